@@ -1,0 +1,94 @@
+/* Architecture tables: archs/<name>.json, pure data, loaded at run time.
+ * A table says which hardware counters feed the model on one family of
+ * chips, and which model node each stall reason belongs to. The format is
+ * documented in docs/ARCH_TABLES.md. */
+#ifndef TD_ARCH_H
+#define TD_ARCH_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+#define TD_ARCH_SCHEMA "topdown-arch/1"
+#define TD_MAX_STALLS 48
+
+/* Where a table's counters come from. */
+typedef enum td_source {
+    TD_SOURCE_RANGE_PROFILER, /* CUPTI Range Profiler, CC >= 7.5 */
+    TD_SOURCE_NVPROF          /* nvprof --metrics CSV, CC < 7.5 */
+} td_source;
+
+/* Abstract counters of MODEL.md section 2 (range profiler) and section 5
+ * (nvprof). A table names the metric behind each one its source needs. */
+typedef enum td_counter {
+    TD_C_INST_EXECUTED,
+    TD_C_INST_ISSUED,
+    TD_C_THREAD_INST_EXECUTED,
+    TD_C_CYCLES_ACTIVE,
+    TD_C_DURATION_NS,
+    TD_C_IPC,        /* nvprof: ipc */
+    TD_C_ISSUED_IPC, /* nvprof: issued_ipc */
+    TD_C_WARP_EFF,   /* nvprof: warp_execution_efficiency, in % */
+    TD_COUNTER_COUNT
+} td_counter;
+
+/* JSON key of each abstract counter ("inst_executed", ...). */
+const char *td_counter_key(td_counter c);
+
+typedef struct td_stall_map {
+    char *reason; /* "long_scoreboard" */
+    char *metric; /* "smsp__warps_issue_stalled_long_scoreboard.sum" */
+    char *node;   /* model node path: "Backend.Memory_Bound.L1_Bound" */
+} td_stall_map;
+
+typedef struct td_threshold {
+    char *node; /* node path or stall reason */
+    double value; /* fraction: 0.2 = 20% */
+} td_threshold;
+
+typedef struct td_arch {
+    char *name;        /* "gh100": file name without .json */
+    char *family;      /* "Hopper" */
+    char *description;
+    char *path;        /* file it was loaded from */
+    char **ccs;        /* "9.0" */
+    size_t n_ccs;
+    char **chips;      /* "GH100": as cuptiDeviceGetChipName says it */
+    size_t n_chips;
+    double ipc_max;
+    td_source source;
+    char *counter[TD_COUNTER_COUNT]; /* metric name, NULL where not used */
+    td_stall_map *stalls;
+    size_t n_stalls;
+    td_threshold *thresholds; /* optional per-node overrides */
+    size_t n_thresholds;
+} td_arch;
+
+typedef struct td_arch_set {
+    td_arch *items;
+    size_t count;
+    char *dir;
+} td_arch_set;
+
+/* Loads and validates one table. On failure *out is left empty. */
+int td_arch_load_file(const char *path, td_arch *out, td_error *err);
+/* Loads every *.json of dir, sorted by name. Fails on the first bad one. */
+int td_arch_load_dir(const char *dir, td_arch_set *out, td_error *err);
+/* The archs folder: $TOPDOWN_ARCHS, else <exe dir>/archs, else
+ * <exe dir>/../share/topdown/archs, else the source tree's archs/. */
+int td_arch_default_dir(char *buf, size_t size, td_error *err);
+
+const td_arch *td_arch_find(const td_arch_set *set, const char *name);
+const td_arch *td_arch_for_chip(const td_arch_set *set, const char *chip);
+const td_arch *td_arch_for_cc(const td_arch_set *set, int major, int minor);
+
+/* Every metric the table needs collected, counters first, then stalls, in
+ * table order and without duplicates. Returns the count written (<= cap). */
+size_t td_arch_metrics(const td_arch *arch, const char **names, size_t cap);
+/* Threshold override for a node path or reason; returns fallback if none. */
+double td_arch_threshold(const td_arch *arch, const char *node, double fallback);
+
+void td_arch_free(td_arch *arch);
+void td_arch_set_free(td_arch_set *set);
+
+#endif

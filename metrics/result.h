@@ -1,0 +1,77 @@
+/* The result file: versioned JSON ("schema": "topdown-result/1") holding
+ * everything needed to recompute the model offline. Documented in
+ * docs/RESULT_FORMAT.md. */
+#ifndef TD_RESULT_H
+#define TD_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#define TD_RESULT_SCHEMA "topdown-result/1"
+
+typedef struct td_launch {
+    uint64_t id;          /* launch order within the process, from 0 */
+    char *kernel;         /* demangled name */
+    char *mangled;        /* may be NULL */
+    unsigned grid[3];
+    unsigned block[3];
+    uint64_t stream;
+    uint64_t start_ns;    /* 0 when unknown */
+    double duration_ns;   /* measured for every launch */
+    int profiled;         /* counters valid */
+    double *counters;     /* n = device metrics, NULL when !profiled */
+} td_launch;
+
+typedef struct td_device {
+    int index;            /* CUDA device ordinal */
+    uint32_t context;     /* context id; several per device possible */
+    char *name;           /* "NVIDIA H100 80GB HBM3" */
+    char *chip;           /* "GH100" */
+    int cc_major, cc_minor;
+    int sm_count;
+    char *arch;           /* arch table name used for collection */
+    int passes;           /* replay passes the counter set needs; 0 unknown */
+    char **metrics;       /* counter names, order of td_launch.counters */
+    size_t n_metrics;
+    td_launch *launches;
+    size_t n_launches;
+    size_t cap_launches;
+} td_device;
+
+typedef struct td_result {
+    char *tool_version;
+    char *created;        /* ISO 8601 UTC */
+    int synthetic;        /* 1: made up, not measured; said in the report */
+    char *note;           /* free text, may be NULL */
+    char **argv;          /* profiled command line */
+    size_t argc;
+    int exit_code;        /* app exit code; -1 when it died by a signal */
+    int term_signal;      /* signal that ended the app, 0 if none */
+    char *status;         /* "complete", "partial", "crashed", "interrupted" */
+    td_device *devices;
+    size_t n_devices;
+} td_result;
+
+int td_result_load(const char *path, td_result *out, td_error *err);
+/* Parses from memory; name is used in messages only. */
+int td_result_parse(const char *text, size_t len, const char *name,
+                    td_result *out, td_error *err);
+/* Writes atomically (temp file + rename). */
+int td_result_save(const char *path, const td_result *res, td_error *err);
+void td_result_free(td_result *res);
+
+/* Building results (collection, importers, tests). Strings are copied. */
+td_device *td_result_add_device(td_result *res, td_error *err);
+int td_device_set_metrics(td_device *dev, const char *const *names, size_t n,
+                          td_error *err);
+/* Appends a launch; counters (dev->n_metrics values) copied when not NULL. */
+td_launch *td_device_add_launch(td_device *dev, const char *kernel,
+                                const double *counters, td_error *err);
+/* Index of a metric in dev->metrics, or -1. */
+int td_device_metric_index(const td_device *dev, const char *name);
+
+char *td_strdup(const char *s); /* NULL-safe */
+
+#endif

@@ -1,0 +1,36 @@
+/* Collection: run an app under the injection library and write a result
+ * file. Implemented in profile.c (launcher side) and inject/ (in-process). */
+#ifndef TD_PROFILE_H
+#define TD_PROFILE_H
+
+#include "../metrics/error.h"
+
+typedef struct td_profile_options {
+    char **app_argv;            /* NULL-terminated; app_argv[0] is the app */
+    const char *output;         /* -o FILE; NULL: default name from the app */
+    int force;                  /* -f: overwrite an existing result */
+    const char *kernel_filter;  /* -k/--kernel-name REGEX (POSIX ERE), NULL: all */
+    long launch_skip;           /* --launch-skip N: launches to skip first */
+    long launch_count;          /* --launch-count N: profile at most N, -1 all */
+    long per_kernel;            /* --per-kernel N: profile first N of each kernel, -1 all */
+    const char *arch;           /* --arch NAME: force an arch table, NULL: detect */
+    int progress;               /* 1: progress line on stderr when it is a tty */
+} td_profile_options;
+
+void td_profile_options_init(td_profile_options *opts);
+
+typedef struct td_profile_outcome {
+    char result_path[4096];
+    int result_written;   /* 1 if a result file (maybe partial) was written */
+    int app_exit_code;    /* what topdown exits with: the app's code, 128+sig if killed */
+    int app_signal;       /* signal that ended the app, 0 if none */
+    long launches;        /* kernel launches seen */
+} td_profile_outcome;
+
+/* Fails only where no result can be written (app not found, output exists
+ * without -f, injection library missing). An app that fails or launches no
+ * kernel still gives an outcome; main decides what to say. */
+int td_profile_run(const td_profile_options *opts, td_profile_outcome *out,
+                   td_error *err);
+
+#endif
