@@ -1,1 +1,486 @@
-/* being written */
+#include "arch.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "result.h" /* td_strdup */
+
+static const char *const counter_keys[TD_COUNTER_COUNT] = {
+    [TD_C_INST_EXECUTED] = "inst_executed",
+    [TD_C_INST_ISSUED] = "inst_issued",
+    [TD_C_THREAD_INST_EXECUTED] = "thread_inst_executed",
+    [TD_C_CYCLES_ACTIVE] = "cycles_active",
+    [TD_C_DURATION_NS] = "duration_ns",
+    [TD_C_IPC] = "ipc",
+    [TD_C_ISSUED_IPC] = "issued_ipc",
+    [TD_C_WARP_EFF] = "warp_execution_efficiency",
+};
+
+/* Counters each source must name; duration is optional for nvprof, whose
+ * durations come from --print-gpu-trace rather than a metric. */
+static const td_counter range_profiler_counters[] = {
+    TD_C_INST_EXECUTED, TD_C_INST_ISSUED, TD_C_THREAD_INST_EXECUTED,
+    TD_C_CYCLES_ACTIVE, TD_C_DURATION_NS};
+static const td_counter nvprof_counters[] = {TD_C_IPC, TD_C_ISSUED_IPC,
+                                             TD_C_WARP_EFF};
+
+const char *td_counter_key(td_counter c)
+{
+    return (c >= 0 && c < TD_COUNTER_COUNT) ? counter_keys[c] : "?";
+}
+
+static char *read_file(const char *path, size_t *len, td_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        td_fail(err, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 14, used = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        used += fread(buf + used, 1, cap - used, f);
+        if (used < cap)
+            break;
+        char *bigger = realloc(buf, cap * 2 + 1);
+        if (!bigger) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    int read_error = ferror(f);
+    fclose(f);
+    if (!buf)
+        return td_fail(err, "out of memory reading %s", path), NULL;
+    if (read_error) {
+        free(buf);
+        return td_fail(err, "cannot read %s", path), NULL;
+    }
+    buf[used] = '\0';
+    *len = used;
+    return buf;
+}
+
+static int get_string(const cJSON *obj, const char *key, int required,
+                      char **out, const char *path, td_error *err)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!item) {
+        *out = NULL;
+        return required ? td_fail(err, "%s: missing \"%s\"", path, key) : 0;
+    }
+    if (!cJSON_IsString(item) || !item->valuestring[0])
+        return td_fail(err, "%s: \"%s\" must be a non-empty string", path, key);
+    *out = td_strdup(item->valuestring);
+    return *out ? 0 : td_fail(err, "out of memory");
+}
+
+static int get_string_array(const cJSON *obj, const char *key, char ***out,
+                            size_t *count, const char *path, td_error *err)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) == 0)
+        return td_fail(err, "%s: \"%s\" must be a non-empty array of strings",
+                       path, key);
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    *out = calloc(n, sizeof **out);
+    if (!*out)
+        return td_fail(err, "out of memory");
+    const cJSON *item;
+    cJSON_ArrayForEach(item, arr) {
+        if (!cJSON_IsString(item) || !item->valuestring[0])
+            return td_fail(err, "%s: \"%s\" must hold only non-empty strings",
+                           path, key);
+        (*out)[(*count)++] = td_strdup(item->valuestring);
+    }
+    return 0;
+}
+
+static int parse_counters(const cJSON *root, td_arch *arch, const char *path,
+                          td_error *err)
+{
+    const cJSON *counters = cJSON_GetObjectItemCaseSensitive(root, "counters");
+    if (!cJSON_IsObject(counters))
+        return td_fail(err, "%s: missing object \"counters\"", path);
+    const cJSON *item;
+    cJSON_ArrayForEach(item, counters) {
+        int found = -1;
+        for (int c = 0; c < TD_COUNTER_COUNT; c++)
+            if (strcmp(item->string, counter_keys[c]) == 0)
+                found = c;
+        if (found < 0)
+            return td_fail(err, "%s: unknown counter \"%s\" in \"counters\"",
+                           path, item->string);
+        if (!cJSON_IsString(item) || !item->valuestring[0])
+            return td_fail(err, "%s: counter \"%s\" must name a metric", path,
+                           item->string);
+        arch->counter[found] = td_strdup(item->valuestring);
+    }
+    const td_counter *needed = range_profiler_counters;
+    size_t n_needed = sizeof range_profiler_counters / sizeof *needed;
+    if (arch->source == TD_SOURCE_NVPROF) {
+        needed = nvprof_counters;
+        n_needed = sizeof nvprof_counters / sizeof *needed;
+    }
+    for (size_t i = 0; i < n_needed; i++)
+        if (!arch->counter[needed[i]])
+            return td_fail(err, "%s: \"counters\" lacks \"%s\"", path,
+                           counter_keys[needed[i]]);
+    return 0;
+}
+
+static int parse_stalls(const cJSON *root, td_arch *arch, const char *path,
+                        td_error *err)
+{
+    const cJSON *stalls = cJSON_GetObjectItemCaseSensitive(root, "stalls");
+    if (!cJSON_IsArray(stalls) || cJSON_GetArraySize(stalls) == 0)
+        return td_fail(err, "%s: \"stalls\" must be a non-empty array", path);
+    size_t n = (size_t)cJSON_GetArraySize(stalls);
+    if (n > TD_MAX_STALLS)
+        return td_fail(err, "%s: %zu stall reasons, at most %d supported", path,
+                       n, TD_MAX_STALLS);
+    arch->stalls = calloc(n, sizeof *arch->stalls);
+    if (!arch->stalls)
+        return td_fail(err, "out of memory");
+    const cJSON *item;
+    cJSON_ArrayForEach(item, stalls) {
+        td_stall_map *s = &arch->stalls[arch->n_stalls++];
+        if (!cJSON_IsObject(item))
+            return td_fail(err, "%s: each entry of \"stalls\" must be an object",
+                           path);
+        if (get_string(item, "reason", 1, &s->reason, path, err) ||
+            get_string(item, "metric", 1, &s->metric, path, err) ||
+            get_string(item, "node", 1, &s->node, path, err))
+            return -1;
+        for (size_t j = 0; j + 1 < arch->n_stalls; j++)
+            if (strcmp(arch->stalls[j].reason, s->reason) == 0)
+                return td_fail(err, "%s: stall reason \"%s\" listed twice",
+                               path, s->reason);
+    }
+    return 0;
+}
+
+static int parse_thresholds(const cJSON *root, td_arch *arch, const char *path,
+                            td_error *err)
+{
+    const cJSON *thresholds = cJSON_GetObjectItemCaseSensitive(root, "thresholds");
+    if (!thresholds)
+        return 0;
+    if (!cJSON_IsObject(thresholds))
+        return td_fail(err, "%s: \"thresholds\" must be an object", path);
+    size_t n = (size_t)cJSON_GetArraySize(thresholds);
+    arch->thresholds = calloc(n ? n : 1, sizeof *arch->thresholds);
+    if (!arch->thresholds)
+        return td_fail(err, "out of memory");
+    const cJSON *item;
+    cJSON_ArrayForEach(item, thresholds) {
+        if (!cJSON_IsNumber(item) || item->valuedouble < 0 || item->valuedouble > 1)
+            return td_fail(err, "%s: threshold \"%s\" must be a fraction in [0, 1]",
+                           path, item->string);
+        td_threshold *t = &arch->thresholds[arch->n_thresholds++];
+        t->node = td_strdup(item->string);
+        t->value = item->valuedouble;
+    }
+    return 0;
+}
+
+static int parse_source(const cJSON *root, td_arch *arch, const char *path,
+                        td_error *err)
+{
+    const cJSON *source = cJSON_GetObjectItemCaseSensitive(root, "source");
+    if (!cJSON_IsString(source))
+        return td_fail(err, "%s: missing \"source\" (\"range_profiler\" or \"nvprof\")",
+                       path);
+    if (strcmp(source->valuestring, "range_profiler") == 0)
+        arch->source = TD_SOURCE_RANGE_PROFILER;
+    else if (strcmp(source->valuestring, "nvprof") == 0)
+        arch->source = TD_SOURCE_NVPROF;
+    else
+        return td_fail(err, "%s: unknown source \"%s\" (use \"range_profiler\" or \"nvprof\")",
+                       path, source->valuestring);
+    return 0;
+}
+
+static int parse_arch(const cJSON *root, td_arch *arch, const char *path,
+                      td_error *err)
+{
+    if (!cJSON_IsObject(root))
+        return td_fail(err, "%s: not a JSON object", path);
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, TD_ARCH_SCHEMA) != 0)
+        return td_fail(err, "%s: \"schema\" must be \"%s\"", path, TD_ARCH_SCHEMA);
+    if (get_string(root, "name", 1, &arch->name, path, err) ||
+        get_string(root, "family", 1, &arch->family, path, err) ||
+        get_string(root, "description", 0, &arch->description, path, err) ||
+        get_string_array(root, "compute_capabilities", &arch->ccs, &arch->n_ccs,
+                         path, err) ||
+        get_string_array(root, "chips", &arch->chips, &arch->n_chips, path, err) ||
+        parse_source(root, arch, path, err))
+        return -1;
+    const cJSON *ipc_max = cJSON_GetObjectItemCaseSensitive(root, "ipc_max");
+    if (!cJSON_IsNumber(ipc_max) || ipc_max->valuedouble <= 0)
+        return td_fail(err, "%s: \"ipc_max\" must be a positive number", path);
+    arch->ipc_max = ipc_max->valuedouble;
+    return parse_counters(root, arch, path, err) ||
+                   parse_stalls(root, arch, path, err) ||
+                   parse_thresholds(root, arch, path, err)
+               ? -1
+               : 0;
+}
+
+/* The table's name must be its file name, so `--arch NAME` finds it. */
+static int check_name_matches_file(const td_arch *arch, const char *path,
+                                   td_error *err)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(arch->name);
+    if (strncmp(base, arch->name, len) != 0 || strcmp(base + len, ".json") != 0)
+        return td_fail(err, "%s: \"name\" is \"%s\" but the file must then be %s.json",
+                       path, arch->name, arch->name);
+    return 0;
+}
+
+int td_arch_load_file(const char *path, td_arch *out, td_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t len = 0;
+    char *text = read_file(path, &len, err);
+    if (!text)
+        return td_fail_context(err, "arch table");
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    if (!root) {
+        const char *stop = cJSON_GetErrorPtr();
+        long offset = stop ? (long)(stop - text) : -1;
+        free(text);
+        return td_fail(err, "%s: malformed JSON near byte %ld; fix the arch table",
+                       path, offset);
+    }
+    free(text);
+    int rc = parse_arch(root, out, path, err);
+    cJSON_Delete(root);
+    if (rc == 0)
+        rc = check_name_matches_file(out, path, err);
+    if (rc == 0)
+        out->path = td_strdup(path);
+    if (rc != 0)
+        td_arch_free(out);
+    return rc;
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_json_files(const char *dir, char ***names, size_t *count,
+                           td_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return td_fail(err, "cannot open arch tables folder %s: %s (set TOPDOWN_ARCHS to the archs/ folder)",
+                       dir, strerror(errno));
+    size_t cap = 0;
+    struct dirent *entry;
+    int rc = 0;
+    while ((entry = readdir(d)) != NULL) {
+        size_t len = strlen(entry->d_name);
+        if (len <= 5 || strcmp(entry->d_name + len - 5, ".json") != 0)
+            continue;
+        if (*count == cap) {
+            cap = cap ? cap * 2 : 16;
+            char **bigger = realloc(*names, cap * sizeof *bigger);
+            if (!bigger) {
+                rc = td_fail(err, "out of memory");
+                break;
+            }
+            *names = bigger;
+        }
+        (*names)[(*count)++] = td_strdup(entry->d_name);
+    }
+    closedir(d);
+    if (*count)
+        qsort(*names, *count, sizeof **names, compare_strings);
+    return rc;
+}
+
+int td_arch_load_dir(const char *dir, td_arch_set *out, td_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char **names = NULL;
+    size_t count = 0;
+    int rc = list_json_files(dir, &names, &count, err);
+    if (rc == 0 && count == 0)
+        rc = td_fail(err, "no arch tables (*.json) in %s (set TOPDOWN_ARCHS to the archs/ folder)",
+                     dir);
+    if (rc == 0) {
+        out->items = calloc(count, sizeof *out->items);
+        out->dir = td_strdup(dir);
+        if (!out->items || !out->dir)
+            rc = td_fail(err, "out of memory");
+    }
+    for (size_t i = 0; rc == 0 && i < count; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        rc = td_arch_load_file(path, &out->items[i], err);
+        if (rc == 0)
+            out->count++;
+    }
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+    if (rc != 0)
+        td_arch_set_free(out);
+    return rc;
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int td_arch_default_dir(char *buf, size_t size, td_error *err)
+{
+    const char *env = getenv("TOPDOWN_ARCHS");
+    if (env && env[0]) {
+        if (!is_dir(env))
+            return td_fail(err, "TOPDOWN_ARCHS=%s is not a folder; point it at topdown's archs/",
+                           env);
+        snprintf(buf, size, "%s", env);
+        return 0;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        const char *candidates[] = {"%s/archs", "%s/../share/topdown/archs"};
+        for (size_t i = 0; i < 2; i++) {
+            snprintf(buf, size, candidates[i], exe);
+            if (is_dir(buf))
+                return 0;
+        }
+    }
+#ifdef TOPDOWN_SOURCE_ARCHS
+    if (is_dir(TOPDOWN_SOURCE_ARCHS)) {
+        snprintf(buf, size, "%s", TOPDOWN_SOURCE_ARCHS);
+        return 0;
+    }
+#endif
+    return td_fail(err, "cannot find the arch tables (archs/); set TOPDOWN_ARCHS to that folder");
+}
+
+const td_arch *td_arch_find(const td_arch_set *set, const char *name)
+{
+    for (size_t i = 0; i < set->count; i++)
+        if (strcmp(set->items[i].name, name) == 0)
+            return &set->items[i];
+    return NULL;
+}
+
+const td_arch *td_arch_for_chip(const td_arch_set *set, const char *chip)
+{
+    for (size_t i = 0; i < set->count; i++)
+        for (size_t j = 0; j < set->items[i].n_chips; j++)
+            if (strcasecmp(set->items[i].chips[j], chip) == 0)
+                return &set->items[i];
+    return NULL;
+}
+
+const td_arch *td_arch_for_cc(const td_arch_set *set, int major, int minor)
+{
+    char cc[16];
+    snprintf(cc, sizeof cc, "%d.%d", major, minor);
+    for (size_t i = 0; i < set->count; i++)
+        for (size_t j = 0; j < set->items[i].n_ccs; j++)
+            if (strcmp(set->items[i].ccs[j], cc) == 0)
+                return &set->items[i];
+    return NULL;
+}
+
+static size_t add_unique(const char **names, size_t count, size_t cap,
+                         const char *name)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(names[i], name) == 0)
+            return count;
+    if (count < cap)
+        names[count++] = name;
+    return count;
+}
+
+size_t td_arch_metrics(const td_arch *arch, const char **names, size_t cap)
+{
+    size_t count = 0;
+    for (int c = 0; c < TD_COUNTER_COUNT; c++)
+        if (arch->counter[c])
+            count = add_unique(names, count, cap, arch->counter[c]);
+    for (size_t i = 0; i < arch->n_stalls; i++)
+        count = add_unique(names, count, cap, arch->stalls[i].metric);
+    return count;
+}
+
+double td_arch_threshold(const td_arch *arch, const char *node, double fallback)
+{
+    for (size_t i = 0; i < arch->n_thresholds; i++)
+        if (strcmp(arch->thresholds[i].node, node) == 0)
+            return arch->thresholds[i].value;
+    return fallback;
+}
+
+static void free_strings(char **strings, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(strings[i]);
+    free(strings);
+}
+
+void td_arch_free(td_arch *arch)
+{
+    if (!arch)
+        return;
+    free(arch->name);
+    free(arch->family);
+    free(arch->description);
+    free(arch->path);
+    free_strings(arch->ccs, arch->n_ccs);
+    free_strings(arch->chips, arch->n_chips);
+    for (int c = 0; c < TD_COUNTER_COUNT; c++)
+        free(arch->counter[c]);
+    for (size_t i = 0; i < arch->n_stalls; i++) {
+        free(arch->stalls[i].reason);
+        free(arch->stalls[i].metric);
+        free(arch->stalls[i].node);
+    }
+    free(arch->stalls);
+    for (size_t i = 0; i < arch->n_thresholds; i++)
+        free(arch->thresholds[i].node);
+    free(arch->thresholds);
+    memset(arch, 0, sizeof *arch);
+}
+
+void td_arch_set_free(td_arch_set *set)
+{
+    if (!set)
+        return;
+    for (size_t i = 0; i < set->count; i++)
+        td_arch_free(&set->items[i]);
+    free(set->items);
+    free(set->dir);
+    memset(set, 0, sizeof *set);
+}

@@ -24,8 +24,19 @@ int td_fail_context(td_error *err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
-    char old[sizeof err->msg];
-    memcpy(old, err->msg, sizeof old);
-    snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+    /* "prefix: old", truncated to the buffer; built by hand so the
+     * compiler sees no possible overflow. */
+    char joined[sizeof err->msg];
+    size_t used = 0;
+    const char *parts[] = {prefix, ": ", err->msg};
+    for (size_t p = 0; p < 3; p++) {
+        size_t len = strlen(parts[p]);
+        if (len > sizeof joined - 1 - used)
+            len = sizeof joined - 1 - used;
+        memcpy(joined + used, parts[p], len);
+        used += len;
+    }
+    joined[used] = '\0';
+    memcpy(err->msg, joined, used + 1);
     return -1;
 }
