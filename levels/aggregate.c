@@ -1,1 +1,195 @@
-/* being written */
+#include "aggregate.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Kernel names -> summary index: open addressing, so 100,000+ launches of
+ * thousands of kernels stay linear. */
+typedef struct name_index {
+    size_t *slots; /* summary index + 1, 0 = empty */
+    size_t cap;
+} name_index;
+
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static int find_or_add_kernel(td_summary *s, name_index *idx, const char *name,
+                              int model, td_error *err)
+{
+    if ((s->n_kernels + 1) * 2 > idx->cap) {
+        size_t cap = idx->cap ? idx->cap * 2 : 256;
+        size_t *slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            return td_fail(err, "out of memory");
+        for (size_t k = 0; k < s->n_kernels; k++) {
+            size_t h = hash_name(s->kernels[k].name) & (cap - 1);
+            while (slots[h])
+                h = (h + 1) & (cap - 1);
+            slots[h] = k + 1;
+        }
+        free(idx->slots);
+        idx->slots = slots;
+        idx->cap = cap;
+        td_kernel_summary *bigger = realloc(s->kernels, cap / 2 * sizeof *bigger);
+        if (!bigger)
+            return td_fail(err, "out of memory");
+        s->kernels = bigger;
+    }
+    size_t h = hash_name(name) & (idx->cap - 1);
+    while (idx->slots[h]) {
+        if (strcmp(s->kernels[idx->slots[h] - 1].name, name) == 0)
+            return (int)(idx->slots[h] - 1);
+        h = (h + 1) & (idx->cap - 1);
+    }
+    td_kernel_summary *k = &s->kernels[s->n_kernels];
+    memset(k, 0, sizeof *k);
+    k->name = name;
+    k->model = model;
+    idx->slots[h] = ++s->n_kernels;
+    return (int)(s->n_kernels - 1);
+}
+
+static int init_models(td_summary *s, const td_result *res, const td_arch_set *archs,
+                       const char *arch_override, td_error *err)
+{
+    s->n_models = res->n_devices;
+    s->models = calloc(res->n_devices ? res->n_devices : 1, sizeof *s->models);
+    s->bindings = calloc(res->n_devices ? res->n_devices : 1, sizeof *s->bindings);
+    if (!s->models || !s->bindings)
+        return td_fail(err, "out of memory");
+    for (size_t d = 0; d < res->n_devices; d++) {
+        const td_device *dev = &res->devices[d];
+        const char *name = arch_override ? arch_override : dev->arch;
+        const td_arch *arch = td_arch_find(archs, name);
+        if (!arch)
+            return td_fail(err, "unknown arch table \"%s\" (device %d); see `topdown list-archs`",
+                           name, dev->index);
+        if (td_model_init(&s->models[d], arch, err) ||
+            td_model_bind(&s->models[d], dev, &s->bindings[d], err))
+            return -1;
+        if (d > 0 && s->models[d].arch != s->models[0].arch)
+            s->mixed_arch = 1;
+    }
+    return 0;
+}
+
+static int add_launches(td_summary *s, name_index *idx, const td_result *res,
+                        double *weights, td_error *err)
+{
+    for (size_t d = 0; d < res->n_devices; d++) {
+        const td_device *dev = &res->devices[d];
+        for (size_t i = 0; i < dev->n_launches; i++) {
+            const td_launch *l = &dev->launches[i];
+            int k = find_or_add_kernel(s, idx, l->kernel, (int)d, err);
+            if (k < 0)
+                return -1;
+            td_kernel_summary *ks = &s->kernels[k];
+            ks->launches++;
+            ks->total_ns += l->duration_ns;
+            s->launches++;
+            s->total_ns += l->duration_ns;
+            if (!l->profiled)
+                continue;
+            td_breakdown b;
+            if (td_model_launch(&s->models[d], &s->bindings[d], l, &b, err))
+                return -1;
+            ks->profiled++;
+            s->profiled++;
+            if (!b.has_slots)
+                continue;
+            /* Weight by duration; launches of no recorded duration count 1 ns
+             * so a kernel is never left without a mean. */
+            double w = l->duration_ns > 0 ? l->duration_ns : 1.0;
+            td_breakdown_accumulate(&ks->mean, &b, w);
+            weights[k] += w;
+            ks->has_data = 1;
+        }
+    }
+    return 0;
+}
+
+static int by_time_desc(const void *a, const void *b)
+{
+    const td_kernel_summary *x = a, *y = b;
+    if (x->total_ns != y->total_ns)
+        return x->total_ns < y->total_ns ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+static void finish_means(td_summary *s, const double *weights)
+{
+    for (size_t k = 0; k < s->n_kernels; k++) {
+        td_kernel_summary *ks = &s->kernels[k];
+        if (!ks->has_data)
+            continue;
+        td_breakdown_scale(&ks->mean, 1.0 / weights[k]);
+        /* Unprofiled launches count with the kernel's mean (section 6). */
+        double w = ks->total_ns > 0 ? ks->total_ns : weights[k];
+        td_breakdown_accumulate(&s->app, &ks->mean, w);
+        s->covered_ns += w;
+        s->app_has_data = 1;
+    }
+    if (s->app_has_data)
+        td_breakdown_scale(&s->app, 1.0 / s->covered_ns);
+    if (s->mixed_arch)
+        s->app.n_stalls = 0;
+    qsort(s->kernels, s->n_kernels, sizeof *s->kernels, by_time_desc);
+}
+
+int td_summarize(const td_result *res, const td_arch_set *archs,
+                 const char *arch_override, td_summary *out, td_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (res->n_devices == 0)
+        return td_fail(err, "the result holds no device section: the app launched no kernel on a GPU");
+    name_index idx = {0};
+    double *weights = NULL;
+    size_t total_launches = 0;
+    for (size_t d = 0; d < res->n_devices; d++)
+        total_launches += res->devices[d].n_launches;
+    if (total_launches == 0)
+        return td_fail(err, "the result holds no kernel launch: the app launched no kernel (or the filters matched none)");
+    int rc = init_models(out, res, archs, arch_override, err);
+    if (rc == 0) {
+        weights = calloc(total_launches, sizeof *weights);
+        rc = weights ? add_launches(out, &idx, res, weights, err)
+                     : td_fail(err, "out of memory");
+    }
+    if (rc == 0)
+        finish_means(out, weights);
+    free(weights);
+    free(idx.slots);
+    if (rc)
+        td_summary_free(out);
+    return rc;
+}
+
+int td_summary_launch(const td_summary *s, const td_result *res, size_t dev,
+                      size_t launch, td_breakdown *out, td_error *err)
+{
+    if (dev >= res->n_devices || launch >= res->devices[dev].n_launches)
+        return td_fail(err, "no launch %zu on device section %zu", launch, dev);
+    return td_model_launch(&s->models[dev], &s->bindings[dev],
+                           &res->devices[dev].launches[launch], out, err);
+}
+
+const td_model *td_summary_model(const td_summary *s)
+{
+    return s->n_models ? &s->models[0] : NULL;
+}
+
+void td_summary_free(td_summary *s)
+{
+    if (!s)
+        return;
+    free(s->kernels);
+    free(s->models);
+    free(s->bindings);
+    memset(s, 0, sizeof *s);
+}

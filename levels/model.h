@@ -34,9 +34,11 @@ typedef struct td_binding {
 int td_model_bind(const td_model *m, const td_device *dev, td_binding *b,
                   td_error *err);
 
-/* Fractions of issue slots (0..1). Never NaN: a launch with no cycles or
- * no instructions gets zeros, and with no stalls all unused slots go... see
- * model.c. */
+/* Fractions of issue slots (0..1), never NaN. Level 1 sums to 1:
+ * Retire + Divergence + Frontend + Backend + unattributed. A launch without
+ * active cycles has no slots: has_slots = 0 and everything is 0. Stalled
+ * slots of a launch with no stall samples at all (S = 0, which MODEL.md
+ * leaves undefined) cannot be split and are kept as "unattributed". */
 typedef struct td_breakdown {
     double node[TD_NODE_COUNT];
     double stall[TD_MAX_STALLS]; /* level 4, arch stall order */
@@ -45,6 +47,7 @@ typedef struct td_breakdown {
     double ipc_issued;
     double warp_eff;   /* 0..1 */
     double unattributed; /* stalled slots with no stall sample (S == 0) */
+    int has_slots;
 } td_breakdown;
 
 int td_model_launch(const td_model *m, const td_binding *b,

@@ -1,0 +1,42 @@
+/* MODEL.md section 6: duration-weighted means per kernel and for the app. */
+#ifndef TD_AGGREGATE_H
+#define TD_AGGREGATE_H
+
+#include "model.h"
+
+typedef struct td_kernel_summary {
+    const char *name;      /* borrowed from the result */
+    size_t launches;       /* all launches, profiled or not */
+    size_t profiled;       /* launches with counters */
+    double total_ns;       /* all launches */
+    td_breakdown mean;     /* duration-weighted over profiled launches */
+    int has_data;          /* some profiled launch had active cycles */
+    int model;             /* index into td_summary.models of its first device */
+} td_kernel_summary;
+
+typedef struct td_summary {
+    td_kernel_summary *kernels; /* heaviest (total time) first */
+    size_t n_kernels;
+    td_breakdown app;      /* weighted by each kernel's total time */
+    int app_has_data;
+    double total_ns;       /* all launches */
+    double covered_ns;     /* time of kernels with data (the app's weights) */
+    size_t launches, profiled;
+    td_model *models;      /* one per device section of the result */
+    td_binding *bindings;
+    size_t n_models;
+    int mixed_arch;        /* device sections use different tables: no level 4 */
+} td_summary;
+
+/* Resolves each device section's arch table (arch_override, if not NULL,
+ * replaces the name recorded in the result) and computes every mean. */
+int td_summarize(const td_result *res, const td_arch_set *archs,
+                 const char *arch_override, td_summary *out, td_error *err);
+/* The model of one profiled launch of device section dev. */
+int td_summary_launch(const td_summary *s, const td_result *res, size_t dev,
+                      size_t launch, td_breakdown *out, td_error *err);
+/* The model used for level 4 and thresholds of the app tree. */
+const td_model *td_summary_model(const td_summary *s);
+void td_summary_free(td_summary *s);
+
+#endif
