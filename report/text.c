@@ -1,0 +1,195 @@
+#include "text.h"
+
+#include <string.h>
+
+#define NAME_WIDTH 44
+
+void td_report_options_init(td_report_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->level = 1;
+    o->max_kernels = 10;
+}
+
+int td_report_node_measured(const td_model *m, int node)
+{
+    const td_node_info *info = td_node_get(node);
+    if (node == TD_N_RETIRE || node == TD_N_DIVERGENCE || info->parent == TD_N_DIVERGENCE)
+        return 1;
+    if (info->level > m->depth)
+        return 0;
+    for (size_t i = 0; i < m->arch->n_stalls; i++)
+        for (int n = m->stall_node[i]; n >= 0; n = td_node_get(n)->parent)
+            if (n == node)
+                return 1;
+    return 0;
+}
+
+typedef struct tree_ctx {
+    FILE *out;
+    const td_model *model;
+    const td_breakdown *b;
+    const td_report_options *o;
+    int bottleneck;
+} tree_ctx;
+
+static void print_line(const tree_ctx *t, const char *area, const char *path,
+                       double value, int below, int id, const char *desc)
+{
+    fprintf(t->out, "  %-4s  %-*s  %% Slots %6.1f%s%s\n", area, NAME_WIDTH, path,
+            100.0 * value, below ? " <" : "", id == t->bottleneck ? "  <==" : "");
+    if (desc && !t->o->no_desc)
+        fprintf(t->out, "        %s\n", desc);
+}
+
+static void print_stalls(const tree_ctx *t, int parent)
+{
+    const td_arch *arch = t->model->arch;
+    for (size_t i = 0; i < t->b->n_stalls; i++) {
+        if (t->model->stall_node[i] != parent)
+            continue;
+        int id = TD_NODE_COUNT + (int)i;
+        int below = !td_over_threshold(t->model, t->b, id);
+        if (below && !t->o->verbose)
+            continue;
+        char path[160];
+        snprintf(path, sizeof path, "%s.%s", td_node_get(parent)->path,
+                 arch->stalls[i].reason);
+        char desc[200];
+        snprintf(desc, sizeof desc, "Stall reason %s (%s).", arch->stalls[i].reason,
+                 arch->stalls[i].metric);
+        print_line(t, td_node_get(parent)->area, path, t->b->stall[i], below, id, desc);
+    }
+}
+
+static void print_subtree(const tree_ctx *t, int node)
+{
+    const td_node_info *info = td_node_get(node);
+    if (info->level > t->o->level || !td_report_node_measured(t->model, node))
+        return;
+    /* Level 1 is the whole split and always shown; deeper nodes under
+     * their threshold are hidden unless -v, with their subtrees. */
+    int below = info->level > 1 && !td_over_threshold(t->model, t->b, node);
+    if (below && !t->o->verbose)
+        return;
+    print_line(t, info->area, info->path, t->b->node[node], below, node, info->desc);
+    for (int child = 0; child < TD_NODE_COUNT; child++)
+        if (td_node_get(child)->parent == node)
+            print_subtree(t, child);
+    if (info->level == t->model->depth && t->o->level > t->model->depth)
+        print_stalls(t, node);
+}
+
+static void print_tree(FILE *out, const td_model *m, const td_breakdown *b,
+                       const td_report_options *o)
+{
+    tree_ctx t = {out, m, b, o, td_bottleneck(m, b, o->level)};
+    for (int n = 0; n < TD_NODE_COUNT; n++)
+        if (td_node_get(n)->parent < 0)
+            print_subtree(&t, n);
+    if (b->unattributed > 0.0005)
+        fprintf(out, "  %-4s  %-*s  %% Slots %6.1f\n        %s\n", "--", NAME_WIDTH,
+                "Unattributed", 100.0 * b->unattributed,
+                o->no_desc ? "" : "Stalled slots of launches that recorded no stall sample; not split.");
+}
+
+static void print_header(FILE *out, const td_result *res, const td_summary *s,
+                         const td_report_options *o)
+{
+    fprintf(out, "topdown %s", TOPDOWN_VERSION);
+    if (o->source)
+        fprintf(out, " | %s", o->source);
+    if (res->created)
+        fprintf(out, " | recorded %s", res->created);
+    fprintf(out, " | status %s\n", res->status ? res->status : "complete");
+    if (res->synthetic)
+        fprintf(out, "NOTE: synthetic example, not measured on a GPU%s%s\n",
+                res->note ? ": " : "", res->note ? res->note : "");
+    if (res->argc) {
+        fprintf(out, "Command:  ");
+        for (size_t i = 0; i < res->argc; i++)
+            fprintf(out, "%s%s", i ? " " : "", res->argv[i]);
+        if (res->term_signal)
+            fprintf(out, "  (killed by signal %d)\n", res->term_signal);
+        else
+            fprintf(out, "  (exit code %d)\n", res->exit_code);
+    }
+    for (size_t d = 0; d < res->n_devices; d++) {
+        const td_device *dev = &res->devices[d];
+        const td_arch *arch = s->models[d].arch;
+        fprintf(out, "Device:   %s (%s, CC %d.%d, %d SMs), arch table %s (%s), IPC_MAX %g",
+                dev->name ? dev->name : "unknown", dev->chip ? dev->chip : "?",
+                dev->cc_major, dev->cc_minor, dev->sm_count, arch->name, arch->family,
+                arch->ipc_max);
+        if (dev->passes > 0)
+            fprintf(out, ", %d replay pass%s", dev->passes, dev->passes == 1 ? "" : "es");
+        if (res->n_devices > 1)
+            fprintf(out, " [device %d, context %u]", dev->index, dev->context);
+        fputc('\n', out);
+    }
+    fprintf(out, "Kernels:  %zu kernel%s, %zu launch%s (%zu profiled), GPU time %.3f ms\n",
+            s->n_kernels, s->n_kernels == 1 ? "" : "s", s->launches,
+            s->launches == 1 ? "" : "es", s->profiled, s->total_ns / 1e6);
+    if (s->mixed_arch && o->level >= 4)
+        fprintf(out, "NOTE: devices use different arch tables; the application tree stops at level 3\n");
+}
+
+static void print_rates(FILE *out, const td_breakdown *b, double ipc_max)
+{
+    fprintf(out, "IPC %.2f of %g (issued %.2f), warp efficiency %.1f%%\n", b->ipc,
+            ipc_max, b->ipc_issued, 100.0 * b->warp_eff);
+}
+
+static void print_kernel(FILE *out, const td_summary *s, size_t k,
+                         const td_report_options *o)
+{
+    const td_kernel_summary *ks = &s->kernels[k];
+    const td_model *m = &s->models[ks->model];
+    double share = s->total_ns > 0 ? 100.0 * ks->total_ns / s->total_ns : 0;
+    fprintf(out, "\nKernel %zu/%zu: %s\n", k + 1, s->n_kernels, ks->name);
+    fprintf(out, "  %zu launch%s (%zu profiled), %.3f ms, %.1f%% of GPU time, ", ks->launches,
+            ks->launches == 1 ? "" : "es", ks->profiled, ks->total_ns / 1e6, share);
+    if (!ks->has_data) {
+        fprintf(out, "no profiled launch with active cycles: time counted only\n");
+        return;
+    }
+    print_rates(out, &ks->mean, m->arch->ipc_max);
+    print_tree(out, m, &ks->mean, o);
+}
+
+int td_report_text(FILE *out, const td_result *res, const td_summary *s,
+                   const td_report_options *o, td_error *err)
+{
+    if (o->level < 1 || o->level > TD_MAX_LEVEL)
+        return td_fail(err, "level %d does not exist; use -l 1 to -l %d", o->level, TD_MAX_LEVEL);
+    print_header(out, res, s, o);
+    const td_model *m = td_summary_model(s);
+    if (o->level > m->depth + 1 || (o->level == 3 && m->depth < 3))
+        fprintf(out, "NOTE: arch table %s has no level %d (legacy nvprof metrics); showing what it has\n",
+                m->arch->name, o->level == 4 ? m->depth + 1 : 3);
+    fprintf(out, "\nApplication: ");
+    if (!s->app_has_data) {
+        fprintf(out, "no profiled launch with active cycles\n");
+    } else {
+        if (s->covered_ns < s->total_ns * 0.999)
+            fprintf(out, "(%.1f%% of GPU time has counters) ", 100.0 * s->covered_ns / s->total_ns);
+        print_rates(out, &s->app, m->arch->ipc_max);
+        print_tree(out, m, &s->app, o);
+    }
+    if (o->app_only)
+        return 0;
+    size_t shown = s->n_kernels;
+    if (o->max_kernels > 0 && (size_t)o->max_kernels < shown)
+        shown = (size_t)o->max_kernels;
+    for (size_t k = 0; k < shown; k++)
+        print_kernel(out, s, k, o);
+    if (shown < s->n_kernels) {
+        double rest = 0;
+        for (size_t k = shown; k < s->n_kernels; k++)
+            rest += s->kernels[k].total_ns;
+        fprintf(out, "\n... %zu more kernel%s (%.1f%% of GPU time); --kernels 0 lists all\n",
+                s->n_kernels - shown, s->n_kernels - shown == 1 ? "" : "s",
+                s->total_ns > 0 ? 100.0 * rest / s->total_ns : 0.0);
+    }
+    return 0;
+}

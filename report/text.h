@@ -1,0 +1,28 @@
+/* The text tree, in the spirit of pmu-tools' toplev. */
+#ifndef TD_REPORT_TEXT_H
+#define TD_REPORT_TEXT_H
+
+#include <stdio.h>
+
+#include "../levels/aggregate.h"
+
+typedef struct td_report_options {
+    int level;            /* 1..4 */
+    int verbose;          /* show nodes below threshold, marked '<' */
+    int no_desc;          /* no description lines */
+    long max_kernels;     /* kernels listed, heaviest first; 0: all */
+    int app_only;         /* only the application tree */
+    const char *source;   /* file name for the header, may be NULL */
+} td_report_options;
+
+void td_report_options_init(td_report_options *o);
+
+/* Header, application tree, then one tree per kernel. */
+int td_report_text(FILE *out, const td_result *res, const td_summary *s,
+                   const td_report_options *o, td_error *err);
+
+/* Whether the node has counters behind it in this model (a level-3 node
+ * with no stall reason, e.g. Tensor before Hopper, has none). */
+int td_report_node_measured(const td_model *m, int node);
+
+#endif

@@ -1,0 +1,61 @@
+/* Helpers shared by the unit tests: temp files and a small arch table. */
+#ifndef TD_TESTLIB_H
+#define TD_TESTLIB_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A table with the counters of MODEL.md section 2 and four stall reasons. */
+static const char td_test_arch_json[] =
+    "{\"schema\": \"topdown-arch/1\", \"name\": \"testarch\", \"family\": \"Test\","
+    " \"compute_capabilities\": [\"9.9\"], \"chips\": [\"TEST1\"], \"ipc_max\": 4,"
+    " \"source\": \"range_profiler\","
+    " \"counters\": {\"inst_executed\": \"smsp__inst_executed.sum\","
+    "   \"inst_issued\": \"smsp__inst_issued.sum\","
+    "   \"thread_inst_executed\": \"smsp__thread_inst_executed.sum\","
+    "   \"cycles_active\": \"sm__cycles_active.sum\","
+    "   \"duration_ns\": \"gpu__time_duration.sum\"},"
+    " \"stalls\": ["
+    "  {\"reason\": \"no_instruction\", \"metric\": \"s.no_instruction\", \"node\": \"Frontend.Fetch.Instruction_Fetch\"},"
+    "  {\"reason\": \"long_scoreboard\", \"metric\": \"s.long_scoreboard\", \"node\": \"Backend.Memory_Bound.L1_Bound\"},"
+    "  {\"reason\": \"lg_throttle\", \"metric\": \"s.lg_throttle\", \"node\": \"Backend.Memory_Bound.L1_Bound\"},"
+    "  {\"reason\": \"wait\", \"metric\": \"s.wait\", \"node\": \"Backend.Core_Bound.Dependency_Wait\"}"
+    " ]}";
+
+/* Writes text to DIR/name and returns the path in buf. */
+static inline const char *td_test_write(const char *dir, const char *name,
+                                        const char *text, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/%s", dir, name);
+    FILE *f = fopen(buf, "w");
+    if (!f) {
+        perror(buf);
+        exit(2);
+    }
+    fputs(text, f);
+    fclose(f);
+    return buf;
+}
+
+/* A fresh temp folder; removed by td_test_cleanup. */
+static inline char *td_test_tmpdir(char *buf, size_t size)
+{
+    snprintf(buf, size, "/tmp/topdown-test-XXXXXX");
+    if (!mkdtemp(buf)) {
+        perror("mkdtemp");
+        exit(2);
+    }
+    return buf;
+}
+
+static inline void td_test_cleanup(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+}
+
+#endif
