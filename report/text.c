@@ -164,9 +164,9 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
         return td_fail(err, "level %d does not exist; use -l 1 to -l %d", o->level, TD_MAX_LEVEL);
     print_header(out, res, s, o);
     const td_model *m = td_summary_model(s);
-    if (o->level > m->depth + 1 || (o->level == 3 && m->depth < 3))
-        fprintf(out, "NOTE: arch table %s has no level %d (legacy nvprof metrics); showing what it has\n",
-                m->arch->name, o->level == 4 ? m->depth + 1 : 3);
+    if (o->level >= 3 && m->depth < 3)
+        fprintf(out, "NOTE: arch table %s (nvprof) has no level-3 nodes; its stall metrics are listed under their level-2 node\n",
+                m->arch->name);
     fprintf(out, "\nApplication: ");
     if (!s->app_has_data) {
         fprintf(out, "no profiled launch with active cycles\n");

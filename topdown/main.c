@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../levels/aggregate.h"
 #include "../metrics/arch.h"
+#include "../metrics/nvprof.h"
 #include "../metrics/result.h"
 #include "../report/text.h"
 #include "profile.h"
@@ -21,6 +23,8 @@ static const char usage_text[] =
     "       topdown list-archs                     list the architecture tables\n"
     "       topdown list-nodes [-l N]              list the model's nodes\n"
     "       topdown describe NODE                  explain one node\n"
+    "       topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json\n"
+    "                                              legacy GPUs (CC < 7.5): nvprof CSV to a result\n"
     "\n"
     "report options (profiling and `report`):\n"
     "  -l, --level N        tree depth, 1 to 4 (default 1; 4 lists stall reasons)\n"
@@ -302,6 +306,48 @@ static int cmd_describe(int argc, char **argv, td_error *err)
     return 0;
 }
 
+/* Legacy GPUs: nvprof's CSV becomes a result file like any other. */
+static int cmd_import_nvprof(int argc, char **argv, td_error *err)
+{
+    const char *metrics = NULL, *times = NULL, *arch_name = NULL, *output = NULL;
+    int force = 0;
+    for (int i = 1; i < argc; i++) {
+        int has_value = i + 1 < argc;
+        if (strcmp(argv[i], "--times") == 0 && has_value)
+            times = argv[++i];
+        else if (strcmp(argv[i], "--arch") == 0 && has_value)
+            arch_name = argv[++i];
+        else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && has_value)
+            output = argv[++i];
+        else if (strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "--force") == 0)
+            force = 1;
+        else if (argv[i][0] != '-' && !metrics)
+            metrics = argv[i];
+        else
+            return td_fail(err, "import-nvprof: unexpected \"%s\"; usage: topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json",
+                           argv[i]);
+    }
+    if (!metrics || !arch_name || !output)
+        return td_fail(err, "usage: topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json (NAME: an nvprof table of topdown list-archs)");
+    if (!force && access(output, F_OK) == 0)
+        return td_fail(err, "%s exists; use -f to overwrite it", output);
+    td_arch_set archs;
+    if (load_archs(&archs, err))
+        return -1;
+    const td_arch *arch = td_arch_find(&archs, arch_name);
+    td_result res;
+    int rc = arch ? td_nvprof_import(metrics, times, arch, &res, err)
+                  : td_fail(err, "unknown arch table \"%s\"; see topdown list-archs", arch_name);
+    if (rc == 0) {
+        rc = td_result_save(output, &res, err);
+        td_result_free(&res);
+    }
+    td_arch_set_free(&archs);
+    if (rc == 0)
+        fprintf(stderr, "topdown: wrote %s; topdown report %s -l 2 prints it\n", output, output);
+    return rc;
+}
+
 static int cmd_profile(int argc, char **argv, td_error *err)
 {
     cli c;
@@ -351,6 +397,8 @@ int main(int argc, char **argv)
         rc = cmd_list_nodes(argc - 1, argv + 1, &err);
     else if (strcmp(cmd, "describe") == 0)
         rc = cmd_describe(argc - 1, argv + 1, &err);
+    else if (strcmp(cmd, "import-nvprof") == 0)
+        rc = cmd_import_nvprof(argc - 1, argv + 1, &err);
     else
         rc = cmd_profile(argc, argv, &err);
     if (rc < 0) {

@@ -1,0 +1,99 @@
+/* Legacy GPUs: nvprof CSV -> result -> model, with the level-2 tree of
+ * MODEL.md section 5. The CSV text is hand-made in nvprof's layout. */
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "../check.h"
+#include "levels/aggregate.h"
+#include "metrics/nvprof.h"
+#include "td_testlib.h"
+
+static const char nvprof_arch[] =
+    "{\"schema\": \"topdown-arch/1\", \"name\": \"legacy\", \"family\": \"Pascal\","
+    " \"compute_capabilities\": [\"6.0\"], \"chips\": [\"GP100\"], \"ipc_max\": 4,"
+    " \"source\": \"nvprof\","
+    " \"counters\": {\"ipc\": \"ipc\", \"issued_ipc\": \"issued_ipc\","
+    "   \"warp_execution_efficiency\": \"warp_execution_efficiency\"},"
+    " \"stalls\": ["
+    "  {\"reason\": \"inst_fetch\", \"metric\": \"stall_inst_fetch\", \"node\": \"Frontend.Fetch\"},"
+    "  {\"reason\": \"memory_dependency\", \"metric\": \"stall_memory_dependency\", \"node\": \"Backend.Memory_Bound\"},"
+    "  {\"reason\": \"exec_dependency\", \"metric\": \"stall_exec_dependency\", \"node\": \"Backend.Core_Bound\"}"
+    " ]}";
+
+#define ROW(kernel, inv, metric, value) \
+    "\"Tesla P100-PCIE-16GB (0)\",\"" kernel "\"," inv ",\"" metric "\",\"Desc, with comma\"," value "," value "," value "\n"
+
+static const char metrics_csv[] =
+    "==123== NVPROF is profiling process 123, command: ./app\n"
+    "==123== Profiling result:\n"
+    "==123== Metric result:\n"
+    "\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\",\"Metric Description\",\"Min\",\"Max\",\"Avg\"\n"
+    ROW("k1(float*, int)", "2", "ipc", "2.000000")
+    ROW("k1(float*, int)", "2", "issued_ipc", "2.200000")
+    ROW("k1(float*, int)", "2", "warp_execution_efficiency", "75.00%")
+    ROW("k1(float*, int)", "2", "stall_inst_fetch", "10.00%")
+    ROW("k1(float*, int)", "2", "stall_memory_dependency", "60.00%")
+    ROW("k1(float*, int)", "2", "stall_exec_dependency", "20.00%")
+    ROW("k1(float*, int)", "2", "stall_not_selected", "10.00%")
+    ROW("k2()", "1", "ipc", "1.000000")
+    ROW("k2()", "1", "issued_ipc", "1.000000")
+    ROW("k2()", "1", "warp_execution_efficiency", "100.00%")
+    ROW("k2()", "1", "stall_inst_fetch", "50.00%")
+    ROW("k2()", "1", "stall_memory_dependency", "0.00%")
+    ROW("k2()", "1", "stall_exec_dependency", "50.00%");
+
+static const char times_csv[] =
+    "==123== Profiling result:\n"
+    "\"Type\",\"Time(%)\",\"Time\",\"Calls\",\"Avg\",\"Min\",\"Max\",\"Name\"\n"
+    ",%,ms,,ms,ms,ms,\n"
+    "\"GPU activities\",75.0,3.000000,2,1.5,1.5,1.5,\"k1(float*, int)\"\n"
+    "\"GPU activities\",25.0,1.000000,1,1.0,1.0,1.0,\"k2()\"\n"
+    "\"GPU activities\",1.0,0.010000,1,0.01,0.01,0.01,\"[CUDA memcpy HtoD]\"\n";
+
+int main(void)
+{
+    char dir[64], archs_dir[128], path[256], mpath[256], tpath[256];
+    td_error err;
+    td_test_tmpdir(dir, sizeof dir);
+    snprintf(archs_dir, sizeof archs_dir, "%s/archs", dir);
+    mkdir(archs_dir, 0700);
+    td_test_write(archs_dir, "legacy.json", nvprof_arch, path, sizeof path);
+    td_test_write(dir, "metrics.csv", metrics_csv, mpath, sizeof mpath);
+    td_test_write(dir, "times.csv", times_csv, tpath, sizeof tpath);
+    td_arch_set set;
+    CHECK(td_arch_load_dir(archs_dir, &set, &err) == 0);
+    td_result res;
+    CHECK(td_nvprof_import(mpath, tpath, &set.items[0], &res, &err) == 0);
+    CHECK(res.n_devices == 1 && res.devices[0].n_launches == 3);
+    CHECK_NEAR(res.devices[0].launches[0].duration_ns, 1.5e6, 1e-6);
+    td_summary s;
+    CHECK(td_summarize(&res, &set, NULL, &s, &err) == 0);
+    CHECK_STR(s.kernels[0].name, "k1(float*, int)");
+    const td_breakdown *k1 = &s.kernels[0].mean;
+    CHECK_NEAR(k1->node[TD_N_RETIRE], 0.375, 1e-9);
+    CHECK_NEAR(k1->node[TD_N_REPLAY], 0.05, 1e-9);
+    CHECK_NEAR(k1->node[TD_N_FETCH], 0.45 * 10 / 90, 1e-9); /* not_selected left out */
+    CHECK_NEAR(k1->node[TD_N_MEMORY_BOUND], 0.45 * 60 / 90, 1e-9);
+    CHECK_NEAR(k1->node[TD_N_BACKEND], 0.45 * 80 / 90, 1e-9);
+    CHECK(td_bottleneck(&s.models[0], k1, 2) == TD_N_MEMORY_BOUND);
+    /* No level-3 nodes: the stall metrics come right below level 2. */
+    CHECK(td_bottleneck(&s.models[0], k1, 3) == TD_NODE_COUNT + 1);
+    /* App: k1 weighs 3 ms, k2 1 ms. */
+    CHECK_NEAR(s.app.node[TD_N_RETIRE], (0.375 * 3 + 0.25 * 1) / 4, 1e-9);
+    td_summary_free(&s);
+    td_result_free(&res);
+
+    /* Bad inputs: a missing metric, a file that is not nvprof's. */
+    const char *lacking = "\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\",\"Metric Description\",\"Min\",\"Max\",\"Avg\"\n"
+                          ROW("k1()", "1", "ipc", "2.0");
+    td_test_write(dir, "lacking.csv", lacking, mpath, sizeof mpath);
+    CHECK(td_nvprof_import(mpath, NULL, &set.items[0], &res, &err) == -1);
+    CHECK(strstr(err.msg, "lacks metric") != NULL);
+    td_test_write(dir, "junk.csv", "hello\nworld\n", mpath, sizeof mpath);
+    CHECK(td_nvprof_import(mpath, NULL, &set.items[0], &res, &err) == -1);
+    CHECK(strstr(err.msg, "no nvprof metric table") != NULL);
+    CHECK(td_nvprof_import("/nonexistent.csv", NULL, &set.items[0], &res, &err) == -1);
+    td_arch_set_free(&set);
+    td_test_cleanup(dir);
+    return td_check_summary();
+}
