@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Sets up and builds topdown, then runs the main job: on a machine with an
+# NVIDIA GPU it profiles the bundled benchmark app at level 3; without one
+# it prints the level-3 report of the bundled H100 recording.
+set -euo pipefail
+cd "$(dirname "$0")"
+bash scripts/setup.sh
+if nvidia-smi -L >/dev/null 2>&1 && [ -x build/benchmarks/td_bench ]; then
+  exec build/topdown -l 3 -f -o td_bench.topdown.json -- build/benchmarks/td_bench
+fi
+echo "quickstart: no NVIDIA GPU here; showing the bundled H100 recording" >&2
+exec build/topdown report benchmarks/results/h100_td_bench.topdown.json -l 3

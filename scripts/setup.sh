@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages topdown needs (only the missing ones),
+# configures and builds into build/. Idempotent; used by quickstart.sh,
+# tests/run.sh and CI. The CUDA toolkit (nvcc, CUPTI) is NVIDIA's and must
+# already be installed: nvcc on PATH or CUDA in /usr/local/cuda.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake make gcc libc6-dev libcjson-dev gnuplot-nox)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
+if ! command -v nvcc >/dev/null 2>&1; then
+  echo "setup: the CUDA toolkit is missing (no nvcc); install CUDA 12.6+ from NVIDIA and put its bin/ on PATH" >&2
+  exit 1
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)"

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The whole test suite: set up and build, run every test (GPU tests skip
+# themselves without a GPU), then the unit tests again under AddressSanitizer
+# and UBSan.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+ctest --test-dir build --output-on-failure
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTOPDOWN_SANITIZE=ON \
+  -DTOPDOWN_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build build-asan -j"$(nproc)"
+ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -L unit
