@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#define NAME_WIDTH 44
+#define NAME_WIDTH 52
 
 void td_report_options_init(td_report_options *o)
 {
@@ -42,14 +42,14 @@ static void print_line(const tree_ctx *t, const char *area, const char *path,
         fprintf(t->out, "        %s\n", desc);
 }
 
-static void print_stalls(const tree_ctx *t, int parent)
+static void print_stalls(const tree_ctx *t, int parent, int ancestor_below)
 {
     const td_arch *arch = t->model->arch;
     for (size_t i = 0; i < t->b->n_stalls; i++) {
         if (t->model->stall_node[i] != parent)
             continue;
         int id = TD_NODE_COUNT + (int)i;
-        int below = !td_over_threshold(t->model, t->b, id);
+        int below = ancestor_below || !td_over_threshold(t->model, t->b, id);
         if (below && !t->o->verbose)
             continue;
         char path[160];
@@ -62,22 +62,25 @@ static void print_stalls(const tree_ctx *t, int parent)
     }
 }
 
-static void print_subtree(const tree_ctx *t, int node)
+/* As toplev: level 1 is the whole split and always shown; a deeper node
+ * is hidden unless -v when it or an ancestor is under its threshold, and
+ * with -v such nodes are marked '<'. */
+static void print_subtree(const tree_ctx *t, int node, int ancestor_below)
 {
     const td_node_info *info = td_node_get(node);
     if (info->level > t->o->level || !td_report_node_measured(t->model, node))
         return;
-    /* Level 1 is the whole split and always shown; deeper nodes under
-     * their threshold are hidden unless -v, with their subtrees. */
-    int below = info->level > 1 && !td_over_threshold(t->model, t->b, node);
-    if (below && !t->o->verbose)
+    int below = ancestor_below ||
+                (node != TD_N_RETIRE && !td_over_threshold(t->model, t->b, node));
+    if (below && info->level > 1 && !t->o->verbose)
         return;
-    print_line(t, info->area, info->path, t->b->node[node], below, node, info->desc);
+    print_line(t, info->area, info->path, t->b->node[node], below && t->o->verbose,
+               node, info->desc);
     for (int child = 0; child < TD_NODE_COUNT; child++)
         if (td_node_get(child)->parent == node)
-            print_subtree(t, child);
+            print_subtree(t, child, below);
     if (info->level == t->model->depth && t->o->level > t->model->depth)
-        print_stalls(t, node);
+        print_stalls(t, node, below);
 }
 
 static void print_tree(FILE *out, const td_model *m, const td_breakdown *b,
@@ -86,7 +89,7 @@ static void print_tree(FILE *out, const td_model *m, const td_breakdown *b,
     tree_ctx t = {out, m, b, o, td_bottleneck(m, b, o->level)};
     for (int n = 0; n < TD_NODE_COUNT; n++)
         if (td_node_get(n)->parent < 0)
-            print_subtree(&t, n);
+            print_subtree(&t, n, 0);
     if (b->unattributed > 0.0005)
         fprintf(out, "  %-4s  %-*s  %% Slots %6.1f\n        %s\n", "--", NAME_WIDTH,
                 "Unattributed", 100.0 * b->unattributed,

@@ -133,10 +133,11 @@ static int apply_option(cli *c, int opt, const char *arg, td_error *err)
 /* Parses options up to the first non-option (the app, or a file). */
 static int parse_options(int argc, char **argv, cli *c, td_error *err)
 {
+    memset(c, 0, sizeof *c);
     td_report_options_init(&c->report);
     td_profile_options_init(&c->profile);
     opterr = 0;
-    optind = 1;
+    optind = 0; /* 0: GNU getopt fully reinitialises */
     int opt;
     while ((opt = getopt_long(argc, argv, "+l:vo:fk:hV", long_options, NULL)) != -1) {
         if (opt == '?') {
