@@ -289,19 +289,23 @@ static int cmd_describe(int argc, char **argv, td_error *err)
     td_arch_set archs;
     if (load_archs(&archs, err))
         return -1;
+    if (node != TD_N_RETIRE && node != TD_N_DIVERGENCE && info->parent != TD_N_DIVERGENCE)
+        printf("  Stall reasons under it, per arch table:\n");
     for (size_t i = 0; i < archs.count; i++) {
         const td_arch *a = &archs.items[i];
         int printed = 0;
         for (size_t s = 0; s < a->n_stalls; s++) {
             int n = td_node_find(a->stalls[s].node);
-            for (; n >= 0 && n != node; n = td_node_get(n)->parent)
-                ;
+            while (n >= 0 && n != node)
+                n = td_node_get(n)->parent;
             if (n != node)
                 continue;
-            printf("%s  %-8s %s", printed ? "" : "", printed ? "" : a->name, "");
-            printf("%s%s (%s)\n", printed ? "         " : "", a->stalls[s].reason, a->stalls[s].metric);
+            printf("%s%s", printed ? ", " : "    ", printed ? "" : a->name);
+            printf("%s%s", printed ? "" : ": ", a->stalls[s].reason);
             printed = 1;
         }
+        if (printed)
+            putchar('\n');
     }
     td_arch_set_free(&archs);
     return 0;
