@@ -1,0 +1,200 @@
+#include "csv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "columns.h"
+
+#define PCT_DECIMALS 4
+
+void td_csv_field(FILE *out, const char *text)
+{
+    if (!strpbrk(text, ",\"\r\n")) {
+        fputs(text, out);
+        return;
+    }
+    fputc('"', out);
+    for (const char *p = text; *p; p++) {
+        if (*p == '"')
+            fputc('"', out);
+        fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+void td_csv_number(FILE *out, double value, int decimals)
+{
+    if (!isnan(value))
+        fprintf(out, "%.*f", decimals, value);
+}
+
+static void write_names(FILE *out, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputc(',', out);
+        td_csv_field(out, names[i]);
+    }
+}
+
+static void write_header(FILE *out, const char *const *fixed, size_t n_fixed,
+                         const td_columns *cols)
+{
+    write_names(out, fixed, n_fixed);
+    for (size_t i = 0; i < cols->count; i++) {
+        fputc(',', out);
+        td_csv_field(out, cols->items[i].path);
+    }
+    fputs(",unattributed,bottleneck\n", out);
+}
+
+/* Node columns, unattributed and bottleneck: the end of every row. */
+static void write_tree(FILE *out, const td_columns *cols, const td_model *m,
+                       const td_breakdown *b, int has_data, int level)
+{
+    for (size_t i = 0; i < cols->count; i++) {
+        fputc(',', out);
+        if (has_data)
+            td_csv_number(out, 100.0 * td_column_value(&cols->items[i], m, b), PCT_DECIMALS);
+    }
+    fputc(',', out);
+    if (has_data)
+        td_csv_number(out, 100.0 * b->unattributed, PCT_DECIMALS);
+    fputc(',', out);
+    char path[200];
+    if (has_data)
+        td_csv_field(out, td_bottleneck_path(m, td_bottleneck(m, b, level), path, sizeof path));
+    fputc('\n', out);
+}
+
+static int summary_columns(const td_summary *s, int level, td_columns *cols, td_error *err)
+{
+    const td_model **models = malloc((s->n_models ? s->n_models : 1) * sizeof *models);
+    if (!models)
+        return td_fail(err, "out of memory");
+    for (size_t m = 0; m < s->n_models; m++)
+        models[m] = &s->models[m];
+    int rc = td_columns_build(cols, models, s->n_models, level, 3, err);
+    free(models);
+    return rc;
+}
+
+static const char *const kernel_fixed[] = {
+    "kernel", "launches", "profiled_launches", "total_ns", "gpu_time_pct", "ipc"};
+
+static void write_kernel_row(FILE *out, const td_summary *s, const td_columns *cols,
+                             const td_kernel_summary *ks, int level)
+{
+    const td_model *m = &s->models[ks->model];
+    td_csv_field(out, ks->name);
+    fprintf(out, ",%zu,%zu,", ks->launches, ks->profiled);
+    td_csv_number(out, ks->total_ns, 0);
+    fputc(',', out);
+    td_csv_number(out, s->total_ns > 0 ? 100.0 * ks->total_ns / s->total_ns : 0, PCT_DECIMALS);
+    fputc(',', out);
+    if (ks->has_data)
+        td_csv_number(out, ks->mean.ipc, PCT_DECIMALS);
+    write_tree(out, cols, m, &ks->mean, ks->has_data, level);
+}
+
+static void write_app_row(FILE *out, const td_summary *s, const td_columns *cols, int level)
+{
+    td_csv_field(out, TD_APP_ROW);
+    fprintf(out, ",%zu,%zu,", s->launches, s->profiled);
+    td_csv_number(out, s->total_ns, 0);
+    fputs(",100.0000,", out);
+    if (s->app_has_data)
+        td_csv_number(out, s->app.ipc, PCT_DECIMALS);
+    write_tree(out, cols, td_summary_model(s), &s->app, s->app_has_data, level);
+}
+
+int td_csv_kernels(FILE *out, const td_summary *s, int level, td_error *err)
+{
+    td_columns cols;
+    if (summary_columns(s, level, &cols, err))
+        return -1;
+    td_c_numeric numeric;
+    if (td_c_numeric_begin(&numeric, err)) {
+        td_columns_free(&cols);
+        return -1;
+    }
+    write_header(out, kernel_fixed, sizeof kernel_fixed / sizeof *kernel_fixed, &cols);
+    for (size_t k = 0; k < s->n_kernels; k++)
+        write_kernel_row(out, s, &cols, &s->kernels[k], level);
+    write_app_row(out, s, &cols, level);
+    td_c_numeric_end(&numeric);
+    td_columns_free(&cols);
+    return 0;
+}
+
+static const char *const launch_fixed[] = {
+    "kernel", "invocation", "launch_id", "device", "start_ns", "duration_ns", "ipc"};
+
+static int write_launch_row(FILE *out, const td_result *res, const td_summary *s,
+                            const td_columns *cols, const td_launch_ref *ref, int level,
+                            td_error *err)
+{
+    const td_device *dev = &res->devices[ref->dev];
+    const td_launch *l = &dev->launches[ref->index];
+    td_breakdown b;
+    if (td_summary_launch(s, res, ref->dev, ref->index, &b, err))
+        return -1;
+    td_csv_field(out, l->kernel);
+    fprintf(out, ",%zu,%llu,%d,%llu,", ref->invocation, (unsigned long long)l->id,
+            dev->index, (unsigned long long)l->start_ns);
+    td_csv_number(out, l->duration_ns, 0);
+    fputc(',', out);
+    if (b.has_slots)
+        td_csv_number(out, b.ipc, PCT_DECIMALS);
+    write_tree(out, cols, &s->models[ref->dev], &b, b.has_slots, level);
+    return 0;
+}
+
+int td_csv_launches(FILE *out, const td_result *res, const td_summary *s, int level,
+                    td_error *err)
+{
+    td_columns cols;
+    td_launch_ref *refs = NULL;
+    size_t n = 0;
+    if (summary_columns(s, level, &cols, err))
+        return -1;
+    td_c_numeric numeric;
+    if (td_launches_in_order(res, &refs, &n, err) || td_c_numeric_begin(&numeric, err)) {
+        free(refs);
+        td_columns_free(&cols);
+        return -1;
+    }
+    write_header(out, launch_fixed, sizeof launch_fixed / sizeof *launch_fixed, &cols);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        if (res->devices[refs[i].dev].launches[refs[i].index].profiled)
+            rc = write_launch_row(out, res, s, &cols, &refs[i], level, err);
+    td_c_numeric_end(&numeric);
+    free(refs);
+    td_columns_free(&cols);
+    return rc;
+}
+
+int td_csv_kernels_file(const char *path, const td_summary *s, int level, td_error *err)
+{
+    FILE *f = td_output_open(path, err);
+    if (!f)
+        return -1;
+    int rc = td_csv_kernels(f, s, level, err);
+    if (td_output_close(f, path, rc ? NULL : err))
+        rc = -1;
+    return rc;
+}
+
+int td_csv_launches_file(const char *path, const td_result *res, const td_summary *s,
+                         int level, td_error *err)
+{
+    FILE *f = td_output_open(path, err);
+    if (!f)
+        return -1;
+    int rc = td_csv_launches(f, res, s, level, err);
+    if (td_output_close(f, path, rc ? NULL : err))
+        rc = -1;
+    return rc;
+}

@@ -1,0 +1,29 @@
+/* CSV outputs (schema in docs/OUTPUTS.md): one row per kernel plus the
+ * application, or one row per profiled launch. Header row, RFC 4180
+ * quoting, numbers in the C locale, node columns in tree order named by
+ * their dotted path. Columns never change meaning; new ones are appended. */
+#ifndef TD_REPORT_CSV_H
+#define TD_REPORT_CSV_H
+
+#include <stdio.h>
+
+#include "../levels/aggregate.h"
+
+/* Writes one field, quoted when it holds a comma, a quote or a line break. */
+void td_csv_field(FILE *out, const char *text);
+/* A number with the given decimals; NAN is an empty field. Call between
+ * td_c_numeric_begin and td_c_numeric_end. */
+void td_csv_number(FILE *out, double value, int decimals);
+
+/* Kernels heaviest first, then the "<application>" row. */
+int td_csv_kernels(FILE *out, const td_summary *s, int level, td_error *err);
+/* Profiled launches in launch order. */
+int td_csv_launches(FILE *out, const td_result *res, const td_summary *s, int level,
+                    td_error *err);
+
+/* The same into a file ("-": stdout). */
+int td_csv_kernels_file(const char *path, const td_summary *s, int level, td_error *err);
+int td_csv_launches_file(const char *path, const td_result *res, const td_summary *s,
+                         int level, td_error *err);
+
+#endif

@@ -1,0 +1,280 @@
+#include "timeline.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "columns.h"
+
+#define LISTED_CANDIDATES 6
+#define LISTED_NAME_CHARS 70
+
+static void append_name(char *buf, size_t size, const char *name)
+{
+    size_t len = strlen(buf);
+    if (len + 4 >= size)
+        return;
+    snprintf(buf + len, size - len, "%s\"%.*s%s\"", len ? ", " : "", LISTED_NAME_CHARS, name,
+             strlen(name) > LISTED_NAME_CHARS ? "..." : "");
+}
+
+int td_kernel_lookup(const td_summary *s, const char *pattern, const char **name,
+                     td_error *err)
+{
+    for (size_t k = 0; k < s->n_kernels; k++)
+        if (strcmp(s->kernels[k].name, pattern) == 0) {
+            *name = s->kernels[k].name;
+            return 0;
+        }
+    size_t matches = 0;
+    char listed[600] = "";
+    for (size_t k = 0; k < s->n_kernels; k++) {
+        if (!strstr(s->kernels[k].name, pattern))
+            continue;
+        if (matches++ < LISTED_CANDIDATES)
+            append_name(listed, sizeof listed, s->kernels[k].name);
+        *name = s->kernels[k].name;
+    }
+    if (matches == 1)
+        return 0;
+    *name = NULL;
+    if (matches > 1)
+        return td_fail(err, "kernel \"%s\" is ambiguous: %zu kernels contain it (%s%s); give more of the name",
+                       pattern, matches, listed, matches > LISTED_CANDIDATES ? ", ..." : "");
+    for (size_t k = 0; k < s->n_kernels && k < LISTED_CANDIDATES; k++)
+        append_name(listed, sizeof listed, s->kernels[k].name);
+    return td_fail(err, "no kernel name contains \"%s\"; the heaviest are %s%s", pattern, listed,
+                   s->n_kernels > LISTED_CANDIDATES ? ", ... (topdown report FILE --kernels 0 lists all)" : "");
+}
+
+static int add_point(td_timeline *t, size_t *cap, const td_timeline_point *p, td_error *err)
+{
+    if (t->n_points == *cap) {
+        *cap = *cap ? *cap * 2 : 64;
+        td_timeline_point *bigger = realloc(t->points, *cap * sizeof *bigger);
+        if (!bigger)
+            return td_fail(err, "out of memory");
+        t->points = bigger;
+    }
+    t->points[t->n_points++] = *p;
+    return 0;
+}
+
+int td_timeline_build(const td_result *res, const td_summary *s, const char *kernel,
+                      td_timeline *out, td_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->kernel = kernel;
+    td_launch_ref *refs = NULL;
+    size_t n = 0, cap = 0;
+    if (td_launches_in_order(res, &refs, &n, err))
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const td_launch *l = &res->devices[refs[i].dev].launches[refs[i].index];
+        if (strcmp(l->kernel, kernel) != 0)
+            continue;
+        out->invocations++;
+        if (!l->profiled)
+            continue;
+        td_timeline_point p = {.invocation = refs[i].invocation, .launch_id = l->id,
+                               .dev = refs[i].dev, .start_ns = l->start_ns,
+                               .duration_ns = l->duration_ns};
+        rc = td_summary_launch(s, res, refs[i].dev, refs[i].index, &p.b, err);
+        if (rc == 0 && p.b.has_slots)
+            rc = add_point(out, &cap, &p, err);
+    }
+    free(refs);
+    if (rc == 0 && out->invocations == 0)
+        rc = td_fail(err, "the result has no launch of kernel \"%s\"", kernel);
+    if (rc)
+        td_timeline_free(out);
+    return rc;
+}
+
+void td_timeline_free(td_timeline *t)
+{
+    free(t->points);
+    memset(t, 0, sizeof *t);
+}
+
+void td_level1_shares(const td_breakdown *b, double shares[TD_PHASE_WIDTH])
+{
+    shares[0] = 100.0 * b->node[TD_N_RETIRE];
+    shares[1] = 100.0 * b->node[TD_N_DIVERGENCE];
+    shares[2] = 100.0 * b->node[TD_N_FRONTEND];
+    shares[3] = 100.0 * b->node[TD_N_BACKEND];
+    shares[4] = 100.0 * b->unattributed;
+}
+
+size_t td_phase_split(const double *series, size_t n, size_t width, double threshold,
+                      size_t *starts)
+{
+    size_t phases = 0;
+    for (size_t i = 0; i < n; i++) {
+        int jump = i == 0;
+        for (size_t j = 0; j < width && !jump; j++)
+            jump = fabs(series[i * width + j] - series[(i - 1) * width + j]) > threshold;
+        if (jump)
+            starts[phases++] = i;
+    }
+    return phases;
+}
+
+static void phase_mean(const td_timeline *t, td_phase *p)
+{
+    double weights = 0;
+    memset(&p->mean, 0, sizeof p->mean);
+    p->total_ns = 0;
+    for (size_t i = p->first; i <= p->last; i++) {
+        double w = t->points[i].duration_ns > 0 ? t->points[i].duration_ns : 1.0;
+        td_breakdown_accumulate(&p->mean, &t->points[i].b, w);
+        weights += w;
+        p->total_ns += t->points[i].duration_ns;
+    }
+    td_breakdown_scale(&p->mean, 1.0 / weights);
+}
+
+int td_timeline_phases(const td_timeline *t, double threshold, td_phase **out, size_t *n,
+                       td_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (t->n_points == 0)
+        return 0;
+    double *series = malloc(t->n_points * TD_PHASE_WIDTH * sizeof *series);
+    size_t *starts = malloc(t->n_points * sizeof *starts);
+    *out = calloc(t->n_points, sizeof **out);
+    if (!series || !starts || !*out) {
+        free(series);
+        free(starts);
+        free(*out);
+        *out = NULL;
+        return td_fail(err, "out of memory");
+    }
+    for (size_t i = 0; i < t->n_points; i++)
+        td_level1_shares(&t->points[i].b, &series[i * TD_PHASE_WIDTH]);
+    *n = td_phase_split(series, t->n_points, TD_PHASE_WIDTH, threshold, starts);
+    for (size_t p = 0; p < *n; p++) {
+        (*out)[p].first = starts[p];
+        (*out)[p].last = p + 1 < *n ? starts[p + 1] - 1 : t->n_points - 1;
+        phase_mean(t, &(*out)[p]);
+    }
+    free(series);
+    free(starts);
+    return 0;
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+/* The models of the devices the kernel ran on (usually one). */
+static size_t timeline_models(const td_timeline *t, const td_summary *s,
+                              const td_model **models)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_points; i++) {
+        const td_model *m = &s->models[t->points[i].dev];
+        int seen = 0;
+        for (size_t j = 0; j < n; j++)
+            seen |= models[j] == m;
+        if (!seen)
+            models[n++] = m;
+    }
+    return n;
+}
+
+static const char *column_label(const td_column *c)
+{
+    return c->reason ? c->reason : td_node_get(c->node)->name;
+}
+
+static int any_unattributed(const td_timeline *t)
+{
+    for (size_t i = 0; i < t->n_points; i++)
+        if (t->points[i].b.unattributed > 0.0005)
+            return 1;
+    return 0;
+}
+
+static void print_table(FILE *out, const td_timeline *t, const td_summary *s,
+                        const td_columns *cols)
+{
+    int unattributed = any_unattributed(t);
+    fprintf(out, "  %6s %9s %12s", "inv", "launch", "time_us");
+    for (size_t c = 0; c < cols->count; c++)
+        fprintf(out, " %7s", column_label(&cols->items[c]));
+    fprintf(out, "%s\n", unattributed ? " Unattributed" : "");
+    for (size_t i = 0; i < t->n_points; i++) {
+        const td_timeline_point *p = &t->points[i];
+        fprintf(out, "  %6zu %9llu %12.3f", p->invocation, (unsigned long long)p->launch_id,
+                p->duration_ns / 1e3);
+        for (size_t c = 0; c < cols->count; c++) {
+            const td_column *col = &cols->items[c];
+            double v = td_column_value(col, &s->models[p->dev], &p->b);
+            int width = (int)strlen(column_label(col));
+            width = width < 7 ? 7 : width;
+            if (isnan(v))
+                fprintf(out, " %*s", width, "-");
+            else
+                fprintf(out, " %*.1f", width, 100.0 * v);
+        }
+        if (unattributed)
+            fprintf(out, " %12.1f", 100.0 * p->b.unattributed);
+        fputc('\n', out);
+    }
+}
+
+static void print_phases(FILE *out, const td_timeline *t, const td_summary *s,
+                         const td_phase *phases, size_t n, int level, double threshold)
+{
+    fprintf(out, "\nPhases: %zu (a new phase starts where a level-1 share moves more than %.1f points from the previous invocation)\n",
+            n, threshold);
+    static const char *const names[TD_PHASE_WIDTH] = {"Retire", "Divergence", "Frontend",
+                                                      "Backend", "Unattributed"};
+    for (size_t p = 0; p < n; p++) {
+        const td_phase *ph = &phases[p];
+        const td_model *m = &s->models[t->points[ph->first].dev];
+        double shares[TD_PHASE_WIDTH];
+        td_level1_shares(&ph->mean, shares);
+        fprintf(out, "  phase %zu: invocations %zu..%zu (%zu, %.3f ms):", p + 1,
+                t->points[ph->first].invocation, t->points[ph->last].invocation,
+                ph->last - ph->first + 1, ph->total_ns / 1e6);
+        for (int j = 0; j < TD_PHASE_WIDTH; j++)
+            if (j < 4 || shares[j] >= 0.05)
+                fprintf(out, " %s %.1f", names[j], shares[j]);
+        char path[200];
+        td_bottleneck_path(m, td_bottleneck(m, &ph->mean, level), path, sizeof path);
+        fprintf(out, "; bottleneck %s\n", path[0] ? path : "none");
+    }
+}
+
+int td_timeline_text(FILE *out, const td_timeline *t, const td_summary *s, int level,
+                     double threshold, td_error *err)
+{
+    fprintf(out, "Timeline of kernel %s\n", t->kernel);
+    fprintf(out, "  %zu invocation%s, %zu profiled with active cycles; level %d, %% of issue slots\n",
+            t->invocations, t->invocations == 1 ? "" : "s", t->n_points, level);
+    if (t->n_points == 0) {
+        fprintf(out, "  no profiled invocation: nothing to show (profile more launches, e.g. --per-kernel N)\n");
+        return 0;
+    }
+    const td_model **models = malloc(t->n_points * sizeof *models);
+    if (!models)
+        return td_fail(err, "out of memory");
+    td_columns cols;
+    td_phase *phases = NULL;
+    size_t n_phases = 0;
+    int rc = td_columns_segments(&cols, models, timeline_models(t, s, models), level, err);
+    free(models);
+    if (rc)
+        return -1;
+    if (td_timeline_phases(t, threshold, &phases, &n_phases, err) == 0) {
+        print_table(out, t, s, &cols);
+        print_phases(out, t, s, phases, n_phases, level, threshold);
+    } else {
+        rc = -1;
+    }
+    free(phases);
+    td_columns_free(&cols);
+    return rc;
+}

@@ -1,0 +1,65 @@
+/* The periodic analysis: one kernel's node shares over its successive
+ * invocations, split into phases where the level-1 shares jump. */
+#ifndef TD_REPORT_TIMELINE_H
+#define TD_REPORT_TIMELINE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../levels/aggregate.h"
+
+/* Default --phase-threshold: points of issue-slot share. */
+#define TD_PHASE_THRESHOLD_DEFAULT 5.0
+
+/* The kernel named by pattern: its exact demangled name, else the one name
+ * containing it. Ambiguous or unknown patterns are errors listing names. */
+int td_kernel_lookup(const td_summary *s, const char *pattern, const char **name,
+                     td_error *err);
+
+typedef struct td_timeline_point {
+    size_t invocation;  /* among all launches of the kernel, from 0 */
+    uint64_t launch_id;
+    size_t dev;         /* device section: its model is s->models[dev] */
+    uint64_t start_ns;
+    double duration_ns;
+    td_breakdown b;
+} td_timeline_point;
+
+typedef struct td_timeline {
+    const char *kernel;        /* borrowed from the result */
+    size_t invocations;        /* all launches of the kernel */
+    td_timeline_point *points; /* profiled launches with active cycles, in order */
+    size_t n_points;
+} td_timeline;
+
+int td_timeline_build(const td_result *res, const td_summary *s, const char *kernel,
+                      td_timeline *out, td_error *err);
+void td_timeline_free(td_timeline *t);
+
+/* Level-1 shares in % (Retire, Divergence, Frontend, Backend, Unattributed). */
+#define TD_PHASE_WIDTH 5
+void td_level1_shares(const td_breakdown *b, double shares[TD_PHASE_WIDTH]);
+
+/* Splits n vectors of width values into phases: a phase starts at 0 and
+ * wherever some value differs from the previous vector's by more than
+ * threshold. Writes the first index of each phase into starts (room for
+ * n) and returns the number of phases. */
+size_t td_phase_split(const double *series, size_t n, size_t width, double threshold,
+                      size_t *starts);
+
+typedef struct td_phase {
+    size_t first, last;  /* point indexes, inclusive */
+    double total_ns;
+    td_breakdown mean;   /* duration-weighted over the phase */
+} td_phase;
+
+/* The phases of a timeline; *out malloc'ed. */
+int td_timeline_phases(const td_timeline *t, double threshold, td_phase **out, size_t *n,
+                       td_error *err);
+
+/* The per-invocation table at level (leaf nodes of the level) and one line
+ * per phase. */
+int td_timeline_text(FILE *out, const td_timeline *t, const td_summary *s, int level,
+                     double threshold, td_error *err);
+
+#endif
