@@ -1,0 +1,367 @@
+#include "diff.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+
+#define PATH_WIDTH 48
+
+/* ---- matching ---------------------------------------------------------------- */
+
+static int by_name(const void *x, const void *y)
+{
+    const td_kernel_summary *const *a = x, *const *b = y;
+    return strcmp((*a)->name, (*b)->name);
+}
+
+int td_diff_match(const td_summary *a, const td_summary *b, td_diff *out, td_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t total = a->n_kernels + b->n_kernels;
+    const td_kernel_summary **sorted_b = malloc((b->n_kernels + 1) * sizeof *sorted_b);
+    char *matched_b = calloc(b->n_kernels + 1, 1);
+    out->rows = calloc(total + 1, sizeof *out->rows);
+    if (!sorted_b || !matched_b || !out->rows) {
+        free(sorted_b);
+        free(matched_b);
+        td_diff_free(out);
+        return td_fail(err, "out of memory");
+    }
+    for (size_t k = 0; k < b->n_kernels; k++)
+        sorted_b[k] = &b->kernels[k];
+    qsort(sorted_b, b->n_kernels, sizeof *sorted_b, by_name);
+    td_diff_row *only_a = calloc(a->n_kernels + 1, sizeof *only_a);
+    if (!only_a) {
+        free(sorted_b);
+        free(matched_b);
+        td_diff_free(out);
+        return td_fail(err, "out of memory");
+    }
+    for (size_t k = 0; k < a->n_kernels; k++) {
+        const td_kernel_summary *key = &a->kernels[k];
+        const td_kernel_summary **hit =
+            bsearch(&key, sorted_b, b->n_kernels, sizeof *sorted_b, by_name);
+        if (hit) {
+            matched_b[*hit - b->kernels] = 1;
+            out->rows[out->n_both++] = (td_diff_row){key->name, key, *hit};
+        } else {
+            only_a[out->n_only_a++] = (td_diff_row){key->name, key, NULL};
+        }
+    }
+    memcpy(out->rows + out->n_both, only_a, out->n_only_a * sizeof *only_a);
+    out->n_rows = out->n_both + out->n_only_a;
+    for (size_t k = 0; k < b->n_kernels; k++)
+        if (!matched_b[k]) {
+            out->rows[out->n_rows++] = (td_diff_row){b->kernels[k].name, NULL, &b->kernels[k]};
+            out->n_only_b++;
+        }
+    free(only_a);
+    free(sorted_b);
+    free(matched_b);
+    return 0;
+}
+
+void td_diff_free(td_diff *d)
+{
+    free(d->rows);
+    memset(d, 0, sizeof *d);
+}
+
+int td_diff_columns(const td_diff_side *a, const td_diff_side *b, int level,
+                    td_columns *out, td_error *err)
+{
+    size_t n = a->s->n_models + b->s->n_models;
+    const td_model **models = malloc((n ? n : 1) * sizeof *models);
+    if (!models)
+        return td_fail(err, "out of memory");
+    for (size_t m = 0; m < a->s->n_models; m++)
+        models[m] = &a->s->models[m];
+    for (size_t m = 0; m < b->s->n_models; m++)
+        models[a->s->n_models + m] = &b->s->models[m];
+    int rc = td_columns_build(out, models, n, level, 3, err);
+    free(models);
+    return rc;
+}
+
+/* ---- one side's values ------------------------------------------------------- */
+
+/* A kernel (or the app) as seen from one side; absent when present == 0. */
+typedef struct side_view {
+    int present, has_data;
+    const td_model *model;
+    const td_breakdown *b;
+    size_t launches;
+    double total_ns, share_pct;
+} side_view;
+
+static side_view kernel_view(const td_summary *s, const td_kernel_summary *ks)
+{
+    side_view v = {0};
+    if (!ks)
+        return v;
+    v.present = 1;
+    v.has_data = ks->has_data;
+    v.model = &s->models[ks->model];
+    v.b = &ks->mean;
+    v.launches = ks->launches;
+    v.total_ns = ks->total_ns;
+    v.share_pct = s->total_ns > 0 ? 100.0 * ks->total_ns / s->total_ns : 0;
+    return v;
+}
+
+static side_view app_view(const td_summary *s)
+{
+    side_view v = {1, s->app_has_data, td_summary_model(s), &s->app, s->launches,
+                   s->total_ns, 100.0};
+    return v;
+}
+
+static double view_value(const side_view *v, const td_column *c)
+{
+    return v->present && v->has_data ? 100.0 * td_column_value(c, v->model, v->b) : NAN;
+}
+
+static double view_unattributed(const side_view *v)
+{
+    return v->present && v->has_data ? 100.0 * v->b->unattributed : NAN;
+}
+
+static double view_ipc(const side_view *v)
+{
+    return v->present && v->has_data ? v->b->ipc : NAN;
+}
+
+static const char *view_bottleneck(const side_view *v, int level, char *buf, size_t size)
+{
+    if (!v->present || !v->has_data)
+        return "";
+    return td_bottleneck_path(v->model, td_bottleneck(v->model, v->b, level), buf, size);
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static void print_number(FILE *out, double v, int width, int decimals)
+{
+    if (isnan(v))
+        fprintf(out, " %*s", width, "-");
+    else
+        fprintf(out, " %*.*f", width, decimals, v);
+}
+
+static void print_row(FILE *out, const char *name, double a, double b, int decimals)
+{
+    fprintf(out, "  %-*s", PATH_WIDTH, name);
+    print_number(out, a, 8, decimals);
+    print_number(out, b, 8, decimals);
+    double d = b - a;
+    if (!isnan(d) && fabs(d) < 0.5 * pow(10, -decimals))
+        d = 0; /* no "-0.0" */
+    print_number(out, d, 8, decimals);
+    fputc('\n', out);
+}
+
+static void print_views(FILE *out, const side_view *a, const side_view *b,
+                        const td_columns *cols, int level)
+{
+    fprintf(out, "  %-*s %8s %8s %8s\n", PATH_WIDTH, "% of issue slots", "A", "B", "B-A");
+    for (size_t i = 0; i < cols->count; i++)
+        print_row(out, cols->items[i].path, view_value(a, &cols->items[i]),
+                  view_value(b, &cols->items[i]), 1);
+    double ua = view_unattributed(a), ub = view_unattributed(b);
+    if ((!isnan(ua) && ua >= 0.05) || (!isnan(ub) && ub >= 0.05))
+        print_row(out, "Unattributed", ua, ub, 1);
+    print_row(out, "IPC", view_ipc(a), view_ipc(b), 2);
+    char pa[200], pb[200];
+    const char *ba = view_bottleneck(a, level, pa, sizeof pa);
+    const char *bb = view_bottleneck(b, level, pb, sizeof pb);
+    fprintf(out, "  Bottleneck  A: %s\n              B: %s%s\n", a->present && a->has_data ? (*ba ? ba : "none") : "-",
+            b->present && b->has_data ? (*bb ? bb : "none") : "-",
+            a->has_data && b->has_data && strcmp(ba, bb) != 0 ? "   (differs)" : "");
+}
+
+static void print_side_header(FILE *out, const char *tag, const td_diff_side *side)
+{
+    const td_result *res = side->res;
+    fprintf(out, "%s: %s\n", tag, side->label);
+    for (size_t d = 0; d < res->n_devices; d++) {
+        const td_device *dev = &res->devices[d];
+        const td_arch *arch = side->s->models[d].arch;
+        fprintf(out, "   %s (%s, CC %d.%d), arch table %s (%s)%s\n",
+                dev->name ? dev->name : "unknown", dev->chip ? dev->chip : "?",
+                dev->cc_major, dev->cc_minor, arch->name, arch->family,
+                side->s->models[d].depth < 3 ? ", legacy: no level 3" : "");
+    }
+    fprintf(out, "   %zu kernels, %zu launches (%zu profiled), GPU time %.3f ms%s\n",
+            side->s->n_kernels, side->s->launches, side->s->profiled, side->s->total_ns / 1e6,
+            res->synthetic ? ", SYNTHETIC (not measured)" : "");
+}
+
+static void print_size(FILE *out, const char *tag, const side_view *v)
+{
+    fprintf(out, "%s %zu launch%s, %.3f ms (%.1f%% of GPU time)", tag, v->launches,
+            v->launches == 1 ? "" : "es", v->total_ns / 1e6, v->share_pct);
+}
+
+static void print_only(FILE *out, const char *tag, const td_diff *d, size_t first, size_t n,
+                       const td_summary *s)
+{
+    if (n == 0)
+        return;
+    fprintf(out, "\nOnly in %s (%zu kernel%s):\n", tag, n, n == 1 ? "" : "s");
+    for (size_t i = first; i < first + n; i++) {
+        const td_diff_row *r = &d->rows[i];
+        side_view v = kernel_view(s, r->a ? r->a : r->b);
+        fprintf(out, "  %s  (", r->kernel);
+        print_size(out, "", &v);
+        fprintf(out, ")\n");
+    }
+}
+
+static int diff_prepare(const td_diff_side *a, const td_diff_side *b, int level,
+                        td_diff *d, td_columns *cols, td_error *err)
+{
+    if (td_diff_match(a->s, b->s, d, err))
+        return -1;
+    if (td_diff_columns(a, b, level, cols, err)) {
+        td_diff_free(d);
+        return -1;
+    }
+    return 0;
+}
+
+int td_diff_text(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
+                 long max_kernels, td_error *err)
+{
+    td_diff d;
+    td_columns cols;
+    if (diff_prepare(a, b, level, &d, &cols, err))
+        return -1;
+    fprintf(out, "topdown %s diff, level %d (B-A in points of issue-slot share)\n",
+            TOPDOWN_VERSION, level);
+    print_side_header(out, "A", a);
+    print_side_header(out, "B", b);
+    fprintf(out, "Kernels: %zu in both, %zu only in A, %zu only in B\n", d.n_both, d.n_only_a,
+            d.n_only_b);
+    side_view va = app_view(a->s), vb = app_view(b->s);
+    fprintf(out, "\nApplication: ");
+    print_size(out, "A", &va);
+    print_size(out, "; B", &vb);
+    fputc('\n', out);
+    print_views(out, &va, &vb, &cols, level);
+    size_t shown = d.n_both;
+    if (max_kernels > 0 && (size_t)max_kernels < shown)
+        shown = (size_t)max_kernels;
+    for (size_t i = 0; i < shown; i++) {
+        va = kernel_view(a->s, d.rows[i].a);
+        vb = kernel_view(b->s, d.rows[i].b);
+        fprintf(out, "\nKernel %zu/%zu: %s\n  ", i + 1, d.n_both, d.rows[i].kernel);
+        print_size(out, "A", &va);
+        print_size(out, "; B", &vb);
+        fputc('\n', out);
+        print_views(out, &va, &vb, &cols, level);
+    }
+    if (shown < d.n_both)
+        fprintf(out, "\n... %zu more kernel%s in both; --kernels 0 lists all\n",
+                d.n_both - shown, d.n_both - shown == 1 ? "" : "s");
+    print_only(out, "A", &d, d.n_both, d.n_only_a, a->s);
+    print_only(out, "B", &d, d.n_both + d.n_only_a, d.n_only_b, b->s);
+    td_columns_free(&cols);
+    td_diff_free(&d);
+    return 0;
+}
+
+/* ---- CSV ------------------------------------------------------------------ */
+
+static const char *const csv_fixed[] = {
+    "kernel", "in", "a_launches", "b_launches", "a_total_ns", "b_total_ns",
+    "a_gpu_time_pct", "b_gpu_time_pct", "a_ipc", "b_ipc"};
+
+static void csv_header(FILE *out, const td_columns *cols)
+{
+    for (size_t i = 0; i < sizeof csv_fixed / sizeof *csv_fixed; i++)
+        fprintf(out, "%s%s", i ? "," : "", csv_fixed[i]);
+    static const char *const prefixes[] = {"a:", "b:", "diff:"};
+    for (size_t i = 0; i < cols->count; i++)
+        for (int p = 0; p < 3; p++) {
+            fprintf(out, ",%s", prefixes[p]);
+            td_csv_field(out, cols->items[i].path);
+        }
+    fputs(",a:unattributed,b:unattributed,diff:unattributed,a_bottleneck,b_bottleneck\n", out);
+}
+
+static void csv_triple(FILE *out, double a, double b)
+{
+    fputc(',', out);
+    td_csv_number(out, a, 4);
+    fputc(',', out);
+    td_csv_number(out, b, 4);
+    fputc(',', out);
+    td_csv_number(out, b - a, 4);
+}
+
+static void csv_pair(FILE *out, double a, double b, int decimals)
+{
+    fputc(',', out);
+    td_csv_number(out, a, decimals);
+    fputc(',', out);
+    td_csv_number(out, b, decimals);
+}
+
+static void csv_row(FILE *out, const char *name, const side_view *a, const side_view *b,
+                    const td_columns *cols, int level)
+{
+    td_csv_field(out, name);
+    fputs(a->present && b->present ? ",both" : (a->present ? ",a" : ",b"), out);
+    csv_pair(out, a->present ? (double)a->launches : NAN, b->present ? (double)b->launches : NAN, 0);
+    csv_pair(out, a->present ? a->total_ns : NAN, b->present ? b->total_ns : NAN, 0);
+    csv_pair(out, a->present ? a->share_pct : NAN, b->present ? b->share_pct : NAN, 4);
+    csv_pair(out, view_ipc(a), view_ipc(b), 4);
+    for (size_t i = 0; i < cols->count; i++)
+        csv_triple(out, view_value(a, &cols->items[i]), view_value(b, &cols->items[i]));
+    csv_triple(out, view_unattributed(a), view_unattributed(b));
+    char pa[200], pb[200];
+    fputc(',', out);
+    td_csv_field(out, view_bottleneck(a, level, pa, sizeof pa));
+    fputc(',', out);
+    td_csv_field(out, view_bottleneck(b, level, pb, sizeof pb));
+    fputc('\n', out);
+}
+
+int td_diff_csv(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
+                td_error *err)
+{
+    td_diff d;
+    td_columns cols;
+    if (diff_prepare(a, b, level, &d, &cols, err))
+        return -1;
+    td_c_numeric numeric;
+    int rc = td_c_numeric_begin(&numeric, err);
+    if (rc == 0) {
+        csv_header(out, &cols);
+        for (size_t i = 0; i < d.n_rows; i++) {
+            side_view va = kernel_view(a->s, d.rows[i].a);
+            side_view vb = kernel_view(b->s, d.rows[i].b);
+            csv_row(out, d.rows[i].kernel, &va, &vb, &cols, level);
+        }
+        side_view va = app_view(a->s), vb = app_view(b->s);
+        csv_row(out, TD_APP_ROW, &va, &vb, &cols, level);
+        td_c_numeric_end(&numeric);
+    }
+    td_columns_free(&cols);
+    td_diff_free(&d);
+    return rc;
+}
+
+int td_diff_csv_file(const char *path, const td_diff_side *a, const td_diff_side *b,
+                     int level, td_error *err)
+{
+    FILE *f = td_output_open(path, err);
+    if (!f)
+        return -1;
+    int rc = td_diff_csv(f, a, b, level, err);
+    if (td_output_close(f, path, rc ? NULL : err))
+        rc = -1;
+    return rc;
+}

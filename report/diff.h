@@ -1,0 +1,48 @@
+/* Comparing two results (the same app on two GPUs, or two runs): kernels
+ * matched by demangled name, node by node. Works across arch tables,
+ * legacy or not, because it compares model nodes, not counters; a node a
+ * table cannot measure has no value ("-" in text, empty in CSV). */
+#ifndef TD_REPORT_DIFF_H
+#define TD_REPORT_DIFF_H
+
+#include <stdio.h>
+
+#include "../levels/aggregate.h"
+#include "columns.h"
+
+typedef struct td_diff_side {
+    const char *label;    /* shown as "A: label", usually the file name */
+    const td_result *res;
+    const td_summary *s;
+} td_diff_side;
+
+typedef struct td_diff_row {
+    const char *kernel;
+    const td_kernel_summary *a, *b; /* NULL where the kernel is absent */
+} td_diff_row;
+
+typedef struct td_diff {
+    td_diff_row *rows;  /* in both (A's order, heaviest first), only in A, only in B */
+    size_t n_rows;
+    size_t n_both, n_only_a, n_only_b;
+} td_diff;
+
+int td_diff_match(const td_summary *a, const td_summary *b, td_diff *out, td_error *err);
+void td_diff_free(td_diff *d);
+
+/* The node columns of a level over both sides' tables. */
+int td_diff_columns(const td_diff_side *a, const td_diff_side *b, int level,
+                    td_columns *out, td_error *err);
+
+/* Side by side text: the application, then matched kernels (at most
+ * max_kernels, 0 = all), then the kernels found on one side only. */
+int td_diff_text(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
+                 long max_kernels, td_error *err);
+/* One row per kernel (both sides, then A only, then B only) and the
+ * "<application>" row last; schema in docs/OUTPUTS.md. */
+int td_diff_csv(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
+                td_error *err);
+int td_diff_csv_file(const char *path, const td_diff_side *a, const td_diff_side *b,
+                     int level, td_error *err);
+
+#endif
