@@ -8,7 +8,7 @@
 #   benchmarks/overhead.sh [-n RUNS] [-b BUILD_DIR] [-o OUT.md] ["CMD ARGS" ...]
 #
 # Without commands: the whole td_bench, then each of its designed kernels.
-# A command is one argument, split into words by the shell ("./app -x 3").
+# A command is one argument, split into words at whitespace ("./app -x 3").
 # Environment: TOPDOWN (default BUILD_DIR/topdown), TD_BENCH (default
 # BUILD_DIR/benchmarks/td_bench), NCU (default ncu), NCU_ARGS (default
 # "--clock-control none": topdown leaves the clocks alone, so ncu does too).
@@ -27,7 +27,7 @@ while getopts "n:b:o:h" opt; do
         n) runs=$OPTARG ;;
         b) build=$OPTARG ;;
         o) out_md=$OPTARG ;;
-        h) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        h) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option; see overhead.sh -h" ;;
     esac
 done
