@@ -12,7 +12,11 @@
 #include "../metrics/arch.h"
 #include "../metrics/nvprof.h"
 #include "../metrics/result.h"
+#include "../report/csv.h"
+#include "../report/diff.h"
+#include "../report/plot.h"
 #include "../report/text.h"
+#include "../report/timeline.h"
 #include "profile.h"
 
 #define EXIT_USAGE 2
@@ -25,6 +29,11 @@ static const char usage_text[] =
     "       topdown describe NODE                  explain one node\n"
     "       topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json\n"
     "                                              legacy GPUs (CC < 7.5): nvprof CSV to a result\n"
+    "       topdown plot FILE [-l N] [-o OUT.png|OUT.svg] [--top K] [--timeline KERNEL]\n"
+    "                                              gnuplot plot (+ OUT.gp, OUT.dat to restyle)\n"
+    "       topdown plot --diff A.json B.json [-l N] [-o OUT.png] [--top K]\n"
+    "       topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]\n"
+    "                                              compare two results node by node\n"
     "\n"
     "report options (profiling and `report`):\n"
     "  -l, --level N        tree depth, 1 to 4 (default 1; 4 lists stall reasons)\n"
@@ -33,6 +42,12 @@ static const char usage_text[] =
     "      --kernels N      kernels listed, heaviest first (default 10, 0 = all)\n"
     "      --app-only       only the application tree\n"
     "      --arch NAME      arch table to use instead of the detected/recorded one\n"
+    "      --csv FILE       also write one CSV row per kernel and the app (- = stdout)\n"
+    "      --csv-launches FILE  also write one CSV row per profiled launch\n"
+    "      --timeline KERNEL    the kernel's invocations and phases instead of the tree\n"
+    "      --phase-threshold PCT  level-1 jump that starts a phase (default 5 points)\n"
+    "plot options: --top K (kernels drawn, default 10, rest as \"other\"), -o OUT,\n"
+    "  --timeline KERNEL, --diff A.json B.json; see docs/OUTPUTS.md\n"
     "profiling options:\n"
     "  -o, --output FILE    result file (default: APP.topdown.json, never overwritten)\n"
     "  -f, --force          overwrite the result file given with -o\n"
@@ -52,6 +67,12 @@ enum long_only_options {
     OPT_LAUNCH_COUNT,
     OPT_PER_KERNEL,
     OPT_NO_PROGRESS,
+    OPT_CSV,
+    OPT_CSV_LAUNCHES,
+    OPT_TIMELINE,
+    OPT_PHASE_THRESHOLD,
+    OPT_TOP,
+    OPT_DIFF,
 };
 
 static const struct option long_options[] = {
@@ -68,6 +89,12 @@ static const struct option long_options[] = {
     {"launch-count", required_argument, NULL, OPT_LAUNCH_COUNT},
     {"per-kernel", required_argument, NULL, OPT_PER_KERNEL},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"csv-launches", required_argument, NULL, OPT_CSV_LAUNCHES},
+    {"timeline", required_argument, NULL, OPT_TIMELINE},
+    {"phase-threshold", required_argument, NULL, OPT_PHASE_THRESHOLD},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"diff", no_argument, NULL, OPT_DIFF},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -79,6 +106,12 @@ typedef struct cli {
     const char *arch;
     int profiling_option_seen; /* a profiling-only option, for `report` */
     int help, version;
+    /* outputs of docs/OUTPUTS.md */
+    const char *csv, *csv_launches, *timeline;
+    double phase_threshold;
+    long top;
+    int plot_diff;
+    int plot_option_seen; /* --top or --diff: only for `plot` */
 } cli;
 
 static int parse_count(const char *text, const char *option, long min, long max,
@@ -92,6 +125,35 @@ static int parse_count(const char *text, const char *option, long min, long max,
                        min, max, text);
     *out = value;
     return 0;
+}
+
+static int parse_points(const char *text, const char *option, double *out, td_error *err)
+{
+    char *end = NULL;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (errno || !end || *end || end == text || !(value >= 0 && value <= 100))
+        return td_fail(err, "%s needs points of issue-slot share from 0 to 100, not \"%s\"",
+                       option, text);
+    *out = value;
+    return 0;
+}
+
+/* The options of the outputs (CSV, timeline, plot); 1 if opt is not one. */
+static int apply_output_option(cli *c, int opt, const char *arg, td_error *err)
+{
+    switch (opt) {
+    case OPT_CSV: c->csv = arg; return 0;
+    case OPT_CSV_LAUNCHES: c->csv_launches = arg; return 0;
+    case OPT_TIMELINE: c->timeline = arg; return 0;
+    case OPT_PHASE_THRESHOLD:
+        return parse_points(arg, "--phase-threshold", &c->phase_threshold, err);
+    case OPT_TOP:
+        c->plot_option_seen = 1;
+        return parse_count(arg, "--top", 0, LONG_MAX, &c->top, err);
+    case OPT_DIFF: c->plot_option_seen = 1; c->plot_diff = 1; return 0;
+    default: return 1;
+    }
 }
 
 static int apply_option(cli *c, int opt, const char *arg, td_error *err)
@@ -113,7 +175,10 @@ static int apply_option(cli *c, int opt, const char *arg, td_error *err)
     case 'V': c->version = 1; return 0;
     default: break;
     }
-    c->profiling_option_seen = 1;
+    int output_option = apply_output_option(c, opt, arg, err);
+    if (output_option <= 0)
+        return output_option;
+    c->profiling_option_seen++;
     switch (opt) {
     case 'o': c->profile.output = arg; return 0;
     case 'f': c->profile.force = 1; return 0;
@@ -136,6 +201,8 @@ static int parse_options(int argc, char **argv, cli *c, td_error *err)
     memset(c, 0, sizeof *c);
     td_report_options_init(&c->report);
     td_profile_options_init(&c->profile);
+    c->phase_threshold = TD_PHASE_THRESHOLD_DEFAULT;
+    c->top = TD_PLOT_TOP_DEFAULT;
     opterr = 0;
     optind = 0; /* 0: GNU getopt fully reinitialises */
     int opt;
@@ -162,6 +229,40 @@ static int load_archs(td_arch_set *archs, td_error *err)
     return td_arch_load_dir(dir, archs, err);
 }
 
+static int print_timeline(const td_result *res, const td_summary *s, const cli *c,
+                          td_error *err)
+{
+    const char *name = NULL;
+    if (td_kernel_lookup(s, c->timeline, &name, err))
+        return -1;
+    td_timeline t;
+    if (td_timeline_build(res, s, name, &t, err))
+        return -1;
+    int rc = td_timeline_text(stdout, &t, s, c->report.level, c->phase_threshold, err);
+    td_timeline_free(&t);
+    return rc;
+}
+
+/* The CSV files asked for, then the tree (or the timeline) unless a CSV
+ * went to stdout. */
+static int write_outputs(const char *path, const td_result *res, const td_summary *s,
+                         const cli *c, td_error *err)
+{
+    int level = c->report.level;
+    if (c->csv && td_csv_kernels_file(c->csv, s, level, err))
+        return -1;
+    if (c->csv_launches && td_csv_launches_file(c->csv_launches, res, s, level, err))
+        return -1;
+    if (c->timeline)
+        return print_timeline(res, s, c, err);
+    if ((c->csv && strcmp(c->csv, "-") == 0) ||
+        (c->csv_launches && strcmp(c->csv_launches, "-") == 0))
+        return 0;
+    td_report_options o = c->report;
+    o.source = path;
+    return td_report_text(stdout, res, s, &o, err);
+}
+
 /* Loads, models and prints one result file. */
 static int print_result_file(const char *path, const cli *c, td_error *err)
 {
@@ -176,9 +277,7 @@ static int print_result_file(const char *path, const cli *c, td_error *err)
     td_summary summary;
     int rc = td_summarize(&res, &archs, c->arch, &summary, err);
     if (rc == 0) {
-        td_report_options o = c->report;
-        o.source = path;
-        rc = td_report_text(stdout, &res, &summary, &o, err);
+        rc = write_outputs(path, &res, &summary, c, err);
         td_summary_free(&summary);
     }
     if (rc)
@@ -200,7 +299,10 @@ static int cmd_report(int argc, char **argv, td_error *err)
     rest[n++] = argv[0];
     for (int i = 1; i < argc; i++) {
         int takes_value = strcmp(argv[i], "-l") == 0 || strcmp(argv[i], "--level") == 0 ||
-                          strcmp(argv[i], "--kernels") == 0 || strcmp(argv[i], "--arch") == 0;
+                          strcmp(argv[i], "--kernels") == 0 || strcmp(argv[i], "--arch") == 0 ||
+                          strcmp(argv[i], "--csv") == 0 || strcmp(argv[i], "--csv-launches") == 0 ||
+                          strcmp(argv[i], "--timeline") == 0 ||
+                          strcmp(argv[i], "--phase-threshold") == 0 || strcmp(argv[i], "--top") == 0;
         if (argv[i][0] == '-' && argv[i][1]) {
             rest[n++] = argv[i];
             if (takes_value && i + 1 < argc)
@@ -222,6 +324,8 @@ static int cmd_report(int argc, char **argv, td_error *err)
     }
     if (c.profiling_option_seen)
         return td_fail(err, "that option is for profiling, not for `topdown report`; see topdown --help");
+    if (c.plot_option_seen)
+        return td_fail(err, "--top and --diff are options of `topdown plot`; see topdown --help");
     if (!file)
         return td_fail(err, "topdown report needs a result file: topdown report FILE [-l N]");
     return print_result_file(file, &c, err) ? -1 : 0;
@@ -353,11 +457,247 @@ static int cmd_import_nvprof(int argc, char **argv, td_error *err)
     return rc;
 }
 
+/* ---- plot and diff (docs/OUTPUTS.md) ---- */
+
+/* Whether an option (as written, "--name" or "-x") takes the next word as
+ * its value. */
+static int option_takes_value(const char *arg)
+{
+    if (arg[1] != '-')
+        return arg[2] == '\0' && strchr("lok", arg[1]) != NULL;
+    if (strchr(arg, '='))
+        return 0;
+    for (const struct option *o = long_options; o->name; o++)
+        if (strcmp(arg + 2, o->name) == 0)
+            return o->has_arg == required_argument;
+    return 0;
+}
+
+/* Options may come before or after the file names: rest gets argv[0] and
+ * the options with their values, files the other words. */
+static int split_args(int argc, char **argv, char **rest, int *n_rest, const char **files,
+                      int max_files, int *n_files, td_error *err)
+{
+    *n_rest = 0;
+    *n_files = 0;
+    rest[(*n_rest)++] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1]) {
+            rest[(*n_rest)++] = argv[i];
+            if (option_takes_value(argv[i]) && i + 1 < argc)
+                rest[(*n_rest)++] = argv[++i];
+        } else if (*n_files < max_files) {
+            files[(*n_files)++] = argv[i];
+        } else {
+            return td_fail(err, "%s takes %d result file%s; \"%s\" is one too many", argv[0],
+                           max_files, max_files == 1 ? "" : "s", argv[i]);
+        }
+    }
+    return 0;
+}
+
+static int parse_with_files(int argc, char **argv, cli *c, const char **files, int max_files,
+                            int *n_files, td_error *err)
+{
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    if (!rest)
+        return td_fail(err, "out of memory");
+    int n = 0;
+    int rc = split_args(argc, argv, rest, &n, files, max_files, n_files, err);
+    if (rc == 0)
+        rc = parse_options(n, rest, c, err);
+    free(rest);
+    return rc;
+}
+
+/* Loads a result file and models it with its recorded arch table (or arch). */
+static int load_result(const char *path, const char *arch, const td_arch_set *archs,
+                       td_result *res, td_summary *s, td_error *err)
+{
+    if (td_result_load(path, res, err))
+        return -1;
+    if (td_summarize(res, archs, arch, s, err)) {
+        td_result_free(res);
+        return td_fail_context(err, "%s", path);
+    }
+    return 0;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* "file.json (GPU name)": how plots and diffs name a result. */
+static void result_label(const char *path, const td_result *res, char *buf, size_t size)
+{
+    const char *gpu = res->n_devices && res->devices[0].name ? res->devices[0].name : NULL;
+    snprintf(buf, size, "%s%s%s%s", base_name(path), gpu ? " (" : "", gpu ? gpu : "",
+             gpu ? ")" : "");
+}
+
+/* FILE.json -> FILE<suffix>, next to it. */
+static void default_output(const char *file, const char *suffix, char *buf, size_t size)
+{
+    size_t len = strlen(file);
+    if (len > 5 && strcmp(file + len - 5, ".json") == 0)
+        len -= 5;
+    snprintf(buf, size, "%.*s%s", (int)len, file, suffix);
+}
+
+static int plot_one(const char *file, const cli *c, td_plot_options *o,
+                    const td_arch_set *archs, td_error *err)
+{
+    td_result res;
+    td_summary s;
+    if (load_result(file, c->arch, archs, &res, &s, err))
+        return -1;
+    char title[512];
+    result_label(file, &res, title, sizeof title);
+    o->title = title;
+    int rc;
+    if (c->timeline) {
+        const char *name = NULL;
+        td_timeline t;
+        rc = td_kernel_lookup(&s, c->timeline, &name, err);
+        if (rc == 0 && (rc = td_timeline_build(&res, &s, name, &t, err)) == 0) {
+            rc = td_plot_timeline(&t, &s, o, err);
+            td_timeline_free(&t);
+        }
+    } else {
+        rc = td_plot_bars(&s, o, err);
+    }
+    td_summary_free(&s);
+    td_result_free(&res);
+    return rc;
+}
+
+static int plot_two(const char *const *files, td_plot_options *o, const td_arch_set *archs,
+                    td_error *err)
+{
+    td_result ra, rb;
+    td_summary sa, sb;
+    if (load_result(files[0], NULL, archs, &ra, &sa, err))
+        return -1;
+    if (load_result(files[1], NULL, archs, &rb, &sb, err)) {
+        td_summary_free(&sa);
+        td_result_free(&ra);
+        return -1;
+    }
+    char la[512], lb[512];
+    result_label(files[0], &ra, la, sizeof la);
+    result_label(files[1], &rb, lb, sizeof lb);
+    td_diff_side a = {la, &ra, &sa}, b = {lb, &rb, &sb};
+    o->title = "topdown diff";
+    int rc = td_plot_diff(&a, &b, o, err);
+    td_summary_free(&sa);
+    td_summary_free(&sb);
+    td_result_free(&ra);
+    td_result_free(&rb);
+    return rc;
+}
+
+static int cmd_plot(int argc, char **argv, td_error *err)
+{
+    cli c;
+    const char *files[2] = {NULL, NULL};
+    int n_files = 0;
+    if (parse_with_files(argc, argv, &c, files, 2, &n_files, err))
+        return -1;
+    if (c.help) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (c.profiling_option_seen > (c.profile.output ? 1 : 0) || c.csv || c.csv_launches)
+        return td_fail(err, "topdown plot takes -l, -o, --top, --timeline, --phase-threshold, --arch and --diff; see docs/OUTPUTS.md");
+    int want = c.plot_diff ? 2 : 1;
+    if (n_files != want)
+        return td_fail(err, "%s", c.plot_diff ? "usage: topdown plot --diff A.json B.json [-l N] [-o OUT.png]"
+                                              : "usage: topdown plot FILE [-l N] [-o OUT.png|OUT.svg] [--top K] [--timeline KERNEL]");
+    if (c.plot_diff && (c.timeline || c.arch))
+        return td_fail(err, "plot --diff draws two results with their own arch tables; --timeline and --arch do not apply");
+    char output[PATH_MAX];
+    if (c.profile.output)
+        snprintf(output, sizeof output, "%s", c.profile.output);
+    else
+        default_output(files[0], c.plot_diff ? ".diff.png" : (c.timeline ? ".timeline.png" : ".png"),
+                       output, sizeof output);
+    td_plot_options o;
+    td_plot_options_init(&o);
+    o.level = c.report.level;
+    o.top = c.top;
+    o.phase_threshold = c.phase_threshold;
+    o.output = output;
+    td_arch_set archs;
+    if (load_archs(&archs, err))
+        return -1;
+    int rc = c.plot_diff ? plot_two(files, &o, &archs, err) : plot_one(files[0], &c, &o, &archs, err);
+    td_arch_set_free(&archs);
+    if (rc == 0)
+        fprintf(stderr, "topdown: wrote %s (restyle: edit the .gp script next to it, data in the .dat)\n",
+                output);
+    return rc;
+}
+
+static int diff_outputs(const char *const *files, const cli *c, const td_arch_set *archs,
+                        td_error *err)
+{
+    td_result ra, rb;
+    td_summary sa, sb;
+    if (load_result(files[0], NULL, archs, &ra, &sa, err))
+        return -1;
+    if (load_result(files[1], NULL, archs, &rb, &sb, err)) {
+        td_summary_free(&sa);
+        td_result_free(&ra);
+        return -1;
+    }
+    char la[512], lb[512];
+    result_label(files[0], &ra, la, sizeof la);
+    result_label(files[1], &rb, lb, sizeof lb);
+    td_diff_side a = {la, &ra, &sa}, b = {lb, &rb, &sb};
+    int rc = 0;
+    if (c->csv)
+        rc = td_diff_csv_file(c->csv, &a, &b, c->report.level, err);
+    if (rc == 0 && !(c->csv && strcmp(c->csv, "-") == 0))
+        rc = td_diff_text(stdout, &a, &b, c->report.level, c->report.max_kernels, err);
+    td_summary_free(&sa);
+    td_summary_free(&sb);
+    td_result_free(&ra);
+    td_result_free(&rb);
+    return rc;
+}
+
+static int cmd_diff(int argc, char **argv, td_error *err)
+{
+    cli c;
+    const char *files[2] = {NULL, NULL};
+    int n_files = 0;
+    if (parse_with_files(argc, argv, &c, files, 2, &n_files, err))
+        return -1;
+    if (c.help) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (c.profiling_option_seen || c.plot_option_seen || c.csv_launches || c.timeline || c.arch)
+        return td_fail(err, "topdown diff takes -l, --csv and --kernels (each result keeps its own arch table); for a plot: topdown plot --diff A.json B.json -o OUT.png");
+    if (n_files != 2)
+        return td_fail(err, "usage: topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]");
+    td_arch_set archs;
+    if (load_archs(&archs, err))
+        return -1;
+    int rc = diff_outputs(files, &c, &archs, err);
+    td_arch_set_free(&archs);
+    return rc;
+}
+
 static int cmd_profile(int argc, char **argv, td_error *err)
 {
     cli c;
     if (parse_options(argc, argv, &c, err))
         return -1;
+    if (c.plot_option_seen)
+        return td_fail(err, "--top and --diff are options of `topdown plot`; see topdown --help");
     if (c.help) {
         fputs(usage_text, stdout);
         return 0;
@@ -404,6 +744,10 @@ int main(int argc, char **argv)
         rc = cmd_describe(argc - 1, argv + 1, &err);
     else if (strcmp(cmd, "import-nvprof") == 0)
         rc = cmd_import_nvprof(argc - 1, argv + 1, &err);
+    else if (strcmp(cmd, "plot") == 0)
+        rc = cmd_plot(argc - 1, argv + 1, &err);
+    else if (strcmp(cmd, "diff") == 0)
+        rc = cmd_diff(argc - 1, argv + 1, &err);
     else
         rc = cmd_profile(argc, argv, &err);
     if (rc < 0) {

@@ -1,0 +1,820 @@
+#include "plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "columns.h"
+
+#define LABEL_CHARS 40
+#define DIFF_LABEL_CHARS 22 /* group titles under pairs of bars do not rotate */
+#define MIN_SHARE 0.0001 /* a segment below 0.01% in every bar is left out */
+
+/* ---- colours: one per node and stall reason, the same in every plot ---- */
+
+typedef struct colour {
+    const char *key; /* node path or stall reason */
+    const char *rgb;
+} colour;
+
+/* Families: Retire green, Divergence purple, Frontend blues, Memory_Bound
+ * reds, Core_Bound oranges; deeper nodes are shades of their parent. */
+static const colour colours[] = {
+    {"Retire", "#2ca02c"},
+    {"Divergence", "#9467bd"},
+    {"Divergence.Branch", "#b294c7"},
+    {"Divergence.Replay", "#6a3d9a"},
+    {"Frontend", "#1f77b4"},
+    {"Frontend.Fetch", "#3182bd"},
+    {"Frontend.Fetch.Instruction_Fetch", "#08519c"},
+    {"Frontend.Fetch.Branch_Resolving", "#4292c6"},
+    {"Frontend.Fetch.Synchronization", "#9ecae1"},
+    {"Frontend.Decode", "#17becf"},
+    {"Frontend.Decode.Dispatch", "#0e8a96"},
+    {"Frontend.Decode.Misc", "#8fdbe3"},
+    {"Backend", "#d62728"},
+    {"Backend.Memory_Bound", "#cb181d"},
+    {"Backend.Memory_Bound.L1_Bound", "#a50f15"},
+    {"Backend.Memory_Bound.MIO_Bound", "#ef3b2c"},
+    {"Backend.Memory_Bound.Constant_Memory", "#fc9272"},
+    {"Backend.Memory_Bound.Drain", "#67000d"},
+    {"Backend.Core_Bound", "#ff7f0e"},
+    {"Backend.Core_Bound.Math_Pipe", "#d94801"},
+    {"Backend.Core_Bound.Dependency_Wait", "#fdae6b"},
+    {"Backend.Core_Bound.Tensor", "#8c510a"},
+    {"Unattributed", "#bdbdbd"},
+    /* stall reasons, CC >= 7.5 */
+    {"no_instruction", "#08306b"},
+    {"branch_resolving", "#2171b5"},
+    {"barrier", "#6baed6"},
+    {"membar", "#9ecae1"},
+    {"sleeping", "#c6dbef"},
+    {"dispatch_stall", "#0e8a96"},
+    {"misc", "#8fdbe3"},
+    {"long_scoreboard", "#67000d"},
+    {"lg_throttle", "#a50f15"},
+    {"tex_throttle", "#cb181d"},
+    {"mio_throttle", "#ef3b2c"},
+    {"short_scoreboard", "#fb6a4a"},
+    {"imc_miss", "#fc9272"},
+    {"drain", "#fcbba1"},
+    {"math_pipe_throttle", "#d94801"},
+    {"wait", "#fdae6b"},
+    {"gmma", "#8c510a"},
+    /* stall reasons, nvprof (CC < 7.5) */
+    {"inst_fetch", "#08306b"},
+    {"sync", "#6baed6"},
+    {"other", "#8fdbe3"},
+    {"memory_dependency", "#a50f15"},
+    {"constant_memory_dependency", "#fc9272"},
+    {"memory_throttle", "#ef3b2c"},
+    {"texture", "#cb181d"},
+    {"pipe_busy", "#d94801"},
+    {"exec_dependency", "#fdae6b"},
+};
+
+const char *td_plot_colour(const char *path_or_reason)
+{
+    for (size_t i = 0; i < sizeof colours / sizeof *colours; i++)
+        if (strcmp(colours[i].key, path_or_reason) == 0)
+            return colours[i].rgb;
+    return "#7f7f7f";
+}
+
+static const char *column_colour(const td_column *c)
+{
+    const char *rgb = td_plot_colour(c->reason ? c->reason : c->path);
+    /* A reason no table above knows takes its node's colour. */
+    return c->reason && strcmp(rgb, "#7f7f7f") == 0 ? td_plot_colour(td_node_get(c->node)->path)
+                                                     : rgb;
+}
+
+void td_plot_options_init(td_plot_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->level = 1;
+    o->top = TD_PLOT_TOP_DEFAULT;
+    o->phase_threshold = TD_PHASE_THRESHOLD_DEFAULT;
+}
+
+/* ---- files ------------------------------------------------------------- */
+
+typedef struct plot_files {
+    char dir[PATH_MAX];
+    char image[PATH_MAX];  /* base names: the script runs in dir */
+    char script[PATH_MAX];
+    char data[PATH_MAX];
+    char script_path[PATH_MAX];
+    char data_path[PATH_MAX];
+    int svg;
+} plot_files;
+
+static int plot_files_init(plot_files *p, const char *output, td_error *err)
+{
+    const char *slash = strrchr(output, '/');
+    const char *base = slash ? slash + 1 : output;
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base || (strcmp(dot, ".png") != 0 && strcmp(dot, ".svg") != 0))
+        return td_fail(err, "plot output \"%s\" must end in .png or .svg (e.g. -o plot.png)", output);
+    if (strlen(output) + 8 >= PATH_MAX)
+        return td_fail(err, "plot output path too long");
+    p->svg = strcmp(dot, ".svg") == 0;
+    int stem = (int)(dot - base);
+    snprintf(p->dir, sizeof p->dir, "%.*s", slash ? (int)(slash - output) : 1,
+             slash ? output : ".");
+    if (slash == output)
+        snprintf(p->dir, sizeof p->dir, "/");
+    snprintf(p->image, sizeof p->image, "%s", base);
+    snprintf(p->script, sizeof p->script, "%.*s.gp", stem, base);
+    snprintf(p->data, sizeof p->data, "%.*s.dat", stem, base);
+    snprintf(p->script_path, sizeof p->script_path, "%.*s.gp", (int)(dot - output), output);
+    snprintf(p->data_path, sizeof p->data_path, "%.*s.dat", (int)(dot - output), output);
+    return 0;
+}
+
+/* A gnuplot single-quoted string: '' stands for ', no escapes otherwise. */
+static void gp_string(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputs("''", f);
+        else
+            fputc((unsigned char)*s < ' ' ? ' ' : *s, f);
+    }
+    fputc('\'', f);
+}
+
+/* A label in the tab-separated data: no tab, line break, quote or '#'. */
+static void dat_label(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        fputc((unsigned char)*s < ' ' || *s == '"' || *s == '#' ? ' ' : *s, f);
+}
+
+/* "void gemm<float, 4>(float const*, int)" -> "gemm<float, 4>", cut to
+ * LABEL_CHARS: bars need short labels; the CSV keeps full names. */
+static void short_name(const char *name, size_t max_chars, char *out, size_t size)
+{
+    if (strncmp(name, "void ", 5) == 0)
+        name += 5;
+    size_t len = strlen(name);
+    if (len > 0 && name[len - 1] == ')') {
+        int depth = 0;
+        for (size_t i = len; i-- > 0;) {
+            depth += name[i] == ')' ? 1 : (name[i] == '(' ? -1 : 0);
+            if (depth == 0) {
+                if (i > 0)
+                    len = i;
+                break;
+            }
+        }
+    }
+    if (len > max_chars)
+        snprintf(out, size, "%.*s...", (int)max_chars - 3, name);
+    else
+        snprintf(out, size, "%.*s", (int)len, name);
+}
+
+/* ---- rows and segments ----------------------------------------------------- */
+
+typedef struct plot_row {
+    char label[128];
+    const td_model *model;
+    const td_breakdown *b;
+    double x; /* timeline: the invocation */
+} plot_row;
+
+typedef struct segments {
+    td_columns cols;    /* the leaves drawn */
+    int unattributed;   /* an "Unattributed" segment on top */
+} segments;
+
+static double row_value(const plot_row *r, const td_column *c)
+{
+    double v = td_column_value(c, r->model, r->b);
+    return isnan(v) ? 0.0 : 100.0 * v;
+}
+
+/* The level's leaves that some row has, plus Unattributed if any row has. */
+static int choose_segments(segments *seg, const td_model *const *models, size_t n_models,
+                           int level, const plot_row *rows, size_t n_rows, td_error *err)
+{
+    if (td_columns_segments(&seg->cols, models, n_models, level, err))
+        return -1;
+    size_t kept = 0;
+    for (size_t c = 0; c < seg->cols.count; c++) {
+        int used = 0;
+        for (size_t r = 0; r < n_rows && !used; r++)
+            used = row_value(&rows[r], &seg->cols.items[c]) > 100 * MIN_SHARE;
+        if (used)
+            seg->cols.items[kept++] = seg->cols.items[c];
+    }
+    seg->cols.count = kept;
+    seg->unattributed = 0;
+    for (size_t r = 0; r < n_rows; r++)
+        seg->unattributed |= rows[r].b->unattributed > MIN_SHARE;
+    return 0;
+}
+
+static size_t segment_count(const segments *seg)
+{
+    return seg->cols.count + (size_t)seg->unattributed;
+}
+
+static const char *segment_title(const segments *seg, size_t i)
+{
+    return i < seg->cols.count ? seg->cols.items[i].path : "Unattributed";
+}
+
+static const char *segment_colour(const segments *seg, size_t i)
+{
+    return i < seg->cols.count ? column_colour(&seg->cols.items[i]) : td_plot_colour("Unattributed");
+}
+
+static void dat_header(FILE *f, const char *first, const segments *seg)
+{
+    fprintf(f, "# %s", first);
+    for (size_t i = 0; i < segment_count(seg); i++)
+        fprintf(f, "\t%s", segment_title(seg, i));
+    fputc('\n', f);
+}
+
+static void dat_values(FILE *f, const plot_row *r, const segments *seg)
+{
+    for (size_t c = 0; c < seg->cols.count; c++)
+        fprintf(f, "\t%.4f", row_value(r, &seg->cols.items[c]));
+    if (seg->unattributed)
+        fprintf(f, "\t%.4f", 100.0 * r->b->unattributed);
+    fputc('\n', f);
+}
+
+/* ---- scripts --------------------------------------------------------------- */
+
+/* The deepest level drawn: less than asked where a table stops earlier. */
+static int segments_level(const segments *seg)
+{
+    int level = 1;
+    for (size_t i = 0; i < seg->cols.count; i++)
+        if (seg->cols.items[i].level > level)
+            level = seg->cols.items[i].level;
+    return level;
+}
+
+static void script_header(FILE *f, const plot_files *p, const td_plot_options *o,
+                          const segments *seg, const char *what, int width, int height)
+{
+    int level = segments_level(seg);
+    fprintf(f, "# topdown %s: %s, level %d. Restyle freely, then run in this folder:\n",
+            TOPDOWN_VERSION, what, level);
+    fprintf(f, "#   gnuplot %s\n", p->script);
+    fprintf(f, "# Data: %s (tab-separated, %% of issue slots; first line names the columns).\n",
+            p->data);
+    if (p->svg)
+        fprintf(f, "set terminal svg size %d,%d dynamic font 'Sans,11' noenhanced background rgb 'white'\n",
+                width, height);
+    else
+        fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+                   "    set terminal pngcairo size %d,%d font 'Sans,10' noenhanced\n"
+                   "} else {\n"
+                   "    set terminal png size %d,%d noenhanced\n"
+                   "}\n", width, height, width, height);
+    fputs("set output ", f);
+    gp_string(f, p->image);
+    fputs("\nset datafile separator '\\t'\nset title ", f);
+    char title[600];
+    snprintf(title, sizeof title, "%s%s%s (level %d%s)", o->title ? o->title : "topdown",
+             o->title ? " - " : ": ", what, level,
+             level < o->level ? ", the deepest these arch tables fill" : "");
+    gp_string(f, title);
+    fputs(" noenhanced\n", f);
+    fputs("set ylabel '% of issue slots'\nset yrange [0:100]\nset ytics 10\n"
+          "set grid ytics lc rgb '#dddddd'\n"
+          "set key outside right top invert noenhanced  # top entry = top segment\n"
+          "set style fill solid 0.9 border rgb '#404040'\n", f);
+}
+
+static void histogram_style(FILE *f)
+{
+    fputs("set style data histograms\nset style histogram rowstacked\nset boxwidth 0.75\n"
+          "set xtics rotate by 30 right nomirror noenhanced\nset bmargin 9\n", f);
+}
+
+/* One rowstacked histogram of the rows of data block `index` (-1: the
+ * whole file); key entries only when titled (the first block). */
+static void histogram_clauses(FILE *f, const plot_files *p, const segments *seg, int index,
+                              int titled)
+{
+    for (size_t i = 0; i < segment_count(seg); i++) {
+        if (i == 0)
+            gp_string(f, p->data);
+        else
+            fputs(", \\\n     ''", f);
+        if (index >= 0)
+            fprintf(f, " index %d", index);
+        fprintf(f, " using %zu%s", i + 2, i == 0 ? ":xtic(1)" : "");
+        if (titled) {
+            fputs(" title ", f);
+            gp_string(f, segment_title(seg, i));
+        } else {
+            fputs(" notitle", f);
+        }
+        fprintf(f, " lc rgb '%s'", segment_colour(seg, i));
+    }
+}
+
+/* ---- running gnuplot -------------------------------------------------------- */
+
+static void split_script_path(const char *script, char *dir, size_t size, const char **base)
+{
+    const char *slash = strrchr(script, '/');
+    *base = slash ? slash + 1 : script;
+    if (!slash)
+        snprintf(dir, size, ".");
+    else if (slash == script)
+        snprintf(dir, size, "/");
+    else
+        snprintf(dir, size, "%.*s", (int)(slash - script), script);
+}
+
+/* The child: stderr into the pipe, run in the script's folder. An exec
+ * failure's errno goes back through the close-on-exec pipe. */
+static void gnuplot_child(const char *dir, const char *base, const char *program,
+                          int err_fd, int exec_fd)
+{
+    dup2(err_fd, STDERR_FILENO);
+    int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0)
+        dup2(devnull, STDOUT_FILENO);
+    int code = 0;
+    if (chdir(dir) == 0) {
+        char *const argv[] = {(char *)program, (char *)base, NULL};
+        execvp(program, argv);
+    }
+    code = errno;
+    if (write(exec_fd, &code, sizeof code) < 0)
+        _exit(126);
+    _exit(127);
+}
+
+/* gnuplot prints the failing line, a caret, then "file" line N: message;
+ * keep the last non-empty line, the message. */
+static void last_line(char *text)
+{
+    size_t len = strlen(text);
+    while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
+        text[--len] = '\0';
+    char *start = strrchr(text, '\n');
+    if (start)
+        memmove(text, start + 1, strlen(start + 1) + 1);
+}
+
+static int cloexec_pipe(int fds[2])
+{
+    if (pipe(fds) != 0)
+        return -1;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    return 0;
+}
+
+int td_gnuplot_run(const char *script, const char *program, td_error *err)
+{
+    if (!program)
+        program = "gnuplot";
+    char dir[PATH_MAX];
+    const char *base;
+    split_script_path(script, dir, sizeof dir, &base);
+    int err_pipe[2], exec_pipe[2];
+    if (pipe(err_pipe) != 0)
+        return td_fail(err, "cannot run %s: %s", program, strerror(errno));
+    if (cloexec_pipe(exec_pipe) != 0) {
+        close(err_pipe[0]);
+        close(err_pipe[1]);
+        return td_fail(err, "cannot run %s: %s", program, strerror(errno));
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(err_pipe[0]);
+        close(exec_pipe[0]);
+        gnuplot_child(dir, base, program, err_pipe[1], exec_pipe[1]);
+    }
+    close(err_pipe[1]);
+    close(exec_pipe[1]);
+    if (pid < 0) {
+        close(err_pipe[0]);
+        close(exec_pipe[0]);
+        return td_fail(err, "cannot run %s: %s", program, strerror(errno));
+    }
+    char messages[2048] = "";
+    size_t got = 0;
+    ssize_t n;
+    while ((n = read(err_pipe[0], messages + got, sizeof messages - 1 - got)) > 0 ||
+           (n < 0 && errno == EINTR))
+        got += n > 0 ? (size_t)n : 0;
+    messages[got] = '\0';
+    int exec_errno = 0;
+    ssize_t exec_read = read(exec_pipe[0], &exec_errno, sizeof exec_errno);
+    close(err_pipe[0]);
+    close(exec_pipe[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (exec_read == (ssize_t)sizeof exec_errno) {
+        if (exec_errno == ENOENT)
+            return td_fail(err, "%s is not installed (Debian/Ubuntu: apt-get install gnuplot-nox); %s and its data are written, run `gnuplot %s` in %s once it is",
+                           program, script, base, dir);
+        return td_fail(err, "cannot run %s in %s: %s", program, dir, strerror(exec_errno));
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        last_line(messages);
+        return td_fail(err, "gnuplot failed on %s (%s %d)%s%s", script,
+                       WIFEXITED(status) ? "exit status" : "signal",
+                       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+                       messages[0] ? ": " : "", messages);
+    }
+    return 0;
+}
+
+/* Writes the script and data through the callbacks, then runs gnuplot. */
+typedef int (*write_fn)(FILE *f, const plot_files *p, const void *ctx, td_error *err);
+
+static int write_file(const char *path, write_fn fn, const plot_files *p, const void *ctx,
+                      td_error *err)
+{
+    FILE *f = td_output_open(path, err);
+    if (!f)
+        return -1;
+    td_c_numeric numeric;
+    int rc = td_c_numeric_begin(&numeric, err);
+    if (rc == 0) {
+        rc = fn(f, p, ctx, err);
+        td_c_numeric_end(&numeric);
+    }
+    if (td_output_close(f, path, rc ? NULL : err))
+        rc = -1;
+    return rc;
+}
+
+static int make_plot(const td_plot_options *o, write_fn script, write_fn data,
+                     const void *ctx, td_error *err)
+{
+    plot_files p;
+    if (plot_files_init(&p, o->output, err) ||
+        write_file(p.data_path, data, &p, ctx, err) ||
+        write_file(p.script_path, script, &p, ctx, err))
+        return -1;
+    if (o->no_run)
+        return 0;
+    if (td_gnuplot_run(p.script_path, o->gnuplot, err))
+        return -1;
+    struct stat st;
+    if (stat(o->output, &st) != 0 || st.st_size == 0)
+        return td_fail(err, "gnuplot ran but wrote no %s; run `gnuplot %s` in %s to see why",
+                       o->output, p.script, p.dir);
+    return 0;
+}
+
+/* ---- stacked bars ------------------------------------------------------------ */
+
+typedef struct bars_ctx {
+    const td_plot_options *o;
+    plot_row *rows;
+    size_t n_rows;
+    segments seg;
+    td_breakdown other;
+    size_t n_hidden;
+} bars_ctx;
+
+static int bars_data(FILE *f, const plot_files *p, const void *ctx, td_error *err)
+{
+    (void)p;
+    (void)err;
+    const bars_ctx *c = ctx;
+    dat_header(f, "bar", &c->seg);
+    for (size_t r = 0; r < c->n_rows; r++) {
+        dat_label(f, c->rows[r].label);
+        dat_values(f, &c->rows[r], &c->seg);
+    }
+    return 0;
+}
+
+static int bars_script(FILE *f, const plot_files *p, const void *ctx, td_error *err)
+{
+    (void)err;
+    const bars_ctx *c = ctx;
+    script_header(f, p, c->o, &c->seg, "share of issue slots per kernel", 1200, 720);
+    histogram_style(f);
+    fputs("plot ", f);
+    histogram_clauses(f, p, &c->seg, -1, 1);
+    fputc('\n', f);
+    return 0;
+}
+
+static void bar_label(plot_row *r, const char *name, double ns, double total_ns)
+{
+    char shortened[LABEL_CHARS + 8];
+    short_name(name, LABEL_CHARS, shortened, sizeof shortened);
+    snprintf(r->label, sizeof r->label, "%s (%.1f%%)", shortened,
+             total_ns > 0 ? 100.0 * ns / total_ns : 0.0);
+}
+
+/* Application first, then kernels with data heaviest first, the rest
+ * merged into "other" (duration-weighted like the application). */
+static int bars_rows(bars_ctx *c, const td_summary *s, td_error *err)
+{
+    c->rows = calloc(s->n_kernels + 2, sizeof *c->rows);
+    if (!c->rows)
+        return td_fail(err, "out of memory");
+    plot_row *app = &c->rows[c->n_rows++];
+    snprintf(app->label, sizeof app->label, "application");
+    app->model = td_summary_model(s);
+    app->b = &s->app;
+    double other_ns = 0;
+    size_t shown = 0;
+    for (size_t k = 0; k < s->n_kernels; k++) {
+        const td_kernel_summary *ks = &s->kernels[k];
+        if (!ks->has_data)
+            continue;
+        if (c->o->top <= 0 || (long)shown < c->o->top) {
+            plot_row *r = &c->rows[c->n_rows++];
+            bar_label(r, ks->name, ks->total_ns, s->total_ns);
+            r->model = &s->models[ks->model];
+            r->b = &ks->mean;
+            shown++;
+        } else {
+            td_breakdown_accumulate(&c->other, &ks->mean, ks->total_ns);
+            other_ns += ks->total_ns;
+            c->n_hidden++;
+        }
+    }
+    if (c->n_hidden && other_ns > 0) {
+        td_breakdown_scale(&c->other, 1.0 / other_ns);
+        plot_row *r = &c->rows[c->n_rows++];
+        snprintf(r->label, sizeof r->label, "other %zu kernels (%.1f%%)", c->n_hidden,
+                 s->total_ns > 0 ? 100.0 * other_ns / s->total_ns : 0.0);
+        r->model = td_summary_model(s);
+        r->b = &c->other;
+    }
+    return 0;
+}
+
+static const td_model **summary_models(const td_summary *s, size_t extra)
+{
+    const td_model **models = malloc((s->n_models + extra + 1) * sizeof *models);
+    for (size_t m = 0; models && m < s->n_models; m++)
+        models[m] = &s->models[m];
+    return models;
+}
+
+int td_plot_bars(const td_summary *s, const td_plot_options *o, td_error *err)
+{
+    if (!s->app_has_data)
+        return td_fail(err, "nothing to plot: no profiled launch had active cycles");
+    bars_ctx c;
+    memset(&c, 0, sizeof c);
+    c.o = o;
+    const td_model **models = summary_models(s, 0);
+    int rc = models ? bars_rows(&c, s, err) : td_fail(err, "out of memory");
+    if (rc == 0)
+        rc = choose_segments(&c.seg, models, s->n_models, o->level, c.rows, c.n_rows, err);
+    if (rc == 0)
+        rc = make_plot(o, bars_script, bars_data, &c, err);
+    td_columns_free(&c.seg.cols);
+    free(c.rows);
+    free(models);
+    return rc;
+}
+
+/* ---- timeline: stacked areas ------------------------------------------------- */
+
+typedef struct timeline_ctx {
+    const td_plot_options *o;
+    const td_timeline *t;
+    plot_row *rows;
+    segments seg;
+    td_phase *phases;
+    size_t n_phases;
+} timeline_ctx;
+
+static int timeline_data(FILE *f, const plot_files *p, const void *ctx, td_error *err)
+{
+    (void)p;
+    (void)err;
+    const timeline_ctx *c = ctx;
+    dat_header(f, "invocation", &c->seg);
+    for (size_t i = 0; i < c->t->n_points; i++) {
+        fprintf(f, "%zu", c->t->points[i].invocation);
+        dat_values(f, &c->rows[i], &c->seg);
+    }
+    return 0;
+}
+
+/* Dashed lines where a phase starts, with its number. */
+static void phase_marks(FILE *f, const timeline_ctx *c)
+{
+    for (size_t ph = 1; ph < c->n_phases; ph++) {
+        double x = c->t->points[c->phases[ph].first].invocation - 0.5;
+        fprintf(f, "set arrow from %.1f, graph 0 to %.1f, graph 1 nohead front dt 2 lw 1.5 lc rgb '#202020'\n",
+                x, x);
+    }
+    for (size_t ph = 0; ph < c->n_phases && c->n_phases > 1; ph++)
+        fprintf(f, "set label 'phase %zu' at %.1f, graph 1.03 center front font ',9'\n", ph + 1,
+                0.5 * (c->t->points[c->phases[ph].first].invocation +
+                       c->t->points[c->phases[ph].last].invocation));
+}
+
+static int timeline_script(FILE *f, const plot_files *p, const void *ctx, td_error *err)
+{
+    (void)err;
+    const timeline_ctx *c = ctx;
+    char what[256], shortened[LABEL_CHARS + 8];
+    short_name(c->t->kernel, LABEL_CHARS, shortened, sizeof shortened);
+    snprintf(what, sizeof what, "%s over its invocations", shortened);
+    script_header(f, p, c->o, &c->seg, what, 1200, 620);
+    size_t first = c->t->points[0].invocation, last = c->t->points[c->t->n_points - 1].invocation;
+    fprintf(f, "set xlabel 'invocation'\nset xrange [%zu:%zu]\nset tmargin 5\nset title offset 0,1\n", first,
+            last > first ? last : first + 1);
+    fputs("set style fill solid 0.9 noborder\n", f);
+    phase_marks(f, c);
+    fputs("plot ", f);
+    for (size_t i = 0; i < segment_count(&c->seg); i++) {
+        if (i == 0)
+            gp_string(f, p->data);
+        else
+            fputs(", \\\n     ''", f);
+        /* Filled between the sum of the columns below and that plus this one. */
+        if (i == 0)
+            fputs(" using 1:(0):2", f);
+        else
+            fprintf(f, " using 1:(sum [c=2:%zu] column(c)):(sum [c=2:%zu] column(c))", i + 1, i + 2);
+        fputs(" with filledcurves title ", f);
+        gp_string(f, segment_title(&c->seg, i));
+        fprintf(f, " lc rgb '%s'", segment_colour(&c->seg, i));
+    }
+    fputc('\n', f);
+    return 0;
+}
+
+int td_plot_timeline(const td_timeline *t, const td_summary *s, const td_plot_options *o,
+                     td_error *err)
+{
+    if (t->n_points < 2)
+        return td_fail(err, "kernel %s has %zu profiled invocation%s with active cycles; a timeline needs 2 or more (profile more launches, e.g. --per-kernel N)",
+                       t->kernel, t->n_points, t->n_points == 1 ? "" : "s");
+    timeline_ctx c;
+    memset(&c, 0, sizeof c);
+    c.o = o;
+    c.t = t;
+    c.rows = calloc(t->n_points, sizeof *c.rows);
+    const td_model **models = summary_models(s, 0);
+    if (!c.rows || !models) {
+        free(c.rows);
+        free(models);
+        return td_fail(err, "out of memory");
+    }
+    /* Only the tables of the devices the kernel ran on set the segments. */
+    size_t n_models = 0;
+    for (size_t i = 0; i < t->n_points; i++) {
+        c.rows[i].model = &s->models[t->points[i].dev];
+        c.rows[i].b = &t->points[i].b;
+        int seen = 0;
+        for (size_t m = 0; m < n_models; m++)
+            seen |= models[m] == c.rows[i].model;
+        if (!seen)
+            models[n_models++] = c.rows[i].model;
+    }
+    int rc = choose_segments(&c.seg, models, n_models, o->level, c.rows, t->n_points, err);
+    if (rc == 0)
+        rc = td_timeline_phases(t, o->phase_threshold, &c.phases, &c.n_phases, err);
+    if (rc == 0)
+        rc = make_plot(o, timeline_script, timeline_data, &c, err);
+    free(c.phases);
+    td_columns_free(&c.seg.cols);
+    free(c.rows);
+    free(models);
+    return rc;
+}
+
+/* ---- diff: clustered stacked bars --------------------------------------------- */
+
+typedef struct diff_ctx {
+    const td_plot_options *o;
+    const td_diff_side *a, *b;
+    plot_row *rows;      /* pairs: A then B of each group */
+    char (*groups)[128]; /* group titles */
+    size_t n_groups;
+    segments seg;
+} diff_ctx;
+
+static int diff_data(FILE *f, const plot_files *p, const void *ctx, td_error *err)
+{
+    (void)p;
+    (void)err;
+    const diff_ctx *c = ctx;
+    dat_header(f, "side", &c->seg);
+    for (size_t g = 0; g < c->n_groups; g++) {
+        fprintf(f, "%s# group %zu: ", g ? "\n\n" : "", g);
+        dat_label(f, c->groups[g]);
+        fputc('\n', f);
+        for (int side = 0; side < 2; side++) {
+            dat_label(f, c->rows[2 * g + (size_t)side].label);
+            dat_values(f, &c->rows[2 * g + (size_t)side], &c->seg);
+        }
+    }
+    return 0;
+}
+
+static int diff_script(FILE *f, const plot_files *p, const void *ctx, td_error *err)
+{
+    (void)err;
+    const diff_ctx *c = ctx;
+    char what[PATH_MAX * 2 + 32];
+    snprintf(what, sizeof what, "A = %s, B = %s", c->a->label, c->b->label);
+    script_header(f, p, c->o, &c->seg, what, 1300, 720);
+    histogram_style(f);
+    fputs("set xtics norotate\nset bmargin 5\n"
+          "set style histogram rowstacked title offset 0,-1\n", f);
+    fputs("plot ", f);
+    for (size_t g = 0; g < c->n_groups; g++) {
+        fputs(g ? ", \\\n     newhistogram " : "newhistogram ", f);
+        gp_string(f, c->groups[g]);
+        fputs(", ", f);
+        histogram_clauses(f, p, &c->seg, (int)g, g == 0);
+    }
+    fputc('\n', f);
+    return 0;
+}
+
+static void diff_pair(diff_ctx *c, size_t g, const char *name, const td_diff_side *a,
+                      const td_kernel_summary *ka, const td_diff_side *b,
+                      const td_kernel_summary *kb)
+{
+    char shortened[LABEL_CHARS + 8];
+    short_name(name, DIFF_LABEL_CHARS, shortened, sizeof shortened);
+    snprintf(c->groups[g], sizeof c->groups[g], "%s", shortened);
+    plot_row *ra = &c->rows[2 * g], *rb = &c->rows[2 * g + 1];
+    snprintf(ra->label, sizeof ra->label, "A");
+    snprintf(rb->label, sizeof rb->label, "B");
+    ra->model = ka ? &a->s->models[ka->model] : td_summary_model(a->s);
+    rb->model = kb ? &b->s->models[kb->model] : td_summary_model(b->s);
+    ra->b = ka ? &ka->mean : &a->s->app;
+    rb->b = kb ? &kb->mean : &b->s->app;
+}
+
+static int diff_rows(diff_ctx *c, const td_diff *d, td_error *err)
+{
+    size_t groups = 1 + d->n_both;
+    c->rows = calloc(2 * groups, sizeof *c->rows);
+    c->groups = calloc(groups, sizeof *c->groups);
+    if (!c->rows || !c->groups)
+        return td_fail(err, "out of memory");
+    diff_pair(c, c->n_groups++, "application", c->a, NULL, c->b, NULL);
+    for (size_t i = 0; i < d->n_both; i++) {
+        if (c->o->top > 0 && (long)(c->n_groups - 1) >= c->o->top)
+            break;
+        if (!d->rows[i].a->has_data || !d->rows[i].b->has_data)
+            continue;
+        diff_pair(c, c->n_groups++, d->rows[i].kernel, c->a, d->rows[i].a, c->b, d->rows[i].b);
+    }
+    return 0;
+}
+
+int td_plot_diff(const td_diff_side *a, const td_diff_side *b, const td_plot_options *o,
+                 td_error *err)
+{
+    if (!a->s->app_has_data || !b->s->app_has_data)
+        return td_fail(err, "nothing to plot: %s has no profiled launch with active cycles",
+                       a->s->app_has_data ? b->label : a->label);
+    diff_ctx c;
+    memset(&c, 0, sizeof c);
+    c.o = o;
+    c.a = a;
+    c.b = b;
+    td_diff d;
+    if (td_diff_match(a->s, b->s, &d, err))
+        return -1;
+    const td_model **models = summary_models(a->s, b->s->n_models);
+    int rc = models ? diff_rows(&c, &d, err) : td_fail(err, "out of memory");
+    if (rc == 0) {
+        for (size_t m = 0; m < b->s->n_models; m++)
+            models[a->s->n_models + m] = &b->s->models[m];
+        rc = choose_segments(&c.seg, models, a->s->n_models + b->s->n_models, o->level,
+                             c.rows, 2 * c.n_groups, err);
+    }
+    if (rc == 0)
+        rc = make_plot(o, diff_script, diff_data, &c, err);
+    td_columns_free(&c.seg.cols);
+    free(c.rows);
+    free(c.groups);
+    free(models);
+    td_diff_free(&d);
+    return rc;
+}

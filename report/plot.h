@@ -1,0 +1,45 @@
+/* gnuplot plots. Each plot OUT.png (or .svg) comes with OUT.gp, the
+ * gnuplot script, and OUT.dat, its data (tab-separated, C locale), so users
+ * can restyle it and run `gnuplot OUT.gp` in that folder. Every node has
+ * one fixed colour in every plot. gnuplot runs by fork/exec, never through
+ * a shell. */
+#ifndef TD_REPORT_PLOT_H
+#define TD_REPORT_PLOT_H
+
+#include "../levels/aggregate.h"
+#include "diff.h"
+#include "timeline.h"
+
+#define TD_PLOT_TOP_DEFAULT 10
+
+typedef struct td_plot_options {
+    int level;              /* 1..4 */
+    long top;               /* kernels drawn, heaviest first; the rest as "other" */
+    const char *output;     /* OUT.png or OUT.svg */
+    const char *title;      /* first title line; NULL: none */
+    const char *gnuplot;    /* program run; NULL: "gnuplot" from PATH */
+    int no_run;             /* write OUT.gp and OUT.dat only */
+    double phase_threshold; /* timeline: phase boundaries drawn */
+} td_plot_options;
+
+void td_plot_options_init(td_plot_options *o);
+
+/* The fixed colour of a node path or stall reason ("#rrggbb"). */
+const char *td_plot_colour(const char *path_or_reason);
+
+/* Stacked bars: the application, the top kernels, "other". */
+int td_plot_bars(const td_summary *s, const td_plot_options *o, td_error *err);
+/* Stacked areas of one kernel's invocations, phase boundaries marked. */
+int td_plot_timeline(const td_timeline *t, const td_summary *s, const td_plot_options *o,
+                     td_error *err);
+/* Clustered stacked bars: A and B side by side for the application and the
+ * top kernels found in both (heaviest in A first). */
+int td_plot_diff(const td_diff_side *a, const td_diff_side *b, const td_plot_options *o,
+                 td_error *err);
+
+/* Runs program (NULL: "gnuplot") on script in the script's folder; fails
+ * naming the package when gnuplot is missing, with gnuplot's first error
+ * line when it fails. */
+int td_gnuplot_run(const char *script, const char *program, td_error *err);
+
+#endif
