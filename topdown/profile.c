@@ -1,1 +1,540 @@
-/* being written */
+/* The launcher: runs the app under libtopdown_inject.so, waits for it with
+ * its stdin/stdout/stderr untouched, then turns the spool the library wrote
+ * into a result file (protocol: docs/DESIGN.md, docs/COLLECTION.md). */
+#define _GNU_SOURCE /* SI_KERNEL */
+#include "profile.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "result.h"
+#include "spool.h"
+
+#define INJECT_LIB "libtopdown_inject.so"
+
+void td_profile_options_init(td_profile_options *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->launch_count = -1;
+    opts->per_kernel = -1;
+    opts->progress = 1;
+}
+
+/* ---- finding things ----------------------------------------------------- */
+
+static int is_regular(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int check_executable(const char *path, const char *shown, td_error *err)
+{
+    if (!is_regular(path))
+        return td_fail(err, "'%s' is not a file: give the path of the app to profile", shown);
+    if (access(path, X_OK) != 0)
+        return td_fail(err, "'%s' is not executable: chmod +x it, or name the interpreter "
+                       "first (topdown -- python3 %s)", shown, shown);
+    return 0;
+}
+
+/* Like execvp: a name with a slash is a path, any other is looked up in
+ * $PATH. */
+static int resolve_app(const char *app, char *out, size_t size, td_error *err)
+{
+    if (!app || !*app)
+        return td_fail(err, "no app to profile: topdown [options] [--] APP [ARGS...]");
+    if (strchr(app, '/')) {
+        if (access(app, F_OK) != 0)
+            return td_fail(err, "app not found: '%s' does not exist", app);
+        if (check_executable(app, app, err))
+            return -1;
+        snprintf(out, size, "%s", app);
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    int seen_not_executable = 0;
+    while (*path) {
+        size_t len = strcspn(path, ":");
+        snprintf(out, size, "%.*s%s%s", (int)len, len ? path : ".", "/", app);
+        if (is_regular(out)) {
+            if (access(out, X_OK) == 0)
+                return 0;
+            seen_not_executable = 1;
+        }
+        path += len + (path[len] == ':');
+    }
+    if (seen_not_executable)
+        return td_fail(err, "'%s' was found on PATH but is not executable", app);
+    return td_fail(err, "app not found: '%s' is not a file here and not on PATH (use ./%s "
+                   "for a program in this folder)", app, app);
+}
+
+static int exe_dir(char *buf, size_t size, td_error *err)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+    if (n <= 0)
+        return td_fail(err, "cannot find topdown's own folder (/proc/self/exe: %s)",
+                       strerror(errno));
+    buf[n] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (slash)
+        *slash = '\0';
+    return 0;
+}
+
+/* Next to the binary (build tree), else ../lib (installed). */
+static int find_inject_lib(char *out, size_t size, td_error *err)
+{
+    char dir[PATH_MAX];
+    if (exe_dir(dir, sizeof dir, err))
+        return -1;
+    const char *candidates[] = {"%s/" INJECT_LIB, "%s/../lib/" INJECT_LIB};
+    for (size_t i = 0; i < 2; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, candidates[i], dir);
+        if (is_regular(path) && realpath(path, out))
+            return 0;
+    }
+    (void)size;
+    return td_fail(err, INJECT_LIB " is missing from %s (and %s/../lib): rebuild with "
+                   "`cmake --build build` or reinstall topdown", dir, dir);
+}
+
+/* ---- the result's name -------------------------------------------------- */
+
+static int reserve(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return 0;
+}
+
+/* <app>.topdown.json, else <app>.topdown-1.json, -2, ...: never another
+ * run's file. The name is reserved by creating it empty. */
+static int default_output(const char *app, char *out, size_t size, td_error *err)
+{
+    const char *base = strrchr(app, '/');
+    base = base ? base + 1 : app;
+    for (int n = 0; n < 10000; n++) {
+        if (n == 0)
+            snprintf(out, size, "%s.topdown.json", base);
+        else
+            snprintf(out, size, "%s.topdown-%d.json", base, n);
+        if (reserve(out) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return td_fail(err, "cannot create %s here: %s (use -o to write elsewhere)", out,
+                           strerror(errno));
+    }
+    return td_fail(err, "too many %s.topdown-N.json files here: remove some or use -o", base);
+}
+
+static int choose_output(const td_profile_options *opts, const char *app, char *out,
+                         size_t size, int *reserved, td_error *err)
+{
+    *reserved = 0;
+    if (!opts->output) {
+        if (default_output(app, out, size, err))
+            return -1;
+        *reserved = 1;
+        return 0;
+    }
+    snprintf(out, size, "%s", opts->output);
+    if (!opts->force && access(out, F_OK) == 0)
+        return td_fail(err, "%s already exists: add -f to overwrite it, or choose another "
+                       "name with -o", out);
+    if (reserve(out) == 0) {
+        *reserved = 1;
+        return 0;
+    }
+    if (errno == EEXIST)
+        return 0; /* -f: replaced atomically when the result is saved */
+    return td_fail(err, "cannot write %s: %s", out, strerror(errno));
+}
+
+/* ---- running the app ---------------------------------------------------- */
+
+static void set_count(const char *name, long value, long unset)
+{
+    char text[32];
+    if (value == unset) {
+        unsetenv(name);
+        return;
+    }
+    snprintf(text, sizeof text, "%ld", value);
+    setenv(name, text, 1);
+}
+
+static void set_or_unset(const char *name, const char *value)
+{
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+}
+
+/* In the child, before exec: the protocol variables of docs/COLLECTION.md. */
+static void set_child_env(const td_profile_options *opts, const char *lib,
+                          const char *spool, const char *archs)
+{
+    setenv("CUDA_INJECTION64_PATH", lib, 1);
+    setenv("TOPDOWN_SPOOL", spool, 1);
+    setenv("TOPDOWN_ARCHS", archs, 1);
+    set_or_unset("TOPDOWN_ARCH", opts->arch);
+    set_or_unset("TOPDOWN_KERNEL_REGEX", opts->kernel_filter);
+    set_count("TOPDOWN_LAUNCH_SKIP", opts->launch_skip, 0);
+    set_count("TOPDOWN_LAUNCH_COUNT", opts->launch_count, -1);
+    set_count("TOPDOWN_PER_KERNEL", opts->per_kernel, -1);
+}
+
+typedef struct launch_plan {
+    const td_profile_options *opts;
+    const char *app_path;
+    const char *lib;
+    const char *spool;
+    const char *archs;
+} launch_plan;
+
+/* Forks and execs; an exec failure comes back through a close-on-exec pipe
+ * so it is reported as an error rather than as the app's exit code. */
+static pid_t start_app(const launch_plan *plan, td_error *err)
+{
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) != 0)
+        return td_fail(err, "cannot start the app: pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(pipefd[0]);
+        close(pipefd[1]);
+        return td_fail(err, "cannot start the app: fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(pipefd[0]);
+        set_child_env(plan->opts, plan->lib, plan->spool, plan->archs);
+        execv(plan->app_path, plan->opts->app_argv);
+        int code = errno;
+        if (write(pipefd[1], &code, sizeof code) < 0)
+            _exit(127);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    int code = 0;
+    ssize_t n;
+    do
+        n = read(pipefd[0], &code, sizeof code);
+    while (n < 0 && errno == EINTR);
+    close(pipefd[0]);
+    if (n == (ssize_t)sizeof code) {
+        waitpid(pid, NULL, 0);
+        return td_fail(err, "cannot run '%s': %s", plan->app_path, strerror(code));
+    }
+    return pid;
+}
+
+/* While the app runs, topdown itself survives SIGINT/SIGTERM: the app gets
+ * them (from the terminal directly, else forwarded) and topdown keeps what
+ * the app's injection library flushed. */
+static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t got_signal;
+
+static void forward_signal(int sig, siginfo_t *info, void *uctx)
+{
+    (void)uctx;
+    got_signal = sig;
+    /* A terminal's ^C already reached the whole foreground group. */
+    if (child_pid > 0 && info->si_code != SI_KERNEL)
+        kill((pid_t)child_pid, sig);
+}
+
+static void catch_signals(struct sigaction saved[2])
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = forward_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &saved[0]);
+    sigaction(SIGTERM, &sa, &saved[1]);
+}
+
+static void restore_signals(const struct sigaction saved[2])
+{
+    sigaction(SIGINT, &saved[0], NULL);
+    sigaction(SIGTERM, &saved[1], NULL);
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void show_progress(const char *spool, td_spool_progress *p, double elapsed)
+{
+    td_spool_progress_update(spool, p);
+    fprintf(stderr, "\r\033[Ktopdown: %ld kernels profiled (%d pass%s each), %ld launches, "
+            "%.1f s", p->profiled, p->passes, p->passes == 1 ? "" : "es", p->launches,
+            elapsed);
+    fflush(stderr);
+}
+
+/* Waits for the app; with progress on, polls and redraws the line every
+ * half second once the run has lasted a second. */
+static int wait_app(pid_t pid, const char *spool, int progress, int *status)
+{
+    double start = now_seconds(), last = start;
+    td_spool_progress p = {0};
+    int drawn = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, status, progress ? WNOHANG : 0);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR)
+            return -1;
+        if (!progress)
+            continue;
+        struct timespec tick = {0, 100 * 1000 * 1000};
+        nanosleep(&tick, NULL);
+        double t = now_seconds();
+        if (t - start >= 1.0 && t - last >= 0.5) {
+            show_progress(spool, &p, t - start);
+            last = t;
+            drawn = 1;
+        }
+    }
+    if (drawn)
+        fputs("\r\033[K", stderr);
+    return 0;
+}
+
+/* ---- the result --------------------------------------------------------- */
+
+static char *iso_now(void)
+{
+    char buf[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return td_strdup(buf);
+}
+
+static int copy_argv(td_result *res, char **argv)
+{
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    res->argv = calloc(n ? n : 1, sizeof *res->argv);
+    if (!res->argv)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        res->argv[i] = td_strdup(argv[i]);
+        if (!res->argv[i])
+            return -1;
+        res->argc++;
+    }
+    return 0;
+}
+
+static const char *status_of(int app_signal, const td_spool_summary *sum)
+{
+    if (app_signal == SIGINT || app_signal == SIGTERM || got_signal)
+        return "interrupted";
+    if (app_signal)
+        return "crashed";
+    if (sum->processes == 0)
+        return "complete"; /* the app never started CUDA: nothing was lost */
+    return td_spool_complete(sum) ? "complete" : "partial";
+}
+
+/* Why nothing was collected when the injection library never started. */
+static void diagnose_no_cuda(char *msg, size_t size)
+{
+    void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!cuda) {
+        snprintf(msg, size, "no NVIDIA driver here (libcuda.so.1 cannot be loaded), so "
+                 "nothing was profiled: run on a machine with an NVIDIA GPU and driver, or "
+                 "read a result recorded elsewhere with `topdown report FILE`");
+        return;
+    }
+    int (*cu_init)(unsigned) = NULL;
+    *(void **)&cu_init = dlsym(cuda, "cuInit");
+    int rc = cu_init ? cu_init(0) : -1;
+    if (rc == 100 /* CUDA_ERROR_NO_DEVICE */)
+        snprintf(msg, size, "no CUDA GPU is visible (cuInit: no device), so nothing was "
+                 "profiled: check nvidia-smi and CUDA_VISIBLE_DEVICES");
+    else if (rc != 0)
+        snprintf(msg, size, "the CUDA driver failed to start (cuInit error %d), so nothing "
+                 "was profiled: check nvidia-smi", rc);
+    else
+        snprintf(msg, size, "the app never started CUDA, so there was nothing to profile "
+                 "(is it a CUDA program?)");
+    dlclose(cuda);
+}
+
+static void describe_outcome(const td_result *res, const td_spool_summary *sum,
+                             td_profile_outcome *out)
+{
+    char *msg = out->message;
+    size_t size = sizeof out->message;
+    if (sum->errors)
+        snprintf(msg, size, "%s", sum->errors);
+    else if (strcmp(res->status, "crashed") == 0)
+        snprintf(msg, size, "the app died of signal %d (%s); the result is partial: it keeps "
+                 "the %ld launches recorded before", out->app_signal,
+                 strsignal(out->app_signal), sum->launches);
+    else if (strcmp(res->status, "interrupted") == 0)
+        snprintf(msg, size, "interrupted; the result is partial: it keeps the %ld launches "
+                 "recorded before", sum->launches);
+    else if (sum->processes == 0)
+        diagnose_no_cuda(msg, size);
+    else if (sum->launches == 0)
+        snprintf(msg, size, "the app launched no CUDA kernel, so the result holds no "
+                 "launches");
+    else if (strcmp(res->status, "partial") == 0)
+        snprintf(msg, size, "the app ended without topdown's final flush (did it call "
+                 "_exit?); the result is partial");
+    else if (sum->warnings)
+        snprintf(msg, size, "%s", sum->warnings);
+}
+
+static char *join_notes(const td_spool_summary *sum)
+{
+    if (!sum->errors && !sum->warnings)
+        return NULL;
+    size_t len = (sum->errors ? strlen(sum->errors) : 0) +
+                 (sum->warnings ? strlen(sum->warnings) : 0) + 4;
+    char *note = malloc(len);
+    if (note)
+        snprintf(note, len, "%s%s%s", sum->errors ? sum->errors : "",
+                 sum->errors && sum->warnings ? "; " : "", sum->warnings ? sum->warnings : "");
+    return note;
+}
+
+static int build_result(const td_profile_options *opts, const char *spool, int status,
+                        td_profile_outcome *out, td_error *err)
+{
+    td_result res;
+    td_spool_summary sum;
+    memset(&res, 0, sizeof res);
+    if (td_spool_load(spool, &res, &sum, err)) {
+        td_result_free(&res);
+        return td_fail_context(err, "the app ran but its collection spool is unreadable "
+                               "(kept for a bug report)");
+    }
+    out->app_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    out->app_exit_code = out->app_signal ? 128 + out->app_signal : WEXITSTATUS(status);
+    out->launches = sum.launches;
+    out->profiled = sum.profiled;
+    out->passes = sum.passes;
+    res.exit_code = out->app_signal ? -1 : out->app_exit_code;
+    res.term_signal = out->app_signal;
+    res.tool_version = td_strdup(TOPDOWN_VERSION);
+    res.created = iso_now();
+    res.status = td_strdup(status_of(out->app_signal, &sum));
+    res.note = join_notes(&sum);
+    int rc = copy_argv(&res, opts->app_argv) ? td_fail(err, "out of memory") : 0;
+    if (rc == 0 && res.status)
+        describe_outcome(&res, &sum, out);
+    if (rc == 0)
+        rc = td_result_save(out->result_path, &res, err);
+    out->result_written = rc == 0;
+    td_spool_summary_free(&sum);
+    td_result_free(&res);
+    return rc;
+}
+
+/* ---- the whole run ------------------------------------------------------ */
+
+static int check_options(const td_profile_options *opts, td_error *err)
+{
+    if (opts->kernel_filter) {
+        regex_t re;
+        int rc = regcomp(&re, opts->kernel_filter, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char why[256];
+            regerror(rc, &re, why, sizeof why);
+            return td_fail(err, "bad kernel-name regex '%s': %s", opts->kernel_filter, why);
+        }
+        regfree(&re);
+    }
+    return 0;
+}
+
+static int run_and_collect(const launch_plan *plan, td_profile_outcome *out, td_error *err)
+{
+    int fd = open(plan->spool, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return td_fail(err, "cannot create %s: %s", plan->spool, strerror(errno));
+    close(fd);
+    struct sigaction saved[2];
+    got_signal = 0;
+    catch_signals(saved);
+    pid_t pid = start_app(plan, err);
+    if (pid < 0) {
+        restore_signals(saved);
+        unlink(plan->spool);
+        return -1;
+    }
+    child_pid = pid;
+    int status = 0;
+    int progress = plan->opts->progress && isatty(STDERR_FILENO);
+    int waited = wait_app(pid, plan->spool, progress, &status);
+    child_pid = 0;
+    restore_signals(saved);
+    if (waited)
+        return td_fail(err, "lost track of the app: waitpid: %s", strerror(errno));
+    if (build_result(plan->opts, plan->spool, status, out, err))
+        return -1;
+    if (!getenv("TOPDOWN_KEEP_SPOOL"))
+        unlink(plan->spool);
+    return 0;
+}
+
+int td_profile_run(const td_profile_options *opts, td_profile_outcome *out, td_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char app[PATH_MAX], lib[PATH_MAX], archs[PATH_MAX], spool[PATH_MAX + 8];
+    int reserved = 0;
+    if (!opts->app_argv || !opts->app_argv[0])
+        return td_fail(err, "no app to profile: topdown [options] [--] APP [ARGS...]");
+    if (check_options(opts, err) || resolve_app(opts->app_argv[0], app, sizeof app, err) ||
+        find_inject_lib(lib, sizeof lib, err) ||
+        td_arch_default_dir(archs, sizeof archs, err) ||
+        choose_output(opts, opts->app_argv[0], out->result_path, sizeof out->result_path,
+                      &reserved, err))
+        return -1;
+    char archs_abs[PATH_MAX];
+    if (realpath(archs, archs_abs))
+        snprintf(archs, sizeof archs, "%s", archs_abs);
+    /* Absolute: the app may change folder before it starts CUDA. */
+    char result_abs[PATH_MAX];
+    if (!realpath(out->result_path, result_abs))
+        snprintf(result_abs, sizeof result_abs, "%s", out->result_path);
+    snprintf(spool, sizeof spool, "%s.spool", result_abs);
+    launch_plan plan = {opts, app, lib, spool, archs};
+    if (run_and_collect(&plan, out, err)) {
+        if (reserved)
+            unlink(out->result_path);
+        return -1;
+    }
+    return 0;
+}

@@ -25,6 +25,11 @@ typedef struct td_profile_outcome {
     int app_exit_code;    /* what topdown exits with: the app's code, 128+sig if killed */
     int app_signal;       /* signal that ended the app, 0 if none */
     long launches;        /* kernel launches seen */
+    long profiled;        /* of which with counters */
+    int passes;           /* replay passes the counter set needed (most over devices) */
+    char message[1024];   /* one line for main to print when the result is partial,
+                             empty or came with errors (no driver, no permission,
+                             crash...); "" when there is nothing to say */
 } td_profile_outcome;
 
 /* Fails only where no result can be written (app not found, output exists

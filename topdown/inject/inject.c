@@ -1,1 +1,754 @@
-/* being written */
+/* libtopdown_inject.so: loaded into the app by the CUDA driver through
+ * CUDA_INJECTION64_PATH. It sees every kernel launch through CUPTI driver
+ * callbacks, profiles the chosen ones with the Range Profiler (one profiler
+ * per context), times all of them with the activity API, and writes what it
+ * learns to the spool named by TOPDOWN_SPOOL (docs/COLLECTION.md). It never
+ * stops the app: problems become error records in the spool. */
+#include <cuda.h>
+#include <cupti.h>
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "activity.h"
+#include "arch.h"
+#include "kernels.h"
+#include "range_profiler.h"
+#include "spool.h"
+#include "spool_writer.h"
+
+#define TD_EXPORT __attribute__((visibility("default")))
+enum { MAX_METRICS = 128, DEFAULT_BATCH = 64, MAX_BATCH = 4096 };
+
+/* One launch waiting in a context's open batch for its counters. */
+typedef struct launch_rec {
+    uint64_t id;
+    uint32_t corr;
+    td_kernel *kernel;
+    unsigned grid[3], block[3];
+    uint32_t stream;
+    int failed; /* the launch call returned an error: it made no range */
+} launch_rec;
+
+typedef struct ctx_state {
+    CUcontext ctx;
+    uint32_t uid;         /* CUPTI's context id, also in activity records */
+    int profiling;        /* the Range Profiler is set up on it */
+    td_rp rp;
+    const char *metrics[MAX_METRICS];
+    size_t n_metrics;
+    int duration_index;   /* metric giving duration_ns, -1 if none */
+    launch_rec *window;   /* launches of the open batch, in launch order */
+    size_t n_window;
+    int warned_mismatch;
+    struct ctx_state *next;
+} ctx_state;
+
+static struct {
+    pthread_mutex_t lock;     /* recursive; held from launch enter to exit */
+    int initialized;
+    pid_t pid;
+    CUpti_SubscriberHandle subscriber;
+    td_arch_set archs;
+    int archs_tried;
+    td_filter filter;
+    size_t batch;
+    ctx_state *contexts;
+    launch_rec current;       /* the launch between its enter and exit */
+    ctx_state *current_ctx;
+    int current_profiled;
+    atomic_uint_fast64_t next_id;
+    long launches;
+    long profiled;
+    uint64_t t0;
+} g;
+
+/* Set while this thread runs our code or holds g.lock through a launch:
+ * a signal arriving then must not flush (the state is mid-change). */
+static _Thread_local int in_our_code;
+static _Thread_local int holding_launch;
+
+static uint64_t next_launch_id(void)
+{
+    return atomic_fetch_add(&g.next_id, 1);
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static cJSON *dims_json(const unsigned v[3])
+{
+    int ints[3] = {(int)v[0], (int)v[1], (int)v[2]};
+    return cJSON_CreateIntArray(ints, 3);
+}
+
+static int all_finite(const double *values, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(values[i] >= 0 && values[i] <= 1e300))
+            return 0;
+    return 1;
+}
+
+static void emit_launch(const ctx_state *c, const launch_rec *l, const double *values)
+{
+    cJSON *rec = td_sw_record("launch");
+    if (!rec)
+        return;
+    cJSON_AddNumberToObject(rec, "context", c->uid);
+    cJSON_AddNumberToObject(rec, "id", (double)l->id);
+    cJSON_AddNumberToObject(rec, "corr", l->corr);
+    cJSON_AddStringToObject(rec, "kernel", l->kernel ? l->kernel->name : "?");
+    if (l->kernel)
+        cJSON_AddStringToObject(rec, "mangled", l->kernel->mangled);
+    cJSON_AddItemToObject(rec, "grid", dims_json(l->grid));
+    cJSON_AddItemToObject(rec, "block", dims_json(l->block));
+    cJSON_AddNumberToObject(rec, "stream", l->stream);
+    if (values && !all_finite(values, c->n_metrics)) {
+        td_sw_warning("launch %llu (%s): CUPTI gave a value that is not a count; its "
+                      "counters are left out", (unsigned long long)l->id,
+                      l->kernel ? l->kernel->name : "?");
+        values = NULL;
+    }
+    if (values) {
+        if (c->duration_index >= 0)
+            cJSON_AddNumberToObject(rec, "duration_ns", values[c->duration_index]);
+        cJSON_AddItemToObject(rec, "counters",
+                              cJSON_CreateDoubleArray(values, (int)c->n_metrics));
+        g.profiled++;
+    }
+    td_sw_emit(rec);
+}
+
+/* ---- batches of profiled launches --------------------------------------- */
+
+static void stop_profiling(ctx_state *c, const char *why)
+{
+    char what[256];
+    td_rp_describe(&c->rp, what, sizeof what);
+    td_sw_error("profiler_failed", "context %u: %s (%s); later launches are timed only",
+                c->uid, why, what);
+    td_rp_close(&c->rp);
+    c->profiling = 0;
+}
+
+/* TOPDOWN_DEBUG: what CUPTI decoded for each batch, to check that ranges
+ * and launches pair up. */
+static void emit_batch_debug(ctx_state *c, int decoded, size_t ranges, size_t dropped,
+                             size_t expected)
+{
+    cJSON *rec = td_sw_record("debug");
+    if (!rec)
+        return;
+    cJSON_AddNumberToObject(rec, "context", c->uid);
+    cJSON_AddBoolToObject(rec, "decoded", decoded);
+    cJSON_AddNumberToObject(rec, "ranges", (double)ranges);
+    cJSON_AddNumberToObject(rec, "dropped", (double)dropped);
+    cJSON_AddNumberToObject(rec, "launches", (double)expected);
+    cJSON *names = cJSON_AddArrayToObject(rec, "range_names");
+    for (size_t r = 0; decoded && r < ranges && r < 16; r++) {
+        const char *name = td_rp_range_name(&c->rp, r);
+        cJSON_AddItemToArray(names, cJSON_CreateString(name ? name : "?"));
+    }
+    cJSON *ids = cJSON_AddArrayToObject(rec, "launch_ids");
+    for (size_t i = 0; i < c->n_window && i < 16; i++)
+        cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)c->window[i].id));
+    td_sw_emit(rec);
+}
+
+/* Stops the profiler, decodes the batch, writes its launches in launch
+ * order (ranges come in the same order), and re-arms the image. */
+static void close_window(ctx_state *c)
+{
+    if (!c->profiling || (!c->rp.started && c->n_window == 0))
+        return;
+    size_t ranges = 0, dropped = 0, expected = 0;
+    /* At exit or on a signal the context may not be current here. */
+    int pushed = cuCtxPushCurrent(c->ctx) == CUDA_SUCCESS;
+    int decoded = td_rp_stop(&c->rp, &ranges, &dropped) == 0;
+    for (size_t i = 0; i < c->n_window; i++)
+        expected += !c->window[i].failed;
+    if (decoded && (ranges != expected || dropped) && !c->warned_mismatch) {
+        c->warned_mismatch = 1;
+        td_sw_warning("context %u: CUPTI decoded %zu ranges (%zu dropped) for %zu launches; "
+                      "counters were matched to launches in order", c->uid, ranges, dropped,
+                      expected);
+    }
+    if (getenv("TOPDOWN_DEBUG"))
+        emit_batch_debug(c, decoded, ranges, dropped, expected);
+    double values[MAX_METRICS];
+    size_t range = 0;
+    for (size_t i = 0; i < c->n_window; i++) {
+        const launch_rec *l = &c->window[i];
+        if (l->failed)
+            continue;
+        int have = decoded && range < ranges && td_rp_eval(&c->rp, range, values) == 0;
+        range++;
+        emit_launch(c, l, have ? values : NULL);
+    }
+    c->n_window = 0;
+    if (!decoded)
+        stop_profiling(c, "decoding the counters failed");
+    else if (td_rp_rearm(&c->rp) != 0)
+        stop_profiling(c, "re-arming the counter-data image failed");
+    if (pushed) {
+        CUcontext popped;
+        cuCtxPopCurrent(&popped);
+    }
+}
+
+static int add_to_window(ctx_state *c, const launch_rec *l)
+{
+    if (c->n_window >= g.batch)
+        close_window(c);
+    if (!c->profiling)
+        return 0;
+    if (td_rp_start(&c->rp) != 0) {
+        stop_profiling(c, "starting the profiler failed");
+        return 0;
+    }
+    c->window[c->n_window++] = *l;
+    return 1;
+}
+
+/* ---- contexts ----------------------------------------------------------- */
+
+static const td_arch *choose_arch(const char *chip, int major, int minor)
+{
+    if (!g.archs_tried) {
+        g.archs_tried = 1;
+        char dir[4096];
+        td_error err = {{0}};
+        const char *env = getenv("TOPDOWN_ARCHS");
+        if (env && *env)
+            snprintf(dir, sizeof dir, "%s", env);
+        else if (td_arch_default_dir(dir, sizeof dir, &err) != 0)
+            dir[0] = '\0';
+        if (!dir[0] || td_arch_load_dir(dir, &g.archs, &err) != 0)
+            td_sw_error("arch_tables", "cannot load the arch tables: %s", err.msg);
+    }
+    const char *forced = getenv("TOPDOWN_ARCH");
+    if (forced && *forced)
+        return td_arch_find(&g.archs, forced);
+    const td_arch *arch = td_arch_for_chip(&g.archs, chip);
+    return arch ? arch : td_arch_for_cc(&g.archs, major, minor);
+}
+
+static const char *support_problem(CUdevice dev)
+{
+    CUpti_Profiler_DeviceSupported_Params p = {.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+    p.cuDevice = dev;
+    p.api = CUPTI_PROFILER_RANGE_PROFILING;
+    if (cuptiProfilerDeviceSupported(&p) != CUPTI_SUCCESS ||
+        p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+        return NULL;
+    if (p.vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED)
+        return "profiling is disabled on this vGPU (ask the host's admin to enable it)";
+    if (p.vGpu == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
+        return "this vGPU does not support profiling";
+    if (p.confidentialCompute == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
+        return "profiling is not possible with confidential computing on";
+    if (p.cmp == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
+        return "crypto-mining processors (CMP) cannot be profiled";
+    if (p.sli == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
+        return "profiling is not possible with SLI on";
+    if (p.wsl == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
+        return "this WSL setup does not support profiling";
+    if (p.architecture == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
+        return "the Range Profiler does not support this GPU";
+    return NULL;
+}
+
+static void report_open_failure(const ctx_state *c, const char *gpu)
+{
+    char what[256];
+    td_rp_describe(&c->rp, what, sizeof what);
+    if (c->rp.failure == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
+        td_sw_error("insufficient_privileges",
+                    "reading GPU performance counters is restricted to administrators on "
+                    "this machine (%s): run topdown as root, or load the nvidia module with "
+                    "NVreg_RestrictProfilingToAdminUsers=0 "
+                    "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)", what);
+    else
+        td_sw_error("profiler_failed", "cannot profile %s, context %u (%s); its launches "
+                    "are timed only", gpu, c->uid, what);
+}
+
+static int metric_index(const ctx_state *c, const char *name)
+{
+    for (size_t i = 0; name && i < c->n_metrics; i++)
+        if (strcmp(c->metrics[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Picks the arch table and sets the Range Profiler up; problems are error
+ * records, and the context's launches are then only timed. */
+static const td_arch *setup_profiler(ctx_state *c, CUdevice dev, const char *gpu,
+                                     const char *chip, int major, int minor)
+{
+    if (major * 10 + minor < 75) {
+        td_sw_error("unsupported_gpu", "%s is CC %d.%d: the CUPTI Range Profiler needs Turing "
+                    "(CC 7.5) or newer; profile with nvprof and read its CSV with "
+                    "`topdown import-nvprof` (legacy tables, MODEL.md section 5)", gpu,
+                    major, minor);
+        return NULL;
+    }
+    const td_arch *arch = choose_arch(chip, major, minor);
+    const char *forced = getenv("TOPDOWN_ARCH");
+    if (!arch) {
+        td_sw_error("no_arch_table", forced && *forced
+                    ? "no arch table named '%s': `topdown list-archs` shows them"
+                    : "no arch table for chip %s (CC %d.%d): add one to archs/ "
+                    "(docs/ARCH_TABLES.md) or force one with --arch",
+                    forced && *forced ? forced : chip, major, minor);
+        return NULL;
+    }
+    if (arch->source != TD_SOURCE_RANGE_PROFILER) {
+        td_sw_error("no_arch_table", "arch table %s holds nvprof metrics, which the Range "
+                    "Profiler cannot collect; choose a CC >= 7.5 table", arch->name);
+        return NULL;
+    }
+    const char *problem = support_problem(dev);
+    if (problem) {
+        td_sw_error("unsupported_gpu", "cannot profile %s: %s", gpu, problem);
+        return arch;
+    }
+    c->n_metrics = td_arch_metrics(arch, c->metrics, MAX_METRICS);
+    c->duration_index = metric_index(c, arch->counter[TD_C_DURATION_NS]);
+    c->window = calloc(g.batch, sizeof *c->window);
+    if (!c->window || td_rp_open(&c->rp, c->ctx, chip, c->metrics, c->n_metrics, g.batch)) {
+        report_open_failure(c, gpu);
+        td_rp_close(&c->rp);
+        c->n_metrics = 0;
+        return arch;
+    }
+    c->profiling = 1;
+    return arch;
+}
+
+static void emit_device(const ctx_state *c, uint32_t device, const char *gpu,
+                        const char *chip, int major, int minor, int sms, const td_arch *arch)
+{
+    cJSON *rec = td_sw_record("device");
+    if (!rec)
+        return;
+    int cc[2] = {major, minor};
+    cJSON_AddNumberToObject(rec, "context", c->uid);
+    cJSON_AddNumberToObject(rec, "device", device);
+    cJSON_AddStringToObject(rec, "name", gpu);
+    cJSON_AddStringToObject(rec, "chip", chip);
+    cJSON_AddItemToObject(rec, "cc", cJSON_CreateIntArray(cc, 2));
+    cJSON_AddNumberToObject(rec, "sm_count", sms);
+    cJSON_AddStringToObject(rec, "arch", arch ? arch->name : "none");
+    cJSON_AddNumberToObject(rec, "passes", c->profiling ? (double)c->rp.passes : 0);
+    cJSON_AddNumberToObject(rec, "batch", (double)g.batch);
+    cJSON_AddItemToObject(rec, "metrics", cJSON_CreateStringArray(c->metrics,
+                                                                   (int)c->n_metrics));
+    td_sw_emit(rec);
+}
+
+static void setup_context(ctx_state *c)
+{
+    uint32_t device = 0;
+    CUdevice dev = 0;
+    char gpu[256] = "unknown GPU";
+    int major = 0, minor = 0, sms = 0;
+    cuptiGetDeviceId(c->ctx, &device);
+    cuDeviceGet(&dev, (int)device);
+    cuDeviceGetName(gpu, sizeof gpu, dev);
+    cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+    cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+    CUpti_Device_GetChipName_Params chip = {.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    chip.deviceIndex = device;
+    if (cuptiDeviceGetChipName(&chip) != CUPTI_SUCCESS || !chip.pChipName)
+        chip.pChipName = "unknown";
+    c->duration_index = -1;
+    const td_arch *arch = setup_profiler(c, dev, gpu, chip.pChipName, major, minor);
+    emit_device(c, device, gpu, chip.pChipName, major, minor, sms, arch);
+}
+
+static ctx_state *context_for(CUcontext ctx, uint32_t uid)
+{
+    for (ctx_state *c = g.contexts; c; c = c->next)
+        if (c->uid == uid)
+            return c;
+    ctx_state *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->ctx = ctx;
+    c->uid = uid;
+    setup_context(c);
+    c->next = g.contexts;
+    g.contexts = c;
+    return c;
+}
+
+static void forget_context(uint32_t uid)
+{
+    for (ctx_state **p = &g.contexts; *p; p = &(*p)->next) {
+        ctx_state *c = *p;
+        if (c->uid != uid)
+            continue;
+        close_window(c);
+        td_rp_close(&c->rp);
+        *p = c->next;
+        free(c->window);
+        free(c);
+        return;
+    }
+}
+
+/* ---- launches ----------------------------------------------------------- */
+
+static int is_per_thread(CUpti_CallbackId cbid)
+{
+    return cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+           cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
+}
+
+/* Grid, block and stream from the launch call's parameters. The _ptsz
+ * variants have the same layout as the plain ones. */
+static CUfunction read_shape(CUpti_CallbackId cbid, const void *params, launch_rec *l,
+                             CUstream *stream)
+{
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
+        cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
+        const cuLaunchKernelEx_params *p = params;
+        const CUlaunchConfig *cfg = p->config;
+        if (cfg) {
+            unsigned grid[3] = {cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ};
+            unsigned block[3] = {cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ};
+            memcpy(l->grid, grid, sizeof grid);
+            memcpy(l->block, block, sizeof block);
+            *stream = cfg->hStream;
+        }
+        return p->f;
+    }
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
+        cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz) {
+        const cuLaunchCooperativeKernel_params *p = params;
+        unsigned grid[3] = {p->gridDimX, p->gridDimY, p->gridDimZ};
+        unsigned block[3] = {p->blockDimX, p->blockDimY, p->blockDimZ};
+        memcpy(l->grid, grid, sizeof grid);
+        memcpy(l->block, block, sizeof block);
+        *stream = p->hStream;
+        return p->f;
+    }
+    const cuLaunchKernel_params *p = params;
+    unsigned grid[3] = {p->gridDimX, p->gridDimY, p->gridDimZ};
+    unsigned block[3] = {p->blockDimX, p->blockDimY, p->blockDimZ};
+    memcpy(l->grid, grid, sizeof grid);
+    memcpy(l->block, block, sizeof block);
+    *stream = p->hStream;
+    return p->f;
+}
+
+/* A launch into a stream being captured only adds a node to a CUDA graph:
+ * nothing runs now, so it is neither a launch nor a range. */
+static int is_captured(CUstream stream, int per_thread)
+{
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (!stream && per_thread)
+        stream = CU_STREAM_PER_THREAD;
+    if (cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS)
+        return 0;
+    return status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+    pthread_mutex_lock(&g.lock);
+    holding_launch = 1;
+    in_our_code = 1;
+    launch_rec l = {.corr = cb->correlationId};
+    CUstream stream = NULL;
+    CUfunction f = read_shape(cbid, cb->functionParams, &l, &stream);
+    g.current_ctx = NULL;
+    if (is_captured(stream, is_per_thread(cbid))) {
+        in_our_code = 0;
+        return; /* its kernels show up as graph launches when the graph runs */
+    }
+    ctx_state *c = context_for(cb->context, cb->contextUid);
+    l.id = next_launch_id();
+    cuptiGetStreamIdEx(cb->context, stream, (uint8_t)is_per_thread(cbid), &l.stream);
+    const char *mangled = cb->symbolName;
+    if (!mangled && f)
+        cuFuncGetName(&mangled, f);
+    l.kernel = td_kernel_get(mangled, &g.filter);
+    int profile = 0;
+    if (c && c->profiling && l.kernel)
+        profile = td_filter_decide(&g.filter, l.kernel) && add_to_window(c, &l);
+    else if (l.kernel)
+        l.kernel->launches++;
+    if (c && !profile)
+        close_window(c); /* this launch must not become a range */
+    g.current = l;
+    g.current_ctx = c;
+    g.current_profiled = profile;
+    in_our_code = 0;
+    /* g.lock stays held until the exit callback of this launch, so no
+     * other thread can stop the profiler while this kernel is launched. */
+}
+
+static void launch_exit(const CUpti_CallbackData *cb)
+{
+    if (!holding_launch)
+        return;
+    in_our_code = 1;
+    ctx_state *c = g.current_ctx;
+    const CUresult *ret = cb->functionReturnValue;
+    int ok = !ret || *ret == CUDA_SUCCESS;
+    if (c && g.current_profiled) {
+        if (!ok && c->n_window > 0)
+            c->window[c->n_window - 1].failed = 1;
+        if (c->n_window >= g.batch)
+            close_window(c);
+    } else if (c && ok) {
+        emit_launch(c, &g.current, NULL);
+    }
+    g.launches += c && ok;
+    g.current_ctx = NULL;
+    in_our_code = 0;
+    holding_launch = 0;
+    pthread_mutex_unlock(&g.lock);
+}
+
+/* A graph launch runs kernels no launch callback sees: they must not fall
+ * into an open batch. Activity records time them. */
+static void graph_launch(const CUpti_CallbackData *cb)
+{
+    if (cb->callbackSite != CUPTI_API_ENTER)
+        return;
+    pthread_mutex_lock(&g.lock);
+    in_our_code = 1;
+    ctx_state *c = context_for(cb->context, cb->contextUid);
+    if (c)
+        close_window(c);
+    in_our_code = 0;
+    pthread_mutex_unlock(&g.lock);
+}
+
+static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+        cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) {
+        graph_launch(cb);
+        return;
+    }
+    if (cb->callbackSite == CUPTI_API_ENTER)
+        launch_enter(cbid, cb);
+    else
+        launch_exit(cb);
+}
+
+static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
+{
+    if (cbid != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
+        return;
+    uint32_t uid = 0;
+    if (cuptiGetContextId(rd->context, &uid) != CUPTI_SUCCESS)
+        return;
+    pthread_mutex_lock(&g.lock);
+    in_our_code = 1;
+    forget_context(uid);
+    td_activity_flush();
+    in_our_code = 0;
+    pthread_mutex_unlock(&g.lock);
+}
+
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
+                                 CUpti_CallbackId cbid, const void *data)
+{
+    (void)userdata;
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+        on_driver(cbid, data);
+    else if (domain == CUPTI_CB_DOMAIN_RESOURCE)
+        on_resource(cbid, data);
+}
+
+/* ---- flushing at exit and on signals ------------------------------------ */
+
+static void flush_all(void)
+{
+    for (ctx_state *c = g.contexts; c; c = c->next)
+        close_window(c);
+    td_activity_flush();
+}
+
+static void emit_end(void)
+{
+    cJSON *rec = td_sw_record("end");
+    if (!rec)
+        return;
+    cJSON_AddNumberToObject(rec, "launches", (double)g.launches);
+    cJSON_AddNumberToObject(rec, "profiled", (double)g.profiled);
+    td_sw_emit(rec);
+}
+
+static void at_exit(void)
+{
+    if (getpid() != g.pid)
+        return; /* a fork()ed child: the parent flushes its own state */
+    pthread_mutex_lock(&g.lock);
+    in_our_code = 1;
+    flush_all();
+    emit_end();
+    in_our_code = 0;
+    pthread_mutex_unlock(&g.lock);
+}
+
+static const int handled_signals[] = {SIGINT, SIGTERM, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+static struct sigaction previous[65];
+
+/* The process is about to die of sig: keep what was measured. Not every
+ * call here is async-signal-safe, so it only runs when no thread is inside
+ * topdown's code, and an alarm ends the process if it hangs. */
+static void flush_before_dying(int sig)
+{
+    if (in_our_code || getpid() != g.pid || pthread_mutex_trylock(&g.lock) != 0)
+        return;
+    alarm(10);
+    in_our_code = 1;
+    flush_all();
+    cJSON *rec = td_sw_record("signal");
+    if (rec) {
+        cJSON_AddNumberToObject(rec, "signal", sig);
+        td_sw_emit(rec);
+    }
+    in_our_code = 0;
+    pthread_mutex_unlock(&g.lock);
+    alarm(0);
+}
+
+static void on_signal(int sig, siginfo_t *info, void *uctx)
+{
+    int saved_errno = errno;
+    struct sigaction *prev = &previous[sig];
+    if (prev->sa_flags & SA_SIGINFO) {
+        prev->sa_sigaction(sig, info, uctx); /* the app handles it */
+    } else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
+        prev->sa_handler(sig);
+    } else if (prev->sa_handler == SIG_DFL) {
+        flush_before_dying(sig);
+        sigaction(sig, prev, NULL); /* die as the app would have */
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+        raise(sig);
+    }
+    errno = saved_errno;
+}
+
+static void install_signal_handlers(void)
+{
+    for (size_t i = 0; i < sizeof handled_signals / sizeof *handled_signals; i++) {
+        int sig = handled_signals[i];
+        if (sigaction(sig, NULL, &previous[sig]) != 0 || previous[sig].sa_handler == SIG_IGN)
+            continue; /* an ignored signal stays ignored */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_signal;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sig, &sa, NULL);
+    }
+}
+
+/* ---- initialisation ----------------------------------------------------- */
+
+static const CUpti_CallbackId launch_callbacks[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+};
+
+static void emit_start(void)
+{
+    cJSON *rec = td_sw_record("start");
+    if (!rec)
+        return;
+    cJSON_AddStringToObject(rec, "format", TD_SPOOL_FORMAT);
+    cJSON_AddStringToObject(rec, "tool_version", TOPDOWN_VERSION);
+    td_sw_emit(rec);
+}
+
+static size_t batch_from_env(void)
+{
+    const char *text = getenv("TOPDOWN_BATCH");
+    long v = text ? strtol(text, NULL, 10) : 0;
+    if (v <= 0)
+        return DEFAULT_BATCH;
+    return v > MAX_BATCH ? MAX_BATCH : (size_t)v;
+}
+
+static int subscribe(void)
+{
+    CUptiResult res = cuptiSubscribe(&g.subscriber, on_callback, NULL);
+    if (res == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+        td_sw_error("multiple_subscribers",
+                    "another profiler is already attached to this process "
+                    "(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): run topdown on its own, "
+                    "not under ncu, nsys or another CUPTI-based tool");
+        return -1;
+    }
+    if (res != CUPTI_SUCCESS) {
+        const char *name = "?";
+        cuptiGetResultString(res, &name);
+        td_sw_error("cupti_failed", "CUPTI could not attach to the app (cuptiSubscribe: %s)",
+                    name);
+        return -1;
+    }
+    cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                        CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    for (size_t i = 0; i < sizeof launch_callbacks / sizeof *launch_callbacks; i++)
+        cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, launch_callbacks[i]);
+    return 0;
+}
+
+TD_EXPORT int InitializeInjection(void)
+{
+    if (g.initialized)
+        return 1;
+    g.initialized = 1;
+    g.pid = getpid();
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&g.lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+
+    const char *spool = getenv("TOPDOWN_SPOOL");
+    if (!spool || !*spool || td_sw_open(spool) != 0)
+        return 1; /* nowhere to report: stay out of the app's way */
+    emit_start();
+    atexit(at_exit);
+    char msg[512];
+    if (td_filter_from_env(&g.filter, msg, sizeof msg) != 0)
+        td_sw_error("bad_option", "%s; every launch is profiled", msg);
+    g.batch = batch_from_env();
+    free(td_demangle("_Z4warmv")); /* load the demangler before threads race */
+    cuptiGetTimestamp(&g.t0);
+    if (subscribe() != 0)
+        return 1;
+    if (!getenv("TOPDOWN_NO_TIMING") && td_activity_start(g.t0, next_launch_id) != 0)
+        td_sw_warning("CUPTI kernel timing is unavailable: unprofiled launches have no "
+                      "duration");
+    install_signal_handlers();
+    return 1;
+}

@@ -1,0 +1,178 @@
+// td_smoke: a small CUDA program with kernels of known character, used by
+// topdown's GPU tests and by benchmarks/ncu_compare.sh. Each kernel goes
+// through a different launch path, so the injection library's callbacks
+// are all exercised:
+//   fma_chain      <<<>>>                     compute bound, dependent FMAs
+//   divergent      <<<>>>                     half of each warp idles
+//   triad          <<<>>>                     streams memory
+//   block_reduce   <<<>>>                     shared memory and barriers
+//   scale<float>   cudaLaunchKernelEx         a template (demangling)
+//   coop_sum       cudaLaunchCooperativeKernel
+//
+// Options: --repeat N (default 1), --exit CODE, --crash (SIGSEGV after
+// the kernels), --raise SIG (raise a signal after the kernels),
+// --no-kernel, --graph (also launch a CUDA graph of two kernels).
+#include <cuda_runtime.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK(call)                                                            \
+    do {                                                                       \
+        cudaError_t e_ = (call);                                               \
+        if (e_ != cudaSuccess) {                                               \
+            fprintf(stderr, "td_smoke: %s: %s\n", #call, cudaGetErrorString(e_)); \
+            exit(2);                                                           \
+        }                                                                      \
+    } while (0)
+
+__global__ void fma_chain(float *out, int iters)
+{
+    float x = threadIdx.x * 1e-3f, y = 1.0001f;
+    for (int i = 0; i < iters; i++)
+        x = fmaf(x, y, 1e-4f);
+    out[blockIdx.x * blockDim.x + threadIdx.x] = x;
+}
+
+__global__ void divergent(float *out, int iters)
+{
+    float x = threadIdx.x;
+    if (threadIdx.x & 1) {
+        for (int i = 0; i < iters; i++)
+            x = x * 0.999f + 1.0f;
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = x;
+}
+
+__global__ void triad(const float *a, const float *b, float *c, float s, size_t n)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride)
+        c[i] = a[i] + s * b[i];
+}
+
+__global__ void block_reduce(const float *in, float *out, size_t n)
+{
+    __shared__ float partial[256];
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    partial[threadIdx.x] = i < n ? in[i] : 0.0f;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s)
+            partial[threadIdx.x] += partial[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        out[blockIdx.x] = partial[0];
+}
+
+template <typename T> __global__ void scale(T *x, T s, size_t n)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] *= s;
+}
+
+__global__ void coop_sum(const float *in, float *out, int n)
+{
+    float acc = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        acc += in[i];
+    atomicAdd(out, acc);
+}
+
+struct buffers {
+    float *a, *b, *c, *small;
+    size_t n;
+};
+
+static void run_once(const buffers &m, cudaStream_t stream)
+{
+    fma_chain<<<264, 256, 0, stream>>>(m.small, 2048);
+    divergent<<<264, 256, 0, stream>>>(m.small, 1024);
+    triad<<<1056, 256, 0, stream>>>(m.a, m.b, m.c, 3.0f, m.n);
+    block_reduce<<<(unsigned)((m.n + 255) / 256), 256, 0, stream>>>(m.a, m.c, m.n);
+
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)((m.n + 255) / 256));
+    cfg.blockDim = dim3(256);
+    cfg.stream = stream;
+    CHECK(cudaLaunchKernelEx(&cfg, scale<float>, m.b, 0.5f, m.n));
+
+    int n = (int)m.n;
+    float *in = m.a, *out = m.small;
+    void *args[] = {&in, &out, &n};
+    CHECK(cudaLaunchCooperativeKernel((void *)coop_sum, dim3(132), dim3(256), args, 0, stream));
+}
+
+static void run_graph(const buffers &m, cudaStream_t stream)
+{
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    fma_chain<<<132, 128, 0, stream>>>(m.small, 256);
+    divergent<<<132, 128, 0, stream>>>(m.small, 256);
+    CHECK(cudaStreamEndCapture(stream, &graph));
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    CHECK(cudaGraphLaunch(exec, stream));
+    CHECK(cudaStreamSynchronize(stream));
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaGraphDestroy(graph));
+}
+
+int main(int argc, char **argv)
+{
+    int repeat = 1, exit_code = 0, crash = 0, raise_sig = 0, no_kernel = 0, graph = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+            repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--exit") && i + 1 < argc)
+            exit_code = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--raise") && i + 1 < argc)
+            raise_sig = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--crash"))
+            crash = 1;
+        else if (!strcmp(argv[i], "--no-kernel"))
+            no_kernel = 1;
+        else if (!strcmp(argv[i], "--graph"))
+            graph = 1;
+        else {
+            fprintf(stderr, "td_smoke: unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
+    buffers m;
+    m.n = (size_t)1 << 24; /* 64 MiB a buffer: more than the L2 */
+    CHECK(cudaMalloc(&m.a, m.n * sizeof(float)));
+    CHECK(cudaMalloc(&m.b, m.n * sizeof(float)));
+    CHECK(cudaMalloc(&m.c, m.n * sizeof(float)));
+    CHECK(cudaMalloc(&m.small, 264 * 256 * sizeof(float)));
+    CHECK(cudaMemset(m.a, 0, m.n * sizeof(float)));
+    CHECK(cudaMemset(m.b, 0, m.n * sizeof(float)));
+    cudaStream_t stream;
+    CHECK(cudaStreamCreate(&stream));
+    int launches = 0;
+    for (int r = 0; r < repeat && !no_kernel; r++) {
+        run_once(m, stream);
+        launches += 6;
+    }
+    if (graph && !no_kernel) {
+        run_graph(m, stream);
+        launches += 2;
+    }
+    CHECK(cudaStreamSynchronize(stream));
+    printf("td_smoke: %d kernel launches done\n", launches);
+    fflush(stdout);
+    if (crash)
+        raise(SIGSEGV);
+    if (raise_sig)
+        raise(raise_sig);
+    CHECK(cudaFree(m.a));
+    CHECK(cudaFree(m.b));
+    CHECK(cudaFree(m.c));
+    CHECK(cudaFree(m.small));
+    CHECK(cudaStreamDestroy(stream));
+    return exit_code;
+}

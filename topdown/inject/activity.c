@@ -1,0 +1,108 @@
+#include "activity.h"
+
+#include <cupti.h>
+#include <stdlib.h>
+
+#include "kernels.h"
+#include "spool_writer.h"
+
+enum { BUFFER_SIZE = 8 << 20, BUFFER_ALIGN = 8 };
+
+static uint64_t start_time;
+static uint64_t (*new_launch_id)(void);
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    *buffer = aligned_alloc(BUFFER_ALIGN, BUFFER_SIZE);
+    *size = *buffer ? BUFFER_SIZE : 0;
+    *max_records = 0;
+}
+
+static cJSON *dims_json(int32_t x, int32_t y, int32_t z)
+{
+    int v[3] = {x, y, z};
+    return cJSON_CreateIntArray(v, 3);
+}
+
+static double since_start(uint64_t t)
+{
+    return t > start_time ? (double)(t - start_time) : 0.0;
+}
+
+/* A kernel of a CUDA graph: no launch callback saw it, so it is a launch of
+ * its own, timed but not profiled. */
+static void emit_graph_launch(const CUpti_ActivityKernel10 *k)
+{
+    cJSON *rec = td_sw_record("launch");
+    if (!rec)
+        return;
+    char *name = td_demangle(k->name);
+    cJSON_AddNumberToObject(rec, "context", k->contextId);
+    cJSON_AddNumberToObject(rec, "id", (double)new_launch_id());
+    cJSON_AddNumberToObject(rec, "corr", k->correlationId);
+    cJSON_AddStringToObject(rec, "kernel", name ? name : "?");
+    if (k->name)
+        cJSON_AddStringToObject(rec, "mangled", k->name);
+    cJSON_AddItemToObject(rec, "grid", dims_json(k->gridX, k->gridY, k->gridZ));
+    cJSON_AddItemToObject(rec, "block", dims_json(k->blockX, k->blockY, k->blockZ));
+    cJSON_AddNumberToObject(rec, "stream", k->streamId);
+    cJSON_AddNumberToObject(rec, "start_ns", since_start(k->start));
+    cJSON_AddNumberToObject(rec, "duration_ns", (double)(k->end - k->start));
+    cJSON_AddNumberToObject(rec, "graph", k->graphId);
+    free(name);
+    td_sw_emit(rec);
+}
+
+static void emit_kernel_time(const CUpti_ActivityKernel10 *k)
+{
+    cJSON *rec = td_sw_record("kernel_time");
+    if (!rec)
+        return;
+    cJSON_AddNumberToObject(rec, "context", k->contextId);
+    cJSON_AddNumberToObject(rec, "corr", k->correlationId);
+    cJSON_AddNumberToObject(rec, "start_ns", since_start(k->start));
+    cJSON_AddNumberToObject(rec, "duration_ns", (double)(k->end - k->start));
+    td_sw_emit(rec);
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
+                                      size_t size, size_t valid)
+{
+    (void)ctx;
+    (void)stream;
+    (void)size;
+    CUpti_Activity *record = NULL;
+    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+        if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
+            record->kind != CUPTI_ACTIVITY_KIND_KERNEL)
+            continue;
+        const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)record;
+        if (k->end < k->start)
+            continue; /* an incomplete record */
+        if (k->graphId != 0)
+            emit_graph_launch(k);
+        else
+            emit_kernel_time(k);
+    }
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+        td_sw_warning("CUPTI dropped %zu kernel timing records; those launches have no "
+                      "duration", dropped);
+    free(buffer);
+}
+
+int td_activity_start(uint64_t t0, uint64_t (*next_id)(void))
+{
+    start_time = t0;
+    new_launch_id = next_id;
+    if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS)
+        return -1;
+    if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS)
+        return -1;
+    return 0;
+}
+
+void td_activity_flush(void)
+{
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}

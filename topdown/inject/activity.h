@@ -1,0 +1,17 @@
+/* Kernel durations from CUPTI's activity API (CONCURRENT_KERNEL records):
+ * every launch gets a GPU-measured duration, profiled or not, at a cost of
+ * a few hundred nanoseconds per launch and without serialising kernels.
+ * Records become kernel_time lines joined to launches by correlation id;
+ * kernels launched inside CUDA graphs (which no launch callback sees)
+ * become launch lines of their own. */
+#ifndef TD_ACTIVITY_H
+#define TD_ACTIVITY_H
+
+#include <stdint.h>
+
+/* next_id hands out launch ids shared with the callback path. */
+int td_activity_start(uint64_t t0, uint64_t (*next_id)(void));
+/* Delivers every buffered record now (exit, context teardown, signals). */
+void td_activity_flush(void);
+
+#endif

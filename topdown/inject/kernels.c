@@ -1,0 +1,171 @@
+#define _GNU_SOURCE /* RTLD_NOLOAD */
+#include "kernels.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- demangling --------------------------------------------------------- */
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+#ifdef TD_HAVE_CUFILT
+/* The toolkit's own demangler (libcufilt.a) knows CUDA's extensions. */
+char *__cu_demangle(const char *id, char *buf, size_t *len, int *status);
+#endif
+
+/* libstdc++'s __cxa_demangle, found at run time: the app has usually
+ * loaded libstdc++ already, and a C library should not link it. */
+static demangle_fn cxa_demangle(void)
+{
+    static int looked;
+    static demangle_fn fn;
+    if (looked)
+        return fn;
+    looked = 1;
+    void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    if (!lib)
+        lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+    if (lib)
+        *(void **)&fn = dlsym(lib, "__cxa_demangle");
+    return fn;
+}
+
+char *td_demangle(const char *mangled)
+{
+    if (!mangled)
+        return strdup("?");
+    if (strncmp(mangled, "_Z", 2) != 0)
+        return strdup(mangled);
+    int status = -1;
+    char *out = NULL;
+#ifdef TD_HAVE_CUFILT
+    out = __cu_demangle(mangled, NULL, NULL, &status);
+#else
+    demangle_fn fn = cxa_demangle();
+    if (fn)
+        out = fn(mangled, NULL, NULL, &status);
+#endif
+    if (out && status == 0)
+        return out;
+    free(out);
+    return strdup(mangled);
+}
+
+/* ---- the kernel table: open addressing on the mangled name -------------- */
+
+static td_kernel *table;
+static size_t table_cap, table_used;
+
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static td_kernel *slot_for(td_kernel *items, size_t cap, const char *mangled)
+{
+    size_t i = hash_name(mangled) & (cap - 1);
+    while (items[i].mangled && strcmp(items[i].mangled, mangled) != 0)
+        i = (i + 1) & (cap - 1);
+    return &items[i];
+}
+
+static int grow_table(void)
+{
+    size_t cap = table_cap ? table_cap * 2 : 256;
+    td_kernel *bigger = calloc(cap, sizeof *bigger);
+    if (!bigger)
+        return -1;
+    for (size_t i = 0; i < table_cap; i++)
+        if (table[i].mangled)
+            *slot_for(bigger, cap, table[i].mangled) = table[i];
+    free(table);
+    table = bigger;
+    table_cap = cap;
+    return 0;
+}
+
+td_kernel *td_kernel_get(const char *mangled, const td_filter *f)
+{
+    if (!mangled)
+        mangled = "?";
+    if ((table_used + 1) * 2 > table_cap && grow_table())
+        return NULL;
+    td_kernel *k = slot_for(table, table_cap, mangled);
+    if (k->mangled)
+        return k;
+    k->mangled = strdup(mangled);
+    k->name = td_demangle(mangled);
+    if (!k->mangled || !k->name) {
+        free(k->mangled);
+        free(k->name);
+        memset(k, 0, sizeof *k);
+        return NULL;
+    }
+    k->matches = !f->has_name_re || regexec(&f->name_re, k->name, 0, NULL, 0) == 0;
+    table_used++;
+    return k;
+}
+
+/* ---- the filter --------------------------------------------------------- */
+
+static int env_long(const char *name, long fallback, long *out, char *msg, size_t size)
+{
+    const char *text = getenv(name);
+    *out = fallback;
+    if (!text || !*text)
+        return 0;
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || *end || v < -1) {
+        snprintf(msg, size, "%s=%s is not a count", name, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int td_filter_from_env(td_filter *f, char *msg, size_t size)
+{
+    memset(f, 0, sizeof *f);
+    if (env_long("TOPDOWN_LAUNCH_SKIP", 0, &f->launch_skip, msg, size) ||
+        env_long("TOPDOWN_LAUNCH_COUNT", -1, &f->launch_count, msg, size) ||
+        env_long("TOPDOWN_PER_KERNEL", -1, &f->per_kernel, msg, size))
+        return -1;
+    const char *re = getenv("TOPDOWN_KERNEL_REGEX");
+    if (re && *re) {
+        int rc = regcomp(&f->name_re, re, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char why[256];
+            regerror(rc, &f->name_re, why, sizeof why);
+            snprintf(msg, size, "kernel-name regex '%s': %s", re, why);
+            return -1;
+        }
+        f->has_name_re = 1;
+    }
+    return 0;
+}
+
+int td_filter_decide(td_filter *f, td_kernel *k)
+{
+    k->launches++;
+    if (!k->matches)
+        return 0;
+    long index = f->matched++;
+    if (index < f->launch_skip)
+        return 0;
+    if (f->launch_count >= 0 && f->profiled >= f->launch_count)
+        return 0;
+    if (f->per_kernel >= 0 && k->profiled >= f->per_kernel)
+        return 0;
+    k->profiled++;
+    f->profiled++;
+    return 1;
+}
