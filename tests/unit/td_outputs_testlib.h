@@ -4,9 +4,11 @@
 #ifndef TD_OUTPUTS_TESTLIB_H
 #define TD_OUTPUTS_TESTLIB_H
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "levels/aggregate.h"
 #include "metrics/csv_read.h"
@@ -131,6 +133,56 @@ static inline double fx_number(const char *field)
     char *end;
     double v = strtod(field, &end);
     return *end ? -1e300 : v; /* an unparsable number fails any comparison */
+}
+
+/* ---- the CLI, run as a user would (TOPDOWN_BIN) ---- */
+
+typedef struct fx_output {
+    int status;       /* exit code */
+    char out[65536];  /* stdout */
+    char err[4096];   /* stderr */
+} fx_output;
+
+static inline void fx_slurp(const char *path, char *buf, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+    buf[n] = '\0';
+    if (f)
+        fclose(f);
+}
+
+/* Runs "[env] topdown args" (fixed test words, shell-quoted by the caller)
+ * with stdout and stderr into dir. */
+static inline void fx_run(const char *dir, const char *env, const char *args, fx_output *r)
+{
+    char cmd[4096], path[512];
+    snprintf(cmd, sizeof cmd, "%s '%s' %s >'%s/stdout' 2>'%s/stderr'", env ? env : "",
+             getenv("TOPDOWN_BIN"), args, dir, dir);
+    int status = system(cmd);
+    r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+    snprintf(path, sizeof path, "%s/stdout", dir);
+    fx_slurp(path, r->out, sizeof r->out);
+    snprintf(path, sizeof path, "%s/stderr", dir);
+    fx_slurp(path, r->err, sizeof r->err);
+}
+
+/* A synthetic result of tests/fixtures/outputs (h100, a100, p100). */
+static inline const char *fx_fixture(const char *gpu, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/tests/fixtures/outputs/%s_synthetic.topdown.json",
+             getenv("TOPDOWN_SOURCE_DIR"), gpu);
+    return buf;
+}
+
+/* The real arch tables (TOPDOWN_ARCHS), for the fixtures. */
+static inline void fx_real_archs(td_arch_set *set)
+{
+    td_error err;
+    if (td_arch_load_dir(getenv("TOPDOWN_ARCHS"), set, &err)) {
+        fprintf(stderr, "fx_real_archs: %s\n", err.msg);
+        exit(2);
+    }
 }
 
 #endif

@@ -217,6 +217,47 @@ static void test_two_tables(const td_arch_set *archs)
     td_result_free(&rb);
 }
 
+/* The CLI: H100 against A100 (each with one kernel of its own) and against
+ * the legacy P100, on the fixtures. */
+static void test_cli(const char *dir)
+{
+    static fx_output r;
+    char h100[512], a100[512], p100[512], args[2048], csv[512];
+    fx_fixture("h100", h100, sizeof h100);
+    fx_fixture("a100", a100, sizeof a100);
+    fx_fixture("p100", p100, sizeof p100);
+    snprintf(args, sizeof args, "diff '%s' '%s' -l 2 --kernels 2", h100, a100);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 0);
+    CHECK(strstr(r.out, "Kernels: 12 in both, 1 only in A, 1 only in B") != NULL);
+    CHECK(strstr(r.out, "Only in A (1 kernel):\n  void wgmma_gemm<128, 256>") != NULL);
+    CHECK(strstr(r.out, "Only in B (1 kernel):\n  void mma_gemm_sm80<128, 128>") != NULL);
+    CHECK(strstr(r.out, "... 10 more kernels in both") != NULL);
+    snprintf(csv, sizeof csv, "%s/diff.csv", dir);
+    snprintf(args, sizeof args, "diff '%s' '%s' -l 3 --csv '%s'", h100, p100, csv);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 0);
+    CHECK(strstr(r.out, "legacy: no level 3") != NULL);
+    FILE *f = fopen(csv, "r");
+    CHECK(f != NULL);
+    if (f) {
+        parsed p;
+        parse(f, &p);
+        fclose(f);
+        CHECK(p.n == 14); /* 12 in both, 1 only in A (P100 has no kernel of its own), the app */
+        const td_csv_record *app = row_of(&p, TD_APP_ROW);
+        CHECK(app && isnan(field(&p, app, "b:Backend.Memory_Bound.L1_Bound")));
+        CHECK(app && !isnan(field(&p, app, "diff:Backend.Memory_Bound")));
+        parsed_free(&p);
+    }
+    snprintf(args, sizeof args, "diff '%s'", h100);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 1 && strstr(r.err, "usage: topdown diff A.json B.json"));
+    snprintf(args, sizeof args, "diff '%s' '%s' --arch gh100", h100, a100);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 1 && strstr(r.err, "own arch table"));
+}
+
 int main(void)
 {
     char dir[64];
@@ -225,6 +266,7 @@ int main(void)
     fx_load_archs(dir, &archs);
     test_self(&archs);
     test_two_tables(&archs);
+    test_cli(dir);
     td_arch_set_free(&archs);
     td_test_cleanup(dir);
     return td_check_summary();

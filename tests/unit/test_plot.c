@@ -273,6 +273,40 @@ static void test_errors(const char *dir, const td_summary *s)
     CHECK(strstr(err.msg, "gnuplot failed on") && strstr(err.msg, "nosuchfunction"));
 }
 
+/* The CLI: the three plots from the fixtures, and a PATH without gnuplot. */
+static void test_cli(const char *dir)
+{
+    static fx_output r;
+    char h100[512], a100[512], args[2048], png[512];
+    fx_fixture("h100", h100, sizeof h100);
+    fx_fixture("a100", a100, sizeof a100);
+    snprintf(png, sizeof png, "%s/cli_bars.png", dir);
+    snprintf(args, sizeof args, "plot '%s' -l 2 --top 4 -o '%s'", h100, png);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 0);
+    check_png(png);
+    snprintf(png, sizeof png, "%s/cli_timeline.png", dir);
+    snprintf(args, sizeof args, "plot '%s' --timeline stencil -l 3 -o '%s'", h100, png);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 0);
+    check_png(png);
+    snprintf(png, sizeof png, "%s/cli_diff.png", dir);
+    snprintf(args, sizeof args, "plot --diff '%s' '%s' -o '%s'", h100, a100, png);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 0);
+    check_png(png);
+    snprintf(png, sizeof png, "%s/cli_nognuplot.png", dir);
+    snprintf(args, sizeof args, "plot '%s' -o '%s'", h100, png);
+    fx_run(dir, "PATH=/nonexistent", args, &r);
+    CHECK(r.status == 1 && strstr(r.err, "apt-get install gnuplot-nox"));
+    snprintf(args, sizeof args, "plot '%s' -o '%s/x.jpg'", h100, dir);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 1 && strstr(r.err, ".png or .svg"));
+    snprintf(args, sizeof args, "plot --diff '%s' -o '%s'", h100, png);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 1 && strstr(r.err, "usage: topdown plot --diff A.json B.json"));
+}
+
 static int have_gnuplot(void)
 {
     return system("gnuplot --version >/dev/null 2>&1") == 0;
@@ -298,6 +332,7 @@ int main(void)
     test_timeline(dir, &res, &s);
     test_diff(dir, &archs, &res, &s);
     test_errors(dir, &s);
+    test_cli(dir);
     td_summary_free(&s);
     td_result_free(&res);
     td_arch_set_free(&archs);

@@ -120,6 +120,40 @@ static void test_crafted_timeline(const td_arch_set *archs)
     td_result_free(&res);
 }
 
+/* The CLI on the H100 fixture, whose stencil kernel changes phase at
+ * invocations 15 and 30 (tests/fixtures/outputs/make_fixtures.py). */
+static void test_cli(const char *dir)
+{
+    static fx_output r;
+    char fixture[512], args[1024];
+    fx_fixture("h100", fixture, sizeof fixture);
+    snprintf(args, sizeof args, "report '%s' --timeline stencil -l 3", fixture);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 0);
+    CHECK(strstr(r.out, "Timeline of kernel void stencil_3d<7>(float*, float const*, int, int, int)") != NULL);
+    CHECK(strstr(r.out, "Phases: 3 ") != NULL);
+    CHECK(strstr(r.out, "phase 1: invocations 0..14 (15, ") != NULL);
+    CHECK(strstr(r.out, "phase 2: invocations 15..29 (15, ") != NULL);
+    CHECK(strstr(r.out, "bottleneck Backend.Memory_Bound.MIO_Bound") != NULL);
+    CHECK(strstr(r.out, "bottleneck Backend.Memory_Bound.L1_Bound") != NULL);
+    /* A threshold above the jumps: one phase. */
+    snprintf(args, sizeof args, "report '%s' --timeline stencil --phase-threshold 40", fixture);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 0 && strstr(r.out, "Phases: 1 ") != NULL);
+    /* "gemm" is in two names: an error listing both. */
+    snprintf(args, sizeof args, "report '%s' --timeline gemm", fixture);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 1);
+    CHECK(strstr(r.err, "ambiguous") && strstr(r.err, "gemm_tile") && strstr(r.err, "wgmma_gemm"));
+    CHECK(strchr(r.err, '\n') == r.err + strlen(r.err) - 1); /* one line */
+    snprintf(args, sizeof args, "report '%s' --timeline nosuchkernel", fixture);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 1 && strstr(r.err, "no kernel name contains \"nosuchkernel\""));
+    snprintf(args, sizeof args, "report '%s' --timeline stencil --phase-threshold five", fixture);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 1 && strstr(r.err, "--phase-threshold needs"));
+}
+
 int main(void)
 {
     char dir[64];
@@ -128,6 +162,7 @@ int main(void)
     fx_load_archs(dir, &archs);
     test_split_synthetic();
     test_crafted_timeline(&archs);
+    test_cli(dir);
     td_arch_set_free(&archs);
     td_test_cleanup(dir);
     return td_check_summary();
