@@ -200,8 +200,10 @@ static void print_side_header(FILE *out, const char *tag, const td_diff_side *si
 
 static void print_size(FILE *out, const char *tag, const side_view *v)
 {
-    fprintf(out, "%s %zu launch%s, %.3f ms (%.1f%% of GPU time)", tag, v->launches,
-            v->launches == 1 ? "" : "es", v->total_ns / 1e6, v->share_pct);
+    fprintf(out, "%s%s%zu launch%s, %.3f ms", tag, *tag ? " " : "", v->launches,
+            v->launches == 1 ? "" : "es", v->total_ns / 1e6);
+    if (v->share_pct < 99.95)
+        fprintf(out, " (%.1f%% of GPU time)", v->share_pct);
 }
 
 static void print_only(FILE *out, const char *tag, const td_diff *d, size_t first, size_t n,

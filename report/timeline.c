@@ -196,6 +196,25 @@ static int any_unattributed(const td_timeline *t)
     return 0;
 }
 
+/* Leaves zero in every invocation only widen the table: left out. */
+static size_t drop_unused(td_columns *cols, const td_timeline *t, const td_summary *s)
+{
+    size_t kept = 0;
+    for (size_t c = 0; c < cols->count; c++) {
+        int used = 0;
+        for (size_t i = 0; i < t->n_points && !used; i++) {
+            double v = td_column_value(&cols->items[c], &s->models[t->points[i].dev],
+                                       &t->points[i].b);
+            used = !isnan(v) && v >= 0.0005;
+        }
+        if (used)
+            cols->items[kept++] = cols->items[c];
+    }
+    size_t dropped = cols->count - kept;
+    cols->count = kept;
+    return dropped;
+}
+
 static void print_table(FILE *out, const td_timeline *t, const td_summary *s,
                         const td_columns *cols)
 {
@@ -269,6 +288,10 @@ int td_timeline_text(FILE *out, const td_timeline *t, const td_summary *s, int l
     if (rc)
         return -1;
     if (td_timeline_phases(t, threshold, &phases, &n_phases, err) == 0) {
+        size_t dropped = drop_unused(&cols, t, s);
+        if (dropped)
+            fprintf(out, "  (%zu node%s below 0.05%% in every invocation not shown)\n", dropped,
+                    dropped == 1 ? "" : "s");
         print_table(out, t, s, &cols);
         print_phases(out, t, s, phases, n_phases, level, threshold);
     } else {

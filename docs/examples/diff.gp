@@ -1,0 +1,74 @@
+# topdown 0.1.0: A = h100_synthetic.topdown.json (NVIDIA H100 80GB HBM3), B = a100_synthetic.topdown.json (NVIDIA A100-SXM4-80GB), level 2. Restyle freely, then run in this folder:
+#   gnuplot diff.gp
+# Data: diff.dat (tab-separated, % of issue slots; first line names the columns).
+if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
+    set terminal pngcairo size 1300,720 font 'Sans,10' noenhanced
+} else {
+    set terminal png size 1300,720 noenhanced
+}
+set output 'diff.png'
+set datafile separator '\t'
+set title 'topdown diff - A = h100_synthetic.topdown.json (NVIDIA H100 80GB HBM3), B = a100_synthetic.topdown.json (NVIDIA A100-SXM4-80GB) (level 2)' noenhanced
+set ylabel '% of issue slots'
+set yrange [0:100]
+set ytics 10
+set grid ytics lc rgb '#dddddd'
+set key outside right top invert noenhanced  # top entry = top segment
+set style fill solid 0.9 border rgb '#404040'
+set style data histograms
+set style histogram rowstacked
+set boxwidth 0.75
+set xtics rotate by 30 right nomirror noenhanced
+set bmargin 9
+set xtics norotate
+set bmargin 5
+set style histogram rowstacked title offset 0,-1
+plot newhistogram 'application', 'diff.dat' index 0 using 2:xtic(1) title 'Retire' lc rgb '#2ca02c', \
+     '' index 0 using 3 title 'Divergence.Branch' lc rgb '#b294c7', \
+     '' index 0 using 4 title 'Divergence.Replay' lc rgb '#6a3d9a', \
+     '' index 0 using 5 title 'Frontend.Fetch' lc rgb '#3182bd', \
+     '' index 0 using 6 title 'Frontend.Decode' lc rgb '#17becf', \
+     '' index 0 using 7 title 'Backend.Memory_Bound' lc rgb '#cb181d', \
+     '' index 0 using 8 title 'Backend.Core_Bound' lc rgb '#ff7f0e', \
+     newhistogram 'stencil_3d<7>', 'diff.dat' index 1 using 2:xtic(1) notitle lc rgb '#2ca02c', \
+     '' index 1 using 3 notitle lc rgb '#b294c7', \
+     '' index 1 using 4 notitle lc rgb '#6a3d9a', \
+     '' index 1 using 5 notitle lc rgb '#3182bd', \
+     '' index 1 using 6 notitle lc rgb '#17becf', \
+     '' index 1 using 7 notitle lc rgb '#cb181d', \
+     '' index 1 using 8 notitle lc rgb '#ff7f0e', \
+     newhistogram 'gemm_tile<float, 128>', 'diff.dat' index 2 using 2:xtic(1) notitle lc rgb '#2ca02c', \
+     '' index 2 using 3 notitle lc rgb '#b294c7', \
+     '' index 2 using 4 notitle lc rgb '#6a3d9a', \
+     '' index 2 using 5 notitle lc rgb '#3182bd', \
+     '' index 2 using 6 notitle lc rgb '#17becf', \
+     '' index 2 using 7 notitle lc rgb '#cb181d', \
+     '' index 2 using 8 notitle lc rgb '#ff7f0e', \
+     newhistogram 'reduce_sum', 'diff.dat' index 3 using 2:xtic(1) notitle lc rgb '#2ca02c', \
+     '' index 3 using 3 notitle lc rgb '#b294c7', \
+     '' index 3 using 4 notitle lc rgb '#6a3d9a', \
+     '' index 3 using 5 notitle lc rgb '#3182bd', \
+     '' index 3 using 6 notitle lc rgb '#17becf', \
+     '' index 3 using 7 notitle lc rgb '#cb181d', \
+     '' index 3 using 8 notitle lc rgb '#ff7f0e', \
+     newhistogram 'scatter_add<int>', 'diff.dat' index 4 using 2:xtic(1) notitle lc rgb '#2ca02c', \
+     '' index 4 using 3 notitle lc rgb '#b294c7', \
+     '' index 4 using 4 notitle lc rgb '#6a3d9a', \
+     '' index 4 using 5 notitle lc rgb '#3182bd', \
+     '' index 4 using 6 notitle lc rgb '#17becf', \
+     '' index 4 using 7 notitle lc rgb '#cb181d', \
+     '' index 4 using 8 notitle lc rgb '#ff7f0e', \
+     newhistogram 'histogram_kernel', 'diff.dat' index 5 using 2:xtic(1) notitle lc rgb '#2ca02c', \
+     '' index 5 using 3 notitle lc rgb '#b294c7', \
+     '' index 5 using 4 notitle lc rgb '#6a3d9a', \
+     '' index 5 using 5 notitle lc rgb '#3182bd', \
+     '' index 5 using 6 notitle lc rgb '#17becf', \
+     '' index 5 using 7 notitle lc rgb '#cb181d', \
+     '' index 5 using 8 notitle lc rgb '#ff7f0e', \
+     newhistogram 'copy_halo', 'diff.dat' index 6 using 2:xtic(1) notitle lc rgb '#2ca02c', \
+     '' index 6 using 3 notitle lc rgb '#b294c7', \
+     '' index 6 using 4 notitle lc rgb '#6a3d9a', \
+     '' index 6 using 5 notitle lc rgb '#3182bd', \
+     '' index 6 using 6 notitle lc rgb '#17becf', \
+     '' index 6 using 7 notitle lc rgb '#cb181d', \
+     '' index 6 using 8 notitle lc rgb '#ff7f0e'
