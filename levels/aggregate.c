@@ -90,6 +90,8 @@ static int add_launches(td_summary *s, name_index *idx, const td_result *res,
             if (k < 0)
                 return -1;
             td_kernel_summary *ks = &s->kernels[k];
+            if (s->models[ks->model].arch != s->models[d].arch)
+                ks->mixed_arch = 1;
             ks->launches++;
             ks->total_ns += l->duration_ns;
             s->launches++;
@@ -122,6 +124,27 @@ static int by_time_desc(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* Stall i means a different reason under each table, and a legacy table
+ * has no level 3: keep only what every table of the mix shares. */
+static void drop_unshared_levels(td_breakdown *b, int min_depth)
+{
+    b->n_stalls = 0;
+    if (min_depth >= 3)
+        return;
+    for (int n = 0; n < TD_NODE_COUNT; n++)
+        if (td_node_get(n)->level == 3)
+            b->node[n] = 0;
+}
+
+static int min_model_depth(const td_summary *s)
+{
+    int depth = 3;
+    for (size_t m = 0; m < s->n_models; m++)
+        if (s->models[m].depth < depth)
+            depth = s->models[m].depth;
+    return depth;
+}
+
 static void finish_means(td_summary *s, const double *weights)
 {
     for (size_t k = 0; k < s->n_kernels; k++) {
@@ -129,6 +152,8 @@ static void finish_means(td_summary *s, const double *weights)
         if (!ks->has_data)
             continue;
         td_breakdown_scale(&ks->mean, 1.0 / weights[k]);
+        if (ks->mixed_arch)
+            drop_unshared_levels(&ks->mean, min_model_depth(s));
         /* Unprofiled launches count with the kernel's mean (section 6). */
         double w = ks->total_ns > 0 ? ks->total_ns : weights[k];
         td_breakdown_accumulate(&s->app, &ks->mean, w);
@@ -138,7 +163,7 @@ static void finish_means(td_summary *s, const double *weights)
     if (s->app_has_data)
         td_breakdown_scale(&s->app, 1.0 / s->covered_ns);
     if (s->mixed_arch)
-        s->app.n_stalls = 0;
+        drop_unshared_levels(&s->app, min_model_depth(s));
     qsort(s->kernels, s->n_kernels, sizeof *s->kernels, by_time_desc);
 }
 

@@ -12,6 +12,8 @@ typedef struct td_kernel_summary {
     td_breakdown mean;     /* duration-weighted over profiled launches */
     int has_data;          /* some profiled launch had active cycles */
     int model;             /* index into td_summary.models of its first device */
+    int mixed_arch;        /* launches under different arch tables: the mean
+                              has no level 4, and no level 3 if one is legacy */
 } td_kernel_summary;
 
 typedef struct td_summary {

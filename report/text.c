@@ -157,6 +157,8 @@ static void print_kernel(FILE *out, const td_summary *s, size_t k,
         return;
     }
     print_rates(out, &ks->mean, m->arch->ipc_max);
+    if (ks->mixed_arch && o->level >= 3)
+        fprintf(out, "  NOTE: launches under different arch tables; only the levels they share are shown\n");
     print_tree(out, m, &ks->mean, o);
 }
 

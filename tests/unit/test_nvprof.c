@@ -50,6 +50,45 @@ static const char times_csv[] =
     "\"GPU activities\",25.0,1.000000,1,1.0,1.0,1.0,\"k2()\"\n"
     "\"GPU activities\",1.0,0.010000,1,0.01,0.01,0.01,\"[CUDA memcpy HtoD]\"\n";
 
+/* One kernel on a range-profiler device and on a legacy one: its mean
+ * keeps only levels 1-2, which both tables have. */
+static void test_mixed_tables(const char *archs_dir, const char *scratch)
+{
+    char path[256];
+    td_error err;
+    td_test_write(archs_dir, "testarch.json", td_test_arch_json, path, sizeof path);
+    td_arch_set set;
+    CHECK(td_arch_load_dir(archs_dir, &set, &err) == 0);
+    td_result res = {0};
+    const char *modern[] = {"smsp__inst_executed.sum", "smsp__inst_issued.sum",
+                            "smsp__thread_inst_executed.sum", "sm__cycles_active.sum",
+                            "gpu__time_duration.sum", "s.no_instruction",
+                            "s.long_scoreboard", "s.lg_throttle", "s.wait"};
+    const char *legacy[] = {"ipc", "issued_ipc", "warp_execution_efficiency",
+                            "stall_inst_fetch", "stall_memory_dependency", "stall_exec_dependency"};
+    double mc[] = {2000, 2200, 48000, 1000, 1, 100, 240, 60, 100};
+    double lc[] = {2, 2.2, 75, 10, 60, 20};
+    td_device *a = td_result_add_device(&res, &err);
+    a->arch = td_strdup("testarch");
+    td_device_set_metrics(a, modern, 9, &err);
+    td_device_add_launch(a, "k", mc, &err)->duration_ns = 1;
+    td_device *b = td_result_add_device(&res, &err);
+    b->arch = td_strdup("legacy");
+    td_device_set_metrics(b, legacy, 6, &err);
+    td_device_add_launch(b, "k", lc, &err)->duration_ns = 1;
+    td_summary s;
+    CHECK(td_summarize(&res, &set, NULL, &s, &err) == 0);
+    CHECK(s.mixed_arch && s.n_kernels == 1 && s.kernels[0].mixed_arch);
+    CHECK(s.kernels[0].mean.n_stalls == 0 && s.app.n_stalls == 0);
+    CHECK(s.kernels[0].mean.node[TD_N_L1_BOUND] == 0);
+    CHECK_NEAR(s.kernels[0].mean.node[TD_N_RETIRE], 0.375, 1e-9);
+    CHECK_NEAR(s.kernels[0].mean.node[TD_N_BACKEND], (0.36 + 0.4) / 2, 1e-9);
+    td_summary_free(&s);
+    td_result_free(&res);
+    td_arch_set_free(&set);
+    (void)scratch;
+}
+
 int main(void)
 {
     char dir[64], archs_dir[128], path[256], mpath[256], tpath[256];
@@ -94,6 +133,7 @@ int main(void)
     CHECK(strstr(err.msg, "no nvprof metric table") != NULL);
     CHECK(td_nvprof_import("/nonexistent.csv", NULL, &set.items[0], &res, &err) == -1);
     td_arch_set_free(&set);
+    test_mixed_tables(archs_dir, mpath);
     td_test_cleanup(dir);
     return td_check_summary();
 }
