@@ -4,21 +4,27 @@
 #   benchmarks/ncu_compare.sh APP [ARGS...]
 #
 # Runs APP under topdown and under `ncu --metrics <the same names> --csv`,
-# matches the launches by order, and prints one row per kernel and metric:
-# topdown's value, ncu's, the relative difference and OK/FAIL. Exits 1 if
-# any counter differs by more than TOL (durations are not compared: they
-# differ from run to run). Needs a GPU, ncu and python3 (stdlib only).
+# REPEAT times each, matches the launches by order, and prints one row per
+# kernel and metric: topdown's value, ncu's, their relative difference, and
+# the run-to-run noise (how much each tool differs from itself between its
+# first two runs, added). Verdicts: OK (within TOL), NOISE (beyond TOL but
+# within TOL + noise: the counter is not reproducible to TOL even by the
+# same tool), FAIL (beyond both). Durations are not compared. Exits 1 if
+# any counter differs by more than TOL. Needs a GPU, ncu and python3
+# (standard library only).
 #
 # Environment: TOPDOWN (the binary; default build/topdown), NCU (default
-# ncu), TOL (default 0.01), NCU_FLAGS (default "--clock-control none
-# --cache-control all": topdown leaves the clocks alone, and so must ncu
-# for cycle counts to be comparable), KEEP (a folder to keep the raw files).
+# ncu), TOL (default 0.01), REPEAT (default 2), NCU_FLAGS (default
+# "--clock-control none --cache-control none": topdown leaves clocks and
+# caches alone, and so must ncu for cycle counts to be comparable), KEEP (a
+# folder for the raw files; default a temporary one).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 TOPDOWN=${TOPDOWN:-$here/../build/topdown}
 NCU=${NCU:-ncu}
 TOL=${TOL:-0.01}
-NCU_FLAGS=${NCU_FLAGS:---clock-control none --cache-control all}
+REPEAT=${REPEAT:-2}
+NCU_FLAGS=${NCU_FLAGS:---clock-control none --cache-control none}
 if [ $# -lt 1 ]; then
     echo "usage: $0 APP [ARGS...]" >&2
     exit 2
@@ -32,42 +38,49 @@ done
 work=${KEEP:-$(mktemp -d)}
 mkdir -p "$work"
 
-"$TOPDOWN" -f -o "$work/topdown.json" -- "$@" >"$work/app_topdown.out" 2>"$work/topdown.err" || {
-    echo "ncu_compare: topdown failed:" >&2
-    cat "$work/topdown.err" >&2
-    exit 2
-}
+i=1
+while [ "$i" -le "$REPEAT" ]; do
+    "$TOPDOWN" -f -o "$work/topdown$i.json" -- "$@" >"$work/app_topdown$i.out" \
+        2>"$work/topdown$i.err" || {
+        echo "ncu_compare: topdown failed:" >&2
+        cat "$work/topdown$i.err" >&2
+        exit 2
+    }
+    i=$((i + 1))
+done
 metrics=$(python3 -c '
 import json, sys
-res = json.load(open(sys.argv[1]))
 names = []
-for dev in res["devices"]:
-    for m in dev["metrics"]:
-        if m not in names:
-            names.append(m)
+for dev in json.load(open(sys.argv[1]))["devices"]:
+    names += [m for m in dev["metrics"] if m not in names]
 print(",".join(names))
-' "$work/topdown.json")
+' "$work/topdown1.json")
 if [ -z "$metrics" ]; then
-    echo "ncu_compare: topdown collected no counters (see $work/topdown.err)" >&2
+    echo "ncu_compare: topdown collected no counters (see $work/topdown1.err)" >&2
     exit 2
 fi
-# ncu writes its CSV to stdout among the app's own output; the parser
-# keeps the quoted lines.
-# shellcheck disable=SC2086
-"$NCU" $NCU_FLAGS --metrics "$metrics" --csv --print-units base \
-    "$@" >"$work/ncu.csv" 2>"$work/ncu.err" || {
-    echo "ncu_compare: ncu failed:" >&2
-    cat "$work/ncu.err" >&2
-    exit 2
-}
+i=1
+while [ "$i" -le "$REPEAT" ]; do
+    # ncu prints its CSV on stdout among the app's output; the parser keeps
+    # the quoted lines.
+    # shellcheck disable=SC2086
+    "$NCU" $NCU_FLAGS --metrics "$metrics" --csv --print-units base "$@" \
+        >"$work/ncu$i.csv" 2>"$work/ncu$i.err" || {
+        echo "ncu_compare: ncu failed:" >&2
+        cat "$work/ncu$i.err" >&2
+        exit 2
+    }
+    i=$((i + 1))
+done
 
-python3 - "$work/topdown.json" "$work/ncu.csv" "$TOL" "$("$NCU" --version | tail -n 1)" <<'PY'
+python3 - "$TOL" "$REPEAT" "$work" "$("$NCU" --version | tail -n 1)" "$NCU_FLAGS" <<'PY'
 import csv, json, re, sys
 
-result_path, csv_path, tol, ncu_version = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+tol, repeat, work, ncu_version, ncu_flags = (float(sys.argv[1]), int(sys.argv[2]),
+                                              sys.argv[3], sys.argv[4], sys.argv[5])
 
 def base_name(name):
-    """fma_chain(float *, int) and void fma_chain(float*, int) -> fma_chain"""
+    """'void scale<float>(T1 *, T1)' and 'scale<float>(float*, float)' -> scale<float>"""
     name = re.sub(r"^void\s+", "", name.strip())
     depth, out = 0, []
     for ch in name:
@@ -78,78 +91,100 @@ def base_name(name):
         out.append(ch)
     return "".join(out).replace(" ", "")
 
-def number(text):
-    text = text.replace(",", "").strip()
-    try:
-        return float(text)
-    except ValueError:
-        return None
+def topdown_launches(path):
+    res = json.load(open(path))
+    out = []
+    for dev in res["devices"]:
+        for l in dev["launches"]:
+            if l.get("profiled"):
+                c = l["counters"]
+                values = c if isinstance(c, dict) else dict(zip(dev["metrics"], c))
+                out.append((l["id"], l["kernel"], values))
+    out.sort(key=lambda x: x[0])
+    return res, [(k, v) for _, k, v in out]
 
-res = json.load(open(result_path))
-launches, devices = [], []
+def ncu_launches(path):
+    rows = [line for line in open(path, newline="") if line.startswith('"')]
+    start = next((i for i, r in enumerate(rows) if r.startswith('"ID"')), None)
+    if start is None:
+        sys.exit("ncu_compare: no CSV table in ncu's output (%s)" % path)
+    found = {}
+    for row in csv.DictReader(rows[start:]):
+        entry = found.setdefault(int(row["ID"]), (row["Kernel Name"], {}))
+        try:
+            entry[1][row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
+        except ValueError:
+            pass
+    return [found[k] for k in sorted(found)]
+
+def rel(a, b):
+    scale = max(abs(a), abs(b))
+    return abs(a - b) / scale if scale else 0.0
+
+res, td = topdown_launches("%s/topdown1.json" % work)
+td_again = topdown_launches("%s/topdown2.json" % work)[1] if repeat > 1 else td
+ncu = ncu_launches("%s/ncu1.csv" % work)
+ncu_again = ncu_launches("%s/ncu2.csv" % work) if repeat > 1 else ncu
+
+print("topdown vs ncu: raw counters per kernel launch")
 for dev in res["devices"]:
-    devices.append("%s (%s, CC %s, %s SMs), arch table %s, %s replay passes"
-                   % (dev["name"], dev["chip"], dev["compute_capability"], dev["sm_count"],
-                      dev["arch"], dev["passes"]))
-    for l in dev["launches"]:
-        if l.get("profiled"):
-            counters = l["counters"]
-            if isinstance(counters, dict):
-                counters = [(m, counters[m]) for m in dev["metrics"]]
-            else:
-                counters = list(zip(dev["metrics"], counters))
-            launches.append((l["id"], l["kernel"], counters))
-launches.sort(key=lambda x: x[0])
-
-rows = [line for line in open(csv_path, newline="") if line.startswith('"')]
-header_at = next((i for i, line in enumerate(rows) if line.startswith('"ID"')), None)
-if header_at is None:
-    sys.exit("ncu_compare: no CSV table in ncu's output (%s)" % csv_path)
-ncu = {}
-order = []
-for row in csv.DictReader(rows[header_at:]):
-    key = int(row["ID"])
-    if key not in ncu:
-        ncu[key] = {"kernel": row["Kernel Name"], "values": {}}
-        order.append(key)
-    ncu[key]["values"][row["Metric Name"]] = number(row["Metric Value"])
-
-print("topdown vs ncu, raw counters per kernel launch")
-for d in devices:
-    print("device:", d)
-print("ncu:", ncu_version)
-print("tolerance: %.2f%% relative; durations (gpu__time_duration) not compared" % (100 * tol))
+    print("device: %s (%s, CC %s, %s SMs); arch table %s; %s replay passes"
+          % (dev["name"], dev["chip"], dev["compute_capability"], dev["sm_count"],
+             dev["arch"], dev["passes"]))
+print("app: %s" % " ".join(res["app"]["argv"]))
+print("ncu: %s, flags: %s" % (ncu_version, ncu_flags))
+print("tolerance %.2f%%; noise = |run1 - run2| of topdown + the same of ncu (%d runs each);"
+      " durations not compared" % (100 * tol, repeat))
 print()
-failures, compared, worst = 0, 0, 0.0
-if len(order) != len(launches):
-    print("FAIL: ncu profiled %d launches, topdown %d" % (len(order), len(launches)))
-    failures += 1
-fmt = "%-4s %-28s %-52s %16s %16s %9s  %s"
-print(fmt % ("#", "kernel", "metric", "topdown", "ncu", "rel.diff", ""))
-for (lid, kernel, counters), key in zip(launches, order):
-    theirs = ncu[key]
-    if base_name(kernel) != base_name(theirs["kernel"]):
-        print("FAIL: launch %d is %s in topdown but %s in ncu" % (lid, kernel, theirs["kernel"]))
-        failures += 1
+fmt = "%-4s %-14s %-48s %14s %14s %8s %8s  %s"
+print(fmt % ("#", "kernel", "metric", "topdown", "ncu", "diff", "noise", "") +
+      "  of stalls")
+verdicts = {"OK": 0, "NOISE": 0, "FAIL": 0}
+by_class = {}
+problems = []
+if len(td) != len(ncu):
+    problems.append("ncu profiled %d launches, topdown %d" % (len(ncu), len(td)))
+for i, ((kernel, mine), (their_kernel, theirs)) in enumerate(zip(td, ncu)):
+    if base_name(kernel) != base_name(their_kernel):
+        problems.append("launch %d is %s in topdown but %s in ncu" % (i, kernel, their_kernel))
         continue
-    for name, mine in counters:
-        other = theirs["values"].get(name)
+    for name, value in mine.items():
         if "time_duration" in name:
             continue
+        other = theirs.get(name)
         if other is None:
-            print(fmt % (lid, base_name(kernel)[:28], name, "%.0f" % mine, "missing", "", "FAIL"))
-            failures += 1
+            problems.append("launch %d: ncu has no %s" % (i, name))
             continue
-        scale = max(abs(mine), abs(other))
-        diff = abs(mine - other) / scale if scale else 0.0
-        ok = diff <= tol
-        worst = max(worst, diff)
-        compared += 1
-        failures += not ok
-        print(fmt % (lid, base_name(kernel)[:28], name, "%.0f" % mine, "%.0f" % other,
-                     "%.3f%%" % (100 * diff), "OK" if ok else "FAIL"))
+        diff = rel(value, other)
+        # What the model sees: a stall reason's share of all stall cycles.
+        stalls = sum(v for k, v in theirs.items() if "warps_issue_stalled" in k)
+        share = abs(value - other) / stalls if "warps_issue_stalled" in name and stalls else None
+        noise = rel(value, td_again[i][1].get(name, value)) + \
+            rel(other, ncu_again[i][1].get(name, other))
+        verdict = "OK" if diff <= tol else "NOISE" if diff <= tol + noise else "FAIL"
+        verdicts[verdict] += 1
+        kind = "instructions" if "inst_" in name else "cycles and stalls"
+        cls = by_class.setdefault(kind, {"OK": 0, "NOISE": 0, "FAIL": 0, "worst": 0.0})
+        cls[verdict] += 1
+        cls["worst"] = max(cls["worst"], diff)
+        if share is not None:
+            cls["share"] = max(cls.get("share", 0.0), share)
+            if verdict == "FAIL":
+                cls["fail_share"] = max(cls.get("fail_share", 0.0), share)
+        print(fmt % (i, base_name(kernel)[:14], name, "%.0f" % value, "%.0f" % other,
+                     "%.2f%%" % (100 * diff), "%.2f%%" % (100 * noise), verdict) +
+              ("  %6.2f%%" % (100 * share) if share is not None else ""))
 print()
-print("%d counters compared over %d launches; largest difference %.3f%%; %d failure(s)"
-      % (compared, min(len(order), len(launches)), 100 * worst, failures))
-sys.exit(1 if failures else 0)
+for p in problems:
+    print("FAIL:", p)
+for kind, cls in sorted(by_class.items()):
+    print("%-18s %4d OK, %4d within noise, %4d FAIL; largest difference %.2f%%"
+          % (kind + ":", cls["OK"], cls["NOISE"], cls["FAIL"], 100 * cls["worst"]))
+    if "share" in cls:
+        print("%-18s a stall reason's difference is at most %.2f%% of its kernel's stall "
+              "cycles (%.2f%% among the FAILs)" % ("", 100 * cls["share"],
+                                                   100 * cls.get("fail_share", 0.0)))
+total = sum(verdicts.values())
+print("all counters:      %4d of %d within %.0f%%" % (verdicts["OK"], total, 100 * tol))
+sys.exit(1 if problems or verdicts["OK"] != total else 0)
 PY

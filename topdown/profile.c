@@ -204,6 +204,10 @@ static void set_child_env(const td_profile_options *opts, const char *lib,
     set_count("TOPDOWN_PER_KERNEL", opts->per_kernel, -1);
 }
 
+/* The app's pid while it runs, and a SIGINT/SIGTERM topdown received. */
+static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t got_signal;
+
 typedef struct launch_plan {
     const td_profile_options *opts;
     const char *app_path;
@@ -213,20 +217,25 @@ typedef struct launch_plan {
 } launch_plan;
 
 /* Forks and execs; an exec failure comes back through a close-on-exec pipe
- * so it is reported as an error rather than as the app's exit code. */
-static pid_t start_app(const launch_plan *plan, td_error *err)
+ * so it is reported as an error rather than as the app's exit code.
+ * SIGINT/SIGTERM stay blocked until child_pid is known, so none is lost. */
+static pid_t start_app(const launch_plan *plan, const struct sigaction defaults[2],
+                       td_error *err)
 {
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) != 0)
         return td_fail(err, "cannot start the app: pipe: %s", strerror(errno));
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigprocmask(SIG_BLOCK, &block, &old);
     pid_t pid = fork();
-    if (pid < 0) {
-        close(pipefd[0]);
-        close(pipefd[1]);
-        return td_fail(err, "cannot start the app: fork: %s", strerror(errno));
-    }
     if (pid == 0) {
         close(pipefd[0]);
+        sigaction(SIGINT, &defaults[0], NULL);
+        sigaction(SIGTERM, &defaults[1], NULL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
         set_child_env(plan->opts, plan->lib, plan->spool, plan->archs);
         execv(plan->app_path, plan->opts->app_argv);
         int code = errno;
@@ -234,7 +243,15 @@ static pid_t start_app(const launch_plan *plan, td_error *err)
             _exit(127);
         _exit(127);
     }
+    child_pid = pid > 0 ? pid : 0;
+    if (pid > 0 && got_signal)
+        kill(pid, got_signal); /* it came before the app existed */
+    sigprocmask(SIG_SETMASK, &old, NULL);
     close(pipefd[1]);
+    if (pid < 0) {
+        close(pipefd[0]);
+        return td_fail(err, "cannot start the app: fork: %s", strerror(errno));
+    }
     int code = 0;
     ssize_t n;
     do
@@ -243,6 +260,7 @@ static pid_t start_app(const launch_plan *plan, td_error *err)
     close(pipefd[0]);
     if (n == (ssize_t)sizeof code) {
         waitpid(pid, NULL, 0);
+        child_pid = 0;
         return td_fail(err, "cannot run '%s': %s", plan->app_path, strerror(code));
     }
     return pid;
@@ -251,8 +269,6 @@ static pid_t start_app(const launch_plan *plan, td_error *err)
 /* While the app runs, topdown itself survives SIGINT/SIGTERM: the app gets
  * them (from the terminal directly, else forwarded) and topdown keeps what
  * the app's injection library flushed. */
-static volatile sig_atomic_t child_pid;
-static volatile sig_atomic_t got_signal;
 
 static void forward_signal(int sig, siginfo_t *info, void *uctx)
 {
@@ -488,13 +504,12 @@ static int run_and_collect(const launch_plan *plan, td_profile_outcome *out, td_
     struct sigaction saved[2];
     got_signal = 0;
     catch_signals(saved);
-    pid_t pid = start_app(plan, err);
+    pid_t pid = start_app(plan, saved, err);
     if (pid < 0) {
         restore_signals(saved);
         unlink(plan->spool);
         return -1;
     }
-    child_pid = pid;
     int status = 0;
     int progress = plan->opts->progress && isatty(STDERR_FILENO);
     int waited = wait_app(pid, plan->spool, progress, &status);

@@ -1,0 +1,248 @@
+/* Collection on a real GPU: topdown runs td_smoke (tests/gpu/apps) and the
+ * result must hold every launch with sane counters, pass the app's output
+ * and exit code through, keep a partial result when the app dies, honour
+ * the launch filters, time unprofiled and graph launches, and say so when
+ * another profiler holds CUPTI. Skipped (77) without a GPU or td_smoke. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "result.h"
+
+static const char *bin;
+static char app[4096], preload[4096];
+static char dir[] = "/tmp/td_collectXXXXXX";
+
+static int run(const char *fmt, ...)
+{
+    char cmd[4096], full[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    snprintf(full, sizeof full, "cd %s && %s >out.txt 2>err.txt", dir, cmd);
+    int status = system(full);
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+static int output_has(const char *file, const char *needle)
+{
+    char path[4096], buf[1 << 16];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    if (!strstr(buf, needle))
+        fprintf(stderr, "%s lacks \"%s\":\n%s\n", file, needle, buf);
+    return strstr(buf, needle) != NULL;
+}
+
+static int load(const char *name, td_result *res)
+{
+    char path[4096];
+    td_error err = {{0}};
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    memset(res, 0, sizeof *res);
+    if (td_result_load(path, res, &err) == 0)
+        return 0;
+    fprintf(stderr, "%s\n", err.msg);
+    return -1;
+}
+
+static size_t count_profiled(const td_device *d)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->n_launches; i++)
+        n += d->launches[i].profiled != 0;
+    return n;
+}
+
+static int has_kernel(const td_device *d, const char *name)
+{
+    for (size_t i = 0; i < d->n_launches; i++)
+        if (strstr(d->launches[i].kernel, name))
+            return 1;
+    return 0;
+}
+
+/* Raw counters that hardware guarantees: issued >= executed, at most 32
+ * threads per warp instruction, cycles and time when anything ran. */
+static void check_counters(const td_device *d)
+{
+    int exec = td_device_metric_index(d, "smsp__inst_executed.sum");
+    int issued = td_device_metric_index(d, "smsp__inst_issued.sum");
+    int threads = td_device_metric_index(d, "smsp__thread_inst_executed.sum");
+    int cycles = td_device_metric_index(d, "sm__cycles_active.sum");
+    CHECK(exec >= 0 && issued >= 0 && threads >= 0 && cycles >= 0);
+    if (exec < 0 || issued < 0 || threads < 0 || cycles < 0)
+        return;
+    for (size_t i = 0; i < d->n_launches; i++) {
+        const td_launch *l = &d->launches[i];
+        CHECK(l->duration_ns > 0);
+        if (!l->profiled)
+            continue;
+        const double *c = l->counters;
+        CHECK(c[exec] > 0);
+        CHECK(c[issued] >= c[exec]);
+        CHECK(c[threads] > 0 && c[threads] <= 32 * c[exec]);
+        CHECK(c[cycles] > 0);
+        double stalls = 0;
+        for (size_t m = 0; m < d->n_metrics; m++) {
+            CHECK(c[m] >= 0);
+            if (strstr(d->metrics[m], "warps_issue_stalled"))
+                stalls += c[m];
+        }
+        CHECK(stalls > 0);
+    }
+}
+
+static void test_plain_run(void)
+{
+    CHECK(run("%s -o plain.json -- %s --exit 3", bin, app) == 3);
+    CHECK(output_has("out.txt", "td_smoke: 6 kernel launches done"));
+    td_result res;
+    if (load("plain.json", &res) != 0) {
+        CHECK(0);
+        return;
+    }
+    CHECK_STR(res.status, "complete");
+    CHECK(res.exit_code == 3);
+    CHECK(res.n_devices == 1);
+    if (res.n_devices == 1) {
+        const td_device *d = &res.devices[0];
+        CHECK(d->passes > 0 && d->n_metrics > 0 && d->sm_count > 0);
+        CHECK(d->n_launches == 6 && count_profiled(d) == 6);
+        CHECK(has_kernel(d, "fma_chain") && has_kernel(d, "coop_sum"));
+        CHECK(has_kernel(d, "scale<float>")); /* demangled, via cudaLaunchKernelEx */
+        check_counters(d);
+    }
+    td_result_free(&res);
+}
+
+static void test_app_dies(void)
+{
+    td_result res;
+    CHECK(run("%s -o crash.json -- %s --crash", bin, app) == 128 + 11);
+    if (load("crash.json", &res) == 0) {
+        CHECK_STR(res.status, "crashed");
+        CHECK(res.term_signal == 11);
+        /* flushed by the injection library's signal handler */
+        CHECK(res.n_devices == 1 && count_profiled(&res.devices[0]) == 6);
+        td_result_free(&res);
+    }
+    CHECK(run("%s -o term.json -- %s --raise 15", bin, app) == 128 + 15);
+    if (load("term.json", &res) == 0) {
+        CHECK_STR(res.status, "interrupted");
+        CHECK(res.n_devices == 1 && count_profiled(&res.devices[0]) == 6);
+        td_result_free(&res);
+    }
+}
+
+/* Five rounds in batches of four ranges, two launches of each kernel
+ * profiled, the rest and the graph's kernels only timed. */
+static void test_per_kernel_batches_graphs(void)
+{
+    CHECK(run("TOPDOWN_BATCH=4 %s --per-kernel 2 -o pk.json -- %s --repeat 5 --graph", bin,
+              app) == 0);
+    td_result res;
+    if (load("pk.json", &res) != 0 || res.n_devices != 1) {
+        CHECK(0);
+        return;
+    }
+    const td_device *d = &res.devices[0];
+    CHECK(d->n_launches == 32);
+    CHECK(count_profiled(d) == 12);
+    check_counters(d);
+    int exec = td_device_metric_index(d, "smsp__inst_executed.sum");
+    double first = -1;
+    for (size_t i = 0; i < d->n_launches && exec >= 0; i++) {
+        const td_launch *l = &d->launches[i];
+        if (!l->profiled || !strstr(l->kernel, "fma_chain"))
+            continue;
+        if (first < 0)
+            first = l->counters[exec];
+        else
+            CHECK(l->counters[exec] == first); /* the same work, counted the same */
+    }
+    td_result_free(&res);
+}
+
+static void test_filters(void)
+{
+    td_result res;
+    CHECK(run("%s -k 'triad|scale' -o filt.json -- %s --repeat 2", bin, app) == 0);
+    if (load("filt.json", &res) == 0 && res.n_devices == 1) {
+        const td_device *d = &res.devices[0];
+        CHECK(d->n_launches == 12 && count_profiled(d) == 4);
+        for (size_t i = 0; i < d->n_launches; i++)
+            if (d->launches[i].profiled)
+                CHECK(strstr(d->launches[i].kernel, "triad") ||
+                      strstr(d->launches[i].kernel, "scale"));
+        td_result_free(&res);
+    }
+    CHECK(run("%s --launch-skip 2 --launch-count 3 -o skip.json -- %s", bin, app) == 0);
+    if (load("skip.json", &res) == 0 && res.n_devices == 1) {
+        const td_device *d = &res.devices[0];
+        CHECK(count_profiled(d) == 3);
+        CHECK(d->n_launches == 6 && !d->launches[0].profiled && !d->launches[1].profiled &&
+              d->launches[2].profiled);
+        td_result_free(&res);
+    }
+}
+
+static void test_nothing_to_profile(void)
+{
+    td_result res;
+    CHECK(run("%s -o none.json -- %s --no-kernel", bin, app) == 0);
+    if (load("none.json", &res) == 0) {
+        CHECK(res.n_devices == 0 || res.devices[0].n_launches == 0);
+        td_result_free(&res);
+    }
+    /* Another CUPTI client got there first: the app still runs, topdown
+     * says why it has nothing. */
+    CHECK(run("LD_PRELOAD=%s %s -o other.json -- %s", preload, bin, app) == 0);
+    CHECK(output_has("out.txt", "td_smoke: 6 kernel launches done"));
+    if (load("other.json", &res) == 0) {
+        CHECK(res.note && strstr(res.note, "another profiler"));
+        td_result_free(&res);
+    }
+}
+
+int main(void)
+{
+    if (system("nvidia-smi -L >/dev/null 2>&1") != 0) {
+        printf("no GPU: skipped\n");
+        return 77;
+    }
+    const char *build = getenv("TOPDOWN_BUILD_DIR");
+    bin = getenv("TOPDOWN_BIN");
+    snprintf(app, sizeof app, "%s/tests/gpu/td_smoke", build ? build : ".");
+    snprintf(preload, sizeof preload, "%s/tests/gpu/libtd_other_subscriber.so",
+             build ? build : ".");
+    if (!bin || access(app, X_OK) != 0) {
+        printf("td_smoke is not built (no CUDA compiler): skipped\n");
+        return 77;
+    }
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_plain_run();
+    test_app_dies();
+    test_per_kernel_batches_graphs();
+    test_filters();
+    test_nothing_to_profile();
+    char cleanup[256];
+    snprintf(cleanup, sizeof cleanup, "rm -rf %s", dir);
+    if (system(cleanup) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return td_check_summary();
+}
