@@ -13,6 +13,13 @@
 # any counter differs by more than TOL. Needs a GPU, ncu and python3
 # (standard library only).
 #
+# PASSES=one compares under equal conditions: timing-dependent counters
+# (cycles, stall cycles) depend on which replay pass they fall in, and
+# topdown (CUPTI) and ncu schedule the set into passes differently. In this
+# mode each stall reason is measured with the five base counters alone, in a
+# single pass, by both tools (one probe arch table per reason, written next
+# to the raw files); REPEAT is then 1.
+#
 # Environment: TOPDOWN (the binary; default build/topdown), NCU (default
 # ncu), TOL (default 0.01), REPEAT (default 2), NCU_FLAGS (default
 # "--clock-control none --cache-control none": topdown leaves clocks and
@@ -24,6 +31,8 @@ TOPDOWN=${TOPDOWN:-$here/../build/topdown}
 NCU=${NCU:-ncu}
 TOL=${TOL:-0.01}
 REPEAT=${REPEAT:-2}
+PASSES=${PASSES:-all}
+[ "$PASSES" = one ] && REPEAT=1
 NCU_FLAGS=${NCU_FLAGS:---clock-control none --cache-control none}
 if [ $# -lt 1 ]; then
     echo "usage: $0 APP [ARGS...]" >&2
@@ -59,25 +68,59 @@ if [ -z "$metrics" ]; then
     echo "ncu_compare: topdown collected no counters (see $work/topdown1.err)" >&2
     exit 2
 fi
-i=1
-while [ "$i" -le "$REPEAT" ]; do
-    # ncu prints its CSV on stdout among the app's output; the parser keeps
-    # the quoted lines.
-    # shellcheck disable=SC2086
-    "$NCU" $NCU_FLAGS --metrics "$metrics" --csv --print-units base "$@" \
-        >"$work/ncu$i.csv" 2>"$work/ncu$i.err" || {
-        echo "ncu_compare: ncu failed:" >&2
-        cat "$work/ncu$i.err" >&2
-        exit 2
-    }
-    i=$((i + 1))
-done
+manifest=$work/manifest.txt
+: >"$manifest"
+if [ "$PASSES" = one ]; then
+    probes=$work/probes
+    mkdir -p "$probes"
+    python3 - "$work/topdown1.json" "${TOPDOWN_ARCHS:-$here/../archs}" "$probes" <<'PY' >"$work/probes.txt"
+import json, os, sys
+res = json.load(open(sys.argv[1]))
+table = json.load(open(os.path.join(sys.argv[2], res["devices"][0]["arch"] + ".json")))
+for i, stall in enumerate(table["stalls"]):
+    probe = dict(table, name="probe%d" % i, stalls=[stall])
+    json.dump(probe, open(os.path.join(sys.argv[3], "probe%d.json" % i), "w"))
+    print("probe%d %s" % (i, ",".join(list(table["counters"].values()) + [stall["metric"]])))
+PY
+    while read -r probe names; do
+        TOPDOWN_ARCHS=$probes "$TOPDOWN" --arch "$probe" -f -o "$work/$probe.json" -- "$@" \
+            </dev/null >/dev/null 2>"$work/$probe.err" || {
+            echo "ncu_compare: topdown --arch $probe failed:" >&2
+            cat "$work/$probe.err" >&2
+            exit 2
+        }
+        printf '1\t%s\t%s\t%s\n' "$work/$probe.json" "$work/$probe.csv" "$names" >>"$manifest"
+        # ncu prints its CSV on stdout among the app's output; the parser
+        # keeps the quoted lines.
+        # shellcheck disable=SC2086
+        "$NCU" $NCU_FLAGS --metrics "$names" --csv --print-units base "$@" \
+            </dev/null >"$work/$probe.csv" 2>"$work/$probe.csv.err" || {
+            echo "ncu_compare: ncu failed:" >&2
+            cat "$work/$probe.csv.err" >&2
+            exit 2
+        }
+    done <"$work/probes.txt"
+else
+    i=1
+    while [ "$i" -le "$REPEAT" ]; do
+        # shellcheck disable=SC2086
+        "$NCU" $NCU_FLAGS --metrics "$metrics" --csv --print-units base "$@" \
+            >"$work/ncu$i.csv" 2>"$work/ncu$i.err" || {
+            echo "ncu_compare: ncu failed:" >&2
+            cat "$work/ncu$i.err" >&2
+            exit 2
+        }
+        printf '%s\t%s\t%s\t%s\n' "$i" "$work/topdown$i.json" "$work/ncu$i.csv" "$metrics" \
+            >>"$manifest"
+        i=$((i + 1))
+    done
+fi
 
-python3 - "$TOL" "$REPEAT" "$work" "$("$NCU" --version | tail -n 1)" "$NCU_FLAGS" <<'PY'
+python3 - "$TOL" "$PASSES" "$work" "$("$NCU" --version | tail -n 1)" "$NCU_FLAGS" <<'PY'
 import csv, json, re, sys
 
-tol, repeat, work, ncu_version, ncu_flags = (float(sys.argv[1]), int(sys.argv[2]),
-                                              sys.argv[3], sys.argv[4], sys.argv[5])
+tol, passes, work, ncu_version, ncu_flags = (float(sys.argv[1]), sys.argv[2], sys.argv[3],
+                                             sys.argv[4], sys.argv[5])
 
 def base_name(name):
     """'void scale<float>(T1 *, T1)' and 'scale<float>(float*, float)' -> scale<float>"""
@@ -121,10 +164,27 @@ def rel(a, b):
     scale = max(abs(a), abs(b))
     return abs(a - b) / scale if scale else 0.0
 
-res, td = topdown_launches("%s/topdown1.json" % work)
-td_again = topdown_launches("%s/topdown2.json" % work)[1] if repeat > 1 else td
-ncu = ncu_launches("%s/ncu1.csv" % work)
-ncu_again = ncu_launches("%s/ncu2.csv" % work) if repeat > 1 else ncu
+def merge(into, launches, names):
+    """Adds the named counters of each launch; the first measurement wins."""
+    if into is None:
+        into = [(kernel, {}) for kernel, _ in launches]
+    for (kernel, values), (_, merged) in zip(launches, into):
+        for name in names:
+            if name in values and name not in merged:
+                merged[name] = values[name]
+    return into[:len(launches)]
+
+# manifest: run, topdown result, ncu CSV, the metrics to take from them
+runs = {}
+for line in open("%s/manifest.txt" % work):
+    run, td_path, ncu_path, names = line.rstrip("\n").split("\t")
+    res, td_part = topdown_launches(td_path)
+    r = runs.setdefault(int(run), {"res": res, "td": None, "ncu": None})
+    r["td"] = merge(r["td"], td_part, names.split(","))
+    r["ncu"] = merge(r["ncu"], ncu_launches(ncu_path), names.split(","))
+res, td, ncu = runs[1]["res"], runs[1]["td"], runs[1]["ncu"]
+again = runs.get(2, runs[1])
+td_again, ncu_again, repeat = again["td"], again["ncu"], len(runs)
 
 print("topdown vs ncu: raw counters per kernel launch")
 for dev in res["devices"]:
@@ -133,7 +193,9 @@ for dev in res["devices"]:
              dev["arch"], dev["passes"]))
 print("app: %s" % " ".join(res["app"]["argv"]))
 print("ncu: %s, flags: %s" % (ncu_version, ncu_flags))
-print("tolerance %.2f%%; noise = |run1 - run2| of topdown + the same of ncu (%d runs each);"
+if passes == "one":
+    print("passes: one per stall reason, with the five base counters, in both tools (PASSES=one)")
+print("tolerance %.2f%%; noise = |run1 - run2| of topdown + the same of ncu (%d run(s) each);"
       " durations not compared" % (100 * tol, repeat))
 print()
 fmt = "%-4s %-14s %-48s %14s %14s %8s %8s  %s"
