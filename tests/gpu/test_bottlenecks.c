@@ -172,7 +172,11 @@ static void check_kernel(const char *topdown, const char *bench, const char *dir
 {
     static char report[OUT_CAP];
     char json[4096];
-    snprintf(json, sizeof json, "%s/%s.json", dir, k->name);
+    int len = snprintf(json, sizeof json, "%s/%s.json", dir, k->name);
+    if (len < 0 || (size_t)len >= sizeof json) {
+        CHECK(!"result path fits");
+        return;
+    }
     char *argv[] = {(char *)topdown, "-l", "3", "--no-desc", "--no-progress", "-f",
                     "-o", json, "--", (char *)bench, "--kernel", (char *)k->name,
                     "--reps", "1", NULL};
