@@ -713,14 +713,18 @@ static int cmd_profile(int argc, char **argv, td_error *err)
     memset(&outcome, 0, sizeof outcome);
     if (td_profile_run(&c.profile, &outcome, err))
         return -1;
+    if (outcome.message[0])
+        fprintf(stderr, "topdown: %s\n", outcome.message);
     if (!outcome.result_written) {
         fprintf(stderr, "topdown: no result written (%ld kernel launches seen)\n", outcome.launches);
         return outcome.app_exit_code;
     }
-    fprintf(stderr, "topdown: result saved to %s\n", outcome.result_path);
     td_error report_err;
-    if (print_result_file(outcome.result_path, &c, &report_err))
+    if (outcome.profiled > 0 && print_result_file(outcome.result_path, &c, &report_err))
         fprintf(stderr, "topdown: %s\n", report_err.msg);
+    fprintf(stderr, "topdown: result saved to %s (%ld launches, %ld profiled, %d replay pass%s)\n",
+            outcome.result_path, outcome.launches, outcome.profiled, outcome.passes,
+            outcome.passes == 1 ? "" : "es");
     /* The app's exit code passes through, whatever the report said. */
     return outcome.app_exit_code;
 }
