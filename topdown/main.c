@@ -720,7 +720,7 @@ static int cmd_profile(int argc, char **argv, td_error *err)
         return outcome.app_exit_code;
     }
     td_error report_err;
-    if (outcome.profiled > 0 && print_result_file(outcome.result_path, &c, &report_err))
+    if (outcome.launches > 0 && print_result_file(outcome.result_path, &c, &report_err))
         fprintf(stderr, "topdown: %s\n", report_err.msg);
     fprintf(stderr, "topdown: result saved to %s (%ld launches, %ld profiled, %d replay pass%s)\n",
             outcome.result_path, outcome.launches, outcome.profiled, outcome.passes,
