@@ -231,6 +231,21 @@ static void check_unique(const td_arch_set *set)
         }
 }
 
+/* Chips CUPTI supports that no range-profiler table claims: candidates
+ * for a new table (docs/ARCH_TABLES.md). Informational. */
+static void print_uncovered(const td_arch_set *set, char *const *chips, size_t n)
+{
+    printf("CUPTI chips without a range-profiler table:");
+    for (size_t i = 0; i < n; i++) {
+        const td_arch *t = td_arch_for_chip(set, chips[i]);
+        if (!t || t->source != TD_SOURCE_RANGE_PROFILER)
+            printf(" %s%s%s", chips[i], t ? " (nvprof table " : "", t ? t->name : "");
+        if (t && t->source != TD_SOURCE_RANGE_PROFILER)
+            printf(")");
+    }
+    printf("\n");
+}
+
 /* The checks above must be able to fail: wrong names are caught. */
 static void check_negative(const char *chip)
 {
@@ -306,6 +321,7 @@ int main(void)
     }
     CHECK(range_tables > 0);
     check_unique(&set);
+    print_uncovered(&set, chips, n_chips);
     check_negative("GH100");
     td_catalog_free_names(chips, n_chips);
     td_arch_set_free(&set);
