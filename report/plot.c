@@ -643,6 +643,8 @@ static int timeline_script(FILE *f, const plot_files *p, const void *ctx, td_err
     fprintf(f, "set xlabel 'invocation'\nset xrange [%zu:%zu]\nset tmargin 5\nset title offset 0,1\n", first,
             last > first ? last : first + 1);
     fputs("set style fill solid 0.9 noborder\n", f);
+    /* Invocations are whole numbers: no ticks between them. */
+    fprintf(f, "set xtics %zu\n", last - first <= 20 ? (size_t)1 : (last - first + 19) / 20);
     phase_marks(f, c);
     fputs("plot ", f);
     for (size_t i = 0; i < segment_count(&c->seg); i++) {

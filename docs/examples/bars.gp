@@ -8,7 +8,7 @@ if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
 }
 set output 'bars.png'
 set datafile separator '\t'
-set title 'h100_synthetic.topdown.json (NVIDIA H100 80GB HBM3) - share of issue slots per kernel (level 2)' noenhanced
+set title 'h100_td_bench.topdown.json (NVIDIA H100 80GB HBM3) - share of issue slots per kernel (level 2)' noenhanced
 set ylabel '% of issue slots'
 set yrange [0:100]
 set ytics 10

@@ -1,4 +1,4 @@
-# topdown 0.1.0: A = h100_synthetic.topdown.json (NVIDIA H100 80GB HBM3), B = a100_synthetic.topdown.json (NVIDIA A100-SXM4-80GB), level 2. Restyle freely, then run in this folder:
+# topdown 0.1.0: A = h100_td_bench.topdown.json (NVIDIA H100 80GB HBM3), B = h100_td_bench_64mb.topdown.json (NVIDIA H100 80GB HBM3), level 2. Restyle freely, then run in this folder:
 #   gnuplot diff.gp
 # Data: diff.dat (tab-separated, % of issue slots; first line names the columns).
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
@@ -8,7 +8,7 @@ if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
 }
 set output 'diff.png'
 set datafile separator '\t'
-set title 'topdown diff - A = h100_synthetic.topdown.json (NVIDIA H100 80GB HBM3), B = a100_synthetic.topdown.json (NVIDIA A100-SXM4-80GB) (level 2)' noenhanced
+set title 'topdown diff - A = h100_td_bench.topdown.json (NVIDIA H100 80GB HBM3), B = h100_td_bench_64mb.topdown.json (NVIDIA H100 80GB HBM3) (level 2)' noenhanced
 set ylabel '% of issue slots'
 set yrange [0:100]
 set ytics 10
@@ -30,42 +30,42 @@ plot newhistogram 'application', 'diff.dat' index 0 using 2:xtic(1) title 'Retir
      '' index 0 using 6 title 'Frontend.Decode' lc rgb '#17becf', \
      '' index 0 using 7 title 'Backend.Memory_Bound' lc rgb '#cb181d', \
      '' index 0 using 8 title 'Backend.Core_Bound' lc rgb '#ff7f0e', \
-     newhistogram 'stencil_3d<7>', 'diff.dat' index 1 using 2:xtic(1) notitle lc rgb '#2ca02c', \
+     newhistogram 'bench_ifetch', 'diff.dat' index 1 using 2:xtic(1) notitle lc rgb '#2ca02c', \
      '' index 1 using 3 notitle lc rgb '#b294c7', \
      '' index 1 using 4 notitle lc rgb '#6a3d9a', \
      '' index 1 using 5 notitle lc rgb '#3182bd', \
      '' index 1 using 6 notitle lc rgb '#17becf', \
      '' index 1 using 7 notitle lc rgb '#cb181d', \
      '' index 1 using 8 notitle lc rgb '#ff7f0e', \
-     newhistogram 'gemm_tile<float, 128>', 'diff.dat' index 2 using 2:xtic(1) notitle lc rgb '#2ca02c', \
+     newhistogram 'bench_constant', 'diff.dat' index 2 using 2:xtic(1) notitle lc rgb '#2ca02c', \
      '' index 2 using 3 notitle lc rgb '#b294c7', \
      '' index 2 using 4 notitle lc rgb '#6a3d9a', \
      '' index 2 using 5 notitle lc rgb '#3182bd', \
      '' index 2 using 6 notitle lc rgb '#17becf', \
      '' index 2 using 7 notitle lc rgb '#cb181d', \
      '' index 2 using 8 notitle lc rgb '#ff7f0e', \
-     newhistogram 'reduce_sum', 'diff.dat' index 3 using 2:xtic(1) notitle lc rgb '#2ca02c', \
+     newhistogram 'bench_divergence', 'diff.dat' index 3 using 2:xtic(1) notitle lc rgb '#2ca02c', \
      '' index 3 using 3 notitle lc rgb '#b294c7', \
      '' index 3 using 4 notitle lc rgb '#6a3d9a', \
      '' index 3 using 5 notitle lc rgb '#3182bd', \
      '' index 3 using 6 notitle lc rgb '#17becf', \
      '' index 3 using 7 notitle lc rgb '#cb181d', \
      '' index 3 using 8 notitle lc rgb '#ff7f0e', \
-     newhistogram 'scatter_add<int>', 'diff.dat' index 4 using 2:xtic(1) notitle lc rgb '#2ca02c', \
+     newhistogram 'bench_retire', 'diff.dat' index 4 using 2:xtic(1) notitle lc rgb '#2ca02c', \
      '' index 4 using 3 notitle lc rgb '#b294c7', \
      '' index 4 using 4 notitle lc rgb '#6a3d9a', \
      '' index 4 using 5 notitle lc rgb '#3182bd', \
      '' index 4 using 6 notitle lc rgb '#17becf', \
      '' index 4 using 7 notitle lc rgb '#cb181d', \
      '' index 4 using 8 notitle lc rgb '#ff7f0e', \
-     newhistogram 'histogram_kernel', 'diff.dat' index 5 using 2:xtic(1) notitle lc rgb '#2ca02c', \
+     newhistogram 'bench_math_pipe', 'diff.dat' index 5 using 2:xtic(1) notitle lc rgb '#2ca02c', \
      '' index 5 using 3 notitle lc rgb '#b294c7', \
      '' index 5 using 4 notitle lc rgb '#6a3d9a', \
      '' index 5 using 5 notitle lc rgb '#3182bd', \
      '' index 5 using 6 notitle lc rgb '#17becf', \
      '' index 5 using 7 notitle lc rgb '#cb181d', \
      '' index 5 using 8 notitle lc rgb '#ff7f0e', \
-     newhistogram 'copy_halo', 'diff.dat' index 6 using 2:xtic(1) notitle lc rgb '#2ca02c', \
+     newhistogram 'bench_dependency', 'diff.dat' index 6 using 2:xtic(1) notitle lc rgb '#2ca02c', \
      '' index 6 using 3 notitle lc rgb '#b294c7', \
      '' index 6 using 4 notitle lc rgb '#6a3d9a', \
      '' index 6 using 5 notitle lc rgb '#3182bd', \

@@ -1,4 +1,4 @@
-# topdown 0.1.0: stencil_3d<7> over its invocations, level 3. Restyle freely, then run in this folder:
+# topdown 0.1.0: bench_l1_bound over its invocations, level 3. Restyle freely, then run in this folder:
 #   gnuplot timeline.gp
 # Data: timeline.dat (tab-separated, % of issue slots; first line names the columns).
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
@@ -8,7 +8,7 @@ if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
 }
 set output 'timeline.png'
 set datafile separator '\t'
-set title 'h100_synthetic.topdown.json (NVIDIA H100 80GB HBM3) - stencil_3d<7> over its invocations (level 3)' noenhanced
+set title 'h100_td_bench.topdown.json (NVIDIA H100 80GB HBM3) - bench_l1_bound over its invocations (level 3)' noenhanced
 set ylabel '% of issue slots'
 set yrange [0:100]
 set ytics 10
@@ -16,18 +16,14 @@ set grid ytics lc rgb '#dddddd'
 set key outside right top invert noenhanced  # top entry = top segment
 set style fill solid 0.9 border rgb '#404040'
 set xlabel 'invocation'
-set xrange [0:44]
+set xrange [0:2]
 set tmargin 5
 set title offset 0,1
 set style fill solid 0.9 noborder
-set arrow from 14.5, graph 0 to 14.5, graph 1 nohead front dt 2 lw 1.5 lc rgb '#202020'
-set arrow from 29.5, graph 0 to 29.5, graph 1 nohead front dt 2 lw 1.5 lc rgb '#202020'
-set label 'phase 1' at 7.0, graph 1.03 center front font ',9'
-set label 'phase 2' at 22.0, graph 1.03 center front font ',9'
-set label 'phase 3' at 37.0, graph 1.03 center front font ',9'
+set xtics 1
 plot 'timeline.dat' using 1:(0):2 with filledcurves title 'Retire' lc rgb '#2ca02c', \
-     '' using 1:(sum [c=2:2] column(c)):(sum [c=2:3] column(c)) with filledcurves title 'Divergence.Branch' lc rgb '#b294c7', \
-     '' using 1:(sum [c=2:3] column(c)):(sum [c=2:4] column(c)) with filledcurves title 'Divergence.Replay' lc rgb '#6a3d9a', \
+     '' using 1:(sum [c=2:2] column(c)):(sum [c=2:3] column(c)) with filledcurves title 'Frontend.Fetch.Instruction_Fetch' lc rgb '#08519c', \
+     '' using 1:(sum [c=2:3] column(c)):(sum [c=2:4] column(c)) with filledcurves title 'Frontend.Fetch.Branch_Resolving' lc rgb '#4292c6', \
      '' using 1:(sum [c=2:4] column(c)):(sum [c=2:5] column(c)) with filledcurves title 'Backend.Memory_Bound.L1_Bound' lc rgb '#a50f15', \
-     '' using 1:(sum [c=2:5] column(c)):(sum [c=2:6] column(c)) with filledcurves title 'Backend.Memory_Bound.MIO_Bound' lc rgb '#ef3b2c', \
+     '' using 1:(sum [c=2:5] column(c)):(sum [c=2:6] column(c)) with filledcurves title 'Backend.Memory_Bound.Constant_Memory' lc rgb '#fc9272', \
      '' using 1:(sum [c=2:6] column(c)):(sum [c=2:7] column(c)) with filledcurves title 'Backend.Core_Bound.Dependency_Wait' lc rgb '#fdae6b'
