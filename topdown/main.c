@@ -336,7 +336,7 @@ static int cmd_list_archs(td_error *err)
     td_arch_set archs;
     if (load_archs(&archs, err))
         return -1;
-    printf("%-8s %-10s %-10s %-7s %-7s %-7s %s\n", "table", "family", "CC", "IPC_MAX",
+    printf("%-8s %-14s %-16s %-7s %-7s %-7s %s\n", "table", "family", "CC", "IPC_MAX",
            "source", "stalls", "chips");
     for (size_t i = 0; i < archs.count; i++) {
         const td_arch *a = &archs.items[i];
@@ -346,7 +346,7 @@ static int cmd_list_archs(td_error *err)
         for (size_t j = 0; j < a->n_chips; j++)
             snprintf(chips + strlen(chips), sizeof chips - strlen(chips), "%s%s", j ? " " : "",
                      a->chips[j]);
-        printf("%-8s %-10s %-10s %-7g %-7s %-7zu %s\n", a->name, a->family, ccs, a->ipc_max,
+        printf("%-8s %-14s %-16s %-7g %-7s %-7zu %s\n", a->name, a->family, ccs, a->ipc_max,
                a->source == TD_SOURCE_NVPROF ? "nvprof" : "cupti", a->n_stalls, chips);
     }
     printf("(%zu tables in %s)\n", archs.count, archs.dir);
