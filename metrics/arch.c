@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file_text.h"
 #include "result.h" /* td_strdup */
 
 static const char *const counter_keys[TD_COUNTER_COUNT] = {
@@ -36,41 +37,6 @@ static const td_counter nvprof_counters[] = {TD_C_IPC, TD_C_ISSUED_IPC,
 const char *td_counter_key(td_counter c)
 {
     return (c >= 0 && c < TD_COUNTER_COUNT) ? counter_keys[c] : "?";
-}
-
-static char *read_file(const char *path, size_t *len, td_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        td_fail(err, "cannot open %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 14, used = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        used += fread(buf + used, 1, cap - used, f);
-        if (used < cap)
-            break;
-        char *bigger = realloc(buf, cap * 2 + 1);
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    int read_error = ferror(f);
-    fclose(f);
-    if (!buf)
-        return td_fail(err, "out of memory reading %s", path), NULL;
-    if (read_error) {
-        free(buf);
-        return td_fail(err, "cannot read %s", path), NULL;
-    }
-    buf[used] = '\0';
-    *len = used;
-    return buf;
 }
 
 static int get_string(const cJSON *obj, const char *key, int required,
@@ -257,8 +223,8 @@ int td_arch_load_file(const char *path, td_arch *out, td_error *err)
 {
     memset(out, 0, sizeof *out);
     size_t len = 0;
-    char *text = read_file(path, &len, err);
-    if (!text)
+    char *text = NULL;
+    if (td_read_text_file(path, &text, &len, err))
         return td_fail_context(err, "arch table");
     cJSON *root = cJSON_ParseWithLength(text, len);
     if (!root) {

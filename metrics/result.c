@@ -1,5 +1,7 @@
 #include "result.h"
 
+#include "file_text.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
@@ -404,28 +406,11 @@ int td_result_parse(const char *text, size_t len, const char *name,
 int td_result_load(const char *path, td_result *out, td_error *err)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return td_fail(err, "cannot open result file %s: %s", path, strerror(errno));
-    if (fseek(f, 0, SEEK_END) != 0) {
-        fclose(f);
-        return td_fail(err, "cannot read %s: not a regular file", path);
-    }
-    long size = ftell(f);
-    rewind(f);
-    char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
-    if (!text) {
-        fclose(f);
-        return td_fail(err, "cannot read %s: out of memory", path);
-    }
-    size_t got = fread(text, 1, (size_t)size, f);
-    fclose(f);
-    if (got != (size_t)size) {
-        free(text);
-        return td_fail(err, "cannot read %s", path);
-    }
-    text[got] = '\0';
-    int rc = td_result_parse(text, got, path, out, err);
+    char *text = NULL;
+    size_t len = 0;
+    if (td_read_text_file(path, &text, &len, err))
+        return td_fail_context(err, "result file");
+    int rc = td_result_parse(text, len, path, out, err);
     free(text);
     return rc;
 }

@@ -4,6 +4,8 @@
  * activity API and are joined to their launch by correlation id. */
 #include "spool.h"
 
+#include "file_text.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -502,39 +504,6 @@ int td_spool_parse(const char *text, size_t len, const char *name, td_result *re
     return rc;
 }
 
-static int read_file(const char *path, char **text, size_t *len, td_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return td_fail(err, "cannot read %s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        char *bigger = realloc(buf, cap * 2);
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    int failed = ferror(f);
-    fclose(f);
-    if (!buf)
-        return td_fail(err, "out of memory reading %s", path);
-    if (failed) {
-        free(buf);
-        return td_fail(err, "cannot read %s", path);
-    }
-    *text = buf;
-    *len = n;
-    return 0;
-}
-
 int td_spool_load(const char *path, td_result *res, td_spool_summary *sum, td_error *err)
 {
     char *text = NULL;
@@ -546,7 +515,7 @@ int td_spool_load(const char *path, td_result *res, td_spool_summary *sum, td_er
     }
     if (probe)
         fclose(probe);
-    if (read_file(path, &text, &len, err))
+    if (td_read_text_file(path, &text, &len, err))
         return -1;
     int rc = td_spool_parse(text, len, path, res, sum, err);
     free(text);

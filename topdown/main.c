@@ -573,28 +573,48 @@ static int plot_one(const char *file, const cli *c, td_plot_options *o,
     return rc;
 }
 
+/* Two results side by side, for `diff` and `plot --diff`. */
+typedef struct result_pair {
+    td_result res[2];
+    td_summary sum[2];
+    char label[2][512];
+    td_diff_side side[2];
+} result_pair;
+
+static int load_pair(const char *const *files, const td_arch_set *archs, result_pair *p,
+                     td_error *err)
+{
+    if (load_result(files[0], NULL, archs, &p->res[0], &p->sum[0], err))
+        return -1;
+    if (load_result(files[1], NULL, archs, &p->res[1], &p->sum[1], err)) {
+        td_summary_free(&p->sum[0]);
+        td_result_free(&p->res[0]);
+        return -1;
+    }
+    for (int i = 0; i < 2; i++) {
+        result_label(files[i], &p->res[i], p->label[i], sizeof p->label[i]);
+        p->side[i] = (td_diff_side){p->label[i], &p->res[i], &p->sum[i]};
+    }
+    return 0;
+}
+
+static void free_pair(result_pair *p)
+{
+    for (int i = 0; i < 2; i++) {
+        td_summary_free(&p->sum[i]);
+        td_result_free(&p->res[i]);
+    }
+}
+
 static int plot_two(const char *const *files, td_plot_options *o, const td_arch_set *archs,
                     td_error *err)
 {
-    td_result ra, rb;
-    td_summary sa, sb;
-    if (load_result(files[0], NULL, archs, &ra, &sa, err))
+    result_pair p;
+    if (load_pair(files, archs, &p, err))
         return -1;
-    if (load_result(files[1], NULL, archs, &rb, &sb, err)) {
-        td_summary_free(&sa);
-        td_result_free(&ra);
-        return -1;
-    }
-    char la[512], lb[512];
-    result_label(files[0], &ra, la, sizeof la);
-    result_label(files[1], &rb, lb, sizeof lb);
-    td_diff_side a = {la, &ra, &sa}, b = {lb, &rb, &sb};
     o->title = "topdown diff";
-    int rc = td_plot_diff(&a, &b, o, err);
-    td_summary_free(&sa);
-    td_summary_free(&sb);
-    td_result_free(&ra);
-    td_result_free(&rb);
+    int rc = td_plot_diff(&p.side[0], &p.side[1], o, err);
+    free_pair(&p);
     return rc;
 }
 
@@ -643,28 +663,16 @@ static int cmd_plot(int argc, char **argv, td_error *err)
 static int diff_outputs(const char *const *files, const cli *c, const td_arch_set *archs,
                         td_error *err)
 {
-    td_result ra, rb;
-    td_summary sa, sb;
-    if (load_result(files[0], NULL, archs, &ra, &sa, err))
+    result_pair p;
+    if (load_pair(files, archs, &p, err))
         return -1;
-    if (load_result(files[1], NULL, archs, &rb, &sb, err)) {
-        td_summary_free(&sa);
-        td_result_free(&ra);
-        return -1;
-    }
-    char la[512], lb[512];
-    result_label(files[0], &ra, la, sizeof la);
-    result_label(files[1], &rb, lb, sizeof lb);
-    td_diff_side a = {la, &ra, &sa}, b = {lb, &rb, &sb};
     int rc = 0;
     if (c->csv)
-        rc = td_diff_csv_file(c->csv, &a, &b, c->report.level, err);
+        rc = td_diff_csv_file(c->csv, &p.side[0], &p.side[1], c->report.level, err);
     if (rc == 0 && !(c->csv && strcmp(c->csv, "-") == 0))
-        rc = td_diff_text(stdout, &a, &b, c->report.level, c->report.max_kernels, err);
-    td_summary_free(&sa);
-    td_summary_free(&sb);
-    td_result_free(&ra);
-    td_result_free(&rb);
+        rc = td_diff_text(stdout, &p.side[0], &p.side[1], c->report.level,
+                          c->report.max_kernels, err);
+    free_pair(&p);
     return rc;
 }
 

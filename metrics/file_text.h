@@ -1,0 +1,13 @@
+/* Whole-file reads for the JSON readers (arch tables, results, spools). */
+#ifndef TD_FILE_TEXT_H
+#define TD_FILE_TEXT_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+/* Reads path into a NUL-terminated buffer the caller frees; *len excludes
+ * the NUL. Works on pipes and growing files too (no fseek). */
+int td_read_text_file(const char *path, char **text, size_t *len, td_error *err);
+
+#endif
