@@ -143,15 +143,19 @@ static void print_rates(FILE *out, const td_breakdown *b, double ipc_max)
             ipc_max, b->ipc_issued, 100.0 * b->warp_eff);
 }
 
-static void print_kernel(FILE *out, const td_summary *s, size_t k,
+static void print_kernel(FILE *out, const td_result *res, const td_summary *s, size_t k,
                          const td_report_options *o)
 {
     const td_kernel_summary *ks = &s->kernels[k];
     const td_model *m = &s->models[ks->model];
     double share = s->total_ns > 0 ? 100.0 * ks->total_ns / s->total_ns : 0;
+    int passes = res->devices[ks->model].passes;
     fprintf(out, "\nKernel %zu/%zu: %s\n", k + 1, s->n_kernels, ks->name);
-    fprintf(out, "  %zu launch%s (%zu profiled), %.3f ms, %.1f%% of GPU time, ", ks->launches,
-            ks->launches == 1 ? "" : "es", ks->profiled, ks->total_ns / 1e6, share);
+    fprintf(out, "  %zu launch%s (%zu profiled", ks->launches, ks->launches == 1 ? "" : "es",
+            ks->profiled);
+    if (passes > 0 && ks->profiled > 0)
+        fprintf(out, ", %d replay pass%s each", passes, passes == 1 ? "" : "es");
+    fprintf(out, "), %.3f ms, %.1f%% of GPU time, ", ks->total_ns / 1e6, share);
     if (!ks->has_data) {
         fprintf(out, "no profiled launch with active cycles: time counted only\n");
         return;
@@ -187,7 +191,7 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
     if (o->max_kernels > 0 && (size_t)o->max_kernels < shown)
         shown = (size_t)o->max_kernels;
     for (size_t k = 0; k < shown; k++)
-        print_kernel(out, s, k, o);
+        print_kernel(out, res, s, k, o);
     if (shown < s->n_kernels) {
         double rest = 0;
         for (size_t k = shown; k < s->n_kernels; k++)
