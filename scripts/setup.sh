@@ -27,5 +27,12 @@ if ! command -v nvcc >/dev/null 2>&1; then
   exit 1
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j"$(nproc)"
+# The build log goes to a file; it is shown only when the build fails.
+mkdir -p build
+if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
+       cmake --build build -j"$(nproc)"; } > build/setup.log 2>&1; then
+  tail -n 60 build/setup.log >&2
+  echo "setup: the build failed; the whole log is build/setup.log" >&2
+  exit 1
+fi
+echo "setup: built build/topdown (log: build/setup.log)" >&2
