@@ -55,6 +55,14 @@ static int find_or_add_kernel(td_summary *s, name_index *idx, const char *name,
     return (int)(s->n_kernels - 1);
 }
 
+static int has_profiled_launch(const td_device *dev)
+{
+    for (size_t i = 0; i < dev->n_launches; i++)
+        if (dev->launches[i].profiled)
+            return 1;
+    return 0;
+}
+
 static int init_models(td_summary *s, const td_result *res, const td_arch_set *archs,
                        const char *arch_override, td_error *err)
 {
@@ -70,8 +78,11 @@ static int init_models(td_summary *s, const td_result *res, const td_arch_set *a
         if (!arch)
             return td_fail(err, "unknown arch table \"%s\" (device %d); see `topdown list-archs`",
                            name, dev->index);
-        if (td_model_init(&s->models[d], arch, err) ||
-            td_model_bind(&s->models[d], dev, &s->bindings[d], err))
+        if (td_model_init(&s->models[d], arch, err))
+            return -1;
+        /* A section whose launches were only timed (the profiler was busy
+         * or failed there) has no counters to bind. */
+        if (has_profiled_launch(dev) && td_model_bind(&s->models[d], dev, &s->bindings[d], err))
             return -1;
         if (d > 0 && s->models[d].arch != s->models[0].arch)
             s->mixed_arch = 1;

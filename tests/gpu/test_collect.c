@@ -216,6 +216,42 @@ static void test_nothing_to_profile(void)
     }
 }
 
+/* Two contexts in one process: each gets its own profiler state and
+ * device section; the second is destroyed before exit, which must flush
+ * its launches. Where CUPTI cannot profile the second context while the
+ * first holds the device, its launches must still be there, timed, and
+ * the result must say why they have no counters. */
+static void test_two_contexts(void)
+{
+    CHECK(run("%s -o ctx.json -- %s --second-context", bin, app) == 0);
+    CHECK(output_has("out.txt", "td_smoke: 8 kernel launches done"));
+    CHECK(output_has("out.txt", "Application:")); /* the report still prints */
+    td_result res;
+    if (load("ctx.json", &res) != 0) {
+        CHECK(0);
+        return;
+    }
+    CHECK(res.n_devices == 2);
+    if (res.n_devices == 2) {
+        CHECK(res.devices[0].context != res.devices[1].context);
+        CHECK(res.devices[0].index == 0 && res.devices[1].index == 0);
+        size_t total = res.devices[0].n_launches + res.devices[1].n_launches;
+        CHECK(total == 8);
+        int second = res.devices[0].n_launches == 2 ? 0 : 1;
+        const td_device *d = &res.devices[second];
+        CHECK(d->n_launches == 2 && has_kernel(d, "fma_chain"));
+        CHECK(d->launches[0].duration_ns > 0 && d->launches[1].duration_ns > 0);
+        if (count_profiled(d) == 2) {
+            check_counters(d);
+        } else {
+            CHECK(count_profiled(d) == 0);
+            CHECK(res.note && strstr(res.note, "timed only"));
+            printf("second context timed only: %s\n", res.note ? res.note : "(no note)");
+        }
+    }
+    td_result_free(&res);
+}
+
 int main(void)
 {
     if (system("nvidia-smi -L >/dev/null 2>&1") != 0) {
@@ -240,6 +276,7 @@ int main(void)
     test_per_kernel_batches_graphs();
     test_filters();
     test_nothing_to_profile();
+    test_two_contexts();
     char cleanup[256];
     snprintf(cleanup, sizeof cleanup, "rm -rf %s", dir);
     if (system(cleanup) != 0)

@@ -179,6 +179,17 @@ static void test_aggregation(void)
     CHECK_NEAR(s.app.node[TD_N_RETIRE], 0.625 * 4 / 12, 1e-12);
     CHECK_NEAR(s.app.node[TD_N_L1_BOUND], (0.375 * 4 + 1.0 * 8) / 12, 1e-12);
     td_summary_free(&s);
+    /* A second section whose launches were only timed (its context could
+     * not be profiled) has no metrics; its time counts with A's values. */
+    td_device *timed = td_result_add_device(&res, &err);
+    timed->arch = td_strdup("testarch");
+    timed->context = 2;
+    td_device_add_launch(timed, "A", NULL, &err)->duration_ns = 4;
+    CHECK(td_summarize(&res, &set, NULL, &s, &err) == 0);
+    CHECK(s.n_kernels == 2 && s.launches == 5 && s.profiled == 3);
+    CHECK_NEAR(s.total_ns, 16, 1e-12);
+    CHECK_NEAR(s.app.node[TD_N_RETIRE], 0.625 * 8 / 16, 1e-12);
+    td_summary_free(&s);
     /* An unknown arch name is an error, not a crash. */
     CHECK(td_summarize(&res, &set, "nosuch", &s, &err) == -1);
     CHECK(strstr(err.msg, "nosuch") != NULL);

@@ -11,7 +11,10 @@
 //
 // Options: --repeat N (default 1), --exit CODE, --crash (SIGSEGV after
 // the kernels), --raise SIG (raise a signal after the kernels),
-// --no-kernel, --graph (also launch a CUDA graph of two kernels).
+// --no-kernel, --graph (also launch a CUDA graph of two kernels),
+// --second-context (also launch fma_chain twice in a context of its own,
+// made with the driver API and destroyed before exit).
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <signal.h>
@@ -122,9 +125,37 @@ static void run_graph(const buffers &m, cudaStream_t stream)
     CHECK(cudaGraphDestroy(graph));
 }
 
+#define CHECK_CU(call)                                                         \
+    do {                                                                       \
+        CUresult r_ = (call);                                                  \
+        if (r_ != CUDA_SUCCESS) {                                              \
+            fprintf(stderr, "td_smoke: %s: CUresult %d\n", #call, (int)r_);    \
+            exit(2);                                                           \
+        }                                                                      \
+    } while (0)
+
+/* A second context on device 0: the runtime launches into whatever
+ * context is current, so the same kernel runs under another profiler
+ * state, and the context's destruction must flush its results. */
+static void run_second_context(void)
+{
+    CUdevice dev;
+    CUcontext ctx;
+    CHECK_CU(cuDeviceGet(&dev, 0));
+    CHECK_CU(cuCtxCreate(&ctx, NULL, 0, dev));
+    float *out;
+    CHECK(cudaMalloc(&out, 132 * 128 * sizeof(float)));
+    for (int i = 0; i < 2; i++)
+        fma_chain<<<132, 128>>>(out, 256);
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaFree(out));
+    CHECK_CU(cuCtxDestroy(ctx));
+}
+
 int main(int argc, char **argv)
 {
     int repeat = 1, exit_code = 0, crash = 0, raise_sig = 0, no_kernel = 0, graph = 0;
+    int second_context = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
             repeat = atoi(argv[++i]);
@@ -138,6 +169,8 @@ int main(int argc, char **argv)
             no_kernel = 1;
         else if (!strcmp(argv[i], "--graph"))
             graph = 1;
+        else if (!strcmp(argv[i], "--second-context"))
+            second_context = 1;
         else {
             fprintf(stderr, "td_smoke: unknown option %s\n", argv[i]);
             return 2;
@@ -163,6 +196,10 @@ int main(int argc, char **argv)
         launches += 2;
     }
     CHECK(cudaStreamSynchronize(stream));
+    if (second_context && !no_kernel) {
+        run_second_context();
+        launches += 2;
+    }
     printf("td_smoke: %d kernel launches done\n", launches);
     fflush(stdout);
     if (crash)
