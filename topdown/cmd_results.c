@@ -1,0 +1,353 @@
+/* topdown report, import-nvprof, plot and diff: the commands that read result files. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../levels/aggregate.h"
+#include "../metrics/arch.h"
+#include "../metrics/nvprof.h"
+#include "../metrics/result.h"
+#include "../report/csv.h"
+#include "../report/diff.h"
+#include "../report/plot.h"
+#include "../report/text.h"
+#include "../report/timeline.h"
+#include "cli.h"
+#include "commands.h"
+
+static int print_timeline(const td_result *res, const td_summary *s, const cli *c,
+                          td_error *err)
+{
+    const char *name = NULL;
+    if (td_kernel_lookup(s, c->timeline, &name, err))
+        return -1;
+    td_timeline t;
+    if (td_timeline_build(res, s, name, &t, err))
+        return -1;
+    int rc = td_timeline_text(stdout, &t, s, c->report.level, c->phase_threshold, err);
+    td_timeline_free(&t);
+    return rc;
+}
+
+/* The CSV files asked for, then the tree (or the timeline) unless a CSV
+ * went to stdout. */
+static int write_outputs(const char *path, const td_result *res, const td_summary *s,
+                         const cli *c, td_error *err)
+{
+    int level = c->report.level;
+    if (c->csv && td_csv_kernels_file(c->csv, s, level, err))
+        return -1;
+    if (c->csv_launches && td_csv_launches_file(c->csv_launches, res, s, level, err))
+        return -1;
+    if (c->timeline)
+        return print_timeline(res, s, c, err);
+    if ((c->csv && strcmp(c->csv, "-") == 0) ||
+        (c->csv_launches && strcmp(c->csv_launches, "-") == 0))
+        return 0;
+    td_report_options o = c->report;
+    o.source = path;
+    return td_report_text(stdout, res, s, &o, err);
+}
+
+/* Loads, models and prints one result file. */
+int cmd_print_result_file(const char *path, const cli *c, td_error *err)
+{
+    td_arch_set archs;
+    if (td_cli_load_archs(&archs, err))
+        return -1;
+    td_result res;
+    if (td_result_load(path, &res, err)) {
+        td_arch_set_free(&archs);
+        return -1;
+    }
+    td_summary summary;
+    int rc = td_summarize(&res, &archs, c->arch, &summary, err);
+    if (rc == 0) {
+        rc = write_outputs(path, &res, &summary, c, err);
+        td_summary_free(&summary);
+    }
+    if (rc)
+        td_fail_context(err, "%s", path);
+    td_result_free(&res);
+    td_arch_set_free(&archs);
+    return rc;
+}
+
+int cmd_report(int argc, char **argv, td_error *err)
+{
+    cli c;
+    /* Options may come before or after the file name. */
+    const char *file = NULL;
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    if (!rest)
+        return td_fail(err, "out of memory");
+    int n = 0;
+    rest[n++] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        int takes_value = strcmp(argv[i], "-l") == 0 || strcmp(argv[i], "--level") == 0 ||
+                          strcmp(argv[i], "--kernels") == 0 || strcmp(argv[i], "--arch") == 0 ||
+                          strcmp(argv[i], "--csv") == 0 || strcmp(argv[i], "--csv-launches") == 0 ||
+                          strcmp(argv[i], "--timeline") == 0 ||
+                          strcmp(argv[i], "--phase-threshold") == 0 || strcmp(argv[i], "--top") == 0;
+        if (argv[i][0] == '-' && argv[i][1]) {
+            rest[n++] = argv[i];
+            if (takes_value && i + 1 < argc)
+                rest[n++] = argv[++i];
+        } else if (!file) {
+            file = argv[i];
+        } else {
+            free(rest);
+            return td_fail(err, "report takes one result file, got \"%s\" and \"%s\"", file, argv[i]);
+        }
+    }
+    int rc = td_cli_parse_options(n, rest, &c, err);
+    free(rest);
+    if (rc)
+        return -1;
+    if (c.help) {
+        td_cli_usage(stdout);
+        return 0;
+    }
+    if (c.profiling_option_seen)
+        return td_fail(err, "that option is for profiling, not for `topdown report`; see topdown --help");
+    if (c.plot_option_seen)
+        return td_fail(err, "--top and --diff are options of `topdown plot`; see topdown --help");
+    if (!file)
+        return td_fail(err, "topdown report needs a result file: topdown report FILE [-l N]");
+    return cmd_print_result_file(file, &c, err) ? -1 : 0;
+}
+
+/* Legacy GPUs: nvprof's CSV becomes a result file like any other. */
+int cmd_import_nvprof(int argc, char **argv, td_error *err)
+{
+    const char *metrics = NULL, *times = NULL, *arch_name = NULL, *output = NULL;
+    int force = 0;
+    for (int i = 1; i < argc; i++) {
+        int has_value = i + 1 < argc;
+        if (strcmp(argv[i], "--times") == 0 && has_value)
+            times = argv[++i];
+        else if (strcmp(argv[i], "--arch") == 0 && has_value)
+            arch_name = argv[++i];
+        else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && has_value)
+            output = argv[++i];
+        else if (strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "--force") == 0)
+            force = 1;
+        else if (argv[i][0] != '-' && !metrics)
+            metrics = argv[i];
+        else
+            return td_fail(err, "import-nvprof: unexpected \"%s\"; usage: topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json",
+                           argv[i]);
+    }
+    if (!metrics || !arch_name || !output)
+        return td_fail(err, "usage: topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json (NAME: an nvprof table of topdown list-archs)");
+    if (!force && access(output, F_OK) == 0)
+        return td_fail(err, "%s exists; use -f to overwrite it", output);
+    td_arch_set archs;
+    if (td_cli_load_archs(&archs, err))
+        return -1;
+    const td_arch *arch = td_arch_find(&archs, arch_name);
+    td_result res;
+    int rc = arch ? td_nvprof_import(metrics, times, arch, &res, err)
+                  : td_fail(err, "unknown arch table \"%s\"; see topdown list-archs", arch_name);
+    if (rc == 0) {
+        rc = td_result_save(output, &res, err);
+        td_result_free(&res);
+    }
+    td_arch_set_free(&archs);
+    if (rc == 0)
+        fprintf(stderr, "topdown: wrote %s; topdown report %s -l 2 prints it\n", output, output);
+    return rc;
+}
+
+/* ---- plot and diff (docs/OUTPUTS.md) ---- */
+
+/* Loads a result file and models it with its recorded arch table (or arch). */
+static int load_result(const char *path, const char *arch, const td_arch_set *archs,
+                       td_result *res, td_summary *s, td_error *err)
+{
+    if (td_result_load(path, res, err))
+        return -1;
+    if (td_summarize(res, archs, arch, s, err)) {
+        td_result_free(res);
+        return td_fail_context(err, "%s", path);
+    }
+    return 0;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* "file.json (GPU name)": how plots and diffs name a result. */
+static void result_label(const char *path, const td_result *res, char *buf, size_t size)
+{
+    const char *gpu = res->n_devices && res->devices[0].name ? res->devices[0].name : NULL;
+    snprintf(buf, size, "%s%s%s%s", base_name(path), gpu ? " (" : "", gpu ? gpu : "",
+             gpu ? ")" : "");
+}
+
+/* FILE.json -> FILE<suffix>, next to it. */
+static void default_output(const char *file, const char *suffix, char *buf, size_t size)
+{
+    size_t len = strlen(file);
+    if (len > 5 && strcmp(file + len - 5, ".json") == 0)
+        len -= 5;
+    snprintf(buf, size, "%.*s%s", (int)len, file, suffix);
+}
+
+static int plot_one(const char *file, const cli *c, td_plot_options *o,
+                    const td_arch_set *archs, td_error *err)
+{
+    td_result res;
+    td_summary s;
+    if (load_result(file, c->arch, archs, &res, &s, err))
+        return -1;
+    char title[512];
+    result_label(file, &res, title, sizeof title);
+    o->title = title;
+    int rc;
+    if (c->timeline) {
+        const char *name = NULL;
+        td_timeline t;
+        rc = td_kernel_lookup(&s, c->timeline, &name, err);
+        if (rc == 0 && (rc = td_timeline_build(&res, &s, name, &t, err)) == 0) {
+            rc = td_plot_timeline(&t, &s, o, err);
+            td_timeline_free(&t);
+        }
+    } else {
+        rc = td_plot_bars(&s, o, err);
+    }
+    td_summary_free(&s);
+    td_result_free(&res);
+    return rc;
+}
+
+/* Two results side by side, for `diff` and `plot --diff`. */
+typedef struct result_pair {
+    td_result res[2];
+    td_summary sum[2];
+    char label[2][512];
+    td_diff_side side[2];
+} result_pair;
+
+static int load_pair(const char *const *files, const td_arch_set *archs, result_pair *p,
+                     td_error *err)
+{
+    if (load_result(files[0], NULL, archs, &p->res[0], &p->sum[0], err))
+        return -1;
+    if (load_result(files[1], NULL, archs, &p->res[1], &p->sum[1], err)) {
+        td_summary_free(&p->sum[0]);
+        td_result_free(&p->res[0]);
+        return -1;
+    }
+    for (int i = 0; i < 2; i++) {
+        result_label(files[i], &p->res[i], p->label[i], sizeof p->label[i]);
+        p->side[i] = (td_diff_side){p->label[i], &p->res[i], &p->sum[i]};
+    }
+    return 0;
+}
+
+static void free_pair(result_pair *p)
+{
+    for (int i = 0; i < 2; i++) {
+        td_summary_free(&p->sum[i]);
+        td_result_free(&p->res[i]);
+    }
+}
+
+static int plot_two(const char *const *files, td_plot_options *o, const td_arch_set *archs,
+                    td_error *err)
+{
+    result_pair p;
+    if (load_pair(files, archs, &p, err))
+        return -1;
+    o->title = "topdown diff";
+    int rc = td_plot_diff(&p.side[0], &p.side[1], o, err);
+    free_pair(&p);
+    return rc;
+}
+
+int cmd_plot(int argc, char **argv, td_error *err)
+{
+    cli c;
+    const char *files[2] = {NULL, NULL};
+    int n_files = 0;
+    if (td_cli_parse_with_files(argc, argv, &c, files, 2, &n_files, err))
+        return -1;
+    if (c.help) {
+        td_cli_usage(stdout);
+        return 0;
+    }
+    if (c.profiling_option_seen > (c.profile.output ? 1 : 0) || c.csv || c.csv_launches)
+        return td_fail(err, "topdown plot takes -l, -o, --top, --timeline, --phase-threshold, --arch and --diff; see docs/OUTPUTS.md");
+    int want = c.plot_diff ? 2 : 1;
+    if (n_files != want)
+        return td_fail(err, "%s", c.plot_diff ? "usage: topdown plot --diff A.json B.json [-l N] [-o OUT.png]"
+                                              : "usage: topdown plot FILE [-l N] [-o OUT.png|OUT.svg] [--top K] [--timeline KERNEL]");
+    if (c.plot_diff && (c.timeline || c.arch))
+        return td_fail(err, "plot --diff draws two results with their own arch tables; --timeline and --arch do not apply");
+    char output[PATH_MAX];
+    if (c.profile.output)
+        snprintf(output, sizeof output, "%s", c.profile.output);
+    else
+        default_output(files[0], c.plot_diff ? ".diff.png" : (c.timeline ? ".timeline.png" : ".png"),
+                       output, sizeof output);
+    td_plot_options o;
+    td_plot_options_init(&o);
+    o.level = c.report.level;
+    o.top = c.top;
+    o.phase_threshold = c.phase_threshold;
+    o.output = output;
+    td_arch_set archs;
+    if (td_cli_load_archs(&archs, err))
+        return -1;
+    int rc = c.plot_diff ? plot_two(files, &o, &archs, err) : plot_one(files[0], &c, &o, &archs, err);
+    td_arch_set_free(&archs);
+    if (rc == 0)
+        fprintf(stderr, "topdown: wrote %s (restyle: edit the .gp script next to it, data in the .dat)\n",
+                output);
+    return rc;
+}
+
+static int diff_outputs(const char *const *files, const cli *c, const td_arch_set *archs,
+                        td_error *err)
+{
+    result_pair p;
+    if (load_pair(files, archs, &p, err))
+        return -1;
+    int rc = 0;
+    if (c->csv)
+        rc = td_diff_csv_file(c->csv, &p.side[0], &p.side[1], c->report.level, err);
+    if (rc == 0 && !(c->csv && strcmp(c->csv, "-") == 0))
+        rc = td_diff_text(stdout, &p.side[0], &p.side[1], c->report.level,
+                          c->report.max_kernels, err);
+    free_pair(&p);
+    return rc;
+}
+
+int cmd_diff(int argc, char **argv, td_error *err)
+{
+    cli c;
+    const char *files[2] = {NULL, NULL};
+    int n_files = 0;
+    if (td_cli_parse_with_files(argc, argv, &c, files, 2, &n_files, err))
+        return -1;
+    if (c.help) {
+        td_cli_usage(stdout);
+        return 0;
+    }
+    if (c.profiling_option_seen || c.plot_option_seen || c.csv_launches || c.timeline || c.arch)
+        return td_fail(err, "topdown diff takes -l, --csv and --kernels (each result keeps its own arch table); for a plot: topdown plot --diff A.json B.json -o OUT.png");
+    if (n_files != 2)
+        return td_fail(err, "usage: topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]");
+    td_arch_set archs;
+    if (td_cli_load_archs(&archs, err))
+        return -1;
+    int rc = diff_outputs(files, &c, &archs, err);
+    td_arch_set_free(&archs);
+    return rc;
+}

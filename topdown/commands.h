@@ -1,0 +1,22 @@
+/* topdown's commands: each returns an exit code, or -1 with a td_error. */
+#ifndef TD_COMMANDS_H
+#define TD_COMMANDS_H
+
+#include "../metrics/error.h"
+#include "cli.h"
+
+/* cmd_info.c */
+int cmd_list_archs(td_error *err);
+int cmd_list_nodes(int argc, char **argv, td_error *err);
+int cmd_describe(int argc, char **argv, td_error *err);
+
+/* cmd_results.c */
+int cmd_report(int argc, char **argv, td_error *err);
+int cmd_import_nvprof(int argc, char **argv, td_error *err);
+int cmd_plot(int argc, char **argv, td_error *err);
+int cmd_diff(int argc, char **argv, td_error *err);
+
+/* Loads, models and prints one result file (`report`, and after profiling). */
+int cmd_print_result_file(const char *path, const cli *c, td_error *err);
+
+#endif
