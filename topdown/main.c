@@ -42,6 +42,7 @@ static int cmd_profile(int argc, char **argv, td_error *err)
     td_error report_err;
     if (outcome.launches > 0 && cmd_print_result_file(outcome.result_path, &c, &report_err))
         fprintf(stderr, "topdown: %s\n", report_err.msg);
+    fflush(stdout); /* the report first, then the closing line on stderr */
     fprintf(stderr, "topdown: result saved to %s (%ld launches, %ld profiled, %d replay pass%s)\n",
             outcome.result_path, outcome.launches, outcome.profiled, outcome.passes,
             outcome.passes == 1 ? "" : "es");
