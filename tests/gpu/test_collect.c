@@ -3,7 +3,6 @@
  * and exit code through, keep a partial result when the app dies, honour
  * the launch filters, time unprofiled and graph launches, and say so when
  * another profiler holds CUPTI. Skipped (77) without a GPU or td_smoke. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,38 +10,18 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "td_shell.h"
 #include "result.h"
 
 static const char *bin;
 static char app[4096], preload[4096];
 static char dir[] = "/tmp/td_collectXXXXXX";
 
-static int run(const char *fmt, ...)
-{
-    char cmd[4096], full[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    snprintf(full, sizeof full, "cd %s && %s >out.txt 2>err.txt", dir, cmd);
-    int status = system(full);
-    if (WIFEXITED(status))
-        return WEXITSTATUS(status);
-    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
-}
+#define run(...) td_shell_run(dir, __VA_ARGS__)
 
 static int output_has(const char *file, const char *needle)
 {
-    char path[4096], buf[1 << 16];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = '\0';
-    if (!strstr(buf, needle))
-        fprintf(stderr, "%s lacks \"%s\":\n%s\n", file, needle, buf);
-    return strstr(buf, needle) != NULL;
+    return td_shell_file_has(dir, file, needle);
 }
 
 static int load(const char *name, td_result *res)
@@ -277,9 +256,6 @@ int main(void)
     test_filters();
     test_nothing_to_profile();
     test_two_contexts();
-    char cleanup[256];
-    snprintf(cleanup, sizeof cleanup, "rm -rf %s", dir);
-    if (system(cleanup) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    td_shell_remove_dir(dir);
     return td_check_summary();
 }

@@ -2,7 +2,6 @@
  * CUDA app. Exit codes and output pass through, names never clobber
  * another run's result, bad apps get one clear line, and SIGTERM reaches
  * the app and leaves an "interrupted" result. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,49 +10,17 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "td_shell.h"
 #include "result.h"
 
 static const char *bin;
 static char dir[] = "/tmp/td_launcherXXXXXX";
 
-/* Runs a shell command in the test folder with stdout and stderr captured
- * in out.txt and err.txt; returns the exit code, or 128+signal. */
-static int run(const char *fmt, ...)
-{
-    char cmd[4096], full[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    snprintf(full, sizeof full, "cd %s && %s >out.txt 2>err.txt", dir, cmd);
-    int status = system(full);
-    if (WIFEXITED(status))
-        return WEXITSTATUS(status);
-    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
-}
-
-static char *slurp(const char *name)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return calloc(1, 1);
-    char *buf = calloc(1, 1 << 16);
-    size_t n = fread(buf, 1, (1 << 16) - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
+#define run(...) td_shell_run(dir, __VA_ARGS__)
 
 static int contains(const char *file, const char *needle)
 {
-    char *text = slurp(file);
-    int found = strstr(text, needle) != NULL;
-    if (!found)
-        fprintf(stderr, "%s lacks \"%s\":\n%s\n", file, needle, text);
-    free(text);
-    return found;
+    return td_shell_file_has(dir, file, needle);
 }
 
 static int exists(const char *name)
@@ -156,9 +123,6 @@ int main(void)
     test_bad_apps();
     test_never_overwrites();
     test_signals();
-    char cleanup[256];
-    snprintf(cleanup, sizeof cleanup, "rm -rf %s", dir);
-    if (system(cleanup) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    td_shell_remove_dir(dir);
     return td_check_summary();
 }

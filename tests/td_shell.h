@@ -1,0 +1,56 @@
+/* Running commands from tests: a shell command in a test folder with its
+ * stdout and stderr kept in out.txt and err.txt there, and looking into
+ * those files. Shared by the launcher and collection tests. */
+#ifndef TD_SHELL_H
+#define TD_SHELL_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* Runs the printf-formatted command in dir; returns its exit code, or
+ * 128+signal when a signal ended it. */
+static inline int td_shell_run(const char *dir, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline int td_shell_run(const char *dir, const char *fmt, ...)
+{
+    char cmd[4096], full[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    snprintf(full, sizeof full, "cd %s && %s >out.txt 2>err.txt", dir, cmd);
+    int status = system(full);
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+/* Whether dir/name contains needle; says what it holds when not. */
+static inline int td_shell_file_has(const char *dir, const char *name, const char *needle)
+{
+    char path[4096];
+    static char text[1 << 16];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[n] = '\0';
+    int found = strstr(text, needle) != NULL;
+    if (!found)
+        fprintf(stderr, "%s lacks \"%s\":\n%s\n", name, needle, text);
+    return found;
+}
+
+static inline void td_shell_remove_dir(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+}
+
+#endif
