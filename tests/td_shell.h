@@ -1,6 +1,6 @@
 /* Running commands from tests: a shell command in a test folder with its
  * stdout and stderr kept in out.txt and err.txt there, and looking into
- * those files. Shared by the launcher and collection tests. */
+ * those files and the results written there. Shared by the launcher and collection tests. */
 #ifndef TD_SHELL_H
 #define TD_SHELL_H
 
@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+
+#include "metrics/result.h"
 
 /* Runs the printf-formatted command in dir; returns its exit code, or
  * 128+signal when a signal ended it. */
@@ -43,6 +45,19 @@ static inline int td_shell_file_has(const char *dir, const char *name, const cha
     if (!found)
         fprintf(stderr, "%s lacks \"%s\":\n%s\n", name, needle, text);
     return found;
+}
+
+/* Loads dir/name; prints why when it cannot. */
+static inline int td_shell_load_result(const char *dir, const char *name, td_result *res)
+{
+    char path[4096];
+    td_error err = {{0}};
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    memset(res, 0, sizeof *res);
+    if (td_result_load(path, res, &err) == 0)
+        return 0;
+    fprintf(stderr, "%s\n", err.msg);
+    return -1;
 }
 
 static inline void td_shell_remove_dir(const char *dir)

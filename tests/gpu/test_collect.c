@@ -26,14 +26,7 @@ static int output_has(const char *file, const char *needle)
 
 static int load(const char *name, td_result *res)
 {
-    char path[4096];
-    td_error err = {{0}};
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    memset(res, 0, sizeof *res);
-    if (td_result_load(path, res, &err) == 0)
-        return 0;
-    fprintf(stderr, "%s\n", err.msg);
-    return -1;
+    return td_shell_load_result(dir, name, res);
 }
 
 static size_t count_profiled(const td_device *d)

@@ -17,27 +17,8 @@
 /* Range-profiler counters of the test table, in this order. */
 enum { FX_INST, FX_ISSUED, FX_THREADS, FX_CYCLES, FX_DURATION, FX_NOINST, FX_LONGSB,
        FX_LGTHR, FX_WAIT, FX_COUNT };
-static const char *const fx_metric_names[FX_COUNT] = {
-    "smsp__inst_executed.sum", "smsp__inst_issued.sum", "smsp__thread_inst_executed.sum",
-    "sm__cycles_active.sum", "gpu__time_duration.sum", "s.no_instruction",
-    "s.long_scoreboard", "s.lg_throttle", "s.wait"};
 
-/* A legacy table: level 2 is its deepest tree level. */
-static const char fx_legacy_arch_json[] =
-    "{\"schema\": \"topdown-arch/1\", \"name\": \"legacy\", \"family\": \"Pascal\","
-    " \"compute_capabilities\": [\"6.0\"], \"chips\": [\"GP100\"], \"ipc_max\": 4,"
-    " \"source\": \"nvprof\","
-    " \"counters\": {\"ipc\": \"ipc\", \"issued_ipc\": \"issued_ipc\","
-    "   \"warp_execution_efficiency\": \"warp_execution_efficiency\"},"
-    " \"stalls\": ["
-    "  {\"reason\": \"inst_fetch\", \"metric\": \"stall_inst_fetch\", \"node\": \"Frontend.Fetch\"},"
-    "  {\"reason\": \"memory_dependency\", \"metric\": \"stall_memory_dependency\", \"node\": \"Backend.Memory_Bound\"},"
-    "  {\"reason\": \"exec_dependency\", \"metric\": \"stall_exec_dependency\", \"node\": \"Backend.Core_Bound\"}"
-    " ]}";
 enum { FXL_IPC, FXL_ISSUED, FXL_EFF, FXL_FETCH, FXL_MEM, FXL_EXEC, FXL_COUNT };
-static const char *const fx_legacy_metric_names[FXL_COUNT] = {
-    "ipc", "issued_ipc", "warp_execution_efficiency", "stall_inst_fetch",
-    "stall_memory_dependency", "stall_exec_dependency"};
 
 /* Writes both tables into DIR/archs and loads them (testarch, legacy). */
 static inline void fx_load_archs(const char *dir, td_arch_set *set)
@@ -47,7 +28,7 @@ static inline void fx_load_archs(const char *dir, td_arch_set *set)
     snprintf(archs, sizeof archs, "%s/archs", dir);
     mkdir(archs, 0700);
     td_test_write(archs, "testarch.json", td_test_arch_json, path, sizeof path);
-    td_test_write(archs, "legacy.json", fx_legacy_arch_json, path, sizeof path);
+    td_test_write(archs, "legacy.json", td_test_legacy_arch_json, path, sizeof path);
     if (td_arch_load_dir(archs, set, &err)) {
         fprintf(stderr, "fx_load_archs: %s\n", err.msg);
         exit(2);
@@ -72,7 +53,7 @@ static inline td_device *fx_device(td_result *res, const char *arch, int index)
     dev->index = index;
     dev->name = td_strdup(legacy ? "Tesla P100" : "NVIDIA Test");
     dev->chip = td_strdup(legacy ? "GP100" : "TEST1");
-    if (td_device_set_metrics(dev, legacy ? fx_legacy_metric_names : fx_metric_names,
+    if (td_device_set_metrics(dev, legacy ? td_test_legacy_metric_names : td_test_metric_names,
                               legacy ? FXL_COUNT : FX_COUNT, &err)) {
         fprintf(stderr, "fx_device: %s\n", err.msg);
         exit(2);

@@ -24,6 +24,28 @@ static const char td_test_arch_json[] =
     "  {\"reason\": \"wait\", \"metric\": \"s.wait\", \"node\": \"Backend.Core_Bound.Dependency_Wait\"}"
     " ]}";
 
+/* The counters of td_test_arch_json, in the order the tests store them. */
+static const char *const td_test_metric_names[9] = {
+    "smsp__inst_executed.sum", "smsp__inst_issued.sum", "smsp__thread_inst_executed.sum",
+    "sm__cycles_active.sum", "gpu__time_duration.sum", "s.no_instruction",
+    "s.long_scoreboard", "s.lg_throttle", "s.wait"};
+
+/* A legacy (nvprof) table: level 2 is its deepest tree level. */
+static const char td_test_legacy_arch_json[] =
+    "{\"schema\": \"topdown-arch/1\", \"name\": \"legacy\", \"family\": \"Pascal\","
+    " \"compute_capabilities\": [\"6.0\"], \"chips\": [\"GP100\"], \"ipc_max\": 4,"
+    " \"source\": \"nvprof\","
+    " \"counters\": {\"ipc\": \"ipc\", \"issued_ipc\": \"issued_ipc\","
+    "   \"warp_execution_efficiency\": \"warp_execution_efficiency\"},"
+    " \"stalls\": ["
+    "  {\"reason\": \"inst_fetch\", \"metric\": \"stall_inst_fetch\", \"node\": \"Frontend.Fetch\"},"
+    "  {\"reason\": \"memory_dependency\", \"metric\": \"stall_memory_dependency\", \"node\": \"Backend.Memory_Bound\"},"
+    "  {\"reason\": \"exec_dependency\", \"metric\": \"stall_exec_dependency\", \"node\": \"Backend.Core_Bound\"}"
+    " ]}";
+static const char *const td_test_legacy_metric_names[6] = {
+    "ipc", "issued_ipc", "warp_execution_efficiency", "stall_inst_fetch",
+    "stall_memory_dependency", "stall_exec_dependency"};
+
 /* Writes text to DIR/name and returns the path in buf. */
 static inline const char *td_test_write(const char *dir, const char *name,
                                         const char *text, char *buf, size_t size)

@@ -32,14 +32,7 @@ static int exists(const char *name)
 
 static int load(const char *name, td_result *res)
 {
-    char path[4096];
-    td_error err = {{0}};
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    memset(res, 0, sizeof *res);
-    if (td_result_load(path, res, &err) == 0)
-        return 0;
-    fprintf(stderr, "%s\n", err.msg);
-    return -1;
+    return td_shell_load_result(dir, name, res);
 }
 
 static void test_exit_code_and_output_pass_through(void)

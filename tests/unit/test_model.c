@@ -8,10 +8,6 @@
 #include "td_testlib.h"
 
 enum { M_INST, M_ISSUED, M_THREADS, M_CYCLES, M_DURATION, M_NOINST, M_LONGSB, M_LGTHR, M_WAIT, M_COUNT };
-static const char *const metric_names[M_COUNT] = {
-    "smsp__inst_executed.sum", "smsp__inst_issued.sum", "smsp__thread_inst_executed.sum",
-    "sm__cycles_active.sum", "gpu__time_duration.sum", "s.no_instruction",
-    "s.long_scoreboard", "s.lg_throttle", "s.wait"};
 
 static td_arch arch;
 static td_model model;
@@ -24,7 +20,7 @@ static void setup(const char *dir)
     td_error err;
     td_test_write(dir, "testarch.json", td_test_arch_json, path, sizeof path);
     if (td_arch_load_file(path, &arch, &err) || td_model_init(&model, &arch, &err) ||
-        td_device_set_metrics(&device, metric_names, M_COUNT, &err) ||
+        td_device_set_metrics(&device, td_test_metric_names, M_COUNT, &err) ||
         td_model_bind(&model, &device, &binding, &err)) {
         fprintf(stderr, "setup: %s\n", err.msg);
         exit(1);
@@ -157,7 +153,7 @@ static void test_aggregation(void)
     td_error err;
     td_device *dev = td_result_add_device(&res, &err);
     dev->arch = td_strdup("testarch");
-    CHECK(td_device_set_metrics(dev, metric_names, M_COUNT, &err) == 0);
+    CHECK(td_device_set_metrics(dev, td_test_metric_names, M_COUNT, &err) == 0);
     /* Kernel A: two launches, Retire 25% (1 ns) and 75% (3 ns): mean 62.5%. */
     double a1[M_COUNT] = {1000, 1000, 32000, 1000, 1, 0, 1, 0, 0};
     double a2[M_COUNT] = {3000, 3000, 96000, 1000, 3, 0, 1, 0, 0};

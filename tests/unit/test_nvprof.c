@@ -8,18 +8,6 @@
 #include "metrics/nvprof.h"
 #include "td_testlib.h"
 
-static const char nvprof_arch[] =
-    "{\"schema\": \"topdown-arch/1\", \"name\": \"legacy\", \"family\": \"Pascal\","
-    " \"compute_capabilities\": [\"6.0\"], \"chips\": [\"GP100\"], \"ipc_max\": 4,"
-    " \"source\": \"nvprof\","
-    " \"counters\": {\"ipc\": \"ipc\", \"issued_ipc\": \"issued_ipc\","
-    "   \"warp_execution_efficiency\": \"warp_execution_efficiency\"},"
-    " \"stalls\": ["
-    "  {\"reason\": \"inst_fetch\", \"metric\": \"stall_inst_fetch\", \"node\": \"Frontend.Fetch\"},"
-    "  {\"reason\": \"memory_dependency\", \"metric\": \"stall_memory_dependency\", \"node\": \"Backend.Memory_Bound\"},"
-    "  {\"reason\": \"exec_dependency\", \"metric\": \"stall_exec_dependency\", \"node\": \"Backend.Core_Bound\"}"
-    " ]}";
-
 #define ROW(kernel, inv, metric, value) \
     "\"Tesla P100-PCIE-16GB (0)\",\"" kernel "\"," inv ",\"" metric "\",\"Desc, with comma\"," value "," value "," value "\n"
 
@@ -60,21 +48,15 @@ static void test_mixed_tables(const char *archs_dir, const char *scratch)
     td_arch_set set;
     CHECK(td_arch_load_dir(archs_dir, &set, &err) == 0);
     td_result res = {0};
-    const char *modern[] = {"smsp__inst_executed.sum", "smsp__inst_issued.sum",
-                            "smsp__thread_inst_executed.sum", "sm__cycles_active.sum",
-                            "gpu__time_duration.sum", "s.no_instruction",
-                            "s.long_scoreboard", "s.lg_throttle", "s.wait"};
-    const char *legacy[] = {"ipc", "issued_ipc", "warp_execution_efficiency",
-                            "stall_inst_fetch", "stall_memory_dependency", "stall_exec_dependency"};
     double mc[] = {2000, 2200, 48000, 1000, 1, 100, 240, 60, 100};
     double lc[] = {2, 2.2, 75, 10, 60, 20};
     td_device *a = td_result_add_device(&res, &err);
     a->arch = td_strdup("testarch");
-    td_device_set_metrics(a, modern, 9, &err);
+    td_device_set_metrics(a, td_test_metric_names, 9, &err);
     td_device_add_launch(a, "k", mc, &err)->duration_ns = 1;
     td_device *b = td_result_add_device(&res, &err);
     b->arch = td_strdup("legacy");
-    td_device_set_metrics(b, legacy, 6, &err);
+    td_device_set_metrics(b, td_test_legacy_metric_names, 6, &err);
     td_device_add_launch(b, "k", lc, &err)->duration_ns = 1;
     td_summary s;
     CHECK(td_summarize(&res, &set, NULL, &s, &err) == 0);
@@ -96,7 +78,7 @@ int main(void)
     td_test_tmpdir(dir, sizeof dir);
     snprintf(archs_dir, sizeof archs_dir, "%s/archs", dir);
     mkdir(archs_dir, 0700);
-    td_test_write(archs_dir, "legacy.json", nvprof_arch, path, sizeof path);
+    td_test_write(archs_dir, "legacy.json", td_test_legacy_arch_json, path, sizeof path);
     td_test_write(dir, "metrics.csv", metrics_csv, mpath, sizeof mpath);
     td_test_write(dir, "times.csv", times_csv, tpath, sizeof tpath);
     td_arch_set set;
