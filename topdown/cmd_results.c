@@ -78,34 +78,11 @@ int cmd_print_result_file(const char *path, const cli *c, td_error *err)
 int cmd_report(int argc, char **argv, td_error *err)
 {
     cli c;
-    /* Options may come before or after the file name. */
-    const char *file = NULL;
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    if (!rest)
-        return td_fail(err, "out of memory");
-    int n = 0;
-    rest[n++] = argv[0];
-    for (int i = 1; i < argc; i++) {
-        int takes_value = strcmp(argv[i], "-l") == 0 || strcmp(argv[i], "--level") == 0 ||
-                          strcmp(argv[i], "--kernels") == 0 || strcmp(argv[i], "--arch") == 0 ||
-                          strcmp(argv[i], "--csv") == 0 || strcmp(argv[i], "--csv-launches") == 0 ||
-                          strcmp(argv[i], "--timeline") == 0 ||
-                          strcmp(argv[i], "--phase-threshold") == 0 || strcmp(argv[i], "--top") == 0;
-        if (argv[i][0] == '-' && argv[i][1]) {
-            rest[n++] = argv[i];
-            if (takes_value && i + 1 < argc)
-                rest[n++] = argv[++i];
-        } else if (!file) {
-            file = argv[i];
-        } else {
-            free(rest);
-            return td_fail(err, "report takes one result file, got \"%s\" and \"%s\"", file, argv[i]);
-        }
-    }
-    int rc = td_cli_parse_options(n, rest, &c, err);
-    free(rest);
-    if (rc)
+    const char *files[1] = {NULL};
+    int n_files = 0;
+    if (td_cli_parse_with_files(argc, argv, &c, files, 1, &n_files, err))
         return -1;
+    const char *file = files[0];
     if (c.help) {
         td_cli_usage(stdout);
         return 0;

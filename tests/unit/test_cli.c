@@ -110,6 +110,8 @@ static void test_errors(void)
     expect_error("report good.json --arch nosuch", "nosuch");
     expect_error("report", "result file");
     expect_error("report good.json --bogus", "--bogus");
+    expect_error("report good.json good.json", "one too many");
+    expect_error("report good.json -o out.json", "profiling");
     expect_error("describe Nonsense", "Nonsense");
     run_output r;
     run("describe L1_Bound", &r);
