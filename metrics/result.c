@@ -73,6 +73,7 @@ td_launch *td_device_add_launch(td_device *dev, const char *kernel,
     }
     td_launch *l = &dev->launches[dev->n_launches];
     memset(l, 0, sizeof *l);
+    l->group = TD_GROUP_ALL;
     l->kernel = td_strdup(kernel ? kernel : "?");
     if (!l->kernel) {
         td_fail(err, "out of memory");
@@ -100,6 +101,40 @@ int td_device_metric_index(const td_device *dev, const char *name)
     return -1;
 }
 
+int td_device_set_groups(td_device *dev, const td_counter_group *groups, size_t n,
+                         td_error *err)
+{
+    td_counter_group *copy = calloc(n ? n : 1, sizeof *copy);
+    if (!copy)
+        return td_fail(err, "out of memory");
+    for (size_t g = 0; g < n; g++) {
+        copy[g].metrics = malloc((groups[g].n ? groups[g].n : 1) * sizeof *copy[g].metrics);
+        if (!copy[g].metrics) {
+            for (size_t j = 0; j < g; j++)
+                free(copy[j].metrics);
+            free(copy);
+            return td_fail(err, "out of memory");
+        }
+        copy[g].n = groups[g].n;
+        for (size_t i = 0; i < groups[g].n; i++) {
+            if (groups[g].metrics[i] >= dev->n_metrics) {
+                for (size_t j = 0; j <= g; j++)
+                    free(copy[j].metrics);
+                free(copy);
+                return td_fail(err, "counter group %zu names metric %zu of %zu", g,
+                               groups[g].metrics[i], dev->n_metrics);
+            }
+            copy[g].metrics[i] = groups[g].metrics[i];
+        }
+    }
+    for (size_t g = 0; g < dev->n_groups; g++)
+        free(dev->groups[g].metrics);
+    free(dev->groups);
+    dev->groups = copy;
+    dev->n_groups = n;
+    return 0;
+}
+
 /* ---- freeing ----------------------------------------------------------- */
 
 static void free_device(td_device *dev)
@@ -113,6 +148,9 @@ static void free_device(td_device *dev)
     for (size_t i = 0; i < dev->n_metrics; i++)
         free(dev->metrics[i]);
     free(dev->metrics);
+    for (size_t g = 0; g < dev->n_groups; g++)
+        free(dev->groups[g].metrics);
+    free(dev->groups);
     free(dev->name);
     free(dev->chip);
     free(dev->arch);
@@ -132,6 +170,7 @@ void td_result_free(td_result *res)
     free(res->created);
     free(res->note);
     free(res->status);
+    free(res->replay_mode);
     memset(res, 0, sizeof *res);
 }
 

@@ -21,8 +21,21 @@ typedef struct td_launch {
     uint64_t start_ns;    /* 0 when unknown */
     double duration_ns;   /* measured for every launch */
     int profiled;         /* counters valid */
-    double *counters;     /* n = device metrics, NULL when !profiled */
+    int group;            /* counter group measured (index into the device's
+                             groups), TD_GROUP_ALL: every metric (replay) */
+    double *counters;     /* n = device metrics, NULL when !profiled; for a
+                             group launch only the group's metrics hold
+                             values, the others are 0 */
 } td_launch;
+
+#define TD_GROUP_ALL (-1)
+
+/* A one-pass counter group of replay-free collection: indices into the
+ * device's metrics. */
+typedef struct td_counter_group {
+    size_t *metrics;
+    size_t n;
+} td_counter_group;
 
 typedef struct td_device {
     int index;            /* CUDA device ordinal */
@@ -35,6 +48,9 @@ typedef struct td_device {
     int passes;           /* replay passes the counter set needs; 0 unknown */
     char **metrics;       /* counter names, order of td_launch.counters */
     size_t n_metrics;
+    td_counter_group *groups; /* replay-free groups; NULL/0 when every
+                                 profiled launch measured every metric */
+    size_t n_groups;
     td_launch *launches;
     size_t n_launches;
     size_t cap_launches;
@@ -50,6 +66,8 @@ typedef struct td_result {
     int exit_code;        /* app exit code; -1 when it died by a signal */
     int term_signal;      /* signal that ended the app, 0 if none */
     char *status;         /* "complete", "partial", "crashed", "interrupted" */
+    char *replay_mode;    /* "kernel", "none", "auto"; NULL: unknown (old files) */
+    double overhead_pct;  /* cost budget asked for, % of native; 0: none/unknown */
     td_device *devices;
     size_t n_devices;
 } td_result;
@@ -69,6 +87,10 @@ int td_device_set_metrics(td_device *dev, const char *const *names, size_t n,
 /* Appends a launch; counters (dev->n_metrics values) copied when not NULL. */
 td_launch *td_device_add_launch(td_device *dev, const char *kernel,
                                 const double *counters, td_error *err);
+/* Copies the device's replay-free groups (indices into dev->metrics,
+ * checked against n_metrics). */
+int td_device_set_groups(td_device *dev, const td_counter_group *groups, size_t n,
+                         td_error *err);
 /* Index of a metric in dev->metrics, or -1. */
 int td_device_metric_index(const td_device *dev, const char *name);
 
