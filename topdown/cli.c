@@ -44,7 +44,15 @@ static const char usage_text[] =
     "  -k, --kernel-name RE profile only kernels whose name matches RE (POSIX ERE)\n"
     "      --launch-skip N  skip the first N matching launches\n"
     "      --launch-count N profile at most N launches\n"
-    "      --per-kernel N   profile the first N launches of each kernel, time the rest\n"
+    "      --per-kernel N   profile at most N launches of each kernel, time the rest\n"
+    "      --replay-mode M  auto (default): one counter group per launch, rotated over\n"
+    "                       a kernel's launches, kernel replay for a kernel's first\n"
+    "                       launch; none: never replay; kernel: replay every profiled\n"
+    "                       launch for the full counter set (slow)\n"
+    "      --overhead PCT   profile as many launches as keep the run within PCT%% of\n"
+    "                       native time (default 50); 'unlimited' profiles every launch\n"
+    "      --graph-profiling node|graph  kernels of CUDA graphs: each node its own\n"
+    "                       range (default), or one range per graph launch\n"
     "      --no-progress    no progress line on stderr\n"
     "  -h, --help           this help;  -V, --version  the version\n";
 
@@ -56,6 +64,9 @@ enum long_only_options {
     OPT_LAUNCH_SKIP,
     OPT_LAUNCH_COUNT,
     OPT_PER_KERNEL,
+    OPT_REPLAY_MODE,
+    OPT_OVERHEAD,
+    OPT_GRAPH_PROFILING,
     OPT_NO_PROGRESS,
     OPT_CSV,
     OPT_CSV_LAUNCHES,
@@ -78,6 +89,9 @@ static const struct option long_options[] = {
     {"launch-skip", required_argument, NULL, OPT_LAUNCH_SKIP},
     {"launch-count", required_argument, NULL, OPT_LAUNCH_COUNT},
     {"per-kernel", required_argument, NULL, OPT_PER_KERNEL},
+    {"replay-mode", required_argument, NULL, OPT_REPLAY_MODE},
+    {"overhead", required_argument, NULL, OPT_OVERHEAD},
+    {"graph-profiling", required_argument, NULL, OPT_GRAPH_PROFILING},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"csv", required_argument, NULL, OPT_CSV},
     {"csv-launches", required_argument, NULL, OPT_CSV_LAUNCHES},
@@ -116,6 +130,36 @@ static int parse_points(const char *text, const char *option, double *out, td_er
     if (errno || !end || *end || end == text || !(value >= 0 && value <= 100))
         return td_fail(err, "%s needs points of issue-slot share from 0 to 100, not \"%s\"",
                        option, text);
+    *out = value;
+    return 0;
+}
+
+/* One of a fixed list of words (NULL-terminated). */
+static int parse_word(const char *text, const char *option, const char *const *words,
+                      const char **out, td_error *err)
+{
+    for (const char *const *w = words; *w; w++)
+        if (strcmp(text, *w) == 0) {
+            *out = *w;
+            return 0;
+        }
+    return td_fail(err, "%s takes %s or %s%s%s, not \"%s\"", option, words[0], words[1],
+                   words[2] ? " or " : "", words[2] ? words[2] : "", text);
+}
+
+/* --overhead PCT: a share of native time from 1 to 10000 %, or unlimited. */
+static int parse_overhead(const char *text, double *out, td_error *err)
+{
+    if (strcmp(text, "unlimited") == 0) {
+        *out = 0;
+        return 0;
+    }
+    char *end = NULL;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (errno || !end || *end || end == text || !(value >= 1 && value <= 10000))
+        return td_fail(err, "--overhead needs a percentage of native time from 1 to 10000 "
+                       "(50: at most 1.5x native) or 'unlimited', not \"%s\"", text);
     *out = value;
     return 0;
 }
@@ -171,6 +215,16 @@ static int apply_option(cli *c, int opt, const char *arg, td_error *err)
         return parse_count(arg, "--launch-count", 1, LONG_MAX, &c->profile.launch_count, err);
     case OPT_PER_KERNEL:
         return parse_count(arg, "--per-kernel", 1, LONG_MAX, &c->profile.per_kernel, err);
+    case OPT_REPLAY_MODE: {
+        static const char *const modes[] = {"auto", "none", "kernel", NULL};
+        return parse_word(arg, "--replay-mode", modes, &c->profile.replay_mode, err);
+    }
+    case OPT_OVERHEAD:
+        return parse_overhead(arg, &c->profile.overhead_pct, err);
+    case OPT_GRAPH_PROFILING: {
+        static const char *const views[] = {"node", "graph", NULL};
+        return parse_word(arg, "--graph-profiling", views, &c->profile.graph_profiling, err);
+    }
     default:
         return td_fail(err, "unknown option; see topdown --help");
     }

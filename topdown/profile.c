@@ -30,6 +30,9 @@ void td_profile_options_init(td_profile_options *opts)
     opts->launch_count = -1;
     opts->per_kernel = -1;
     opts->progress = 1;
+    opts->replay_mode = "auto";
+    opts->overhead_pct = 50;
+    opts->graph_profiling = "node";
 }
 
 /* ---- finding things ----------------------------------------------------- */
@@ -202,6 +205,9 @@ static void set_child_env(const td_profile_options *opts, const char *lib,
     set_count("TOPDOWN_LAUNCH_SKIP", opts->launch_skip, 0);
     set_count("TOPDOWN_LAUNCH_COUNT", opts->launch_count, -1);
     set_count("TOPDOWN_PER_KERNEL", opts->per_kernel, -1);
+    setenv("TOPDOWN_REPLAY_MODE", opts->replay_mode, 1);
+    set_count("TOPDOWN_OVERHEAD", (long)opts->overhead_pct, -1);
+    setenv("TOPDOWN_GRAPH_PROFILING", opts->graph_profiling, 1);
 }
 
 /* The app's pid while it runs, and a SIGINT/SIGTERM topdown received. */

@@ -14,6 +14,9 @@ typedef struct td_profile_options {
     long launch_count;          /* --launch-count N: profile at most N, -1 all */
     long per_kernel;            /* --per-kernel N: profile first N of each kernel, -1 all */
     const char *arch;           /* --arch NAME: force an arch table, NULL: detect */
+    const char *replay_mode;    /* --replay-mode: "auto" (default), "none", "kernel" */
+    double overhead_pct;        /* --overhead: budget in % of native time, 0: unlimited */
+    const char *graph_profiling; /* --graph-profiling: "node" (default) or "graph" */
     int progress;               /* 1: progress line on stderr when it is a tty */
 } td_profile_options;
 
