@@ -1,5 +1,7 @@
 #include "aggregate.h"
 
+#include "combine.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,8 +92,21 @@ static int init_models(td_summary *s, const td_result *res, const td_arch_set *a
     return 0;
 }
 
+/* Replay-free launches of kernel k, combined (levels/combine.h). */
+static int add_to_combination(td_summary *s, td_combine **acc, int k, size_t d,
+                              const td_device *dev, const td_launch *l, td_error *err)
+{
+    td_kernel_summary *ks = &s->kernels[k];
+    if (s->models[ks->model].arch != s->models[d].arch)
+        return 0; /* another table: its counters mean other things */
+    if (!acc[k] && !(acc[k] = calloc(1, sizeof *acc[k])))
+        return td_fail(err, "out of memory");
+    td_combine_add(acc[k], &s->models[d], &s->bindings[d], dev, l);
+    return 0;
+}
+
 static int add_launches(td_summary *s, name_index *idx, const td_result *res,
-                        double *weights, td_error *err)
+                        double *weights, td_combine **acc, td_error *err)
 {
     for (size_t d = 0; d < res->n_devices; d++) {
         const td_device *dev = &res->devices[d];
@@ -109,6 +124,15 @@ static int add_launches(td_summary *s, name_index *idx, const td_result *res,
             s->total_ns += l->duration_ns;
             if (!l->profiled)
                 continue;
+            if (l->group != TD_GROUP_ALL) {
+                ks->profiled++;
+                ks->group_launches++;
+                s->profiled++;
+                s->group_launches++;
+                if (add_to_combination(s, acc, k, d, dev, l, err))
+                    return -1;
+                continue;
+            }
             td_breakdown b;
             if (td_model_launch(&s->models[d], &s->bindings[d], l, &b, err))
                 return -1;
@@ -125,6 +149,59 @@ static int add_launches(td_summary *s, name_index *idx, const td_result *res,
         }
     }
     return 0;
+}
+
+/* Launches that measured the full set count in their kernel's combination
+ * too, when the kernel has one (a replayed first launch, say). */
+static int add_full_launches(td_summary *s, name_index *idx, const td_result *res,
+                             td_combine **acc, td_error *err)
+{
+    for (size_t d = 0; d < res->n_devices; d++) {
+        const td_device *dev = &res->devices[d];
+        for (size_t i = 0; i < dev->n_launches; i++) {
+            const td_launch *l = &dev->launches[i];
+            if (!l->profiled || l->group != TD_GROUP_ALL)
+                continue;
+            int k = find_or_add_kernel(s, idx, l->kernel, (int)d, err);
+            if (k < 0)
+                return -1;
+            if (acc[k] && add_to_combination(s, acc, k, d, dev, l, err))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* A kernel with replay-free launches gets the model of its combination. */
+static void finish_combinations(td_summary *s, const td_result *res, td_combine **acc,
+                                double *weights)
+{
+    for (size_t k = 0; k < s->n_kernels; k++) {
+        if (!acc[k])
+            continue;
+        td_kernel_summary *ks = &s->kernels[k];
+        int d = ks->model;
+        td_breakdown b;
+        size_t missing = 0;
+        td_error why;
+        ks->multiplexed = 1;
+        memset(&ks->mean, 0, sizeof ks->mean);
+        ks->has_data = 0;
+        weights[k] = 0;
+        if (td_combine_model(acc[k], &s->models[d], &s->bindings[d], &res->devices[d], &b,
+                             &missing, &why) != 0) {
+            ks->stalls_missing = missing;
+            s->incomplete++;
+            continue; /* no issue counters yet: timed only */
+        }
+        ks->stalls_missing = missing;
+        s->incomplete += missing > 0;
+        if (!b.has_slots)
+            continue;
+        ks->mean = b;
+        ks->has_data = 1;
+        weights[k] = 1.0;
+    }
 }
 
 static int by_time_desc(const void *a, const void *b)
@@ -186,6 +263,7 @@ int td_summarize(const td_result *res, const td_arch_set *archs,
         return td_fail(err, "the result holds no device section: the app launched no kernel on a GPU");
     name_index idx = {0};
     double *weights = NULL;
+    td_combine **acc = NULL;
     size_t total_launches = 0;
     for (size_t d = 0; d < res->n_devices; d++)
         total_launches += res->devices[d].n_launches;
@@ -194,11 +272,19 @@ int td_summarize(const td_result *res, const td_arch_set *archs,
     int rc = init_models(out, res, archs, arch_override, err);
     if (rc == 0) {
         weights = calloc(total_launches, sizeof *weights);
-        rc = weights ? add_launches(out, &idx, res, weights, err)
-                     : td_fail(err, "out of memory");
+        acc = calloc(total_launches, sizeof *acc);
+        rc = weights && acc ? add_launches(out, &idx, res, weights, acc, err)
+                            : td_fail(err, "out of memory");
     }
+    if (rc == 0 && out->group_launches)
+        rc = add_full_launches(out, &idx, res, acc, err);
+    if (rc == 0 && out->group_launches)
+        finish_combinations(out, res, acc, weights);
     if (rc == 0)
         finish_means(out, weights);
+    for (size_t k = 0; acc && k < out->n_kernels; k++)
+        free(acc[k]);
+    free(acc);
     free(weights);
     free(idx.slots);
     if (rc)
@@ -211,6 +297,12 @@ int td_summary_launch(const td_summary *s, const td_result *res, size_t dev,
 {
     if (dev >= res->n_devices || launch >= res->devices[dev].n_launches)
         return td_fail(err, "no launch %zu on device section %zu", launch, dev);
+    /* One counter group alone holds no tree: it counts only in its
+     * kernel's combination (levels/combine.h). */
+    if (res->devices[dev].launches[launch].group != TD_GROUP_ALL) {
+        memset(out, 0, sizeof *out);
+        return 0;
+    }
     return td_model_launch(&s->models[dev], &s->bindings[dev],
                            &res->devices[dev].launches[launch], out, err);
 }

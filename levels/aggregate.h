@@ -14,6 +14,10 @@ typedef struct td_kernel_summary {
     int model;             /* index into td_summary.models of its first device */
     int mixed_arch;        /* launches under different arch tables: the mean
                               has no level 4, and no level 3 if one is legacy */
+    int multiplexed;       /* the mean combines counter groups (levels/combine.h) */
+    size_t group_launches; /* profiled launches that measured one group */
+    size_t stalls_missing; /* stall reasons no launch measured (incomplete
+                              rotation): counted as 0 in the split */
 } td_kernel_summary;
 
 typedef struct td_summary {
@@ -24,6 +28,8 @@ typedef struct td_summary {
     double total_ns;       /* all launches */
     double covered_ns;     /* time of kernels with data (the app's weights) */
     size_t launches, profiled;
+    size_t group_launches; /* profiled launches that measured one counter group */
+    size_t incomplete;     /* kernels with stall reasons never measured */
     td_model *models;      /* one per device section of the result */
     td_binding *bindings;
     size_t n_models;

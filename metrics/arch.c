@@ -56,7 +56,10 @@ static int get_string(const cJSON *obj, const char *key, int required,
 static int get_string_array(const cJSON *obj, const char *key, char ***out,
                             size_t *count, const char *path, td_error *err)
 {
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, key);
+    /* key NULL: obj is the array itself */
+    const cJSON *arr = key ? cJSON_GetObjectItemCaseSensitive(obj, key) : obj;
+    if (!key)
+        key = "groups";
     if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) == 0)
         return td_fail(err, "%s: \"%s\" must be a non-empty array of strings",
                        path, key);
@@ -138,6 +141,46 @@ static int parse_stalls(const cJSON *root, td_arch *arch, const char *path,
     return 0;
 }
 
+/* A metric the table names: a counter or a stall reason's. */
+static int table_uses(const td_arch *arch, const char *metric)
+{
+    for (int c = 0; c < TD_COUNTER_COUNT; c++)
+        if (arch->counter[c] && strcmp(arch->counter[c], metric) == 0)
+            return 1;
+    for (size_t i = 0; i < arch->n_stalls; i++)
+        if (strcmp(arch->stalls[i].metric, metric) == 0)
+            return 1;
+    return 0;
+}
+
+/* Optional "groups": one-pass counter groups of replay-free collection,
+ * each a list of metrics the table names (metrics/groups.h). Whether each
+ * is one pass is CUPTI's to say: tests/cupti/test_catalog checks it. */
+static int parse_groups(const cJSON *root, td_arch *arch, const char *path, td_error *err)
+{
+    const cJSON *groups = cJSON_GetObjectItemCaseSensitive(root, "groups");
+    if (!groups)
+        return 0;
+    if (!cJSON_IsArray(groups) || cJSON_GetArraySize(groups) == 0)
+        return td_fail(err, "%s: \"groups\" must be a non-empty array of metric lists", path);
+    size_t n = (size_t)cJSON_GetArraySize(groups);
+    arch->groups = calloc(n, sizeof *arch->groups);
+    if (!arch->groups)
+        return td_fail(err, "out of memory");
+    const cJSON *item;
+    cJSON_ArrayForEach(item, groups) {
+        td_arch_group *g = &arch->groups[arch->n_groups++];
+        if (get_string_array(item, NULL, &g->metrics, &g->n, path, err))
+            return -1;
+        for (size_t i = 0; i < g->n; i++)
+            if (!table_uses(arch, g->metrics[i]))
+                return td_fail(err, "%s: group %zu names %s, which is neither a counter nor "
+                               "a stall metric of the table", path, arch->n_groups - 1,
+                               g->metrics[i]);
+    }
+    return 0;
+}
+
 static int parse_thresholds(const cJSON *root, td_arch *arch, const char *path,
                             td_error *err)
 {
@@ -201,7 +244,8 @@ static int parse_arch(const cJSON *root, td_arch *arch, const char *path,
     arch->ipc_max = ipc_max->valuedouble;
     return parse_counters(root, arch, path, err) ||
                    parse_stalls(root, arch, path, err) ||
-                   parse_thresholds(root, arch, path, err)
+                   parse_thresholds(root, arch, path, err) ||
+                   parse_groups(root, arch, path, err)
                ? -1
                : 0;
 }
@@ -437,6 +481,9 @@ void td_arch_free(td_arch *arch)
     for (size_t i = 0; i < arch->n_thresholds; i++)
         free(arch->thresholds[i].node);
     free(arch->thresholds);
+    for (size_t g = 0; g < arch->n_groups; g++)
+        free_strings(arch->groups[g].metrics, arch->groups[g].n);
+    free(arch->groups);
     memset(arch, 0, sizeof *arch);
 }
 

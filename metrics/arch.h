@@ -46,6 +46,12 @@ typedef struct td_threshold {
     double value; /* fraction: 0.2 = 20% */
 } td_threshold;
 
+/* One replay-free counter group (metrics/groups.h): metric names. */
+typedef struct td_arch_group {
+    char **metrics;
+    size_t n;
+} td_arch_group;
+
 typedef struct td_arch {
     char *name;        /* "gh100": file name without .json */
     char *family;      /* "Hopper" */
@@ -62,6 +68,8 @@ typedef struct td_arch {
     size_t n_stalls;
     td_threshold *thresholds; /* optional per-node overrides */
     size_t n_thresholds;
+    td_arch_group *groups;    /* optional one-pass groups, "groups" */
+    size_t n_groups;
 } td_arch;
 
 typedef struct td_arch_set {

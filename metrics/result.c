@@ -237,17 +237,81 @@ static int dim3_field(const cJSON *obj, const char *key, unsigned out[3],
     return 0;
 }
 
-static int parse_counters(const cJSON *obj, const td_device *dev, double *values,
+/* Which counter group a launch measured: TD_GROUP_ALL when it has none. */
+static int parse_group(const cJSON *obj, const td_device *dev, int *group,
+                       const parse_ctx *ctx, const char *where)
+{
+    double value = 0;
+    *group = TD_GROUP_ALL;
+    if (!cJSON_GetObjectItemCaseSensitive(obj, "group"))
+        return 0;
+    if (number_field(obj, "group", 1, &value, ctx, where))
+        return -1;
+    if (value != (double)(size_t)value || value >= (double)dev->n_groups)
+        return td_fail(ctx->err, "%s: %s: \"group\" %g is not one of the device's %zu "
+                       "counter groups", ctx->name, where, value, dev->n_groups);
+    *group = (int)value;
+    return 0;
+}
+
+static int parse_counters(const cJSON *obj, const td_device *dev, int group, double *values,
                           const parse_ctx *ctx, const char *where)
 {
     const cJSON *counters = cJSON_GetObjectItemCaseSensitive(obj, "counters");
     if (!cJSON_IsObject(counters))
         return td_fail(ctx->err, "%s: %s is marked profiled but has no \"counters\" object",
                        ctx->name, where);
-    for (size_t m = 0; m < dev->n_metrics; m++)
+    memset(values, 0, (dev->n_metrics ? dev->n_metrics : 1) * sizeof *values);
+    size_t n = group == TD_GROUP_ALL ? dev->n_metrics : dev->groups[group].n;
+    for (size_t i = 0; i < n; i++) {
+        size_t m = group == TD_GROUP_ALL ? i : dev->groups[group].metrics[i];
         if (number_field(counters, dev->metrics[m], 1, &values[m], ctx, where))
             return td_fail_context(ctx->err, "missing or bad counter %s", dev->metrics[m]);
+    }
     return 0;
+}
+
+/* "groups": [[metric indices], ...] of replay-free collection. */
+static int parse_groups(const cJSON *obj, td_device *dev, const parse_ctx *ctx,
+                        const char *where)
+{
+    const cJSON *groups = cJSON_GetObjectItemCaseSensitive(obj, "groups");
+    if (!groups)
+        return 0;
+    size_t n = cJSON_IsArray(groups) ? (size_t)cJSON_GetArraySize(groups) : 0;
+    td_counter_group *list = calloc(n ? n : 1, sizeof *list);
+    size_t *indices = calloc(n * dev->n_metrics + 1, sizeof *indices);
+    int rc = list && indices ? 0 : td_fail(ctx->err, "out of memory");
+    size_t used = 0, g = 0;
+    const cJSON *group;
+    if (rc == 0 && (!cJSON_IsArray(groups) || n == 0))
+        rc = td_fail(ctx->err, "%s: %s: \"groups\" must be a list of metric index lists",
+                     ctx->name, where);
+    const cJSON *walked = rc == 0 ? groups : NULL;
+    cJSON_ArrayForEach(group, walked) {
+        list[g].metrics = indices + used;
+        const cJSON *index;
+        cJSON_ArrayForEach(index, group) {
+            if (!cJSON_IsNumber(index) || index->valuedouble < 0 ||
+                index->valuedouble >= (double)dev->n_metrics || list[g].n >= dev->n_metrics) {
+                rc = td_fail(ctx->err, "%s: %s: counter group %zu holds a bad metric index",
+                             ctx->name, where, g);
+                break;
+            }
+            list[g].metrics[list[g].n++] = (size_t)index->valuedouble;
+        }
+        if (rc == 0 && (!cJSON_IsArray(group) || list[g].n == 0))
+            rc = td_fail(ctx->err, "%s: %s: counter group %zu is empty", ctx->name, where, g);
+        if (rc)
+            break;
+        used += list[g].n;
+        g++;
+    }
+    if (rc == 0)
+        rc = td_device_set_groups(dev, list, n, ctx->err);
+    free(list);
+    free(indices);
+    return rc;
 }
 
 static int parse_launch(const cJSON *obj, td_device *dev, size_t index,
@@ -264,12 +328,15 @@ static int parse_launch(const cJSON *obj, td_device *dev, size_t index,
     int is_profiled = profiled ? cJSON_IsTrue(profiled) : 1;
     if (profiled && !cJSON_IsBool(profiled))
         return td_fail(ctx->err, "%s: %s: \"profiled\" must be true or false", ctx->name, where);
-    if (is_profiled && parse_counters(obj, dev, scratch, ctx, where))
+    int group = TD_GROUP_ALL;
+    if (is_profiled && (parse_group(obj, dev, &group, ctx, where) ||
+                        parse_counters(obj, dev, group, scratch, ctx, where)))
         return -1;
     td_launch *l = td_device_add_launch(dev, kernel->valuestring,
                                         is_profiled ? scratch : NULL, ctx->err);
     if (!l)
         return -1;
+    l->group = group;
     double id = (double)index, stream = 0, start = 0;
     if (number_field(obj, "id", 0, &id, ctx, where) ||
         number_field(obj, "stream", 0, &stream, ctx, where) ||
@@ -330,7 +397,7 @@ static int parse_device(const cJSON *obj, td_result *res, size_t index,
         string_field(obj, "chip", 0, &dev->chip, ctx, where) ||
         string_field(obj, "arch", 1, &dev->arch, ctx, where) ||
         string_field(obj, "compute_capability", 0, &cc, ctx, where) ||
-        parse_metric_names(obj, dev, ctx, where))
+        parse_metric_names(obj, dev, ctx, where) || parse_groups(obj, dev, ctx, where))
         return free(cc), -1;
     dev->index = (int)ordinal;
     dev->context = (uint32_t)context;
@@ -388,6 +455,18 @@ static int parse_app(const cJSON *root, td_result *res, const parse_ctx *ctx)
     return string_field(app, "status", 0, &res->status, ctx, "\"app\"");
 }
 
+/* How the counters were collected (replay mode, cost budget). */
+static int parse_collection(const cJSON *root, td_result *res, const parse_ctx *ctx)
+{
+    const cJSON *collection = cJSON_GetObjectItemCaseSensitive(root, "collection");
+    if (!collection)
+        return 0;
+    if (!cJSON_IsObject(collection))
+        return td_fail(ctx->err, "%s: \"collection\" must be an object", ctx->name);
+    return string_field(collection, "replay_mode", 0, &res->replay_mode, ctx, "\"collection\"") ||
+           number_field(collection, "overhead_pct", 0, &res->overhead_pct, ctx, "\"collection\"");
+}
+
 static int parse_root(const cJSON *root, td_result *res, const parse_ctx *ctx)
 {
     if (!cJSON_IsObject(root))
@@ -408,7 +487,7 @@ static int parse_root(const cJSON *root, td_result *res, const parse_ctx *ctx)
     res->synthetic = cJSON_IsTrue(synthetic);
     if (string_field(root, "created", 0, &res->created, ctx, "result") ||
         string_field(root, "note", 0, &res->note, ctx, "result") ||
-        parse_app(root, res, ctx))
+        parse_app(root, res, ctx) || parse_collection(root, res, ctx))
         return -1;
     const cJSON *devices = cJSON_GetObjectItemCaseSensitive(root, "devices");
     if (!cJSON_IsArray(devices))
@@ -477,9 +556,15 @@ static cJSON *launch_json(const td_device *dev, const td_launch *l)
     cJSON_AddNumberToObject(obj, "duration_ns", l->duration_ns);
     cJSON_AddBoolToObject(obj, "profiled", l->profiled);
     if (l->profiled && l->counters) {
+        int group = l->group;
+        if (group != TD_GROUP_ALL)
+            cJSON_AddNumberToObject(obj, "group", group);
+        size_t n = group == TD_GROUP_ALL ? dev->n_metrics : dev->groups[group].n;
         cJSON *counters = cJSON_AddObjectToObject(obj, "counters");
-        for (size_t m = 0; m < dev->n_metrics; m++)
+        for (size_t i = 0; i < n; i++) {
+            size_t m = group == TD_GROUP_ALL ? i : dev->groups[group].metrics[i];
             cJSON_AddNumberToObject(counters, dev->metrics[m], l->counters[m]);
+        }
     }
     return obj;
 }
@@ -500,6 +585,15 @@ static cJSON *device_json(const td_device *dev)
     cJSON *metrics = cJSON_AddArrayToObject(obj, "metrics");
     for (size_t m = 0; m < dev->n_metrics; m++)
         cJSON_AddItemToArray(metrics, cJSON_CreateString(dev->metrics[m]));
+    if (dev->n_groups) {
+        cJSON *groups = cJSON_AddArrayToObject(obj, "groups");
+        for (size_t g = 0; g < dev->n_groups; g++) {
+            cJSON *group = cJSON_CreateArray();
+            for (size_t i = 0; i < dev->groups[g].n; i++)
+                cJSON_AddItemToArray(group, cJSON_CreateNumber((double)dev->groups[g].metrics[i]));
+            cJSON_AddItemToArray(groups, group);
+        }
+    }
     cJSON *launches = cJSON_AddArrayToObject(obj, "launches");
     for (size_t i = 0; i < dev->n_launches; i++)
         cJSON_AddItemToArray(launches, launch_json(dev, &dev->launches[i]));
@@ -526,6 +620,11 @@ static cJSON *result_json(const td_result *res)
     cJSON_AddNumberToObject(app, "exit_code", res->exit_code);
     cJSON_AddNumberToObject(app, "signal", res->term_signal);
     cJSON_AddStringToObject(app, "status", res->status ? res->status : "complete");
+    if (res->replay_mode) {
+        cJSON *collection = cJSON_AddObjectToObject(root, "collection");
+        cJSON_AddStringToObject(collection, "replay_mode", res->replay_mode);
+        cJSON_AddNumberToObject(collection, "overhead_pct", res->overhead_pct);
+    }
     cJSON *devices = cJSON_AddArrayToObject(root, "devices");
     for (size_t i = 0; i < res->n_devices; i++)
         cJSON_AddItemToArray(devices, device_json(&res->devices[i]));

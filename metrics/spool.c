@@ -149,6 +149,15 @@ static int read_start(reader *r, const cJSON *obj)
                        "libtopdown_inject.so come from different builds; rebuild both",
                        r->name, format, TD_SPOOL_FORMAT);
     r->sum->processes++;
+    /* How the library collected: the first process's word is kept. */
+    const char *mode = get_string(r, obj, "replay_mode", 0, &failed);
+    double overhead = 0;
+    if (failed || get_number(r, obj, "overhead_pct", 0, &overhead))
+        return -1;
+    if (mode && !r->res->replay_mode && !(r->res->replay_mode = td_strdup(mode)))
+        return td_fail(r->err, "out of memory");
+    if (mode && r->res->overhead_pct == 0)
+        r->res->overhead_pct = overhead;
     return 0;
 }
 
@@ -209,6 +218,46 @@ static int read_device_metrics(reader *r, const cJSON *obj, td_device *dev)
     return rc;
 }
 
+/* "groups": [[metric indices], ...]: the replay-free counter groups. */
+static int read_device_groups(reader *r, const cJSON *obj, td_device *dev)
+{
+    const cJSON *groups = cJSON_GetObjectItemCaseSensitive(obj, "groups");
+    if (!groups)
+        return 0;
+    size_t n = cJSON_IsArray(groups) ? (size_t)cJSON_GetArraySize(groups) : 0;
+    if (n == 0)
+        return fail_line(r, "\"groups\" must be a non-empty list of metric index lists");
+    td_counter_group *list = calloc(n, sizeof *list);
+    size_t *indices = calloc(n * dev->n_metrics + 1, sizeof *indices);
+    int rc = list && indices ? 0 : td_fail(r->err, "out of memory");
+    size_t used = 0, g = 0;
+    const cJSON *group;
+    const cJSON *walked = rc == 0 ? groups : NULL;
+    cJSON_ArrayForEach(group, walked) {
+        list[g].metrics = indices + used;
+        const cJSON *index;
+        cJSON_ArrayForEach(index, group) {
+            if (!cJSON_IsNumber(index) || index->valuedouble < 0 ||
+                index->valuedouble >= (double)dev->n_metrics || list[g].n >= dev->n_metrics) {
+                rc = fail_line(r, "a counter group holds a bad metric index");
+                break;
+            }
+            list[g].metrics[list[g].n++] = (size_t)index->valuedouble;
+        }
+        if (rc == 0 && (!cJSON_IsArray(group) || list[g].n == 0))
+            rc = fail_line(r, "a counter group is empty");
+        if (rc)
+            break;
+        used += list[g].n;
+        g++;
+    }
+    if (rc == 0)
+        rc = td_device_set_groups(dev, list, n, r->err);
+    free(list);
+    free(indices);
+    return rc;
+}
+
 static int read_device(reader *r, const cJSON *obj)
 {
     double pid = 0, context = 0;
@@ -227,17 +276,22 @@ static int read_device(reader *r, const cJSON *obj)
     slot->pid = pid;
     slot->context = context;
     slot->index = r->res->n_devices - 1;
-    if (read_device_identity(r, obj, dev) || read_device_metrics(r, obj, dev))
+    if (read_device_identity(r, obj, dev) || read_device_metrics(r, obj, dev) ||
+        read_device_groups(r, obj, dev))
         return -1;
     return 0;
 }
 
-static int read_counters(reader *r, const cJSON *arr, const td_device *dev, double *out)
+/* The counters of every metric, or (group >= 0) of the group's metrics in
+ * group order, spread into out (n_metrics values, zero elsewhere). */
+static int read_counters(reader *r, const cJSON *arr, const td_device *dev, int group,
+                         double *out)
 {
-    if (!cJSON_IsArray(arr) || (size_t)cJSON_GetArraySize(arr) != dev->n_metrics) {
+    size_t n = group == TD_GROUP_ALL ? dev->n_metrics : dev->groups[group].n;
+    if (!cJSON_IsArray(arr) || (size_t)cJSON_GetArraySize(arr) != n) {
         char msg[160];
-        snprintf(msg, sizeof msg, "\"counters\" must be a list of %zu numbers, one per metric",
-                 dev->n_metrics);
+        snprintf(msg, sizeof msg, "\"counters\" must be a list of %zu numbers, one per metric%s",
+                 n, group == TD_GROUP_ALL ? "" : " of its group");
         return fail_line(r, msg);
     }
     size_t i = 0;
@@ -245,8 +299,23 @@ static int read_counters(reader *r, const cJSON *arr, const td_device *dev, doub
     cJSON_ArrayForEach(v, arr) {
         if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0)
             return fail_line(r, "\"counters\" holds a negative or non-numeric value");
-        out[i++] = v->valuedouble;
+        out[group == TD_GROUP_ALL ? i : dev->groups[group].metrics[i]] = v->valuedouble;
+        i++;
     }
+    return 0;
+}
+
+static int read_group(reader *r, const cJSON *obj, const td_device *dev, int *group)
+{
+    double value = 0;
+    *group = TD_GROUP_ALL;
+    if (!cJSON_GetObjectItemCaseSensitive(obj, "group"))
+        return 0;
+    if (get_number(r, obj, "group", 1, &value))
+        return -1;
+    if (value < 0 || value >= (double)dev->n_groups || value != (double)(size_t)value)
+        return fail_line(r, "\"group\" is not one of the device's counter groups");
+    *group = (int)value;
     return 0;
 }
 
@@ -296,11 +365,12 @@ static int read_launch(reader *r, const cJSON *obj)
     td_device *dev = &r->res->devices[slot->index];
     const cJSON *counters = cJSON_GetObjectItemCaseSensitive(obj, "counters");
     double *values = NULL;
+    int group = TD_GROUP_ALL;
     if (counters) {
         values = calloc(dev->n_metrics ? dev->n_metrics : 1, sizeof *values);
         if (!values)
             return td_fail(r->err, "out of memory");
-        if (read_counters(r, counters, dev, values)) {
+        if (read_group(r, obj, dev, &group) || read_counters(r, counters, dev, group, values)) {
             free(values);
             return -1;
         }
@@ -309,6 +379,7 @@ static int read_launch(reader *r, const cJSON *obj)
     free(values);
     if (!l || fill_launch(r, obj, l) || remember_corr(r, slot, corr))
         return -1;
+    l->group = group;
     r->sum->launches++;
     return 0;
 }

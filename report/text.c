@@ -96,6 +96,29 @@ static void print_tree(FILE *out, const td_model *m, const td_breakdown *b,
                 o->no_desc ? "" : "Stalled slots of launches that recorded no stall sample; not split.");
 }
 
+/* How the counters were collected: replay mode, budget, coverage. */
+static void print_collection(FILE *out, const td_result *res, const td_summary *s)
+{
+    if (!res->replay_mode)
+        return;
+    size_t groups = 0;
+    for (size_t d = 0; d < res->n_devices; d++)
+        if (res->devices[d].n_groups > groups)
+            groups = res->devices[d].n_groups;
+    fprintf(out, "Collection: replay mode %s, ", res->replay_mode);
+    if (res->overhead_pct > 0)
+        fprintf(out, "budget %g%% of native time", res->overhead_pct);
+    else
+        fprintf(out, "no budget");
+    fprintf(out, "; %zu launch%s with kernel replay (full set), %zu without replay (one of "
+            "%zu counter groups each)\n", s->profiled - s->group_launches,
+            s->profiled - s->group_launches == 1 ? "" : "es", s->group_launches, groups);
+    if (s->incomplete)
+        fprintf(out, "NOTE: %zu kernel%s measured too few times for every counter group: their "
+                "stall split uses the reasons measured (marked below)\n", s->incomplete,
+                s->incomplete == 1 ? " was" : "s were");
+}
+
 static void print_header(FILE *out, const td_result *res, const td_summary *s,
                          const td_report_options *o)
 {
@@ -133,6 +156,7 @@ static void print_header(FILE *out, const td_result *res, const td_summary *s,
     fprintf(out, "Kernels:  %zu kernel%s, %zu launch%s (%zu profiled), GPU time %.3f ms\n",
             s->n_kernels, s->n_kernels == 1 ? "" : "s", s->launches,
             s->launches == 1 ? "" : "es", s->profiled, s->total_ns / 1e6);
+    print_collection(out, res, s);
     if (s->mixed_arch && o->level >= 4)
         fprintf(out, "NOTE: devices use different arch tables; the application tree stops at level 3\n");
 }
@@ -153,7 +177,10 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
     fprintf(out, "\nKernel %zu/%zu: %s\n", k + 1, s->n_kernels, ks->name);
     fprintf(out, "  %zu launch%s (%zu profiled", ks->launches, ks->launches == 1 ? "" : "es",
             ks->profiled);
-    if (passes > 0 && ks->profiled > 0)
+    if (ks->multiplexed)
+        fprintf(out, ": %zu replayed, %zu in counter groups", ks->profiled - ks->group_launches,
+                ks->group_launches);
+    else if (passes > 0 && ks->profiled > 0)
         fprintf(out, ", %d replay pass%s each", passes, passes == 1 ? "" : "es");
     fprintf(out, "), %.3f ms, %.1f%% of GPU time, ", ks->total_ns / 1e6, share);
     if (!ks->has_data) {
@@ -161,6 +188,10 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
         return;
     }
     print_rates(out, &ks->mean, m->arch->ipc_max);
+    if (ks->stalls_missing)
+        fprintf(out, "  NOTE: incomplete rotation: %zu of %zu stall reasons never measured "
+                "(--replay-mode auto replays such kernels)\n", ks->stalls_missing,
+                m->arch->n_stalls);
     if (ks->mixed_arch && o->level >= 3)
         fprintf(out, "  NOTE: launches under different arch tables; only the levels they share are shown\n");
     print_tree(out, m, &ks->mean, o);

@@ -11,6 +11,7 @@
 #include "levels/model.h"
 #include "metrics/arch.h"
 #include "metrics/catalog.h"
+#include "metrics/groups.h"
 
 /* Shuffled orders tried per table when looking for fewer passes. */
 #define ORDER_TRIES 200
@@ -185,6 +186,35 @@ static void check_passes(const td_arch *t, td_catalog *cat, int search)
     printf("\n");
 }
 
+static int count_with_catalog(void *ctx, const char *const *metrics, size_t n, size_t *passes,
+                               td_error *err)
+{
+    return td_catalog_passes(ctx, metrics, n, passes, err);
+}
+
+/* The table's replay-free groups: one pass each on this chip, every metric
+ * covered, and no more groups than first fit finds. */
+static void check_groups(const td_arch *t, td_catalog *cat)
+{
+    td_groups table, derived;
+    td_error err;
+    td_groups_from_table(t, &table);
+    if (table.n == 0)
+        fprintf(stderr, "%s: no \"groups\" (make them with build/tests/td_arch_groups)\n",
+                t->name);
+    CHECK(table.n > 0);
+    int rc = td_groups_check(t, &table, count_with_catalog, cat, &err);
+    if (rc != 0)
+        fprintf(stderr, "%s on %s: %s\n", t->name, td_catalog_chip(cat), err.msg);
+    CHECK(rc == 0);
+    rc = td_groups_derive(t, NULL, count_with_catalog, cat, &derived, &err);
+    CHECK(rc == 0);
+    CHECK(rc != 0 || td_groups_check(t, &derived, count_with_catalog, cat, &err) == 0);
+    CHECK(rc != 0 || table.n <= derived.n);
+    printf("  %s: %zu counter groups of one pass (first fit: %zu)\n", td_catalog_chip(cat),
+           table.n, derived.n);
+}
+
 static void check_range_profiler_table(const td_arch *t, char *const *chips,
                                        size_t n_chips)
 {
@@ -206,6 +236,7 @@ static void check_range_profiler_table(const td_arch *t, char *const *chips,
         check_names(t, cat);
         check_reasons(t, cat);
         check_passes(t, cat, c == 0);
+        check_groups(t, cat);
         td_catalog_close(cat);
     }
 }

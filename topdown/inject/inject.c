@@ -16,10 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "activity.h"
 #include "arch.h"
+#include "groups.h"
 #include "kernels.h"
 #include "range_profiler.h"
 #include "spool.h"
@@ -35,19 +37,36 @@ typedef struct launch_rec {
     td_kernel *kernel;
     unsigned grid[3], block[3];
     uint32_t stream;
+    int group;  /* counter group it is measured with, TD_GROUP_ALL: replay */
     int failed; /* the launch call returned an error: it made no range */
 } launch_rec;
+
+/* --replay-mode (docs/COLLECTION.md): auto = the full set by kernel replay
+ * on a kernel's first profiled launch, counter groups without replay on the
+ * others; none = groups only; kernel = the full set on every launch. */
+typedef enum replay_mode { MODE_AUTO, MODE_NONE, MODE_KERNEL } replay_mode;
+static const char *const mode_names[] = {"auto", "none", "kernel"};
 
 typedef struct ctx_state {
     CUcontext ctx;
     uint32_t uid;         /* CUPTI's context id, also in activity records */
+    char chip[64];
     int profiling;        /* the Range Profiler is set up on it */
     td_rp rp;
-    const char *metrics[MAX_METRICS];
+    const char *metrics[MAX_METRICS]; /* the full set: the device's metrics */
     size_t n_metrics;
-    int duration_index;   /* metric giving duration_ns, -1 if none */
+    const char *duration_metric; /* metric giving duration_ns, NULL if none */
+    td_rp_config full;    /* the full set, kernel replay */
+    int has_full;
+    size_t full_passes;   /* replay passes of the full set */
+    td_groups groups;     /* replay-free groups, one pass each */
+    size_t group_metric[TD_MAX_GROUPS][TD_MAX_GROUP_METRICS]; /* into metrics */
+    td_rp_config group_cfg[TD_MAX_GROUPS];
+    size_t n_group_cfg;   /* 0: no replay-free collection here */
     launch_rec *window;   /* launches of the open batch, in launch order */
     size_t n_window;
+    int window_group;     /* configuration of the open batch */
+    int failures;         /* failed decodes of replay-free launches */
     int warned_mismatch;
     struct ctx_state *next;
 } ctx_state;
@@ -69,7 +88,23 @@ static struct {
     long launches;
     long profiled;
     uint64_t t0;
+    replay_mode mode;
+    double overhead;          /* budget: profiling time per native time, 0: none */
+    int budgeted;             /* the budget decides (no explicit counts asked) */
+    double start_s;           /* monotonic clock at injection */
+    double spent_s;           /* time spent profiling (setup, launches, decoding) */
+    double launch_t0;         /* when the profiled launch in flight entered */
+    int in_profiled_launch;
+    long budget_skipped;      /* launches left timed-only by the budget */
+    long replay_failures;
 } g;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* Set while this thread runs our code or holds g.lock through a launch:
  * a signal arriving then must not flush (the state is mid-change). */
@@ -97,6 +132,22 @@ static int all_finite(const double *values, size_t n)
     return 1;
 }
 
+/* The index of metric in the configuration a launch was measured with. */
+static int config_index(const ctx_state *c, int group, const char *metric)
+{
+    if (!metric)
+        return -1;
+    size_t n = group == TD_GROUP_ALL ? c->n_metrics : c->groups.size[group];
+    for (size_t i = 0; i < n; i++) {
+        const char *name = group == TD_GROUP_ALL ? c->metrics[i] : c->groups.metric[group][i];
+        if (strcmp(name, metric) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* values: the launch's configuration's metrics (all, or its group's), or
+ * NULL for a launch that was only timed. */
 static void emit_launch(const ctx_state *c, const launch_rec *l, const double *values)
 {
     cJSON *rec = td_sw_record("launch");
@@ -111,17 +162,20 @@ static void emit_launch(const ctx_state *c, const launch_rec *l, const double *v
     cJSON_AddItemToObject(rec, "grid", dims_json(l->grid));
     cJSON_AddItemToObject(rec, "block", dims_json(l->block));
     cJSON_AddNumberToObject(rec, "stream", l->stream);
-    if (values && !all_finite(values, c->n_metrics)) {
+    size_t n_values = l->group == TD_GROUP_ALL ? c->n_metrics : c->groups.size[l->group];
+    if (values && !all_finite(values, n_values)) {
         td_sw_warning("launch %llu (%s): CUPTI gave a value that is not a count; its "
                       "counters are left out", (unsigned long long)l->id,
                       l->kernel ? l->kernel->name : "?");
         values = NULL;
     }
     if (values) {
-        if (c->duration_index >= 0)
-            cJSON_AddNumberToObject(rec, "duration_ns", values[c->duration_index]);
-        cJSON_AddItemToObject(rec, "counters",
-                              cJSON_CreateDoubleArray(values, (int)c->n_metrics));
+        int duration = config_index(c, l->group, c->duration_metric);
+        if (duration >= 0)
+            cJSON_AddNumberToObject(rec, "duration_ns", values[duration]);
+        if (l->group != TD_GROUP_ALL)
+            cJSON_AddNumberToObject(rec, "group", l->group);
+        cJSON_AddItemToObject(rec, "counters", cJSON_CreateDoubleArray(values, (int)n_values));
         g.profiled++;
     }
     td_sw_emit(rec);
@@ -129,12 +183,23 @@ static void emit_launch(const ctx_state *c, const launch_rec *l, const double *v
 
 /* ---- batches of profiled launches --------------------------------------- */
 
+static void close_configs(ctx_state *c)
+{
+    for (size_t i = 0; i < c->n_group_cfg; i++)
+        td_rp_config_free(&c->group_cfg[i]);
+    c->n_group_cfg = 0;
+    if (c->has_full)
+        td_rp_config_free(&c->full);
+    c->has_full = 0;
+}
+
 static void stop_profiling(ctx_state *c, const char *why)
 {
     char what[256];
     td_rp_describe(&c->rp, what, sizeof what);
     td_sw_error("profiler_failed", "context %u: %s (%s); later launches are timed only",
                 c->uid, why, what);
+    close_configs(c);
     td_rp_close(&c->rp);
     c->profiling = 0;
 }
@@ -163,12 +228,56 @@ static void emit_batch_debug(ctx_state *c, int decoded, size_t ranges, size_t dr
     td_sw_emit(rec);
 }
 
+/* A replayed launch failed (the app's kernel cannot be replayed
+ * faithfully, or CUPTI failed): its kernels are measured without replay
+ * from now on, and the profiler starts over with a fresh object. */
+static void replay_failed(ctx_state *c)
+{
+    char what[256];
+    td_rp_describe(&c->rp, what, sizeof what);
+    for (size_t i = 0; i < c->n_window; i++) {
+        td_kernel *k = c->window[i].kernel;
+        if (!k || k->no_replay)
+            continue;
+        k->no_replay = 1;
+        g.replay_failures++;
+        td_sw_warning("kernel %s (launch %llu) failed under kernel replay (%s); its launches "
+                      "are measured without replay from now on", k->name,
+                      (unsigned long long)c->window[i].id, what);
+    }
+    if (td_rp_reset(&c->rp) != 0)
+        stop_profiling(c, "restarting the profiler after a failed replay failed");
+}
+
+/* A replay-free launch failed to decode: start over, give up after a few. */
+static void group_failed(ctx_state *c)
+{
+    if (++c->failures > 8) {
+        stop_profiling(c, "decoding the counters failed repeatedly");
+        return;
+    }
+    if (td_rp_reset(&c->rp) != 0)
+        stop_profiling(c, "restarting the profiler after a failed decode failed");
+}
+
+/* What a measured launch adds to its kernel's rotation. */
+static void count_measurement(const launch_rec *l)
+{
+    if (!l->kernel)
+        return;
+    if (l->group == TD_GROUP_ALL)
+        l->kernel->full_measured = 1;
+    else if (l->group < TD_KERNEL_MAX_GROUPS)
+        l->kernel->group_measured[l->group]++;
+}
+
 /* Stops the profiler, decodes the batch, writes its launches in launch
  * order (ranges come in the same order), and re-arms the image. */
 static void close_window(ctx_state *c)
 {
     if (!c->profiling || (!c->rp.started && c->n_window == 0))
         return;
+    double t0 = now_s();
     size_t ranges = 0, dropped = 0, expected = 0;
     /* At exit or on a signal the context may not be current here. */
     int pushed = cuCtxPushCurrent(c->ctx) == CUDA_SUCCESS;
@@ -192,30 +301,98 @@ static void close_window(ctx_state *c)
         int have = decoded && range < ranges && td_rp_eval(&c->rp, range, values) == 0;
         range++;
         emit_launch(c, l, have ? values : NULL);
+        if (have)
+            count_measurement(l);
     }
-    c->n_window = 0;
-    if (!decoded)
-        stop_profiling(c, "decoding the counters failed");
+    if (!decoded && c->window_group == TD_GROUP_ALL)
+        replay_failed(c);
+    else if (!decoded)
+        group_failed(c);
     else if (td_rp_rearm(&c->rp) != 0)
         stop_profiling(c, "re-arming the counter-data image failed");
+    c->n_window = 0;
+    if (!g.in_profiled_launch)
+        g.spent_s += now_s() - t0;
     if (pushed) {
         CUcontext popped;
         cuCtxPopCurrent(&popped);
     }
 }
 
+/* Launches a batch of this configuration holds: one in user replay (one
+ * Start/Stop session makes one range) and for a replay in auto mode (so a
+ * failing replay is pinned on its kernel), the batch size otherwise. */
+static size_t window_capacity(int group)
+{
+    return group == TD_GROUP_ALL && g.mode == MODE_KERNEL ? g.batch : 1;
+}
+
+static td_rp_config *config_of(ctx_state *c, int group)
+{
+    return group == TD_GROUP_ALL ? &c->full : &c->group_cfg[group];
+}
+
 static int add_to_window(ctx_state *c, const launch_rec *l)
 {
-    if (c->n_window >= g.batch)
+    if (c->n_window > 0 &&
+        (c->window_group != l->group || c->n_window >= window_capacity(c->window_group)))
         close_window(c);
     if (!c->profiling)
         return 0;
+    if (td_rp_select(&c->rp, config_of(c, l->group)) != 0) {
+        stop_profiling(c, "setting the counter configuration failed");
+        return 0;
+    }
     if (td_rp_start(&c->rp) != 0) {
         stop_profiling(c, "starting the profiler failed");
         return 0;
     }
+    c->window_group = l->group;
     c->window[c->n_window++] = *l;
     return 1;
+}
+
+/* ---- what to measure ---------------------------------------------------- */
+
+/* The configuration of this launch of k: the full set by replay while the
+ * mode asks for it, else the counter group k has measured least (round
+ * robin over its launches). */
+static int choose_group(const ctx_state *c, const td_kernel *k)
+{
+    int can_replay = c->has_full && !k->no_replay;
+    if (c->n_group_cfg == 0 || (can_replay && g.mode == MODE_KERNEL) ||
+        (can_replay && g.mode == MODE_AUTO && !k->full_measured))
+        return c->n_group_cfg == 0 && !can_replay ? -2 : TD_GROUP_ALL;
+    size_t best = 0;
+    for (size_t i = 1; i < c->n_group_cfg; i++)
+        if (k->group_measured[i] < k->group_measured[best])
+            best = i;
+    return (int)best;
+}
+
+/* k has a full tree: a replayed launch, or every group measured once. */
+static int kernel_covered(const ctx_state *c, const td_kernel *k)
+{
+    if (k->full_measured)
+        return 1;
+    for (size_t i = 0; i < c->n_group_cfg; i++)
+        if (k->group_measured[i] == 0)
+            return 0;
+    return c->n_group_cfg > 0;
+}
+
+/* The cost budget: profile while the time spent profiling stays within
+ * --overhead of the app's own time so far. A kernel without a full tree
+ * yet is always measured. */
+static int budget_allows(const ctx_state *c, const td_kernel *k)
+{
+    if (!g.budgeted || !kernel_covered(c, k))
+        return 1;
+    double native = now_s() - g.start_s - g.spent_s;
+    if (g.spent_s <= g.overhead * native)
+        return 1;
+    g.budget_skipped++;
+    return 0;
 }
 
 /* ---- contexts ----------------------------------------------------------- */
@@ -281,12 +458,93 @@ static void report_open_failure(const ctx_state *c, const char *gpu)
                     "are timed only", gpu, c->uid, what);
 }
 
+/* The table's groups if CUPTI takes each in one pass on this device, else
+ * groups derived here; n_group_cfg = 0 when there are none. */
+static void choose_groups(ctx_state *c, const td_arch *arch)
+{
+    td_error err = {{0}};
+    td_groups_from_table(arch, &c->groups);
+    if (c->groups.n && td_groups_check(arch, &c->groups, td_rp_count_passes, &c->rp, &err) == 0)
+        return;
+    char why[sizeof err.msg];
+    snprintf(why, sizeof why, "%s", c->groups.n ? err.msg : "the table lists none");
+    if (td_groups_derive(arch, NULL, td_rp_count_passes, &c->rp, &c->groups, &err) != 0) {
+        td_sw_warning("no replay-free counter groups for %s (%s; %s): profiled launches "
+                      "are replayed", arch->name, why, err.msg);
+        c->groups.n = 0;
+        return;
+    }
+    td_sw_warning("counter groups of %s derived on this device (%s): %zu groups", arch->name,
+                  why, c->groups.n);
+}
+
 static int metric_index(const ctx_state *c, const char *name)
 {
     for (size_t i = 0; name && i < c->n_metrics; i++)
         if (strcmp(c->metrics[i], name) == 0)
             return (int)i;
     return -1;
+}
+
+/* One user-replay configuration per group (one range per Start/Stop). */
+static void build_group_configs(ctx_state *c)
+{
+    for (size_t gi = 0; gi < c->groups.n; gi++) {
+        for (size_t i = 0; i < c->groups.size[gi]; i++)
+            c->group_metric[gi][i] = (size_t)metric_index(c, c->groups.metric[gi][i]);
+        if (td_rp_config_init(&c->rp, &c->group_cfg[gi], c->groups.metric[gi],
+                              c->groups.size[gi], 1, 1) != 0) {
+            char what[256];
+            td_rp_describe(&c->rp, what, sizeof what);
+            td_sw_warning("counter group %zu cannot be set up (%s): profiled launches are "
+                          "replayed", gi, what);
+            for (size_t j = 0; j <= gi; j++)
+                td_rp_config_free(&c->group_cfg[j]);
+            return;
+        }
+    }
+    c->n_group_cfg = c->groups.n;
+}
+
+/* The full set for kernel replay (every mode but none). */
+static void build_full_config(ctx_state *c)
+{
+    size_t capacity = g.mode == MODE_KERNEL ? g.batch : 1;
+    if (td_rp_config_init(&c->rp, &c->full, c->metrics, c->n_metrics, capacity, 0) == 0) {
+        c->has_full = 1;
+        c->full_passes = c->full.passes;
+        return;
+    }
+    td_rp_config_free(&c->full);
+    char what[256];
+    td_rp_describe(&c->rp, what, sizeof what);
+    td_sw_warning("the full counter set cannot be set up for kernel replay (%s)%s", what,
+                  c->n_group_cfg ? ": launches are measured without replay" : "");
+}
+
+/* Sets the Range Profiler up with the configurations the mode needs. */
+static int open_profiler(ctx_state *c, const td_arch *arch)
+{
+    if (td_rp_open(&c->rp, c->ctx, c->chip) != 0)
+        return -1;
+    if (g.mode != MODE_KERNEL) {
+        choose_groups(c, arch);
+        build_group_configs(c);
+    }
+    if (g.mode != MODE_NONE)
+        build_full_config(c);
+    td_error err;
+    if (!c->has_full && td_rp_count_passes(&c->rp, c->metrics, c->n_metrics, &c->full_passes,
+                                           &err) != 0)
+        c->full_passes = 0;
+    if (!c->has_full && c->n_group_cfg == 0) {
+        if (g.mode == MODE_NONE)
+            td_sw_error("profiler_failed", "context %u: --replay-mode none needs counter "
+                        "groups of one pass, and there are none; use --replay-mode auto",
+                        c->uid);
+        return -1;
+    }
+    return 0;
 }
 
 /* Picks the arch table and sets the Range Profiler up; problems are error
@@ -322,10 +580,12 @@ static const td_arch *setup_profiler(ctx_state *c, CUdevice dev, const char *gpu
         return arch;
     }
     c->n_metrics = td_arch_metrics(arch, c->metrics, MAX_METRICS);
-    c->duration_index = metric_index(c, arch->counter[TD_C_DURATION_NS]);
+    c->duration_metric = arch->counter[TD_C_DURATION_NS];
+    snprintf(c->chip, sizeof c->chip, "%s", chip);
     c->window = calloc(g.batch, sizeof *c->window);
-    if (!c->window || td_rp_open(&c->rp, c->ctx, chip, c->metrics, c->n_metrics, g.batch)) {
+    if (!c->window || open_profiler(c, arch) != 0) {
         report_open_failure(c, gpu);
+        close_configs(c);
         td_rp_close(&c->rp);
         c->n_metrics = 0;
         return arch;
@@ -348,10 +608,19 @@ static void emit_device(const ctx_state *c, uint32_t device, const char *gpu,
     cJSON_AddItemToObject(rec, "cc", cJSON_CreateIntArray(cc, 2));
     cJSON_AddNumberToObject(rec, "sm_count", sms);
     cJSON_AddStringToObject(rec, "arch", arch ? arch->name : "none");
-    cJSON_AddNumberToObject(rec, "passes", c->profiling ? (double)c->rp.passes : 0);
+    cJSON_AddNumberToObject(rec, "passes", c->profiling ? (double)c->full_passes : 0);
     cJSON_AddNumberToObject(rec, "batch", (double)g.batch);
     cJSON_AddItemToObject(rec, "metrics", cJSON_CreateStringArray(c->metrics,
                                                                    (int)c->n_metrics));
+    if (c->profiling && c->n_group_cfg) {
+        cJSON *groups = cJSON_AddArrayToObject(rec, "groups");
+        for (size_t gi = 0; gi < c->n_group_cfg; gi++) {
+            int ints[TD_MAX_GROUP_METRICS];
+            for (size_t i = 0; i < c->groups.size[gi]; i++)
+                ints[i] = (int)c->group_metric[gi][i];
+            cJSON_AddItemToArray(groups, cJSON_CreateIntArray(ints, (int)c->groups.size[gi]));
+        }
+    }
     td_sw_emit(rec);
 }
 
@@ -371,9 +640,10 @@ static void setup_context(ctx_state *c)
     chip.deviceIndex = device;
     if (cuptiDeviceGetChipName(&chip) != CUPTI_SUCCESS || !chip.pChipName)
         chip.pChipName = "unknown";
-    c->duration_index = -1;
+    double t0 = now_s();
     const td_arch *arch = setup_profiler(c, dev, gpu, chip.pChipName, major, minor);
     emit_device(c, device, gpu, chip.pChipName, major, minor, sms, arch);
+    g.spent_s += now_s() - t0;
 }
 
 static ctx_state *context_for(CUcontext ctx, uint32_t uid)
@@ -399,6 +669,7 @@ static void forget_context(uint32_t uid)
         if (c->uid != uid)
             continue;
         close_window(c);
+        close_configs(c);
         td_rp_close(&c->rp);
         *p = c->next;
         free(c->window);
@@ -470,7 +741,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     pthread_mutex_lock(&g.lock);
     holding_launch = 1;
     in_our_code = 1;
-    launch_rec l = {.corr = cb->correlationId};
+    launch_rec l = {.corr = cb->correlationId, .group = TD_GROUP_ALL};
     CUstream stream = NULL;
     CUfunction f = read_shape(cbid, cb->functionParams, &l, &stream);
     g.current_ctx = NULL;
@@ -486,10 +757,18 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         cuFuncGetName(&mangled, f);
     l.kernel = td_kernel_get(mangled, &g.filter);
     int profile = 0;
-    if (c && c->profiling && l.kernel)
-        profile = td_filter_decide(&g.filter, l.kernel) && add_to_window(c, &l);
-    else if (l.kernel)
+    if (c && c->profiling && l.kernel) {
+        if (td_filter_allows(&g.filter, l.kernel) && budget_allows(c, l.kernel) &&
+            (l.group = choose_group(c, l.kernel)) != -2)
+            profile = add_to_window(c, &l);
+        if (profile) {
+            td_filter_count_profiled(&g.filter, l.kernel);
+            g.in_profiled_launch = 1;
+            g.launch_t0 = now_s();
+        }
+    } else if (l.kernel) {
         l.kernel->launches++;
+    }
     if (c && !profile)
         close_window(c); /* this launch must not become a range */
     g.current = l;
@@ -511,8 +790,10 @@ static void launch_exit(const CUpti_CallbackData *cb)
     if (c && g.current_profiled) {
         if (!ok && c->n_window > 0)
             c->window[c->n_window - 1].failed = 1;
-        if (c->n_window >= g.batch)
+        if (c->n_window >= window_capacity(c->window_group))
             close_window(c);
+        g.spent_s += now_s() - g.launch_t0;
+        g.in_profiled_launch = 0;
     } else if (c && ok) {
         emit_launch(c, &g.current, NULL);
     }
@@ -592,6 +873,10 @@ static void emit_end(void)
         return;
     cJSON_AddNumberToObject(rec, "launches", (double)g.launches);
     cJSON_AddNumberToObject(rec, "profiled", (double)g.profiled);
+    cJSON_AddNumberToObject(rec, "budget_skipped", (double)g.budget_skipped);
+    cJSON_AddNumberToObject(rec, "replay_failures", (double)g.replay_failures);
+    cJSON_AddNumberToObject(rec, "profiling_s", g.spent_s);
+    cJSON_AddNumberToObject(rec, "elapsed_s", now_s() - g.start_s);
     td_sw_emit(rec);
 }
 
@@ -685,6 +970,8 @@ static void emit_start(void)
         return;
     cJSON_AddStringToObject(rec, "format", TD_SPOOL_FORMAT);
     cJSON_AddStringToObject(rec, "tool_version", TOPDOWN_VERSION);
+    cJSON_AddStringToObject(rec, "replay_mode", mode_names[g.mode]);
+    cJSON_AddNumberToObject(rec, "overhead_pct", g.overhead * 100);
     td_sw_emit(rec);
 }
 
@@ -695,6 +982,21 @@ static size_t batch_from_env(void)
     if (v <= 0)
         return DEFAULT_BATCH;
     return v > MAX_BATCH ? MAX_BATCH : (size_t)v;
+}
+
+/* TOPDOWN_REPLAY_MODE and TOPDOWN_OVERHEAD (percent; 0: no budget). */
+static void collection_from_env(void)
+{
+    const char *mode = getenv("TOPDOWN_REPLAY_MODE");
+    g.mode = MODE_AUTO;
+    for (int m = 0; mode && m < 3; m++)
+        if (strcmp(mode, mode_names[m]) == 0)
+            g.mode = (replay_mode)m;
+    const char *overhead = getenv("TOPDOWN_OVERHEAD");
+    double pct = overhead && *overhead ? strtod(overhead, NULL) : 50;
+    g.overhead = pct > 0 ? pct / 100 : 0;
+    /* Explicit counts are the user's cost decision: no budget on top. */
+    g.budgeted = g.overhead > 0 && g.filter.per_kernel < 0 && g.filter.launch_count < 0;
 }
 
 static int subscribe(void)
@@ -727,6 +1029,7 @@ TD_EXPORT int InitializeInjection(void)
         return 1;
     g.initialized = 1;
     g.pid = getpid();
+    g.start_s = now_s();
     pthread_mutexattr_t attr;
     pthread_mutexattr_init(&attr);
     pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
@@ -736,12 +1039,14 @@ TD_EXPORT int InitializeInjection(void)
     const char *spool = getenv("TOPDOWN_SPOOL");
     if (!spool || !*spool || td_sw_open(spool) != 0)
         return 1; /* nowhere to report: stay out of the app's way */
-    emit_start();
     atexit(at_exit);
     char msg[512];
-    if (td_filter_from_env(&g.filter, msg, sizeof msg) != 0)
-        td_sw_error("bad_option", "%s; every launch is profiled", msg);
+    int filter_ok = td_filter_from_env(&g.filter, msg, sizeof msg) == 0;
     g.batch = batch_from_env();
+    collection_from_env();
+    emit_start();
+    if (!filter_ok)
+        td_sw_error("bad_option", "%s; every launch is profiled", msg);
     free(td_demangle("_Z4warmv")); /* load the demangler before threads race */
     cuptiGetTimestamp(&g.t0);
     if (subscribe() != 0)

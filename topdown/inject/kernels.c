@@ -153,7 +153,7 @@ int td_filter_from_env(td_filter *f, char *msg, size_t size)
     return 0;
 }
 
-int td_filter_decide(td_filter *f, td_kernel *k)
+int td_filter_allows(td_filter *f, td_kernel *k)
 {
     k->launches++;
     if (!k->matches)
@@ -165,7 +165,11 @@ int td_filter_decide(td_filter *f, td_kernel *k)
         return 0;
     if (f->per_kernel >= 0 && k->profiled >= f->per_kernel)
         return 0;
+    return 1;
+}
+
+void td_filter_count_profiled(td_filter *f, td_kernel *k)
+{
     k->profiled++;
     f->profiled++;
-    return 1;
 }

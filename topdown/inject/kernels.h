@@ -6,12 +6,19 @@
 #include <regex.h>
 #include <stddef.h>
 
+#define TD_KERNEL_MAX_GROUPS 32 /* TD_MAX_GROUPS of metrics/groups.h */
+
 typedef struct td_kernel {
     char *mangled;
     char *name;        /* demangled (the mangled name when it does not demangle) */
     int matches;       /* the kernel-name filter accepts it */
     long launches;
     long profiled;
+    /* replay-free rotation: launches measured in each counter group, and
+     * whether a replayed launch gave the full set */
+    unsigned group_measured[TD_KERNEL_MAX_GROUPS];
+    int full_measured;
+    int no_replay;     /* a replay of it failed: never replay it again */
 } td_kernel;
 
 /* Which launches get counters; the rest are only timed. From the
@@ -32,8 +39,10 @@ int td_filter_from_env(td_filter *f, char *msg, size_t size);
 /* The kernel of this mangled name, added on first sight. NULL: no memory. */
 td_kernel *td_kernel_get(const char *mangled, const td_filter *f);
 
-/* Counts the launch and says whether to profile it. */
-int td_filter_decide(td_filter *f, td_kernel *k);
+/* Counts the launch and says whether the filters let it be profiled. */
+int td_filter_allows(td_filter *f, td_kernel *k);
+/* Counts a launch the filters allowed as profiled. */
+void td_filter_count_profiled(td_filter *f, td_kernel *k);
 
 /* Demangled copy of a name (malloc'd), the name itself if it is not a
  * mangled C++ name or no demangler is present. */

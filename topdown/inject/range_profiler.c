@@ -41,6 +41,7 @@ static int read_availability(td_rp *rp)
         .structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
     p.ctx = rp->ctx;
     TRY(rp, cuptiProfilerGetCounterAvailability(&p));
+    rp->availability_size = p.counterAvailabilityImageSize;
     rp->availability = calloc(p.counterAvailabilityImageSize ? p.counterAvailabilityImageSize : 1, 1);
     if (!rp->availability)
         return failed(rp, "calloc(counter availability)", CUPTI_ERROR_OUT_OF_MEMORY);
@@ -49,49 +50,59 @@ static int read_availability(td_rp *rp)
     return 0;
 }
 
-static int host_initialize(td_rp *rp, const char *chip)
+static int host_initialize(td_rp *rp, CUpti_Profiler_Host_Object **host)
 {
     CUpti_Profiler_Host_Initialize_Params p = {.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
     p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    p.pChipName = chip;
+    p.pChipName = rp->chip;
     p.pCounterAvailabilityImage = rp->availability;
     TRY(rp, cuptiProfilerHostInitialize(&p));
-    rp->host = p.pHostObject;
+    *host = p.pHostObject;
     return 0;
 }
 
+static void host_deinitialize(CUpti_Profiler_Host_Object *host)
+{
+    if (!host)
+        return;
+    CUpti_Profiler_Host_Deinitialize_Params p = {
+        .structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+    p.pHostObject = host;
+    cuptiProfilerHostDeinitialize(&p);
+}
+
 /* The config image schedules the metrics into replay passes. */
-static int build_config(td_rp *rp)
+static int build_config(td_rp *rp, td_rp_config *cfg)
 {
     CUpti_Profiler_Host_ConfigAddMetrics_Params add = {
         .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-    add.pHostObject = rp->host;
-    add.ppMetricNames = rp->metrics;
-    add.numMetrics = rp->n_metrics;
+    add.pHostObject = cfg->host;
+    add.ppMetricNames = cfg->metrics;
+    add.numMetrics = cfg->n_metrics;
     TRY(rp, cuptiProfilerHostConfigAddMetrics(&add));
 
     CUpti_Profiler_Host_GetConfigImageSize_Params size = {
         .structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
-    size.pHostObject = rp->host;
+    size.pHostObject = cfg->host;
     TRY(rp, cuptiProfilerHostGetConfigImageSize(&size));
-    rp->config_size = size.configImageSize;
-    rp->config = calloc(rp->config_size ? rp->config_size : 1, 1);
-    if (!rp->config)
+    cfg->config_size = size.configImageSize;
+    cfg->config = calloc(cfg->config_size ? cfg->config_size : 1, 1);
+    if (!cfg->config)
         return failed(rp, "calloc(config image)", CUPTI_ERROR_OUT_OF_MEMORY);
 
     CUpti_Profiler_Host_GetConfigImage_Params image = {
         .structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
-    image.pHostObject = rp->host;
-    image.configImageSize = rp->config_size;
-    image.pConfigImage = rp->config;
+    image.pHostObject = cfg->host;
+    image.configImageSize = cfg->config_size;
+    image.pConfigImage = cfg->config;
     TRY(rp, cuptiProfilerHostGetConfigImage(&image));
 
     CUpti_Profiler_Host_GetNumOfPasses_Params passes = {
         .structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
-    passes.configImageSize = rp->config_size;
-    passes.pConfigImage = rp->config;
+    passes.configImageSize = cfg->config_size;
+    passes.pConfigImage = cfg->config;
     TRY(rp, cuptiProfilerHostGetNumOfPasses(&passes));
-    rp->passes = passes.numOfPasses;
+    cfg->passes = passes.numOfPasses;
     return 0;
 }
 
@@ -106,6 +117,7 @@ static int enable(td_rp *rp)
 
 static int disable(td_rp *rp)
 {
+    rp->active = NULL;
     if (!rp->object)
         return 0;
     CUpti_RangeProfiler_Disable_Params p = {.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
@@ -116,42 +128,45 @@ static int disable(td_rp *rp)
     return 0;
 }
 
-static int init_counter_data(td_rp *rp)
+static int size_counter_data(td_rp *rp, td_rp_config *cfg)
 {
-    if (!rp->data) {
-        CUpti_RangeProfiler_GetCounterDataSize_Params size = {
-            .structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-        size.pRangeProfilerObject = rp->object;
-        size.pMetricNames = rp->metrics;
-        size.numMetrics = rp->n_metrics;
-        size.maxNumOfRanges = rp->capacity;
-        size.maxNumRangeTreeNodes = (uint32_t)rp->capacity;
-        TRY(rp, cuptiRangeProfilerGetCounterDataSize(&size));
-        rp->data_size = size.counterDataSize;
-        rp->data = calloc(rp->data_size ? rp->data_size : 1, 1);
-        if (!rp->data)
-            return failed(rp, "calloc(counter data image)", CUPTI_ERROR_OUT_OF_MEMORY);
-    }
+    CUpti_RangeProfiler_GetCounterDataSize_Params size = {
+        .structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    size.pRangeProfilerObject = rp->object;
+    size.pMetricNames = cfg->metrics;
+    size.numMetrics = cfg->n_metrics;
+    size.maxNumOfRanges = cfg->capacity;
+    size.maxNumRangeTreeNodes = (uint32_t)cfg->capacity;
+    TRY(rp, cuptiRangeProfilerGetCounterDataSize(&size));
+    cfg->data_size = size.counterDataSize;
+    cfg->data = calloc(cfg->data_size ? cfg->data_size : 1, 1);
+    if (!cfg->data)
+        return failed(rp, "calloc(counter data image)", CUPTI_ERROR_OUT_OF_MEMORY);
+    return 0;
+}
+
+static int init_counter_data(td_rp *rp, td_rp_config *cfg)
+{
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
         .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
     init.pRangeProfilerObject = rp->object;
-    init.counterDataSize = rp->data_size;
-    init.pCounterData = rp->data;
+    init.counterDataSize = cfg->data_size;
+    init.pCounterData = cfg->data;
     TRY(rp, cuptiRangeProfilerCounterDataImageInitialize(&init));
     return 0;
 }
 
-static int set_config(td_rp *rp)
+static int set_config(td_rp *rp, td_rp_config *cfg)
 {
     CUpti_RangeProfiler_SetConfig_Params p = {.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = rp->object;
-    p.configSize = rp->config_size;
-    p.pConfig = rp->config;
-    p.counterDataImageSize = rp->data_size;
-    p.pCounterDataImage = rp->data;
+    p.configSize = cfg->config_size;
+    p.pConfig = cfg->config;
+    p.counterDataImageSize = cfg->data_size;
+    p.pCounterDataImage = cfg->data;
     p.range = CUPTI_AutoRange;
-    p.replayMode = CUPTI_KernelReplay;
-    p.maxRangesPerPass = rp->capacity;
+    p.replayMode = cfg->user_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
+    p.maxRangesPerPass = cfg->capacity;
     p.numNestingLevels = 1;
     p.minNestingLevel = 1;
     p.passIndex = 0;
@@ -160,17 +175,63 @@ static int set_config(td_rp *rp)
     return 0;
 }
 
-int td_rp_open(td_rp *rp, CUcontext ctx, const char *chip, const char **metrics,
-               size_t n_metrics, size_t capacity)
+int td_rp_open(td_rp *rp, CUcontext ctx, const char *chip)
 {
     memset(rp, 0, sizeof *rp);
     rp->ctx = ctx;
-    rp->metrics = metrics;
-    rp->n_metrics = n_metrics;
-    rp->capacity = capacity ? capacity : 1;
-    if (profiler_initialize(rp) || read_availability(rp) || host_initialize(rp, chip) ||
-        build_config(rp) || enable(rp) || init_counter_data(rp) || set_config(rp))
+    rp->chip = chip;
+    if (profiler_initialize(rp) || read_availability(rp) || enable(rp))
         return -1;
+    return 0;
+}
+
+int td_rp_count_passes(void *opaque, const char *const *metrics, size_t n, size_t *passes,
+                       td_error *err)
+{
+    td_rp *rp = opaque;
+    td_rp_config probe = {.metrics = (const char **)metrics, .n_metrics = n};
+    int rc = host_initialize(rp, &probe.host);
+    if (rc == 0)
+        rc = build_config(rp, &probe);
+    *passes = probe.passes;
+    host_deinitialize(probe.host);
+    free(probe.config);
+    if (rc != 0) {
+        char what[256];
+        td_rp_describe(rp, what, sizeof what);
+        return td_fail(err, "counting passes: %s", what);
+    }
+    return 0;
+}
+
+int td_rp_config_init(td_rp *rp, td_rp_config *cfg, const char **metrics, size_t n_metrics,
+                      size_t capacity, int user_replay)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->metrics = metrics;
+    cfg->n_metrics = n_metrics;
+    cfg->capacity = capacity ? capacity : 1;
+    cfg->user_replay = user_replay;
+    if (host_initialize(rp, &cfg->host) || build_config(rp, cfg) || size_counter_data(rp, cfg))
+        return -1;
+    return 0;
+}
+
+void td_rp_config_free(td_rp_config *cfg)
+{
+    host_deinitialize(cfg->host);
+    free(cfg->config);
+    free(cfg->data);
+    memset(cfg, 0, sizeof *cfg);
+}
+
+int td_rp_select(td_rp *rp, td_rp_config *cfg)
+{
+    if (rp->active == cfg)
+        return 0;
+    if (init_counter_data(rp, cfg) || set_config(rp, cfg))
+        return -1;
+    rp->active = cfg;
     return 0;
 }
 
@@ -178,6 +239,8 @@ int td_rp_start(td_rp *rp)
 {
     if (rp->started)
         return 0;
+    if (!rp->active)
+        return failed(rp, "td_rp_start(no configuration)", CUPTI_ERROR_INVALID_OPERATION);
     CUpti_RangeProfiler_Start_Params p = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = rp->object;
     TRY(rp, cuptiRangeProfilerStart(&p));
@@ -188,6 +251,8 @@ int td_rp_start(td_rp *rp)
 int td_rp_stop(td_rp *rp, size_t *ranges, size_t *dropped)
 {
     *ranges = *dropped = 0;
+    if (!rp->active)
+        return 0;
     if (rp->started) {
         CUpti_RangeProfiler_Stop_Params stop = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
         stop.pRangeProfilerObject = rp->object;
@@ -202,8 +267,8 @@ int td_rp_stop(td_rp *rp, size_t *ranges, size_t *dropped)
 
     CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
         .structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-    info.pCounterDataImage = rp->data;
-    info.counterDataImageSize = rp->data_size;
+    info.pCounterDataImage = rp->active->data;
+    info.counterDataImageSize = rp->active->data_size;
     TRY(rp, cuptiRangeProfilerGetCounterDataInfo(&info));
     *ranges = info.numTotalRanges;
     return 0;
@@ -211,14 +276,17 @@ int td_rp_stop(td_rp *rp, size_t *ranges, size_t *dropped)
 
 int td_rp_eval(td_rp *rp, size_t range, double *values)
 {
+    td_rp_config *cfg = rp->active;
+    if (!cfg)
+        return failed(rp, "td_rp_eval(no configuration)", CUPTI_ERROR_INVALID_OPERATION);
     CUpti_Profiler_Host_EvaluateToGpuValues_Params p = {
         .structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-    p.pHostObject = rp->host;
-    p.pCounterDataImage = rp->data;
-    p.counterDataImageSize = rp->data_size;
+    p.pHostObject = cfg->host;
+    p.pCounterDataImage = cfg->data;
+    p.counterDataImageSize = cfg->data_size;
     p.rangeIndex = range;
-    p.ppMetricNames = rp->metrics;
-    p.numMetrics = rp->n_metrics;
+    p.ppMetricNames = cfg->metrics;
+    p.numMetrics = cfg->n_metrics;
     p.pMetricValues = values;
     TRY(rp, cuptiProfilerHostEvaluateToGpuValues(&p));
     return 0;
@@ -226,10 +294,12 @@ int td_rp_eval(td_rp *rp, size_t range, double *values)
 
 const char *td_rp_range_name(td_rp *rp, size_t range)
 {
+    if (!rp->active)
+        return NULL;
     CUpti_RangeProfiler_CounterData_GetRangeInfo_Params p = {
         .structSize = CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
-    p.pCounterDataImage = rp->data;
-    p.counterDataImageSize = rp->data_size;
+    p.pCounterDataImage = rp->active->data;
+    p.counterDataImageSize = rp->active->data_size;
     p.rangeIndex = range;
     p.rangeDelimiter = "/";
     if (cuptiRangeProfilerCounterDataGetRangeInfo(&p) != CUPTI_SUCCESS)
@@ -241,11 +311,21 @@ const char *td_rp_range_name(td_rp *rp, size_t range)
  * the same object, start over with a new one. */
 int td_rp_rearm(td_rp *rp)
 {
-    if (init_counter_data(rp) == 0 && set_config(rp) == 0)
+    td_rp_config *cfg = rp->active;
+    if (!cfg)
         return 0;
-    if (disable(rp) || enable(rp) || init_counter_data(rp) || set_config(rp))
+    if (init_counter_data(rp, cfg) == 0 && set_config(rp, cfg) == 0)
+        return 0;
+    if (disable(rp) || enable(rp) || init_counter_data(rp, cfg) || set_config(rp, cfg))
         return -1;
+    rp->active = cfg;
     return 0;
+}
+
+int td_rp_reset(td_rp *rp)
+{
+    disable(rp); /* a failure here is the old object's; the new one decides */
+    return enable(rp);
 }
 
 void td_rp_close(td_rp *rp)
@@ -255,17 +335,8 @@ void td_rp_close(td_rp *rp)
         td_rp_stop(rp, &ranges, &dropped);
     }
     disable(rp);
-    if (rp->host) {
-        CUpti_Profiler_Host_Deinitialize_Params p = {
-            .structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
-        p.pHostObject = rp->host;
-        cuptiProfilerHostDeinitialize(&p);
-        rp->host = NULL;
-    }
     free(rp->availability);
-    free(rp->config);
-    free(rp->data);
-    rp->availability = rp->config = rp->data = NULL;
+    rp->availability = NULL;
 }
 
 void td_rp_describe(const td_rp *rp, char *buf, size_t size)

@@ -1,8 +1,13 @@
-/* One context's CUPTI Range Profiler: auto range (one range per kernel
- * launch) with kernel replay (CUPTI replays each launch once per pass).
- * Ranges are collected into a counter-data image of `capacity` ranges;
- * when the caller stops, the image is decoded and evaluated, then re-armed,
- * so memory stays bounded for any number of launches. */
+/* One context's CUPTI Range Profiler, auto range (one range per kernel
+ * launch), with several counter configurations: one per replay-free counter
+ * group (user replay: one pass, nothing replayed) and the full set (kernel
+ * replay: CUPTI replays the launch once per pass). One configuration is
+ * active at a time; ranges go into its counter-data image of `capacity`
+ * ranges, which is decoded when the caller stops and then re-armed, so
+ * memory stays bounded for any number of launches.
+ * Measured on the H200 (benchmarks/rp_modes.cu): in user replay a
+ * Start/Stop session yields one range, so replay-free configurations are
+ * given a capacity of one launch. */
 #ifndef TD_RANGE_PROFILER_H
 #define TD_RANGE_PROFILER_H
 
@@ -11,19 +16,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct td_rp {
-    CUcontext ctx;
-    struct CUpti_RangeProfiler_Object *object;
-    struct CUpti_Profiler_Host_Object *host;
-    uint8_t *availability;      /* counter availability image */
+#include "error.h"
+
+typedef struct td_rp_config {
+    const char **metrics;       /* borrowed */
+    size_t n_metrics;
+    struct CUpti_Profiler_Host_Object *host; /* scheduling and evaluation */
     uint8_t *config;            /* scheduling of the metrics into passes */
     size_t config_size;
+    size_t passes;
     uint8_t *data;              /* counter-data image: decoded ranges */
     size_t data_size;
-    const char **metrics;       /* borrowed from the arch table */
-    size_t n_metrics;
     size_t capacity;            /* ranges per image */
-    size_t passes;
+    int user_replay;            /* 1: no replay (one pass), 0: kernel replay */
+} td_rp_config;
+
+typedef struct td_rp {
+    CUcontext ctx;
+    const char *chip;
+    struct CUpti_RangeProfiler_Object *object;
+    uint8_t *availability;      /* counter availability image */
+    size_t availability_size;
+    td_rp_config *active;       /* the configuration set on the object */
     int started;
     CUptiResult failure;        /* the last failed call's result */
     const char *failed_call;    /* and its name */
@@ -31,18 +45,31 @@ typedef struct td_rp {
 
 /* Sets the profiler up on ctx (the current context). 0 on success, else -1
  * with failure/failed_call set; td_rp_close is safe either way. */
-int td_rp_open(td_rp *rp, CUcontext ctx, const char *chip, const char **metrics,
-               size_t n_metrics, size_t capacity);
+int td_rp_open(td_rp *rp, CUcontext ctx, const char *chip);
+/* Replay passes a metric set needs on this device (its counter
+ * availability included). Matches td_pass_counter (metrics/groups.h). */
+int td_rp_count_passes(void *rp, const char *const *metrics, size_t n, size_t *passes,
+                       td_error *err);
+/* Builds a configuration; the profiler must be open. */
+int td_rp_config_init(td_rp *rp, td_rp_config *cfg, const char **metrics, size_t n_metrics,
+                      size_t capacity, int user_replay);
+void td_rp_config_free(td_rp_config *cfg);
+/* Makes cfg the active configuration with an empty image (no-op when it
+ * already is and nothing was collected since). Must not be started. */
+int td_rp_select(td_rp *rp, td_rp_config *cfg);
 int td_rp_start(td_rp *rp);
 /* Stops, decodes, and says how many ranges the image holds. */
 int td_rp_stop(td_rp *rp, size_t *ranges, size_t *dropped);
-/* Values of every metric for one decoded range. */
+/* Values of every metric of the active configuration for one range. */
 int td_rp_eval(td_rp *rp, size_t range, double *values);
 /* The name CUPTI gave a decoded range ("0", "1"... in auto range mode);
  * NULL if unknown. */
 const char *td_rp_range_name(td_rp *rp, size_t range);
-/* An empty image for the next batch. */
+/* An empty image for the next batch of the active configuration. */
 int td_rp_rearm(td_rp *rp);
+/* After a failed decode: a new profiler object (the old one may be in a bad
+ * state), no configuration active. */
+int td_rp_reset(td_rp *rp);
 void td_rp_close(td_rp *rp);
 
 /* "cuptiRangeProfilerEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES" */

@@ -1,0 +1,294 @@
+// rp_modes: what the CUPTI Range Profiler costs per kernel launch in each
+// collection mode, and the facts topdown's replay-free collection relies
+// on, measured in-process (no topdown, no injection):
+//   1. kernel replay of the full gh100 set (5 counters + 17 stalls)
+//   2. kernel replay of one one-pass group
+//   3. user replay (no replay) of one one-pass group, one Start/Stop/Decode
+//      per launch, and the same with 64 launches per Start/Stop
+//   4. whether one Range Profiler object takes SetConfig with another
+//      config and replay mode after a decode (group rotation)
+//   5. whether auto range makes a range of each kernel node of a graph
+// Usage: rp_modes [--mem-mb N] [--launches N]. Prints one line per fact.
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <chrono>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+#define CU(call) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) { fprintf(stderr, "%s: %d\n", #call, (int)r_); exit(2); } } while (0)
+#define CP(call) do { CUptiResult r_ = (call); if (r_ != CUPTI_SUCCESS) { const char *s_; cuptiGetResultString(r_, &s_); fprintf(stderr, "%s: %s\n", #call, s_); return -1; } } while (0)
+
+__global__ void work(float *x, int n, int iters)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    for (int k = 0; k < iters; k++) v = v * 1.0001f + 0.5f;
+    x[i] = v;
+}
+
+static double now_ms() { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+struct Config {
+    std::vector<const char *> metrics;
+    std::vector<uint8_t> config, data;
+    size_t passes = 0;
+    CUpti_Profiler_Host_Object *host = nullptr;
+};
+
+static CUcontext ctx;
+static CUpti_RangeProfiler_Object *rpo;
+static std::vector<uint8_t> avail;
+static const char *chip;
+
+static int build(Config &c, size_t ranges)
+{
+    CUpti_Profiler_Host_Initialize_Params hi = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER; hi.pChipName = chip; hi.pCounterAvailabilityImage = avail.data();
+    CP(cuptiProfilerHostInitialize(&hi)); c.host = hi.pHostObject;
+    CUpti_Profiler_Host_ConfigAddMetrics_Params add = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    add.pHostObject = c.host; add.ppMetricNames = c.metrics.data(); add.numMetrics = c.metrics.size();
+    CP(cuptiProfilerHostConfigAddMetrics(&add));
+    CUpti_Profiler_Host_GetConfigImageSize_Params sz = {CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+    sz.pHostObject = c.host; CP(cuptiProfilerHostGetConfigImageSize(&sz));
+    c.config.resize(sz.configImageSize);
+    CUpti_Profiler_Host_GetConfigImage_Params im = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+    im.pHostObject = c.host; im.configImageSize = c.config.size(); im.pConfigImage = c.config.data();
+    CP(cuptiProfilerHostGetConfigImage(&im));
+    CUpti_Profiler_Host_GetNumOfPasses_Params np = {CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+    np.configImageSize = c.config.size(); np.pConfigImage = c.config.data();
+    CP(cuptiProfilerHostGetNumOfPasses(&np)); c.passes = np.numOfPasses;
+    CUpti_RangeProfiler_GetCounterDataSize_Params ds = {CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    ds.pRangeProfilerObject = rpo; ds.pMetricNames = c.metrics.data(); ds.numMetrics = c.metrics.size();
+    ds.maxNumOfRanges = ranges; ds.maxNumRangeTreeNodes = ranges;
+    CP(cuptiRangeProfilerGetCounterDataSize(&ds)); c.data.resize(ds.counterDataSize);
+    return 0;
+}
+
+static int arm(Config &c, CUpti_ProfilerReplayMode mode, size_t ranges)
+{
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params in = {CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    in.pRangeProfilerObject = rpo; in.counterDataSize = c.data.size(); in.pCounterData = c.data.data();
+    CP(cuptiRangeProfilerCounterDataImageInitialize(&in));
+    CUpti_RangeProfiler_SetConfig_Params sc = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+    sc.pRangeProfilerObject = rpo; sc.configSize = c.config.size(); sc.pConfig = c.config.data();
+    sc.counterDataImageSize = c.data.size(); sc.pCounterDataImage = c.data.data();
+    sc.range = CUPTI_AutoRange; sc.replayMode = mode; sc.maxRangesPerPass = ranges;
+    sc.numNestingLevels = 1; sc.minNestingLevel = 1; sc.targetNestingLevel = 1;
+    CP(cuptiRangeProfilerSetConfig(&sc));
+    return 0;
+}
+
+static int start() { CUpti_RangeProfiler_Start_Params p = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE}; p.pRangeProfilerObject = rpo; CP(cuptiRangeProfilerStart(&p)); return 0; }
+static int stop(int *all) { CUpti_RangeProfiler_Stop_Params p = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE}; p.pRangeProfilerObject = rpo; CP(cuptiRangeProfilerStop(&p)); *all = p.isAllPassSubmitted; return 0; }
+static int decode(Config &c, size_t *ranges)
+{
+    CUpti_RangeProfiler_DecodeData_Params d = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    d.pRangeProfilerObject = rpo; CP(cuptiRangeProfilerDecodeData(&d));
+    CUpti_RangeProfiler_GetCounterDataInfo_Params i = {CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+    i.pCounterDataImage = c.data.data(); i.counterDataImageSize = c.data.size();
+    CP(cuptiRangeProfilerGetCounterDataInfo(&i)); *ranges = i.numTotalRanges;
+    return 0;
+}
+static double eval(Config &c, size_t range, size_t metric)
+{
+    std::vector<double> v(c.metrics.size());
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params p = {CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+    p.pHostObject = c.host; p.pCounterDataImage = c.data.data(); p.counterDataImageSize = c.data.size();
+    p.rangeIndex = range; p.ppMetricNames = c.metrics.data(); p.numMetrics = c.metrics.size(); p.pMetricValues = v.data();
+    if (cuptiProfilerHostEvaluateToGpuValues(&p) != CUPTI_SUCCESS) return -1;
+    return v[metric];
+}
+
+static CUfunction fn;
+static CUdeviceptr buf;
+static int n = 1 << 20, iters = 200;
+static void launch(CUstream s = 0)
+{
+    void *args[] = {&buf, &n, &iters};
+    CU(cuLaunchKernel(fn, n / 256, 1, 1, 256, 1, 1, 0, s, args, 0));
+}
+
+// Cost of `launches` launches, each profiled with `per` launches per Start/Stop.
+static int measure(const char *what, Config &c, CUpti_ProfilerReplayMode mode, int launches, int per)
+{
+    if (arm(c, mode, per)) return -1;
+    double t0 = now_ms();
+    size_t total = 0;
+    for (int i = 0; i < launches; i += per) {
+        if (start()) return -1;
+        for (int j = 0; j < per; j++) launch();
+        int all = 0;
+        if (stop(&all)) return -1;
+        size_t r = 0;
+        if (decode(c, &r)) return -1;
+        total += r;
+        if (arm(c, mode, per)) return -1;
+    }
+    CU(cuCtxSynchronize());
+    double ms = now_ms() - t0;
+    printf("%-48s passes %zu: %8.3f ms per launch (%d launches, %zu ranges)\n", what, c.passes,
+           ms / launches, launches, total);
+    return 0;
+}
+
+static const char *stalls[] = {"no_instruction", "branch_resolving", "barrier", "membar", "sleeping",
+    "dispatch_stall", "misc", "short_scoreboard", "mio_throttle", "drain", "imc_miss", "long_scoreboard",
+    "tex_throttle", "lg_throttle", "wait", "math_pipe_throttle", "gmma"};
+static char stall_names[17][96];
+
+// Several Start/launch/Stop sessions into one counter-data image, decoded once.
+static int measure_sessions(const char *what, Config &c, int launches, int per_decode)
+{
+    double t_arm = 0, t_start = 0, t_stop = 0, t_decode = 0, t0 = now_ms();
+    size_t total = 0;
+    for (int i = 0; i < launches; i += per_decode) {
+        double a = now_ms();
+        if (arm(c, CUPTI_UserReplay, per_decode)) return -1;
+        t_arm += now_ms() - a;
+        for (int j = 0; j < per_decode; j++) {
+            a = now_ms();
+            if (start()) return -1;
+            t_start += now_ms() - a;
+            launch();
+            int all = 0;
+            a = now_ms();
+            if (stop(&all)) return -1;
+            t_stop += now_ms() - a;
+        }
+        size_t r = 0;
+        a = now_ms();
+        if (decode(c, &r)) return -1;
+        t_decode += now_ms() - a;
+        total += r;
+    }
+    CU(cuCtxSynchronize());
+    double ms = now_ms() - t0;
+    printf("%-48s passes %zu: %8.3f ms per launch (%d launches, %zu ranges; per launch: arm %.3f start %.3f stop %.3f decode %.3f)\n",
+           what, c.passes, ms / launches, launches, total, t_arm / launches, t_start / launches,
+           t_stop / launches, t_decode / launches);
+    if (total) {
+        std::vector<double> v(c.metrics.size());
+        printf("   range 0:");
+        for (size_t m = 0; m < c.metrics.size(); m++) printf(" %s=%.0f", c.metrics[m], eval(c, 0, m));
+        printf("\n");
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    size_t mem_mb = 64; int launches = 200;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--mem-mb")) mem_mb = strtoul(argv[i + 1], 0, 10);
+        if (!strcmp(argv[i], "--launches")) launches = atoi(argv[i + 1]);
+    }
+    cudaFree(0);
+    CU(cuCtxGetCurrent(&ctx));
+    if (cudaGetFuncBySymbol(&fn, (const void *)work) != cudaSuccess) return 2;
+    CU(cuMemAlloc(&buf, n * sizeof(float)));
+    CUdeviceptr ballast; // device memory the app holds: kernel replay saves/restores it
+    CU(cuMemAlloc(&ballast, mem_mb << 20));
+    CU(cuMemsetD8(ballast, 1, mem_mb << 20));
+    // native
+    launch(); CU(cuCtxSynchronize());
+    double t0 = now_ms();
+    for (int i = 0; i < launches; i++) launch();
+    CU(cuCtxSynchronize());
+    printf("device memory held: %zu MiB\n", mem_mb);
+    printf("%-48s          %8.3f ms per launch\n", "native", (now_ms() - t0) / launches);
+
+    CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    if (cuptiProfilerInitialize(&pi) != CUPTI_SUCCESS) return 3;
+    CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    cn.deviceIndex = 0; cuptiDeviceGetChipName(&cn); chip = cn.pChipName;
+    CUpti_Profiler_GetCounterAvailability_Params ca = {CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+    ca.ctx = ctx; cuptiProfilerGetCounterAvailability(&ca);
+    avail.resize(ca.counterAvailabilityImageSize); ca.pCounterAvailabilityImage = avail.data();
+    cuptiProfilerGetCounterAvailability(&ca);
+    CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    en.ctx = ctx;
+    if (cuptiRangeProfilerEnable(&en) != CUPTI_SUCCESS) return 4;
+    rpo = en.pRangeProfilerObject;
+
+    const char *base[] = {"smsp__inst_executed.sum", "smsp__inst_issued.sum", "smsp__thread_inst_executed.sum",
+                          "sm__cycles_active.sum", "gpu__time_duration.sum"};
+    Config full, group, group64, cycles4;
+    for (int i = 0; i < 17; i++) snprintf(stall_names[i], 96, "smsp__warps_issue_stalled_%s.sum", stalls[i]);
+    for (auto m : base) { full.metrics.push_back(m); group.metrics.push_back(m); group64.metrics.push_back(m); }
+    for (int i = 0; i < 17; i++) full.metrics.push_back(stall_names[i]);
+    group.metrics.push_back(stall_names[16]); group64.metrics.push_back(stall_names[16]);
+    cycles4.metrics = {"sm__cycles_active.sum", stall_names[0], stall_names[9], stall_names[10], stall_names[11]};
+    if (build(full, 1) || build(group, 1) || build(group64, 64) || build(cycles4, 1)) return 5;
+    printf("passes: full set %zu, base+gmma %zu, cycles+4 stalls %zu\n", full.passes, group.passes, cycles4.passes);
+
+    int small = launches / 4 > 10 ? launches / 4 : 10;
+    if (measure("kernel replay, full set", full, CUPTI_KernelReplay, small, 1)) return 6;
+    if (measure("kernel replay, one-pass group", group, CUPTI_KernelReplay, small, 1)) return 6;
+    if (measure("user replay, one-pass group, 1 per Start/Stop", group, CUPTI_UserReplay, launches, 1)) return 6;
+    if (measure("user replay, one-pass group, 64 per Start/Stop", group64, CUPTI_UserReplay, launches / 64 * 64, 64)) return 6;
+    if (measure_sessions("user replay, 1 session per launch, decode per 64", group64, launches / 64 * 64, 64)) return 6;
+    if (measure_sessions("user replay, 1 session per launch, decode each", group, 64, 1)) return 6;
+    // Fact 4: the same object takes another config and replay mode.
+    if (measure("user replay, cycles + 4 stalls (after switch)", cycles4, CUPTI_UserReplay, 20, 1)) return 6;
+    if (measure("kernel replay, full set (after switch back)", full, CUPTI_KernelReplay, 4, 1)) return 6;
+
+    // Values: instructions of one launch in user replay vs kernel replay.
+    {
+        arm(group, CUPTI_UserReplay, 1); start(); launch(); int all; stop(&all); size_t r; decode(group, &r);
+        double u = eval(group, 0, 0), cu = eval(group, 0, 3);
+        arm(full, CUPTI_KernelReplay, 1); start(); launch(); stop(&all); decode(full, &r);
+        double k = eval(full, 0, 0), ck = eval(full, 0, 3);
+        printf("inst_executed user replay %.0f, kernel replay %.0f; cycles %.0f vs %.0f; allPassSubmitted %d\n", u, k, cu, ck, all);
+    }
+    // Fact 5: graph kernel nodes under auto range.
+    {
+        cudaStream_t s; cudaStreamCreate(&s);
+        cudaGraph_t g; cudaGraphExec_t ge;
+        cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+        for (int i = 0; i < 4; i++) launch(s);
+        cudaStreamEndCapture(s, &g);
+        cudaGraphInstantiate(&ge, g, 0);
+        Config g4; g4.metrics = group.metrics; build(g4, 16);
+        arm(g4, CUPTI_UserReplay, 16); start(); cudaGraphLaunch(ge, s); cudaStreamSynchronize(s);
+        int all; stop(&all); size_t r = 0; int rc = decode(g4, &r);
+        printf("graph of 4 kernel nodes, user replay auto range: decode %s, %zu ranges", rc ? "FAILED" : "ok", r);
+        for (size_t i = 0; i < r; i++) printf(" [%zu: inst %.0f]", i, eval(g4, i, 0));
+        printf("\n");
+        {
+            // user range around the whole graph launch, user replay
+            CUpti_RangeProfiler_SetConfig_Params sc = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+            CUpti_RangeProfiler_CounterDataImage_Initialize_Params in = {CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+            in.pRangeProfilerObject = rpo; in.counterDataSize = g4.data.size(); in.pCounterData = g4.data.data();
+            cuptiRangeProfilerCounterDataImageInitialize(&in);
+            sc.pRangeProfilerObject = rpo; sc.configSize = g4.config.size(); sc.pConfig = g4.config.data();
+            sc.counterDataImageSize = g4.data.size(); sc.pCounterDataImage = g4.data.data();
+            sc.range = CUPTI_UserRange; sc.replayMode = CUPTI_UserReplay; sc.maxRangesPerPass = 16;
+            sc.numNestingLevels = 1; sc.minNestingLevel = 1; sc.targetNestingLevel = 1;
+            int rs = cuptiRangeProfilerSetConfig(&sc);
+            start();
+            CUpti_RangeProfiler_PushRange_Params pu = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+            pu.pRangeProfilerObject = rpo; pu.pRangeName = "graph";
+            int rp = cuptiRangeProfilerPushRange(&pu);
+            cudaGraphLaunch(ge, s);
+            CUpti_RangeProfiler_PopRange_Params po = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+            po.pRangeProfilerObject = rpo;
+            int rpop = cuptiRangeProfilerPopRange(&po);
+            stop(&all); r = 0; int rc3 = decode(g4, &r);
+            printf("graph, user range + user replay: setconfig %d push %d pop %d decode %s, %zu ranges", rs, rp, rpop, rc3 ? "FAILED" : "ok", r);
+            for (size_t i = 0; i < r; i++) printf(" [%zu: inst %.0f cycles %.0f]", i, eval(g4, i, 0), eval(g4, i, 3));
+            printf("\n");
+        }
+        arm(g4, CUPTI_KernelReplay, 16); start(); rc = cudaGraphLaunch(ge, s); cudaStreamSynchronize(s);
+        stop(&all); r = 0; int rc2 = decode(g4, &r);
+        printf("graph, kernel replay auto range: launch %d decode %s, %zu ranges\n", rc, rc2 ? "FAILED" : "ok", r);
+    }
+    return 0;
+}
