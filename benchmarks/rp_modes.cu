@@ -72,6 +72,7 @@ static int build(Config &c, size_t ranges)
     return 0;
 }
 
+static CUpti_ProfilerRange range_mode = CUPTI_AutoRange;
 static int arm(Config &c, CUpti_ProfilerReplayMode mode, size_t ranges)
 {
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params in = {CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
@@ -80,7 +81,7 @@ static int arm(Config &c, CUpti_ProfilerReplayMode mode, size_t ranges)
     CUpti_RangeProfiler_SetConfig_Params sc = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
     sc.pRangeProfilerObject = rpo; sc.configSize = c.config.size(); sc.pConfig = c.config.data();
     sc.counterDataImageSize = c.data.size(); sc.pCounterDataImage = c.data.data();
-    sc.range = CUPTI_AutoRange; sc.replayMode = mode; sc.maxRangesPerPass = ranges;
+    sc.range = range_mode; sc.replayMode = mode; sc.maxRangesPerPass = ranges;
     sc.numNestingLevels = 1; sc.minNestingLevel = 1; sc.targetNestingLevel = 1;
     CP(cuptiRangeProfilerSetConfig(&sc));
     return 0;
@@ -158,6 +159,7 @@ static int measure_sessions(const char *what, Config &c, int launches, int per_d
             if (start()) return -1;
             t_start += now_ms() - a;
             launch();
+            if (getenv("RP_SYNC")) CU(cuCtxSynchronize());
             int all = 0;
             a = now_ms();
             if (stop(&all)) return -1;
@@ -186,6 +188,7 @@ static int measure_sessions(const char *what, Config &c, int launches, int per_d
 int main(int argc, char **argv)
 {
     size_t mem_mb = 64; int launches = 200;
+    setvbuf(stdout, NULL, _IONBF, 0);
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--mem-mb")) mem_mb = strtoul(argv[i + 1], 0, 10);
         if (!strcmp(argv[i], "--launches")) launches = atoi(argv[i + 1]);
@@ -230,12 +233,77 @@ int main(int argc, char **argv)
     printf("passes: full set %zu, base+gmma %zu, cycles+4 stalls %zu\n", full.passes, group.passes, cycles4.passes);
 
     int small = launches / 4 > 10 ? launches / 4 : 10;
+    if (getenv("RP_SINGLE")) {
+        // Which metric sets user range + user replay can read: a fresh profiler object each.
+        std::vector<std::vector<const char *>> sets = {
+            {"smsp__inst_executed.sum"}, {"smsp__warps_issue_stalled_wait.sum"},
+            {"sm__cycles_active.sum", "smsp__inst_executed.sum"},
+            {"smsp__inst_executed.sum", "smsp__inst_issued.sum", "smsp__thread_inst_executed.sum", "sm__cycles_active.sum"},
+            {"smsp__inst_executed.sum", "smsp__inst_issued.sum", "smsp__thread_inst_executed.sum", "sm__cycles_active.sum", "gpu__time_duration.sum"},
+            {"gpu__time_duration.sum"},
+            {"sm__cycles_active.sum", stall_names[0], stall_names[9], stall_names[10], stall_names[11]},
+            {"sm__cycles_active.sum", stall_names[14]},
+        };
+        range_mode = CUPTI_UserRange;
+        for (auto &set : sets) {
+            CUpti_RangeProfiler_Disable_Params di = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+            di.pRangeProfilerObject = rpo; cuptiRangeProfilerDisable(&di);
+            CUpti_RangeProfiler_Enable_Params en2 = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+            en2.ctx = ctx; if (cuptiRangeProfilerEnable(&en2) != CUPTI_SUCCESS) return 8;
+            rpo = en2.pRangeProfilerObject;
+            Config one; one.metrics = set;
+            if (build(one, 1) || arm(one, CUPTI_UserReplay, 1) || start()) return 7;
+            CUpti_RangeProfiler_PushRange_Params pu = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+            pu.pRangeProfilerObject = rpo; pu.pRangeName = "k";
+            if (cuptiRangeProfilerPushRange(&pu) != CUPTI_SUCCESS) { printf("push failed\n"); return 7; }
+            launch(); CU(cuCtxSynchronize());
+            CUpti_RangeProfiler_PopRange_Params po = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+            po.pRangeProfilerObject = rpo;
+            cuptiRangeProfilerPopRange(&po);
+            int all; size_t r = 0;
+            if (stop(&all) || decode(one, &r)) return 7;
+            printf("user range, user replay, %zu metrics:", set.size());
+            for (size_t m = 0; m < set.size(); m++) printf(" %s=%.0f", set[m], eval(one, 0, m));
+            printf("\n");
+        }
+        return 0;
+    }
+    if (getenv("RP_USER_RANGE_FIRST")) goto user_range;
     if (measure("kernel replay, full set", full, CUPTI_KernelReplay, small, 1)) return 6;
     if (measure("kernel replay, one-pass group", group, CUPTI_KernelReplay, small, 1)) return 6;
     if (measure("user replay, one-pass group, 1 per Start/Stop", group, CUPTI_UserReplay, launches, 1)) return 6;
     if (measure("user replay, one-pass group, 64 per Start/Stop", group64, CUPTI_UserReplay, launches / 64 * 64, 64)) return 6;
     if (measure_sessions("user replay, 1 session per launch, decode per 64", group64, launches / 64 * 64, 64)) return 6;
     if (measure_sessions("user replay, 1 session per launch, decode each", group, 64, 1)) return 6;
+user_range:
+    {
+        // User range around one launch, user replay: Start, Push, launch, sync, Pop, Stop, Decode.
+        range_mode = CUPTI_UserRange;
+        double t0 = now_ms(); size_t total = 0; int n_ur = launches;
+        for (int i = 0; i < n_ur; i++) {
+            if (arm(group, CUPTI_UserReplay, 1) || start()) return 7;
+            CUpti_RangeProfiler_PushRange_Params pu = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+            pu.pRangeProfilerObject = rpo; pu.pRangeName = "k";
+            if (cuptiRangeProfilerPushRange(&pu) != CUPTI_SUCCESS) { printf("push failed\n"); return 7; }
+            launch(); CU(cuCtxSynchronize());
+            CUpti_RangeProfiler_PopRange_Params po = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+            po.pRangeProfilerObject = rpo;
+            if (cuptiRangeProfilerPopRange(&po) != CUPTI_SUCCESS) { printf("pop failed\n"); return 7; }
+            int all; size_t r = 0;
+            if (stop(&all) || decode(group, &r)) return 7;
+            total += r;
+        }
+        printf("%-48s passes %zu: %8.3f ms per launch (%d launches, %zu ranges)\n   values:",
+               "user range + user replay, one-pass group", group.passes, (now_ms() - t0) / n_ur, n_ur, total);
+        for (size_t m = 0; m < group.metrics.size(); m++) printf(" %s=%.0f", group.metrics[m], eval(group, 0, m));
+        printf("\n");
+        range_mode = CUPTI_AutoRange;
+        arm(full, CUPTI_KernelReplay, 1); start(); launch(); int all; stop(&all); size_t r; decode(full, &r);
+        printf("   same kernel, kernel replay full set:");
+        for (size_t m = 0; m < 6; m++) printf(" %s=%.0f", full.metrics[m], eval(full, 0, m));
+        printf("\n");
+        if (getenv("RP_USER_RANGE_FIRST")) return 0;
+    }
     // Fact 4: the same object takes another config and replay mode.
     if (measure("user replay, cycles + 4 stalls (after switch)", cycles4, CUPTI_UserReplay, 20, 1)) return 6;
     if (measure("kernel replay, full set (after switch back)", full, CUPTI_KernelReplay, 4, 1)) return 6;

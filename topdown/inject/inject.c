@@ -66,6 +66,8 @@ typedef struct ctx_state {
     launch_rec *window;   /* launches of the open batch, in launch order */
     size_t n_window;
     int window_group;     /* configuration of the open batch */
+    int phase_group;      /* the counter group of the current phase */
+    size_t phase_launches; /* launches profiled in this phase so far */
     int failures;         /* failed decodes of replay-free launches */
     int warned_mismatch;
     struct ctx_state *next;
@@ -96,6 +98,8 @@ static struct {
     double launch_t0;         /* when the profiled launch in flight entered */
     int in_profiled_launch;
     long budget_skipped;      /* launches left timed-only by the budget */
+    double setup_s, switch_s, decode_s; /* where profiling time goes */
+    long switches;
     long replay_failures;
 } g;
 
@@ -281,7 +285,10 @@ static void close_window(ctx_state *c)
     size_t ranges = 0, dropped = 0, expected = 0;
     /* At exit or on a signal the context may not be current here. */
     int pushed = cuCtxPushCurrent(c->ctx) == CUDA_SUCCESS;
-    int decoded = td_rp_stop(&c->rp, &ranges, &dropped) == 0;
+    /* The user range must hold the whole kernel: wait for it. */
+    if (c->rp.active && c->rp.active->user_replay && c->rp.started)
+        cuCtxSynchronize();
+    int decoded = td_rp_pop(&c->rp) == 0 && td_rp_stop(&c->rp, &ranges, &dropped) == 0;
     for (size_t i = 0; i < c->n_window; i++)
         expected += !c->window[i].failed;
     if (decoded && (ranges != expected || dropped) && !c->warned_mismatch) {
@@ -311,6 +318,7 @@ static void close_window(ctx_state *c)
     else if (td_rp_rearm(&c->rp) != 0)
         stop_profiling(c, "re-arming the counter-data image failed");
     c->n_window = 0;
+    g.decode_s += now_s() - t0;
     if (!g.in_profiled_launch)
         g.spent_s += now_s() - t0;
     if (pushed) {
@@ -339,11 +347,22 @@ static int add_to_window(ctx_state *c, const launch_rec *l)
         close_window(c);
     if (!c->profiling)
         return 0;
-    if (td_rp_select(&c->rp, config_of(c, l->group)) != 0) {
+    double t0 = now_s();
+    int switching = c->rp.active != config_of(c, l->group);
+    int selected = td_rp_select(&c->rp, config_of(c, l->group));
+    if (switching) {
+        g.switches++;
+        g.switch_s += now_s() - t0;
+    }
+    if (selected != 0) {
         stop_profiling(c, "setting the counter configuration failed");
         return 0;
     }
-    if (td_rp_start(&c->rp) != 0) {
+    /* A user range counts everything that runs on the context: drain the
+     * work queued before it (its launch is then the only one running). */
+    if (l->group != TD_GROUP_ALL)
+        cuCtxSynchronize();
+    if (td_rp_start(&c->rp) != 0 || td_rp_push(&c->rp, "launch") != 0) {
         stop_profiling(c, "starting the profiler failed");
         return 0;
     }
@@ -354,45 +373,64 @@ static int add_to_window(ctx_state *c, const launch_rec *l)
 
 /* ---- what to measure ---------------------------------------------------- */
 
-/* The configuration of this launch of k: the full set by replay while the
- * mode asks for it, else the counter group k has measured least (round
- * robin over its launches). */
-static int choose_group(const ctx_state *c, const td_kernel *k)
+/* Which configuration measures a launch. A configuration switch costs a
+ * fresh profiler object (about 26 ms on the H200, range_profiler.c), a
+ * replay-free launch in the active one about 3-5 ms. So the counter group
+ * rotates per phase for the whole context, not per launch: every kernel
+ * sampled during phase g measures group g, and after a phase of
+ * `phase_length` profiled launches the next group takes over. Over G phases
+ * each kernel launched throughout the run collects every group. A kernel
+ * the mode wants replayed (auto: its first launch; kernel: every launch)
+ * takes the full set whatever the phase. */
+static int wants_replay(const ctx_state *c, const td_kernel *k)
 {
-    int can_replay = c->has_full && !k->no_replay;
-    if (c->n_group_cfg == 0 || (can_replay && g.mode == MODE_KERNEL) ||
-        (can_replay && g.mode == MODE_AUTO && !k->full_measured))
-        return c->n_group_cfg == 0 && !can_replay ? -2 : TD_GROUP_ALL;
-    size_t best = 0;
-    for (size_t i = 1; i < c->n_group_cfg; i++)
-        if (k->group_measured[i] < k->group_measured[best])
-            best = i;
-    return (int)best;
+    if (!c->has_full || k->no_replay)
+        return 0;
+    return g.mode == MODE_KERNEL || c->n_group_cfg == 0 ||
+           (g.mode == MODE_AUTO && !k->full_measured);
 }
 
-/* k has a full tree: a replayed launch, or every group measured once. */
-static int kernel_covered(const ctx_state *c, const td_kernel *k)
+/* Launches of a phase: twice the kernels seen so far, at least 8, so that a
+ * loop's kernels all come round in each phase. */
+static size_t phase_length(void)
 {
-    if (k->full_measured)
-        return 1;
-    for (size_t i = 0; i < c->n_group_cfg; i++)
-        if (k->group_measured[i] == 0)
-            return 0;
-    return c->n_group_cfg > 0;
+    size_t length = 2 * td_kernel_count();
+    return length < 8 ? 8 : length;
+}
+
+static void count_phase(ctx_state *c, int group)
+{
+    if (group == TD_GROUP_ALL || ++c->phase_launches < phase_length())
+        return;
+    c->phase_launches = 0;
+    c->phase_group = (c->phase_group + 1) % (int)c->n_group_cfg;
 }
 
 /* The cost budget: profile while the time spent profiling stays within
- * --overhead of the app's own time so far. A kernel without a full tree
- * yet is always measured. */
-static int budget_allows(const ctx_state *c, const td_kernel *k)
+ * --overhead of the app's own time so far. A kernel that has not measured
+ * this group yet is always measured (coverage first). */
+static int budget_allows(const td_kernel *k, int group)
 {
-    if (!g.budgeted || !kernel_covered(c, k))
+    if (!g.budgeted || (group < TD_KERNEL_MAX_GROUPS && k->group_measured[group] == 0))
         return 1;
     double native = now_s() - g.start_s - g.spent_s;
     if (g.spent_s <= g.overhead * native)
         return 1;
     g.budget_skipped++;
     return 0;
+}
+
+/* 1 and the configuration if this launch is to be profiled. */
+static int choose_config(const ctx_state *c, const td_kernel *k, int *group)
+{
+    if (wants_replay(c, k)) {
+        *group = TD_GROUP_ALL;
+        return 1; /* coverage: a kernel's one replay is not budgeted */
+    }
+    if (c->n_group_cfg == 0)
+        return 0;
+    *group = c->phase_group;
+    return budget_allows(k, *group);
 }
 
 /* ---- contexts ----------------------------------------------------------- */
@@ -644,6 +682,7 @@ static void setup_context(ctx_state *c)
     const td_arch *arch = setup_profiler(c, dev, gpu, chip.pChipName, major, minor);
     emit_device(c, device, gpu, chip.pChipName, major, minor, sms, arch);
     g.spent_s += now_s() - t0;
+    g.setup_s += now_s() - t0;
 }
 
 static ctx_state *context_for(CUcontext ctx, uint32_t uid)
@@ -758,13 +797,14 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     l.kernel = td_kernel_get(mangled, &g.filter);
     int profile = 0;
     if (c && c->profiling && l.kernel) {
-        if (td_filter_allows(&g.filter, l.kernel) && budget_allows(c, l.kernel) &&
-            (l.group = choose_group(c, l.kernel)) != -2)
+        double t0 = now_s();
+        if (td_filter_allows(&g.filter, l.kernel) && choose_config(c, l.kernel, &l.group))
             profile = add_to_window(c, &l);
         if (profile) {
             td_filter_count_profiled(&g.filter, l.kernel);
+            count_phase(c, l.group);
             g.in_profiled_launch = 1;
-            g.launch_t0 = now_s();
+            g.launch_t0 = t0;
         }
     } else if (l.kernel) {
         l.kernel->launches++;
@@ -876,6 +916,10 @@ static void emit_end(void)
     cJSON_AddNumberToObject(rec, "budget_skipped", (double)g.budget_skipped);
     cJSON_AddNumberToObject(rec, "replay_failures", (double)g.replay_failures);
     cJSON_AddNumberToObject(rec, "profiling_s", g.spent_s);
+    cJSON_AddNumberToObject(rec, "setup_s", g.setup_s);
+    cJSON_AddNumberToObject(rec, "switch_s", g.switch_s);
+    cJSON_AddNumberToObject(rec, "switches", (double)g.switches);
+    cJSON_AddNumberToObject(rec, "decode_s", g.decode_s);
     cJSON_AddNumberToObject(rec, "elapsed_s", now_s() - g.start_s);
     td_sw_emit(rec);
 }

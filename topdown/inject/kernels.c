@@ -113,6 +113,11 @@ td_kernel *td_kernel_get(const char *mangled, const td_filter *f)
     return k;
 }
 
+size_t td_kernel_count(void)
+{
+    return table_used;
+}
+
 /* ---- the filter --------------------------------------------------------- */
 
 static int env_long(const char *name, long fallback, long *out, char *msg, size_t size)

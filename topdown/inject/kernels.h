@@ -33,6 +33,9 @@ typedef struct td_filter {
     long profiled;      /* launches profiled so far */
 } td_filter;
 
+/* Distinct kernels seen so far. */
+size_t td_kernel_count(void);
+
 /* Reads the filter from the environment; -1 (with msg) on a bad value. */
 int td_filter_from_env(td_filter *f, char *msg, size_t size);
 

@@ -124,10 +124,15 @@ static int disable(td_rp *rp)
     p.pRangeProfilerObject = rp->object;
     rp->object = NULL;
     rp->started = 0;
+    rp->pushed = 0;
     TRY(rp, cuptiRangeProfilerDisable(&p));
     return 0;
 }
 
+/* GetCounterDataSize also sets the layout of the object's next counter-data
+ * images to these metrics: measured on the H200, images initialised after
+ * another metric list was sized decode NaN for every counter the two lists
+ * do not share. So it is called again each time an image is initialised. */
 static int size_counter_data(td_rp *rp, td_rp_config *cfg)
 {
     CUpti_RangeProfiler_GetCounterDataSize_Params size = {
@@ -138,6 +143,9 @@ static int size_counter_data(td_rp *rp, td_rp_config *cfg)
     size.maxNumOfRanges = cfg->capacity;
     size.maxNumRangeTreeNodes = (uint32_t)cfg->capacity;
     TRY(rp, cuptiRangeProfilerGetCounterDataSize(&size));
+    if (cfg->data && cfg->data_size == size.counterDataSize)
+        return 0;
+    free(cfg->data);
     cfg->data_size = size.counterDataSize;
     cfg->data = calloc(cfg->data_size ? cfg->data_size : 1, 1);
     if (!cfg->data)
@@ -147,6 +155,8 @@ static int size_counter_data(td_rp *rp, td_rp_config *cfg)
 
 static int init_counter_data(td_rp *rp, td_rp_config *cfg)
 {
+    if (size_counter_data(rp, cfg))
+        return -1;
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
         .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
     init.pRangeProfilerObject = rp->object;
@@ -164,7 +174,9 @@ static int set_config(td_rp *rp, td_rp_config *cfg)
     p.pConfig = cfg->config;
     p.counterDataImageSize = cfg->data_size;
     p.pCounterDataImage = cfg->data;
-    p.range = CUPTI_AutoRange;
+    /* User replay gives NaN counters with auto range (H200, CUPTI 13.0):
+     * it is paired with a user range around the one launch. */
+    p.range = cfg->user_replay ? CUPTI_UserRange : CUPTI_AutoRange;
     p.replayMode = cfg->user_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
     p.maxRangesPerPass = cfg->capacity;
     p.numNestingLevels = 1;
@@ -212,7 +224,7 @@ int td_rp_config_init(td_rp *rp, td_rp_config *cfg, const char **metrics, size_t
     cfg->n_metrics = n_metrics;
     cfg->capacity = capacity ? capacity : 1;
     cfg->user_replay = user_replay;
-    if (host_initialize(rp, &cfg->host) || build_config(rp, cfg) || size_counter_data(rp, cfg))
+    if (host_initialize(rp, &cfg->host) || build_config(rp, cfg))
         return -1;
     return 0;
 }
@@ -225,10 +237,16 @@ void td_rp_config_free(td_rp_config *cfg)
     memset(cfg, 0, sizeof *cfg);
 }
 
+/* Another configuration takes a fresh profiler object: measured on the
+ * H200 (CUPTI 13.0), an object re-configured with another metric list
+ * decodes NaN for the counters the two lists do not share, while a fresh
+ * object per list reads them all (benchmarks/rp_modes.cu, RP_SINGLE). */
 int td_rp_select(td_rp *rp, td_rp_config *cfg)
 {
     if (rp->active == cfg)
         return 0;
+    if (rp->active && (disable(rp) || enable(rp)))
+        return -1;
     if (init_counter_data(rp, cfg) || set_config(rp, cfg))
         return -1;
     rp->active = cfg;
@@ -245,6 +263,31 @@ int td_rp_start(td_rp *rp)
     p.pRangeProfilerObject = rp->object;
     TRY(rp, cuptiRangeProfilerStart(&p));
     rp->started = 1;
+    return 0;
+}
+
+int td_rp_push(td_rp *rp, const char *name)
+{
+    if (!rp->active || !rp->active->user_replay)
+        return 0;
+    CUpti_RangeProfiler_PushRange_Params p = {
+        .structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+    p.pRangeProfilerObject = rp->object;
+    p.pRangeName = name;
+    TRY(rp, cuptiRangeProfilerPushRange(&p));
+    rp->pushed = 1;
+    return 0;
+}
+
+int td_rp_pop(td_rp *rp)
+{
+    if (!rp->pushed)
+        return 0;
+    rp->pushed = 0;
+    CUpti_RangeProfiler_PopRange_Params p = {
+        .structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+    p.pRangeProfilerObject = rp->object;
+    TRY(rp, cuptiRangeProfilerPopRange(&p));
     return 0;
 }
 

@@ -5,9 +5,9 @@
  * active at a time; ranges go into its counter-data image of `capacity`
  * ranges, which is decoded when the caller stops and then re-armed, so
  * memory stays bounded for any number of launches.
- * Measured on the H200 (benchmarks/rp_modes.cu): in user replay a
- * Start/Stop session yields one range, so replay-free configurations are
- * given a capacity of one launch. */
+ * Measured on the H200 (benchmarks/rp_modes.cu): with user replay, auto
+ * range gives one range per Start/Stop session and NaN counters, so
+ * replay-free configurations use a user range around a single launch. */
 #ifndef TD_RANGE_PROFILER_H
 #define TD_RANGE_PROFILER_H
 
@@ -39,6 +39,7 @@ typedef struct td_rp {
     size_t availability_size;
     td_rp_config *active;       /* the configuration set on the object */
     int started;
+    int pushed;                 /* a user range is open */
     CUptiResult failure;        /* the last failed call's result */
     const char *failed_call;    /* and its name */
 } td_rp;
@@ -58,6 +59,9 @@ void td_rp_config_free(td_rp_config *cfg);
  * already is and nothing was collected since). Must not be started. */
 int td_rp_select(td_rp *rp, td_rp_config *cfg);
 int td_rp_start(td_rp *rp);
+/* User replay: the user range around one launch (no-op otherwise). */
+int td_rp_push(td_rp *rp, const char *name);
+int td_rp_pop(td_rp *rp);
 /* Stops, decodes, and says how many ranges the image holds. */
 int td_rp_stop(td_rp *rp, size_t *ranges, size_t *dropped);
 /* Values of every metric of the active configuration for one range. */
