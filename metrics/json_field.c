@@ -284,3 +284,32 @@ int td_json_array(const td_jctx *c, const cJSON *obj, const char *key, int requi
     *n = (size_t)cJSON_GetArraySize(v);
     return 0;
 }
+
+/* ---- writing ------------------------------------------------------------ */
+
+cJSON *td_json_exact_number(double x)
+{
+    if (x == floor(x) && fabs(x) < 1e15)
+        return cJSON_CreateNumber(x);
+    char text[40];
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(text, sizeof text, "%.*g", digits, x);
+        if (strtod(text, NULL) == x)
+            break;
+    }
+    return cJSON_CreateRaw(text);
+}
+
+cJSON *td_json_exact_numbers(const double *v, size_t n)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; arr && i < n; i++) {
+        cJSON *item = td_json_exact_number(v[i]);
+        if (!item || !cJSON_AddItemToArray(arr, item)) {
+            cJSON_Delete(item);
+            cJSON_Delete(arr);
+            arr = NULL;
+        }
+    }
+    return arr;
+}

@@ -68,4 +68,14 @@ int td_json_dim3(const td_jctx *c, const cJSON *obj, const char *key, unsigned o
 int td_json_array(const td_jctx *c, const cJSON *obj, const char *key, int required,
                   const cJSON **out, size_t *n);
 
+/* ---- writing ------------------------------------------------------------ */
+
+/* A number item that reads back exactly: cJSON prints 15 significant
+ * digits, which is exact for integers below 10^15; other values are
+ * printed with as many digits as they need (at most 17). x must be finite.
+ * NULL when out of memory. */
+cJSON *td_json_exact_number(double x);
+/* An array of such numbers. */
+cJSON *td_json_exact_numbers(const double *v, size_t n);
+
 #endif

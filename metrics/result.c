@@ -602,7 +602,7 @@ static cJSON *header_json(const td_result *res)
     if (res->replay_mode)
         cJSON_AddStringToObject(root, "replay_mode", res->replay_mode);
     if (res->overhead_pct > 0)
-        cJSON_AddNumberToObject(root, "overhead_pct", res->overhead_pct);
+        cJSON_AddItemToObject(root, "overhead_pct", td_json_exact_number(res->overhead_pct));
     cJSON *app = cJSON_AddObjectToObject(root, "app");
     cJSON *argv = cJSON_AddArrayToObject(app, "argv");
     for (size_t i = 0; i < res->argc; i++)

@@ -39,7 +39,7 @@ static long file_kernel(kernel_table *t, const char *kernel, const char *mangled
 
 static cJSON *numbers_json(const double *v, size_t n)
 {
-    return n > (size_t)INT32_MAX ? NULL : cJSON_CreateDoubleArray(v, (int)n);
+    return td_json_exact_numbers(v, n);
 }
 
 /* Adds item (NULL: it could not be made) to an object or array; on
@@ -131,7 +131,7 @@ static int add_profiled_rows(cJSON *rows, cJSON *groups, cJSON *counters, const 
         if (!l->profiled || !l->counters)
             continue;
         size_t n = measured(dev, l, values);
-        if (attach(rows, NULL, cJSON_CreateNumber((double)i)) ||
+        if (attach(rows, NULL, td_json_exact_number((double)i)) ||
             (groups && attach(groups, NULL, cJSON_CreateNumber(l->group))) ||
             attach(counters, NULL, numbers_json(values, n)))
             return -1;
@@ -159,7 +159,7 @@ static int add_launches(cJSON *dev_obj, const td_device *dev, const long *config
 {
     cJSON *obj = cJSON_AddObjectToObject(dev_obj, "launches");
     double *scratch = malloc((dev->n_launches ? dev->n_launches : 1) * sizeof *scratch);
-    int rc = obj && scratch && cJSON_AddNumberToObject(obj, "count", (double)dev->n_launches)
+    int rc = obj && scratch && attach(obj, "count", td_json_exact_number((double)dev->n_launches)) == 0
                  ? attach(obj, "id_runs", id_runs_json(dev))
                  : -1;
     for (size_t i = 0; rc == 0 && i < dev->n_launches; i++)
