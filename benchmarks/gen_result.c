@@ -8,7 +8,12 @@
  *                 [--groups]
  *
  * --groups splits the metrics into 4 counter groups and gives each
- * profiled launch one of them, as replay-free collection does. */
+ * profiled launch one of them, as replay-free collection does.
+ *
+ *   td_gen_result --resave IN.json OUT.json
+ *
+ * loads any result file (topdown-result/1 or /2) and writes it again in
+ * the current schema, to compare sizes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,12 +146,29 @@ static int generate(const td_result *tpl_res, const gen_opts *o, td_result *out,
     return rc;
 }
 
+static int resave(const char *in, const char *out)
+{
+    td_result res;
+    td_error err = {{0}};
+    int rc = td_result_load(in, &res, &err);
+    if (rc == 0) {
+        rc = td_result_save(out, &res, &err);
+        td_result_free(&res);
+    }
+    if (rc)
+        fprintf(stderr, "td_gen_result: %s\n", err.msg);
+    return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "--resave") == 0)
+        return resave(argv[2], argv[3]);
     gen_opts o;
     if (parse_args(argc, argv, &o)) {
         fprintf(stderr, "usage: td_gen_result TEMPLATE.json N OUT.json [--kernels K] "
-                        "[--profile-every P] [--groups]\n");
+                        "[--profile-every P] [--groups]\n"
+                        "       td_gen_result --resave IN.json OUT.json\n");
         return 2;
     }
     td_error err = {{0}};
