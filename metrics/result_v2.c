@@ -391,12 +391,11 @@ static int read_id_runs(const cJSON *obj, td_device *dev, const td_jctx *c)
     return 0;
 }
 
-static int read_config_column(const cJSON *obj, td_device *dev, const config *configs,
+/* col: the "config" column, its length checked. */
+static int read_config_column(const cJSON *col, td_device *dev, const config *configs,
                               size_t n_configs, const td_jctx *c)
 {
-    const cJSON *col, *v;
-    if (column(obj, "config", 1, dev->n_launches, &col, c))
-        return -1;
+    const cJSON *v;
     size_t i = 0;
     cJSON_ArrayForEach(v, col) {
         uint64_t k;
@@ -455,14 +454,18 @@ static int read_launch_table(const cJSON *dev_obj, td_device *dev, const config 
     if (!cJSON_IsObject(obj))
         return td_fail(c->err, "%s: \"launches\" is missing or not an object", c->where);
     uint64_t count;
+    const cJSON *config_col;
+    /* The count is checked against a column before anything is allocated
+     * for it: a file cannot ask for more launches than it holds. */
     if (td_json_uint(c, obj, "count", 1, MAX_LAUNCHES, &count) ||
+        column(obj, "config", 1, (size_t)count, &config_col, c) ||
         td_device_reserve_launches(dev, (size_t)count, c->err))
         return -1;
     memset(dev->launches, 0, (size_t)count * sizeof *dev->launches);
     for (size_t i = 0; i < (size_t)count; i++)
         dev->launches[i].group = TD_GROUP_ALL;
     dev->n_launches = (size_t)count;
-    return read_id_runs(obj, dev, c) || read_config_column(obj, dev, configs, n_configs, c) ||
+    return read_id_runs(obj, dev, c) || read_config_column(config_col, dev, configs, n_configs, c) ||
                    read_uint_column(obj, "start_ns", dev, offsetof(td_launch, start_ns), c) ||
                    read_durations(obj, dev, c) ||
                    read_uint_column(obj, "graph", dev, offsetof(td_launch, graph_id), c) ||

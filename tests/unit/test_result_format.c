@@ -375,6 +375,9 @@ static void test_v2_reader(void)
     td_result_free(&res);
     expect_error(V2 V2L("[[0, 2]]", "[0, 2]", "[5, 6]") "}]}", "\"config\"[1]");
     expect_error(V2 V2L("[[0, 2]]", "[0]", "[5, 6]") "}]}", "1 values for 2 launches");
+    /* a count the file does not hold is refused before anything is allocated */
+    expect_error(V2 ", \"launches\": {\"count\": 3000000000, \"id_runs\": [[0, 2]], "
+                 "\"config\": [0, 1], \"duration_ns\": [5, 6]}}]}", "2 values for 3000000000 launches");
     expect_error(V2 V2L("[[0, 1]]", "[0, 1]", "[5, 6]") "}]}", "id_runs");
     expect_error(V2 V2L("[[0, 3]]", "[0, 1]", "[5, 6]") "}]}", "id_runs");
     expect_error(V2 V2L("[[1e300, 2]]", "[0, 1]", "[5, 6]") "}]}", "id_runs");
