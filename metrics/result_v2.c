@@ -13,8 +13,9 @@
 
 /* ---- writing ------------------------------------------------------------ */
 
-/* A distinct launch configuration of a device; names are the device's
- * interned pointers, so equal names are equal pointers. */
+/* A distinct launch configuration of a device, names compared by pointer:
+ * the device's interned names make equal names equal pointers (a name set
+ * by hand at worst gives a second, equal configuration). */
 typedef struct config_key {
     const char *kernel, *mangled;
     uint64_t stream;
@@ -35,11 +36,6 @@ static long file_kernel(kernel_table *t, const char *kernel, const char *mangled
         return -1;
     int added;
     return td_keyset_add(&t->pairs, pair, &added);
-}
-
-static cJSON *numbers_json(const double *v, size_t n)
-{
-    return td_json_exact_numbers(v, n);
 }
 
 /* Adds item (NULL: it could not be made) to an object or array; on
@@ -63,7 +59,7 @@ static cJSON *configs_json(const td_keyset *configs, kernel_table *kernels)
         long kernel = file_kernel(kernels, k->kernel, k->mangled);
         double row[8] = {(double)kernel, k->grid[0],  k->grid[1],  k->grid[2],
                          k->block[0],    k->block[1], k->block[2], (double)k->stream};
-        if (kernel < 0 || attach(arr, NULL, numbers_json(row, 8))) {
+        if (kernel < 0 || attach(arr, NULL, td_json_exact_numbers(row, 8))) {
             cJSON_Delete(arr);
             arr = NULL;
         }
@@ -82,7 +78,7 @@ static cJSON *id_runs_json(const td_device *dev)
                dev->launches[j].id == dev->launches[j - 1].id + 1)
             j++;
         double run[2] = {(double)dev->launches[i].id, (double)(j - i)};
-        if (attach(runs, NULL, numbers_json(run, 2))) {
+        if (attach(runs, NULL, td_json_exact_numbers(run, 2))) {
             cJSON_Delete(runs);
             runs = NULL;
         }
@@ -107,7 +103,7 @@ static int add_column(cJSON *obj, const char *key, const td_device *dev, launch_
         any |= (scratch[i] = f(&dev->launches[i])) != 0;
     if (optional && !any)
         return 0;
-    return attach(obj, key, numbers_json(scratch, dev->n_launches));
+    return attach(obj, key, td_json_exact_numbers(scratch, dev->n_launches));
 }
 
 /* The values a profiled launch measured: its group's, in group order. */
@@ -133,7 +129,7 @@ static int add_profiled_rows(cJSON *rows, cJSON *groups, cJSON *counters, const 
         size_t n = measured(dev, l, values);
         if (attach(rows, NULL, td_json_exact_number((double)i)) ||
             (groups && attach(groups, NULL, cJSON_CreateNumber(l->group))) ||
-            attach(counters, NULL, numbers_json(values, n)))
+            attach(counters, NULL, td_json_exact_numbers(values, n)))
             return -1;
     }
     return 0;
@@ -165,7 +161,7 @@ static int add_launches(cJSON *dev_obj, const td_device *dev, const long *config
     for (size_t i = 0; rc == 0 && i < dev->n_launches; i++)
         scratch[i] = (double)config_of[i];
     if (rc == 0)
-        rc = attach(obj, "config", numbers_json(scratch, dev->n_launches)) ||
+        rc = attach(obj, "config", td_json_exact_numbers(scratch, dev->n_launches)) ||
              add_column(obj, "start_ns", dev, f_start, 1, scratch) ||
              add_column(obj, "duration_ns", dev, f_duration, 0, scratch) ||
              add_column(obj, "graph", dev, f_graph, 1, scratch) ||
