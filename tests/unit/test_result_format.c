@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "../check.h"
+#include "metrics/json_field.h"
 #include "metrics/result.h"
 #include "td_testlib.h"
 
@@ -397,8 +398,38 @@ static void test_v2_reader(void)
     expect_error("{\"schema\": \"topdown-result/2\", \"devices\": []}", "kernels");
 }
 
+/* The shared reader: escapes do not fool the string scanner, and numbers
+ * written read back exactly. */
+static void test_json_field(void)
+{
+    const char *good[] = {"{\"a\": \"x\\\"y\\\\\"}", "[\"\\u0001\", \"\\n\"]\r\n", " 1 "};
+    const char *bad[] = {"{\"a\": \"x\\\\\"\x01}", "[1] [2]", "\x01[1]", "[1]\x00"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        cJSON *root = NULL;
+        td_error err = {{0}};
+        CHECK(td_json_parse(good[i], strlen(good[i]), "t", &root, &err) == 0);
+        cJSON_Delete(root);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cJSON *root = NULL;
+        td_error err = {{0}};
+        size_t len = strlen(bad[i]) + (i == 3); /* the last one holds a NUL byte */
+        CHECK(td_json_parse(bad[i], len, "t", &root, &err) == -1 && root == NULL);
+    }
+    const double values[] = {0.1, 1.0 / 3, 9007199254740993.0, 1e300, 123456789012345678.0, 5e-324};
+    cJSON *arr = td_json_exact_numbers(values, 6);
+    char *text = cJSON_PrintUnformatted(arr);
+    cJSON *back = cJSON_Parse(text);
+    for (int i = 0; i < 6; i++)
+        CHECK(cJSON_GetArrayItem(back, i)->valuedouble == values[i]);
+    cJSON_Delete(back);
+    free(text);
+    cJSON_Delete(arr);
+}
+
 int main(void)
 {
+    test_json_field();
     char dir[64];
     td_test_tmpdir(dir, sizeof dir);
     test_round_trip(dir);
