@@ -134,16 +134,31 @@ def base_name(name):
         out.append(ch)
     return "".join(out).replace(" ", "")
 
-def topdown_launches(path):
-    res = json.load(open(path))
-    out = []
+def profiled_v1(res):
     for dev in res["devices"]:
         for l in dev["launches"]:
             if l.get("profiled"):
                 c = l["counters"]
                 values = c if isinstance(c, dict) else dict(zip(dev["metrics"], c))
-                out.append((l["id"], l["kernel"], values))
-    out.sort(key=lambda x: x[0])
+                yield l["id"], l["kernel"], values
+
+def profiled_v2(res):
+    """docs/RESULT_FORMAT.md: launches as columns, counters of their group."""
+    for dev in res["devices"]:
+        table = dev["launches"]
+        ids = [first + j for first, n in table["id_runs"] for j in range(n)]
+        prof = dev.get("profiled", {})
+        rows = prof.get("launch", [])
+        for row, group, values in zip(rows, prof.get("group", [-1] * len(rows)),
+                                      prof.get("counters", [])):
+            names = dev["metrics"] if group < 0 else [dev["metrics"][m] for m in dev["groups"][group]]
+            kernel = res["kernels"][dev["configs"][table["config"][row]][0]][0]
+            yield ids[row], kernel, dict(zip(names, values))
+
+def topdown_launches(path):
+    res = json.load(open(path))
+    read = profiled_v1 if res.get("schema") == "topdown-result/1" else profiled_v2
+    out = sorted(read(res), key=lambda x: x[0])
     return res, [(k, v) for _, k, v in out]
 
 def ncu_launches(path):

@@ -1,6 +1,6 @@
-/* The result file: versioned JSON ("schema": "topdown-result/1") holding
- * everything needed to recompute the model offline. Documented in
- * docs/RESULT_FORMAT.md. */
+/* The result file: versioned JSON ("schema": "topdown-result/2", compact;
+ * "topdown-result/1" still read) holding everything needed to recompute
+ * the model offline. Documented in docs/RESULT_FORMAT.md. */
 #ifndef TD_RESULT_H
 #define TD_RESULT_H
 
@@ -8,13 +8,16 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "intern.h"
 
-#define TD_RESULT_SCHEMA "topdown-result/1"
+#define TD_RESULT_SCHEMA "topdown-result/2"    /* written */
+#define TD_RESULT_SCHEMA_V1 "topdown-result/1" /* still read */
 
 typedef struct td_launch {
     uint64_t id;          /* launch order within the process, from 0 */
-    char *kernel;         /* demangled name */
-    char *mangled;        /* may be NULL */
+    const char *kernel;   /* demangled name, never empty; borrowed from the
+                             device's name table (td_device_intern) */
+    const char *mangled;  /* may be NULL; borrowed like kernel */
     unsigned grid[3];
     unsigned block[3];
     uint64_t stream;
@@ -26,6 +29,8 @@ typedef struct td_launch {
     double *counters;     /* n = device metrics, NULL when !profiled; for a
                              group launch only the group's metrics hold
                              values, the others are 0 */
+    uint64_t graph_id;    /* CUDA graph the kernel ran in; 0: not a graph */
+    uint64_t graph_node;  /* its node in that graph; 0: unknown/none */
 } td_launch;
 
 #define TD_GROUP_ALL (-1)
@@ -54,6 +59,7 @@ typedef struct td_device {
     td_launch *launches;
     size_t n_launches;
     size_t cap_launches;
+    td_names names;       /* kernel names the launches point into */
 } td_device;
 
 typedef struct td_result {
@@ -84,13 +90,20 @@ void td_result_free(td_result *res);
 td_device *td_result_add_device(td_result *res, td_error *err);
 int td_device_set_metrics(td_device *dev, const char *const *names, size_t n,
                           td_error *err);
-/* Appends a launch; counters (dev->n_metrics values) copied when not NULL. */
+/* Appends a launch; counters (dev->n_metrics values) copied when not NULL.
+ * The name is interned in the device's table; NULL or "" become "?". */
 td_launch *td_device_add_launch(td_device *dev, const char *kernel,
                                 const double *counters, td_error *err);
+/* Room for n more launches without reallocating (readers that know the
+ * count). */
+int td_device_reserve_launches(td_device *dev, size_t n, td_error *err);
 /* Copies the device's replay-free groups (indices into dev->metrics,
  * checked against n_metrics). */
 int td_device_set_groups(td_device *dev, const td_counter_group *groups, size_t n,
                          td_error *err);
+/* The device's copy of a name (kernel, mangled), for launch fields; NULL
+ * when out of memory. */
+const char *td_device_intern(td_device *dev, const char *name);
 /* Index of a metric in dev->metrics, or -1. */
 int td_device_metric_index(const td_device *dev, const char *name);
 

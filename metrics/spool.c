@@ -5,9 +5,13 @@
 #include "spool.h"
 
 #include "file_text.h"
+#include "intern.h"
+#include "json_field.h"
+#include "result_io.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,21 +20,35 @@
 
 /* One device section per (process, context) pair. */
 typedef struct dev_slot {
-    double pid;
-    double context;
+    uint64_t pid;
+    uint64_t context;
     size_t index;        /* into res->devices */
     uint32_t *corr;      /* correlation id of each launch, launch order */
     size_t n_corr, cap_corr;
 } dev_slot;
 
 typedef struct kernel_time {
-    double pid, context, corr;
-    double start_ns, duration_ns;
+    uint64_t pid, context, corr;
+    uint64_t start_ns;
+    double duration_ns;
 } kernel_time;
+
+/* A kernel record (spool/2): launches of its process name it by k. */
+typedef struct spool_kernel {
+    char *name, *mangled;
+    size_t dev;                   /* device the pointers below belong to, + 1 */
+    const char *dev_name, *dev_mangled;
+} spool_kernel;
+
+typedef struct kernel_key {
+    uint64_t pid, k;
+} kernel_key;
 
 typedef struct reader {
     const char *name;
     long line;
+    char where[600];     /* "spool NAME line N" */
+    td_jctx c;
     td_result *res;
     td_spool_summary *sum;
     td_error *err;
@@ -38,7 +56,15 @@ typedef struct reader {
     size_t n_slots, cap_slots;
     kernel_time *times;
     size_t n_times, cap_times;
+    td_keyset kernel_ids; /* kernel_key -> index into kernels */
+    spool_kernel *kernels;
+    size_t cap_kernels;
+    double *values;       /* one launch's counters, scratch */
+    size_t cap_values;
 } reader;
+
+#define MAX_PID 4294967295.0
+#define MAX_KERNEL_ID 9007199254740992.0 /* 2^53 */
 
 static int grow(void **items, size_t *cap, size_t need, size_t size)
 {
@@ -60,57 +86,6 @@ static int fail_line(reader *r, const char *what)
     return td_fail(r->err, "spool %s line %ld: %s", r->name, r->line, what);
 }
 
-/* ---- fields ------------------------------------------------------------- */
-
-static int get_number(reader *r, const cJSON *obj, const char *key, int required,
-                      double *out)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!item) {
-        if (!required)
-            return 0;
-        return td_fail(r->err, "spool %s line %ld: \"%s\" is missing", r->name,
-                       r->line, key);
-    }
-    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
-        return td_fail(r->err, "spool %s line %ld: \"%s\" is not a number", r->name,
-                       r->line, key);
-    *out = item->valuedouble;
-    return 0;
-}
-
-static const char *get_string(reader *r, const cJSON *obj, const char *key, int required,
-                              int *failed)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (cJSON_IsString(item))
-        return item->valuestring;
-    if (item || required) {
-        td_fail(r->err, "spool %s line %ld: \"%s\" is %s", r->name, r->line, key,
-                item ? "not a string" : "missing");
-        *failed = 1;
-    }
-    return NULL;
-}
-
-static int get_dim3(reader *r, const cJSON *obj, const char *key, unsigned out[3])
-{
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!arr)
-        return 0;
-    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) != 3)
-        return td_fail(r->err, "spool %s line %ld: \"%s\" is not [x, y, z]", r->name,
-                       r->line, key);
-    for (int i = 0; i < 3; i++) {
-        const cJSON *v = cJSON_GetArrayItem(arr, i);
-        if (!cJSON_IsNumber(v) || v->valuedouble < 0)
-            return td_fail(r->err, "spool %s line %ld: \"%s\" holds a non-count",
-                           r->name, r->line, key);
-        out[i] = (unsigned)v->valuedouble;
-    }
-    return 0;
-}
-
 /* Appends msg to a "; "-joined list unless it is already there. */
 static int add_message(char **list, const char *msg)
 {
@@ -129,7 +104,7 @@ static int add_message(char **list, const char *msg)
 
 /* ---- records ------------------------------------------------------------ */
 
-static dev_slot *find_slot(reader *r, double pid, double context)
+static dev_slot *find_slot(reader *r, uint64_t pid, uint64_t context)
 {
     for (size_t i = 0; i < r->n_slots; i++)
         if (r->slots[i].pid == pid && r->slots[i].context == context)
@@ -139,47 +114,55 @@ static dev_slot *find_slot(reader *r, double pid, double context)
 
 static int read_start(reader *r, const cJSON *obj)
 {
-    int failed = 0;
-    const char *format = get_string(r, obj, "format", 1, &failed);
-    if (failed)
-        return -1;
-    if (strcmp(format, TD_SPOOL_FORMAT) != 0)
-        return td_fail(r->err,
-                       "spool %s is format %s, this topdown reads %s: topdown and "
-                       "libtopdown_inject.so come from different builds; rebuild both",
-                       r->name, format, TD_SPOOL_FORMAT);
-    r->sum->processes++;
-    /* How the library collected: the first process's word is kept. */
-    const char *mode = get_string(r, obj, "replay_mode", 0, &failed);
+    const char *format = NULL, *mode = NULL;
     double overhead = 0;
-    if (failed || get_number(r, obj, "overhead_pct", 0, &overhead))
+    if (td_json_string(&r->c, obj, "format", 1, &format))
         return -1;
+    if (strcmp(format, TD_SPOOL_FORMAT) != 0 && strcmp(format, TD_SPOOL_FORMAT_V1) != 0)
+        return td_fail(r->err,
+                       "spool %s is format %s, this topdown reads %s and %s: topdown and "
+                       "libtopdown_inject.so come from different builds; rebuild both",
+                       r->name, format, TD_SPOOL_FORMAT, TD_SPOOL_FORMAT_V1);
+    if (td_json_string(&r->c, obj, "replay_mode", 0, &mode) ||
+        td_json_number(&r->c, obj, "overhead_pct", 0, 0, 1e9, &overhead))
+        return -1;
+    if (mode && !mode[0])
+        return fail_line(r, "\"replay_mode\" is empty");
     if (mode && !r->res->replay_mode && !(r->res->replay_mode = td_strdup(mode)))
         return td_fail(r->err, "out of memory");
-    if (mode && r->res->overhead_pct == 0)
+    if (overhead > 0 && r->res->overhead_pct == 0)
         r->res->overhead_pct = overhead;
+    r->sum->processes++;
+    return 0;
+}
+
+static int read_cc(reader *r, const cJSON *obj, td_device *dev)
+{
+    const cJSON *cc = cJSON_GetObjectItemCaseSensitive(obj, "cc");
+    if (!cc)
+        return 0;
+    if (!cJSON_IsArray(cc) || cJSON_GetArraySize(cc) != 2)
+        return fail_line(r, "\"cc\" is not [major, minor]");
+    long major, minor;
+    if (td_json_int_value(&r->c, cc->child, "\"cc\"", 0, 0, 999, &major) ||
+        td_json_int_value(&r->c, cc->child->next, "\"cc\"", 1, 0, 999, &minor))
+        return -1;
+    dev->cc_major = (int)major;
+    dev->cc_minor = (int)minor;
     return 0;
 }
 
 static int read_device_identity(reader *r, const cJSON *obj, td_device *dev)
 {
-    int failed = 0;
-    double index = 0, sm = 0, passes = 0;
-    const char *name = get_string(r, obj, "name", 0, &failed);
-    const char *chip = get_string(r, obj, "chip", 0, &failed);
-    const char *arch = get_string(r, obj, "arch", 0, &failed);
-    if (failed || get_number(r, obj, "device", 1, &index) ||
-        get_number(r, obj, "sm_count", 0, &sm) || get_number(r, obj, "passes", 0, &passes))
+    const char *name = NULL, *chip = NULL, *arch = NULL;
+    long index = 0, sm = 0, passes = 0;
+    if (td_json_string(&r->c, obj, "name", 0, &name) ||
+        td_json_string(&r->c, obj, "chip", 0, &chip) ||
+        td_json_string(&r->c, obj, "arch", 0, &arch) ||
+        td_json_int(&r->c, obj, "device", 1, 0, INT_MAX, &index) ||
+        td_json_int(&r->c, obj, "sm_count", 0, 0, 1000000, &sm) ||
+        td_json_int(&r->c, obj, "passes", 0, 0, 1000000, &passes) || read_cc(r, obj, dev))
         return -1;
-    const cJSON *cc = cJSON_GetObjectItemCaseSensitive(obj, "cc");
-    if (cc && (!cJSON_IsArray(cc) || cJSON_GetArraySize(cc) != 2 ||
-               !cJSON_IsNumber(cJSON_GetArrayItem(cc, 0)) ||
-               !cJSON_IsNumber(cJSON_GetArrayItem(cc, 1))))
-        return fail_line(r, "\"cc\" is not [major, minor]");
-    if (cc) {
-        dev->cc_major = cJSON_GetArrayItem(cc, 0)->valueint;
-        dev->cc_minor = cJSON_GetArrayItem(cc, 1)->valueint;
-    }
     dev->index = (int)index;
     dev->sm_count = (int)sm;
     dev->passes = (int)passes;
@@ -195,21 +178,21 @@ static int read_device_identity(reader *r, const cJSON *obj, td_device *dev)
 
 static int read_device_metrics(reader *r, const cJSON *obj, td_device *dev)
 {
-    const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(obj, "metrics");
+    const cJSON *metrics;
+    size_t n;
+    if (td_json_array(&r->c, obj, "metrics", 0, &metrics, &n))
+        return -1;
     if (!metrics)
         return 0;
-    if (!cJSON_IsArray(metrics))
-        return fail_line(r, "\"metrics\" is not a list of names");
-    size_t n = (size_t)cJSON_GetArraySize(metrics);
     const char **names = calloc(n ? n : 1, sizeof *names);
     if (!names)
         return td_fail(r->err, "out of memory");
     size_t i = 0;
     const cJSON *m;
     cJSON_ArrayForEach(m, metrics) {
-        if (!cJSON_IsString(m)) {
+        if (!cJSON_IsString(m) || !m->valuestring[0]) {
             free(names);
-            return fail_line(r, "\"metrics\" holds a non-string");
+            return fail_line(r, "\"metrics\" holds something other than a metric name");
         }
         names[i++] = m->valuestring;
     }
@@ -218,50 +201,11 @@ static int read_device_metrics(reader *r, const cJSON *obj, td_device *dev)
     return rc;
 }
 
-/* "groups": [[metric indices], ...]: the replay-free counter groups. */
-static int read_device_groups(reader *r, const cJSON *obj, td_device *dev)
-{
-    const cJSON *groups = cJSON_GetObjectItemCaseSensitive(obj, "groups");
-    if (!groups)
-        return 0;
-    size_t n = cJSON_IsArray(groups) ? (size_t)cJSON_GetArraySize(groups) : 0;
-    if (n == 0)
-        return fail_line(r, "\"groups\" must be a non-empty list of metric index lists");
-    td_counter_group *list = calloc(n, sizeof *list);
-    size_t *indices = calloc(n * dev->n_metrics + 1, sizeof *indices);
-    int rc = list && indices ? 0 : td_fail(r->err, "out of memory");
-    size_t used = 0, g = 0;
-    const cJSON *group;
-    const cJSON *walked = rc == 0 ? groups : NULL;
-    cJSON_ArrayForEach(group, walked) {
-        list[g].metrics = indices + used;
-        const cJSON *index;
-        cJSON_ArrayForEach(index, group) {
-            if (!cJSON_IsNumber(index) || index->valuedouble < 0 ||
-                index->valuedouble >= (double)dev->n_metrics || list[g].n >= dev->n_metrics) {
-                rc = fail_line(r, "a counter group holds a bad metric index");
-                break;
-            }
-            list[g].metrics[list[g].n++] = (size_t)index->valuedouble;
-        }
-        if (rc == 0 && (!cJSON_IsArray(group) || list[g].n == 0))
-            rc = fail_line(r, "a counter group is empty");
-        if (rc)
-            break;
-        used += list[g].n;
-        g++;
-    }
-    if (rc == 0)
-        rc = td_device_set_groups(dev, list, n, r->err);
-    free(list);
-    free(indices);
-    return rc;
-}
-
 static int read_device(reader *r, const cJSON *obj)
 {
-    double pid = 0, context = 0;
-    if (get_number(r, obj, "pid", 1, &pid) || get_number(r, obj, "context", 1, &context))
+    uint64_t pid = 0, context = 0;
+    if (td_json_uint(&r->c, obj, "pid", 1, MAX_PID, &pid) ||
+        td_json_uint(&r->c, obj, "context", 1, UINT32_MAX, &context))
         return -1;
     if (find_slot(r, pid, context))
         return fail_line(r, "a second device record for the same process and context");
@@ -276,50 +220,112 @@ static int read_device(reader *r, const cJSON *obj)
     slot->pid = pid;
     slot->context = context;
     slot->index = r->res->n_devices - 1;
-    if (read_device_identity(r, obj, dev) || read_device_metrics(r, obj, dev) ||
-        read_device_groups(r, obj, dev))
+    return read_device_identity(r, obj, dev) || read_device_metrics(r, obj, dev) ||
+                   td_result_read_groups(obj, dev, &r->c)
+               ? -1
+               : 0;
+}
+
+static int read_kernel(reader *r, const cJSON *obj)
+{
+    kernel_key key;
+    const char *name = NULL, *mangled = NULL;
+    memset(&key, 0, sizeof key);
+    if (td_json_uint(&r->c, obj, "pid", 1, MAX_PID, &key.pid) ||
+        td_json_uint(&r->c, obj, "k", 1, MAX_KERNEL_ID, &key.k) ||
+        td_json_string(&r->c, obj, "name", 1, &name) ||
+        td_json_string(&r->c, obj, "mangled", 0, &mangled))
         return -1;
+    int added;
+    long i = -1;
+    if (grow((void **)&r->kernels, &r->cap_kernels, r->kernel_ids.count + 1,
+             sizeof *r->kernels) ||
+        (i = td_keyset_add(&r->kernel_ids, &key, &added)) < 0)
+        return td_fail(r->err, "out of memory");
+    spool_kernel *k = &r->kernels[i];
+    if (!added) {
+        int same = strcmp(k->name, name) == 0 &&
+                   ((!k->mangled && !mangled) ||
+                    (k->mangled && mangled && strcmp(k->mangled, mangled) == 0));
+        return same ? 0 : fail_line(r, "a second kernel record with the same \"k\" and other names");
+    }
+    memset(k, 0, sizeof *k);
+    k->name = td_strdup(name[0] ? name : "?");
+    k->mangled = mangled && mangled[0] ? td_strdup(mangled) : NULL;
+    if (!k->name || (mangled && mangled[0] && !k->mangled))
+        return td_fail(r->err, "out of memory");
     return 0;
 }
 
-/* The counters of every metric, or (group >= 0) of the group's metrics in
- * group order, spread into out (n_metrics values, zero elsewhere). */
-static int read_counters(reader *r, const cJSON *arr, const td_device *dev, int group,
-                         double *out)
+/* The launch's names, interned in its device: "k" (spool/2) or "kernel"
+ * and "mangled" (spool/1). */
+static int launch_names(reader *r, const cJSON *obj, uint64_t pid, const dev_slot *slot,
+                        const char **kernel, const char **mangled)
 {
-    size_t n = group == TD_GROUP_ALL ? dev->n_metrics : dev->groups[group].n;
-    if (!cJSON_IsArray(arr) || (size_t)cJSON_GetArraySize(arr) != n) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "\"counters\" must be a list of %zu numbers, one per metric%s",
-                 n, group == TD_GROUP_ALL ? "" : " of its group");
-        return fail_line(r, msg);
-    }
-    size_t i = 0;
-    const cJSON *v;
-    cJSON_ArrayForEach(v, arr) {
-        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0)
-            return fail_line(r, "\"counters\" holds a negative or non-numeric value");
-        out[group == TD_GROUP_ALL ? i : dev->groups[group].metrics[i]] = v->valuedouble;
-        i++;
-    }
-    return 0;
-}
-
-static int read_group(reader *r, const cJSON *obj, const td_device *dev, int *group)
-{
-    double value = 0;
-    *group = TD_GROUP_ALL;
-    if (!cJSON_GetObjectItemCaseSensitive(obj, "group"))
+    td_device *dev = &r->res->devices[slot->index];
+    if (cJSON_HasObjectItem(obj, "k")) {
+        kernel_key key = {pid, 0};
+        if (td_json_uint(&r->c, obj, "k", 1, MAX_KERNEL_ID, &key.k))
+            return -1;
+        long i = td_keyset_find(&r->kernel_ids, &key);
+        if (i < 0) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "kernel %llu of process %llu has no kernel record before it",
+                     (unsigned long long)key.k, (unsigned long long)pid);
+            return fail_line(r, msg);
+        }
+        spool_kernel *k = &r->kernels[i];
+        if (k->dev != slot->index + 1) {
+            k->dev_name = td_device_intern(dev, k->name);
+            k->dev_mangled = k->mangled ? td_device_intern(dev, k->mangled) : NULL;
+            if (!k->dev_name || (k->mangled && !k->dev_mangled))
+                return td_fail(r->err, "out of memory");
+            k->dev = slot->index + 1;
+        }
+        *kernel = k->dev_name;
+        *mangled = k->dev_mangled;
         return 0;
-    if (get_number(r, obj, "group", 1, &value))
+    }
+    const char *name = NULL, *m = NULL;
+    if (td_json_string(&r->c, obj, "kernel", 1, &name) ||
+        td_json_string(&r->c, obj, "mangled", 0, &m))
         return -1;
-    if (value < 0 || value >= (double)dev->n_groups || value != (double)(size_t)value)
-        return fail_line(r, "\"group\" is not one of the device's counter groups");
-    *group = (int)value;
+    *kernel = td_device_intern(dev, name[0] ? name : "?");
+    *mangled = m && m[0] ? td_device_intern(dev, m) : NULL;
+    if (!*kernel || (m && m[0] && !*mangled))
+        return td_fail(r->err, "out of memory");
     return 0;
 }
 
-static int remember_corr(reader *r, dev_slot *slot, double corr)
+/* "counters": every metric, or with "group": g that group's values. */
+static int read_counters(reader *r, const cJSON *obj, const td_device *dev, int *group,
+                         double **out)
+{
+    const cJSON *counters = cJSON_GetObjectItemCaseSensitive(obj, "counters");
+    long g = TD_GROUP_ALL;
+    *out = NULL;
+    *group = TD_GROUP_ALL;
+    if (!counters)
+        return cJSON_HasObjectItem(obj, "group")
+                   ? fail_line(r, "a \"group\" without \"counters\"")
+                   : 0;
+    if (cJSON_HasObjectItem(obj, "group")) {
+        if (!dev->n_groups)
+            return fail_line(r, "a launch of a counter group, but its device record has no \"groups\"");
+        if (td_json_int(&r->c, obj, "group", 1, 0, (long)dev->n_groups - 1, &g))
+            return -1;
+    }
+    if (grow((void **)&r->values, &r->cap_values, dev->n_metrics ? dev->n_metrics : 1,
+             sizeof *r->values))
+        return td_fail(r->err, "out of memory");
+    if (td_result_read_group_counters(counters, dev, (int)g, r->values, &r->c, "\"counters\"", -1))
+        return -1;
+    *group = (int)g;
+    *out = r->values;
+    return 0;
+}
+
+static int remember_corr(reader *r, dev_slot *slot, uint64_t corr)
 {
     if (grow((void **)&slot->corr, &slot->cap_corr, slot->n_corr + 1, sizeof *slot->corr))
         return td_fail(r->err, "out of memory");
@@ -329,57 +335,45 @@ static int remember_corr(reader *r, dev_slot *slot, double corr)
 
 static int fill_launch(reader *r, const cJSON *obj, td_launch *l)
 {
-    int failed = 0;
-    double id = 0, stream = 0, start = 0, duration = 0;
-    const char *mangled = get_string(r, obj, "mangled", 0, &failed);
-    if (failed || get_number(r, obj, "id", 1, &id) ||
-        get_number(r, obj, "stream", 0, &stream) ||
-        get_number(r, obj, "start_ns", 0, &start) ||
-        get_number(r, obj, "duration_ns", 0, &duration) ||
-        get_dim3(r, obj, "grid", l->grid) || get_dim3(r, obj, "block", l->block))
-        return -1;
-    if (duration < 0)
-        return fail_line(r, "\"duration_ns\" is negative");
-    l->id = (uint64_t)id;
-    l->stream = (uint64_t)stream;
-    l->start_ns = (uint64_t)start;
-    l->duration_ns = duration;
-    if (mangled && !(l->mangled = td_strdup(mangled)))
-        return td_fail(r->err, "out of memory");
-    return 0;
+    return td_json_uint(&r->c, obj, "id", 1, TD_JSON_MAX_UINT64, &l->id) ||
+                   td_json_uint(&r->c, obj, "stream", 0, TD_JSON_MAX_UINT64, &l->stream) ||
+                   td_json_uint(&r->c, obj, "start_ns", 0, TD_JSON_MAX_UINT64, &l->start_ns) ||
+                   td_json_amount(&r->c, obj, "duration_ns", 0, TD_JSON_MAX_DURATION_NS,
+                                  &l->duration_ns) ||
+                   td_json_uint(&r->c, obj, "graph", 0, TD_JSON_MAX_UINT64, &l->graph_id) ||
+                   td_json_uint(&r->c, obj, "graph_node", 0, TD_JSON_MAX_UINT64, &l->graph_node) ||
+                   td_json_dim3(&r->c, obj, "grid", l->grid) ||
+                   td_json_dim3(&r->c, obj, "block", l->block)
+               ? -1
+               : 0;
 }
 
 static int read_launch(reader *r, const cJSON *obj)
 {
-    double pid = 0, context = 0, corr = 0;
-    int failed = 0;
-    if (get_number(r, obj, "pid", 1, &pid) || get_number(r, obj, "context", 1, &context) ||
-        get_number(r, obj, "corr", 0, &corr))
+    uint64_t pid = 0, context = 0, corr = 0;
+    if (td_json_uint(&r->c, obj, "pid", 1, MAX_PID, &pid) ||
+        td_json_uint(&r->c, obj, "context", 1, UINT32_MAX, &context) ||
+        td_json_uint(&r->c, obj, "corr", 0, UINT32_MAX, &corr))
         return -1;
-    const char *kernel = get_string(r, obj, "kernel", 1, &failed);
-    if (failed)
-        return -1;
+    if (!cJSON_HasObjectItem(obj, "k") && !cJSON_HasObjectItem(obj, "kernel"))
+        return fail_line(r, "\"kernel\" is missing (and no \"k\")");
     dev_slot *slot = find_slot(r, pid, context);
     if (!slot)
         return fail_line(r, "a launch before the device record of its context");
     td_device *dev = &r->res->devices[slot->index];
-    const cJSON *counters = cJSON_GetObjectItemCaseSensitive(obj, "counters");
+    const char *kernel = NULL, *mangled = NULL;
     double *values = NULL;
     int group = TD_GROUP_ALL;
-    if (counters) {
-        values = calloc(dev->n_metrics ? dev->n_metrics : 1, sizeof *values);
-        if (!values)
-            return td_fail(r->err, "out of memory");
-        if (read_group(r, obj, dev, &group) || read_counters(r, counters, dev, group, values)) {
-            free(values);
-            return -1;
-        }
-    }
-    td_launch *l = td_device_add_launch(dev, kernel, values, r->err);
-    free(values);
-    if (!l || fill_launch(r, obj, l) || remember_corr(r, slot, corr))
+    if (launch_names(r, obj, pid, slot, &kernel, &mangled) ||
+        read_counters(r, obj, dev, &group, &values))
         return -1;
+    td_launch *l = td_device_append_launch(dev, kernel, values, r->err);
+    if (!l)
+        return -1;
+    l->mangled = mangled;
     l->group = group;
+    if (fill_launch(r, obj, l) || remember_corr(r, slot, corr))
+        return -1;
     r->sum->launches++;
     return 0;
 }
@@ -387,13 +381,12 @@ static int read_launch(reader *r, const cJSON *obj)
 static int read_kernel_time(reader *r, const cJSON *obj)
 {
     kernel_time t = {0};
-    if (get_number(r, obj, "pid", 1, &t.pid) || get_number(r, obj, "context", 1, &t.context) ||
-        get_number(r, obj, "corr", 1, &t.corr) ||
-        get_number(r, obj, "start_ns", 0, &t.start_ns) ||
-        get_number(r, obj, "duration_ns", 1, &t.duration_ns))
+    if (td_json_uint(&r->c, obj, "pid", 1, MAX_PID, &t.pid) ||
+        td_json_uint(&r->c, obj, "context", 1, UINT32_MAX, &t.context) ||
+        td_json_uint(&r->c, obj, "corr", 1, UINT32_MAX, &t.corr) ||
+        td_json_uint(&r->c, obj, "start_ns", 0, TD_JSON_MAX_UINT64, &t.start_ns) ||
+        td_json_amount(&r->c, obj, "duration_ns", 1, TD_JSON_MAX_DURATION_NS, &t.duration_ns))
         return -1;
-    if (t.duration_ns < 0)
-        return fail_line(r, "\"duration_ns\" is negative");
     if (grow((void **)&r->times, &r->cap_times, r->n_times + 1, sizeof *r->times))
         return td_fail(r->err, "out of memory");
     r->times[r->n_times++] = t;
@@ -402,9 +395,8 @@ static int read_kernel_time(reader *r, const cJSON *obj)
 
 static int read_message(reader *r, const cJSON *obj, char **list)
 {
-    int failed = 0;
-    const char *msg = get_string(r, obj, "message", 1, &failed);
-    if (failed)
+    const char *msg = NULL;
+    if (td_json_string(&r->c, obj, "message", 1, &msg))
         return -1;
     if (add_message(list, msg))
         return td_fail(r->err, "out of memory");
@@ -424,6 +416,8 @@ static int read_record(reader *r, const cJSON *obj)
                        "record", r->name);
     if (strcmp(t, "device") == 0)
         return read_device(r, obj);
+    if (strcmp(t, "kernel") == 0)
+        return read_kernel(r, obj);
     if (strcmp(t, "launch") == 0)
         return read_launch(r, obj);
     if (strcmp(t, "kernel_time") == 0)
@@ -433,8 +427,8 @@ static int read_record(reader *r, const cJSON *obj)
     if (strcmp(t, "warning") == 0)
         return read_message(r, obj, &r->sum->warnings);
     if (strcmp(t, "signal") == 0) {
-        double sig = 0;
-        if (get_number(r, obj, "signal", 1, &sig))
+        long sig = 0;
+        if (td_json_int(&r->c, obj, "signal", 1, 0, 1024, &sig))
             return -1;
         r->sum->last_signal = (int)sig;
         return 0;
@@ -521,7 +515,10 @@ static int finish(reader *r)
  * short (no newline): that is what a crash mid-write leaves. */
 static int read_line(reader *r, const char *text, size_t len, int is_last_unterminated)
 {
-    cJSON *obj = cJSON_ParseWithLength(text, len);
+    cJSON *obj = NULL;
+    td_error why = {{0}};
+    if (td_json_parse(text, len, "the line", &obj, &why) == 0 && !cJSON_IsObject(obj))
+        snprintf(why.msg, sizeof why.msg, "the line is not an object");
     if (!cJSON_IsObject(obj)) {
         cJSON_Delete(obj);
         if (is_last_unterminated && r->sum->processes > 0) {
@@ -531,8 +528,10 @@ static int read_line(reader *r, const char *text, size_t len, int is_last_unterm
         if (r->sum->processes == 0)
             return td_fail(r->err, "%s is not a topdown spool: line %ld is not a JSON object",
                            r->name, r->line);
-        return fail_line(r, "not a JSON object (the file is damaged)");
+        return td_fail(r->err, "spool %s line %ld: not a JSON object (the file is damaged; %s)",
+                       r->name, r->line, why.msg);
     }
+    snprintf(r->where, sizeof r->where, "spool %s line %ld", r->name, r->line);
     int rc = read_record(r, obj);
     cJSON_Delete(obj);
     return rc;
@@ -552,6 +551,13 @@ static void reader_free(reader *r)
         free(r->slots[i].corr);
     free(r->slots);
     free(r->times);
+    for (size_t i = 0; i < r->kernel_ids.count; i++) {
+        free(r->kernels[i].name);
+        free(r->kernels[i].mangled);
+    }
+    free(r->kernels);
+    td_keyset_free(&r->kernel_ids);
+    free(r->values);
 }
 
 int td_spool_parse(const char *text, size_t len, const char *name, td_result *res,
@@ -559,6 +565,8 @@ int td_spool_parse(const char *text, size_t len, const char *name, td_result *re
 {
     memset(sum, 0, sizeof *sum);
     reader r = {.name = name, .res = res, .sum = sum, .err = err};
+    r.c = (td_jctx){r.where, err};
+    td_keyset_init(&r.kernel_ids, sizeof(kernel_key));
     size_t pos = 0;
     int rc = 0;
     while (pos < len && rc == 0) {

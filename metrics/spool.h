@@ -10,7 +10,8 @@
 #include "error.h"
 #include "result.h"
 
-#define TD_SPOOL_FORMAT "topdown-spool/1"
+#define TD_SPOOL_FORMAT "topdown-spool/2"    /* kernel records, groups, graph nodes */
+#define TD_SPOOL_FORMAT_V1 "topdown-spool/1" /* still read */
 
 /* What the spool says beyond the launches themselves. */
 typedef struct td_spool_summary {

@@ -1,0 +1,52 @@
+/* Inside the result file code (result.c, result_v1.c, result_v2.c, and
+ * spool.c for groups and counters): what both schemas share, and the ranges a reader accepts, which the writer
+ * checks too so that every file written can be read back. */
+#ifndef TD_RESULT_IO_H
+#define TD_RESULT_IO_H
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+
+#include "json_field.h"
+#include "result.h"
+
+#define TD_MAX_SM_COUNT 1000000
+#define TD_MAX_PASSES 1000000
+#define TD_MAX_CC 999
+#define TD_MAX_SIGNAL 1024
+#define TD_MAX_OVERHEAD_PCT 1e9
+
+typedef struct parse_ctx {
+    const char *name; /* file name, for messages */
+    td_error *err;
+} parse_ctx;
+
+/* The device section's identity: index, context, names, compute
+ * capability, passes, metrics and counter groups. where names it. */
+int td_result_read_device_head(const cJSON *obj, td_device *dev, const td_jctx *c);
+/* The profiled counters of a launch: group g's values in group order, or
+ * every metric when g is TD_GROUP_ALL; expanded into out (n_metrics, 0
+ * where the group has no value). what and index (>= 0) name the array. */
+int td_result_read_group_counters(const cJSON *arr, const td_device *dev, int group,
+                                  double *out, const td_jctx *c, const char *what,
+                                  long index);
+
+/* "groups": [[metric indices], ...], optional; checked: indices in range,
+ * no group empty, no metric twice in a group. */
+int td_result_read_groups(const cJSON *obj, td_device *dev, const td_jctx *c);
+/* Appends a launch whose kernel name is already the device's interned
+ * copy (td_device_intern); counters copied when not NULL. */
+td_launch *td_device_append_launch(td_device *dev, const char *interned_kernel,
+                                   const double *counters, td_error *err);
+
+int td_result_read_v1_launches(const cJSON *obj, td_device *dev, size_t dev_index,
+                               const parse_ctx *ctx);
+/* /2: the file's kernel table and each device's launches. */
+int td_result_read_v2(const cJSON *root, td_result *res, const parse_ctx *ctx);
+
+cJSON *td_result_device_head_json(const td_device *dev);
+/* Adds the /2 kernel table and launch tables to root; NULL on success,
+ * else a message. */
+int td_result_write_v2(cJSON *root, const td_result *res, td_error *err);
+
+#endif
