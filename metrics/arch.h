@@ -8,32 +8,10 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "source.h"
 
 #define TD_ARCH_SCHEMA "topdown-arch/1"
 #define TD_MAX_STALLS 48
-
-/* Where a table's counters come from. */
-typedef enum td_source {
-    TD_SOURCE_RANGE_PROFILER, /* CUPTI Range Profiler, CC >= 7.5 */
-    TD_SOURCE_NVPROF          /* nvprof --metrics CSV, CC < 7.5 */
-} td_source;
-
-/* Abstract counters of MODEL.md section 2 (range profiler) and section 5
- * (nvprof). A table names the metric behind each one its source needs. */
-typedef enum td_counter {
-    TD_C_INST_EXECUTED,
-    TD_C_INST_ISSUED,
-    TD_C_THREAD_INST_EXECUTED,
-    TD_C_CYCLES_ACTIVE,
-    TD_C_DURATION_NS,
-    TD_C_IPC,        /* nvprof: ipc */
-    TD_C_ISSUED_IPC, /* nvprof: issued_ipc */
-    TD_C_WARP_EFF,   /* nvprof: warp_execution_efficiency, in % */
-    TD_COUNTER_COUNT
-} td_counter;
-
-/* JSON key of each abstract counter ("inst_executed", ...). */
-const char *td_counter_key(td_counter c);
 
 typedef struct td_stall_map {
     char *reason; /* "long_scoreboard" */
