@@ -16,6 +16,7 @@ static void add_fixed_node(td_model *m, const td_node_info *info)
     snprintf(t->path, sizeof t->path, "%s", info->path);
     t->name = info->name;
     t->record = info;
+    t->area = info->area;
     t->kind = info->kind;
     t->parent = info->parent;
     t->level = info->level;
@@ -41,6 +42,7 @@ static int add_stall_node(td_model *m, size_t i, td_error *err)
     snprintf(t->path, sizeof t->path, "%s.%s", info->path, s->reason);
     t->name = s->reason;
     t->stall_map = s;
+    t->area = info->area;
     t->kind = TD_KIND_STALL;
     t->parent = node;
     t->level = info->level + 1;

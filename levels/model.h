@@ -26,6 +26,7 @@ typedef struct td_tree_node {
     const char *name;       /* node name, or the stall reason */
     const td_node_info *record; /* the fixed node's record; NULL for a stall reason */
     const td_stall_map *stall_map; /* the stall reason's table entry; NULL for a fixed node */
+    const char *area;       /* "RET", "DIV", "FE", "BE": a stall reason's is its node's */
     td_node_kind kind;
     int parent;             /* tree index; -1 at level 1 */
     int level;              /* 1..; a stall reason sits one below its node */

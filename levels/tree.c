@@ -1,4 +1,4 @@
-#include "tree.h"
+#include "levels/tree.h"
 
 #include <math.h>
 #include <string.h>

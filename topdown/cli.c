@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../report/plot.h"
-#include "../report/timeline.h"
-#include "cli.h"
+#include "report/plot.h"
+#include "report/timeline.h"
+#include "topdown/cli.h"
 
 static const char usage_text[] =
     "usage: topdown [options] [--] APP [ARGS...]   profile APP, print the tree\n"

@@ -4,10 +4,10 @@
 
 #include <stdio.h>
 
-#include "../metrics/arch.h"
-#include "../metrics/error.h"
-#include "../report/text.h"
-#include "profile.h"
+#include "metrics/arch.h"
+#include "metrics/error.h"
+#include "report/text.h"
+#include "topdown/profile.h"
 
 typedef struct cli {
     td_report_options report;

@@ -5,17 +5,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../levels/aggregate.h"
-#include "../metrics/arch.h"
-#include "../metrics/nvprof.h"
-#include "../metrics/result.h"
-#include "../report/csv.h"
-#include "../report/diff.h"
-#include "../report/plot.h"
-#include "../report/text.h"
-#include "../report/timeline.h"
-#include "cli.h"
-#include "commands.h"
+#include "levels/aggregate.h"
+#include "metrics/arch.h"
+#include "metrics/nvprof.h"
+#include "metrics/result.h"
+#include "report/csv.h"
+#include "report/diff.h"
+#include "report/plot.h"
+#include "report/text.h"
+#include "report/timeline.h"
+#include "topdown/cli.h"
+#include "topdown/commands.h"
 
 static int print_timeline(const td_result *res, const td_summary *s, const cli *c,
                           td_error *err)

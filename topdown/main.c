@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "profile.h"
+#include "topdown/cli.h"
+#include "topdown/commands.h"
+#include "topdown/profile.h"
 
 #define EXIT_USAGE 2
 
