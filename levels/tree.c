@@ -152,3 +152,14 @@ const char *td_node_long_desc(int node)
 {
     return (node >= 0 && node < TD_NODE_COUNT) ? nodes[node].long_desc : NULL;
 }
+
+const char *td_kind_name(td_node_kind kind)
+{
+    static const char *const names[] = {
+        [TD_KIND_USEFUL] = "useful",
+        [TD_KIND_COMPUTED] = "computed",
+        [TD_KIND_STALL_SPLIT] = "stall_split",
+        [TD_KIND_STALL] = "stall",
+    };
+    return kind >= 0 && kind <= TD_KIND_STALL ? names[kind] : "?";
+}

@@ -81,6 +81,9 @@ int td_node_set_find(const td_node_set *set, const char *path_or_name);
 /* Longest description, for `topdown describe`. */
 const char *td_node_long_desc(int node);
 
+/* "useful", "computed", "stall_split", "stall": the kind as the JSON view names it. */
+const char *td_kind_name(td_node_kind kind);
+
 /* The kind's rules, in one place. */
 static inline int td_kind_is_loss(td_node_kind kind)
 {
