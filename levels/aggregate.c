@@ -64,7 +64,7 @@ static int has_profiled_launch(const td_device *dev)
 }
 
 static int init_models(td_summary *s, const td_result *res, const td_arch_set *archs,
-                       const char *arch_override, td_error *err)
+                       const char *arch_override, const td_node_set *nodes, td_error *err)
 {
     s->n_models = res->n_devices;
     s->models = calloc(res->n_devices ? res->n_devices : 1, sizeof *s->models);
@@ -78,7 +78,7 @@ static int init_models(td_summary *s, const td_result *res, const td_arch_set *a
         if (!arch)
             return td_fail(err, "unknown arch table \"%s\" (device %d); see `topdown list-archs`",
                            name, dev->index);
-        if (td_model_init(&s->models[d], arch, err))
+        if (td_model_init_nodes(&s->models[d], arch, nodes, err))
             return -1;
         /* A section whose launches were only timed (the profiler was busy
          * or failed there) has no counters to bind. */
@@ -176,6 +176,13 @@ static void finish_means(td_summary *s, const double *weights)
 int td_summarize(const td_result *res, const td_arch_set *archs,
                  const char *arch_override, td_summary *out, td_error *err)
 {
+    return td_summarize_nodes(res, archs, arch_override, td_nodes_builtin(), out, err);
+}
+
+int td_summarize_nodes(const td_result *res, const td_arch_set *archs,
+                       const char *arch_override, const td_node_set *nodes,
+                       td_summary *out, td_error *err)
+{
     memset(out, 0, sizeof *out);
     if (res->n_devices == 0)
         return td_fail(err, "the result holds no device section: the app launched no kernel on a GPU");
@@ -186,7 +193,7 @@ int td_summarize(const td_result *res, const td_arch_set *archs,
         total_launches += res->devices[d].n_launches;
     if (total_launches == 0)
         return td_fail(err, "the result holds no kernel launch: the app launched no kernel (or the filters matched none)");
-    int rc = init_models(out, res, archs, arch_override, err);
+    int rc = init_models(out, res, archs, arch_override, nodes, err);
     if (rc == 0) {
         weights = calloc(total_launches, sizeof *weights);
         rc = weights ? add_launches(out, &idx, res, weights, err)

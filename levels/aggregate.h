@@ -36,6 +36,10 @@ typedef struct td_summary {
  * replaces the name recorded in the result) and computes every mean. */
 int td_summarize(const td_result *res, const td_arch_set *archs,
                  const char *arch_override, td_summary *out, td_error *err);
+/* The same with another node list than the built-in one. */
+int td_summarize_nodes(const td_result *res, const td_arch_set *archs,
+                       const char *arch_override, const td_node_set *nodes,
+                       td_summary *out, td_error *err);
 /* The model of one profiled launch of device section dev. */
 int td_summary_launch(const td_summary *s, const td_result *res, size_t dev,
                       size_t launch, td_breakdown *out, td_error *err);
