@@ -164,6 +164,11 @@ static int parse_arch(const cJSON *root, td_arch *arch, const char *path,
     if (!cJSON_IsNumber(ipc_max) || ipc_max->valuedouble <= 0)
         return td_fail(err, "%s: \"ipc_max\" must be a positive number", path);
     arch->ipc_max = ipc_max->valuedouble;
+    const cJSON *passes = cJSON_GetObjectItemCaseSensitive(root, "passes");
+    if (passes && (!cJSON_IsNumber(passes) || passes->valuedouble < 1 ||
+                   passes->valuedouble != (int)passes->valuedouble))
+        return td_fail(err, "%s: \"passes\" must be a positive whole number", path);
+    arch->passes = passes ? (int)passes->valuedouble : 0;
     return parse_counters(root, arch, path, err) ||
                    parse_stalls(root, arch, path, err) ||
                    parse_thresholds(root, arch, path, err)

@@ -34,6 +34,8 @@ typedef struct td_arch {
     char **chips;      /* "GH100": as cuptiDeviceGetChipName says it */
     size_t n_chips;
     double ipc_max;
+    int passes;        /* replay passes of the whole metric set in table order
+                          (range profiler, checked by test_arch_passes); 0: not stated */
     td_source source;
     char *counter[TD_COUNTER_COUNT]; /* metric name, NULL where not used */
     td_stall_map *stalls;
