@@ -189,11 +189,13 @@ static void print_side_header(FILE *out, const char *tag, const td_diff_side *si
     fprintf(out, "%s: %s\n", tag, side->label);
     for (size_t d = 0; d < res->n_devices; d++) {
         const td_device *dev = &res->devices[d];
-        const td_arch *arch = side->s->models[d].arch;
-        fprintf(out, "   %s (%s, CC %d.%d), arch table %s (%s)%s\n",
-                dev->name ? dev->name : "unknown", dev->chip ? dev->chip : "?",
-                dev->cc_major, dev->cc_minor, arch->name, arch->family,
-                side->s->models[d].depth < 3 ? ", legacy: no level 3" : "");
+        const td_model *m = &side->s->models[d];
+        fprintf(out, "   %s (%s, CC %d.%d), arch table %s (%s)", dev->name ? dev->name : "unknown",
+                dev->chip ? dev->chip : "?", dev->cc_major, dev->cc_minor, m->arch->name,
+                m->arch->family);
+        if (m->depth < td_source_max_depth())
+            fprintf(out, ", legacy: no level %d", m->depth + 1);
+        fputc('\n', out);
     }
     fprintf(out, "   %zu kernels, %zu launches (%zu profiled), GPU time %.3f ms%s\n",
             side->s->n_kernels, side->s->launches, side->s->profiled, side->s->total_ns / 1e6,

@@ -140,9 +140,9 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
         return td_fail(err, "level %d does not exist; use -l 1 to -l %d", o->level, TD_MAX_LEVEL);
     print_header(out, res, s, o);
     const td_model *m = td_summary_model(s);
-    if (o->level >= 3 && m->depth < 3)
-        fprintf(out, "NOTE: arch table %s (nvprof) has no level-3 nodes; its stall metrics are listed under their level-2 node\n",
-                m->arch->name);
+    if (o->level > m->depth && m->depth < td_source_max_depth())
+        fprintf(out, "NOTE: arch table %s (%s) has no level-%d nodes; its stall metrics are listed under their level-%d node\n",
+                m->arch->name, m->source->key, m->depth + 1, m->depth);
     fprintf(out, "\nApplication: ");
     if (!s->app_has_data) {
         fprintf(out, "no profiled launch with active cycles\n");
