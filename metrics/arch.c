@@ -1,4 +1,4 @@
-#include "arch.h"
+#include "metrics/arch.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "file_text.h"
-#include "result.h" /* td_strdup */
+#include "metrics/file_text.h"
+#include "metrics/result.h" /* td_strdup */
 
 static int get_string(const cJSON *obj, const char *key, int required,
                       char **out, const char *path, td_error *err)

@@ -1,4 +1,4 @@
-#include "source.h"
+#include "metrics/source.h"
 
 #include <string.h>
 
