@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,18 +52,21 @@ static const char *const section_headers[S_COUNT] = {
 #define ALL_COMMANDS (ON(TD_CMD_COUNT) - 1)
 #define NOT_ON(cmds) (ALL_COMMANDS & ~(cmds))
 
-typedef int (*cli_apply)(cli *c, const char *arg, td_error *err);
+typedef struct cli_option cli_option;
+typedef int (*cli_apply)(cli *c, const cli_option *o, const char *arg, td_error *err);
 
-typedef struct cli_option {
+struct cli_option {
     const char *name;   /* long name */
     char short_name;    /* 0: none */
     int takes_value;
     cli_group group;
     unsigned commands;  /* ON(command) for each command that takes it */
-    cli_apply apply;
+    cli_apply apply;    /* set_flag, set_string, set_count: into field; or its own */
+    size_t field;       /* offsetof(cli, ...) for the generic setters */
+    long min, max;      /* set_count's range */
     cli_section section;
     const char *usage;  /* its usage line(s); NULL: said in its section's header or another row */
-} cli_option;
+};
 
 /* What a command says about an option it does not take, by the option's
  * group; NULL: the command's general message. */
@@ -141,8 +145,31 @@ static int parse_overhead(const char *text, double *out, td_error *err)
 
 /* ---- applying each option ------------------------------------------------------ */
 
-static int set_level(cli *c, const char *arg, td_error *err)
+/* The generic setters store into the row's field. */
+static int set_flag(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
+    (void)arg, (void)err;
+    *(int *)((char *)c + o->field) = 1;
+    return 0;
+}
+
+static int set_string(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)err;
+    *(const char **)((char *)c + o->field) = arg;
+    return 0;
+}
+
+static int set_count(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    char label[64];
+    snprintf(label, sizeof label, "--%s", o->name);
+    return parse_count(arg, label, o->min, o->max, (long *)((char *)c + o->field), err);
+}
+
+static int set_level(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
     long value = 0;
     if (parse_count(arg, "-l/--level", 1, TD_MAX_LEVEL, &value, err))
         return -1;
@@ -150,225 +177,119 @@ static int set_level(cli *c, const char *arg, td_error *err)
     return 0;
 }
 
-static int set_verbose(cli *c, const char *arg, td_error *err)
+/* One table for the model and for the collection. */
+static int set_arch(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
-    (void)arg, (void)err;
-    c->report.verbose = 1;
-    return 0;
-}
-
-static int set_no_desc(cli *c, const char *arg, td_error *err)
-{
-    (void)arg, (void)err;
-    c->report.no_desc = 1;
-    return 0;
-}
-
-static int set_kernels(cli *c, const char *arg, td_error *err)
-{
-    return parse_count(arg, "--kernels", 0, LONG_MAX, &c->report.max_kernels, err);
-}
-
-static int set_app_only(cli *c, const char *arg, td_error *err)
-{
-    (void)arg, (void)err;
-    c->report.app_only = 1;
-    return 0;
-}
-
-static int set_arch(cli *c, const char *arg, td_error *err)
-{
-    (void)err;
+    (void)o, (void)err;
     c->arch = arg;
     c->profile.arch = arg;
     return 0;
 }
 
-static int set_csv(cli *c, const char *arg, td_error *err)
+static int set_phase_threshold(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
-    (void)err;
-    c->csv = arg;
-    return 0;
-}
-
-static int set_csv_launches(cli *c, const char *arg, td_error *err)
-{
-    (void)err;
-    c->csv_launches = arg;
-    return 0;
-}
-
-static int set_timeline(cli *c, const char *arg, td_error *err)
-{
-    (void)err;
-    c->timeline = arg;
-    return 0;
-}
-
-static int set_phase_threshold(cli *c, const char *arg, td_error *err)
-{
+    (void)o;
     return parse_points(arg, "--phase-threshold", &c->phase_threshold, err);
 }
 
-static int set_json(cli *c, const char *arg, td_error *err)
+static int set_replay_mode(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
-    (void)arg, (void)err;
-    c->json = 1;
-    return 0;
-}
-
-static int set_top(cli *c, const char *arg, td_error *err)
-{
-    return parse_count(arg, "--top", 0, LONG_MAX, &c->top, err);
-}
-
-static int set_diff(cli *c, const char *arg, td_error *err)
-{
-    (void)arg, (void)err;
-    c->plot_diff = 1;
-    return 0;
-}
-
-static int set_output(cli *c, const char *arg, td_error *err)
-{
-    (void)err;
-    c->profile.output = arg;
-    return 0;
-}
-
-static int set_force(cli *c, const char *arg, td_error *err)
-{
-    (void)arg, (void)err;
-    c->profile.force = 1;
-    return 0;
-}
-
-static int set_kernel_name(cli *c, const char *arg, td_error *err)
-{
-    (void)err;
-    c->profile.kernel_filter = arg;
-    return 0;
-}
-
-static int set_launch_skip(cli *c, const char *arg, td_error *err)
-{
-    return parse_count(arg, "--launch-skip", 0, LONG_MAX, &c->profile.launch_skip, err);
-}
-
-static int set_launch_count(cli *c, const char *arg, td_error *err)
-{
-    return parse_count(arg, "--launch-count", 1, LONG_MAX, &c->profile.launch_count, err);
-}
-
-static int set_per_kernel(cli *c, const char *arg, td_error *err)
-{
-    return parse_count(arg, "--per-kernel", 1, LONG_MAX, &c->profile.per_kernel, err);
-}
-
-static int set_replay_mode(cli *c, const char *arg, td_error *err)
-{
+    (void)o;
     static const char *const modes[] = {"auto", "none", "kernel", NULL};
     return parse_word(arg, "--replay-mode", modes, &c->profile.replay_mode, err);
 }
 
-static int set_overhead(cli *c, const char *arg, td_error *err)
+static int set_overhead(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
+    (void)o;
     return parse_overhead(arg, &c->profile.overhead_pct, err);
 }
 
-static int set_graph_profiling(cli *c, const char *arg, td_error *err)
+static int set_graph_profiling(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
+    (void)o;
     static const char *const views[] = {"node", "graph", NULL};
     return parse_word(arg, "--graph-profiling", views, &c->profile.graph_profiling, err);
 }
 
-static int set_no_progress(cli *c, const char *arg, td_error *err)
+static int set_no_progress(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
-    (void)arg, (void)err;
+    (void)o, (void)arg, (void)err;
     c->profile.progress = 0;
-    return 0;
-}
-
-static int set_help(cli *c, const char *arg, td_error *err)
-{
-    (void)arg, (void)err;
-    c->help = 1;
-    return 0;
-}
-
-static int set_version(cli *c, const char *arg, td_error *err)
-{
-    (void)arg, (void)err;
-    c->version = 1;
     return 0;
 }
 
 /* ---- the table ------------------------------------------------------------------ */
 
+/* list-nodes reads only -l and, as ever, lets the others pass. */
 #define EVERYWHERE ALL_COMMANDS
 #define RESULTS_AND_PROFILING (ON(TD_CMD_PROFILE) | ON(TD_CMD_REPORT) | ON(TD_CMD_LIST_NODES))
+#define PROFILING_CMDS (ON(TD_CMD_PROFILE) | ON(TD_CMD_LIST_NODES))
+#define PLOT_ONLY_CMDS (ON(TD_CMD_PLOT) | ON(TD_CMD_LIST_NODES))
+
+#define FLAG(member) set_flag, offsetof(cli, member), 0, 0
+#define STRING(member) set_string, offsetof(cli, member), 0, 0
+#define COUNT(member, min, max) set_count, offsetof(cli, member), min, max
+#define OWN(fn) fn, 0, 0, 0
 
 static const cli_option options[] = {
-    {"level", 'l', 1, G_REPORT, EVERYWHERE, set_level, S_REPORT,
+    {"level", 'l', 1, G_REPORT, EVERYWHERE, OWN(set_level), S_REPORT,
      "  -l, --level N        tree depth, 1 to 4 (default 1; 4 lists stall reasons)\n"},
-    {"verbose", 'v', 0, G_REPORT, EVERYWHERE, set_verbose, S_REPORT,
+    {"verbose", 'v', 0, G_REPORT, EVERYWHERE, FLAG(report.verbose), S_REPORT,
      "  -v, --verbose        also show nodes below threshold, marked '<'\n"},
-    {"no-desc", 0, 0, G_REPORT, EVERYWHERE, set_no_desc, S_REPORT,
+    {"no-desc", 0, 0, G_REPORT, EVERYWHERE, FLAG(report.no_desc), S_REPORT,
      "      --no-desc        no description lines\n"},
-    {"kernels", 0, 1, G_REPORT, EVERYWHERE, set_kernels, S_REPORT,
+    {"kernels", 0, 1, G_REPORT, EVERYWHERE, COUNT(report.max_kernels, 0, LONG_MAX), S_REPORT,
      "      --kernels N      kernels listed, heaviest first (default 10, 0 = all)\n"},
-    {"app-only", 0, 0, G_REPORT, EVERYWHERE, set_app_only, S_REPORT,
+    {"app-only", 0, 0, G_REPORT, EVERYWHERE, FLAG(report.app_only), S_REPORT,
      "      --app-only       only the application tree\n"},
-    {"arch", 0, 1, G_REPORT, NOT_ON(ON(TD_CMD_DIFF)), set_arch, S_REPORT,
+    {"arch", 0, 1, G_REPORT, NOT_ON(ON(TD_CMD_DIFF)), OWN(set_arch), S_REPORT,
      "      --arch NAME      arch table to use instead of the detected/recorded one\n"},
-    {"csv", 0, 1, G_OUTPUT, NOT_ON(ON(TD_CMD_PLOT)), set_csv, S_REPORT,
+    {"csv", 0, 1, G_OUTPUT, NOT_ON(ON(TD_CMD_PLOT)), STRING(csv), S_REPORT,
      "      --csv FILE       also write one CSV row per kernel and the app (- = stdout)\n"},
-    {"csv-launches", 0, 1, G_OUTPUT, RESULTS_AND_PROFILING, set_csv_launches, S_REPORT,
+    {"csv-launches", 0, 1, G_OUTPUT, RESULTS_AND_PROFILING, STRING(csv_launches), S_REPORT,
      "      --csv-launches FILE  also write one CSV row per profiled launch\n"},
-    {"timeline", 0, 1, G_OUTPUT, NOT_ON(ON(TD_CMD_DIFF)), set_timeline, S_REPORT,
+    {"timeline", 0, 1, G_OUTPUT, NOT_ON(ON(TD_CMD_DIFF)), STRING(timeline), S_REPORT,
      "      --timeline KERNEL    the kernel's invocations and phases instead of the tree\n"},
-    {"phase-threshold", 0, 1, G_OUTPUT, EVERYWHERE, set_phase_threshold, S_REPORT,
+    {"phase-threshold", 0, 1, G_OUTPUT, EVERYWHERE, OWN(set_phase_threshold), S_REPORT,
      "      --phase-threshold PCT  level-1 jump that starts a phase (default 5 points)\n"},
-    {"json", 0, 0, G_OUTPUT, RESULTS_AND_PROFILING, set_json, S_REPORT,
+    {"json", 0, 0, G_OUTPUT, RESULTS_AND_PROFILING, FLAG(json), S_REPORT,
      "      --json           the modelled tree as JSON instead of the text (docs/OUTPUTS.md)\n"},
-    {"top", 0, 1, G_PLOT, ON(TD_CMD_PLOT) | ON(TD_CMD_LIST_NODES), set_top, S_PLOT, NULL},
-    {"diff", 0, 0, G_PLOT, ON(TD_CMD_PLOT) | ON(TD_CMD_LIST_NODES), set_diff, S_PLOT, NULL},
-    {"output", 'o', 1, G_PROFILING, ON(TD_CMD_PROFILE) | ON(TD_CMD_PLOT) | ON(TD_CMD_LIST_NODES),
-     set_output, S_PROFILING,
+    {"top", 0, 1, G_PLOT, PLOT_ONLY_CMDS, COUNT(top, 0, LONG_MAX), S_PLOT, NULL},
+    {"diff", 0, 0, G_PLOT, PLOT_ONLY_CMDS, FLAG(plot_diff), S_PLOT, NULL},
+    {"output", 'o', 1, G_PROFILING, PROFILING_CMDS | ON(TD_CMD_PLOT), STRING(profile.output),
+     S_PROFILING,
      "  -o, --output FILE    result file (default: APP.topdown.json, never overwritten)\n"},
-    {"force", 'f', 0, G_PROFILING, ON(TD_CMD_PROFILE) | ON(TD_CMD_LIST_NODES), set_force,
-     S_PROFILING, "  -f, --force          overwrite the result file given with -o\n"},
-    {"kernel-name", 'k', 1, G_PROFILING, ON(TD_CMD_PROFILE) | ON(TD_CMD_LIST_NODES),
-     set_kernel_name, S_PROFILING,
+    {"force", 'f', 0, G_PROFILING, PROFILING_CMDS, FLAG(profile.force), S_PROFILING,
+     "  -f, --force          overwrite the result file given with -o\n"},
+    {"kernel-name", 'k', 1, G_PROFILING, PROFILING_CMDS, STRING(profile.kernel_filter),
+     S_PROFILING,
      "  -k, --kernel-name RE profile only kernels whose name matches RE (POSIX ERE)\n"},
-    {"launch-skip", 0, 1, G_PROFILING, ON(TD_CMD_PROFILE) | ON(TD_CMD_LIST_NODES),
-     set_launch_skip, S_PROFILING,
-     "      --launch-skip N  skip the first N matching launches\n"},
-    {"launch-count", 0, 1, G_PROFILING, ON(TD_CMD_PROFILE) | ON(TD_CMD_LIST_NODES),
-     set_launch_count, S_PROFILING,
+    {"launch-skip", 0, 1, G_PROFILING, PROFILING_CMDS, COUNT(profile.launch_skip, 0, LONG_MAX),
+     S_PROFILING, "      --launch-skip N  skip the first N matching launches\n"},
+    {"launch-count", 0, 1, G_PROFILING, PROFILING_CMDS,
+     COUNT(profile.launch_count, 1, LONG_MAX), S_PROFILING,
      "      --launch-count N profile at most N launches\n"},
-    {"per-kernel", 0, 1, G_PROFILING, ON(TD_CMD_PROFILE) | ON(TD_CMD_LIST_NODES),
-     set_per_kernel, S_PROFILING,
+    {"per-kernel", 0, 1, G_PROFILING, PROFILING_CMDS, COUNT(profile.per_kernel, 1, LONG_MAX),
+     S_PROFILING,
      "      --per-kernel N   profile at most N launches of each kernel, time the rest\n"},
-    {"replay-mode", 0, 1, G_PROFILING, ON(TD_CMD_PROFILE) | ON(TD_CMD_LIST_NODES),
-     set_replay_mode, S_PROFILING,
+    {"replay-mode", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_replay_mode), S_PROFILING,
      "      --replay-mode M  auto (default): one counter group per launch, rotated over\n"
      "                       a kernel's launches, kernel replay for a kernel's first\n"
      "                       launch; none: never replay; kernel: replay every profiled\n"
      "                       launch for the full counter set (slow)\n"},
-    {"overhead", 0, 1, G_PROFILING, ON(TD_CMD_PROFILE) | ON(TD_CMD_LIST_NODES), set_overhead,
-     S_PROFILING,
+    {"overhead", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_overhead), S_PROFILING,
      "      --overhead PCT   profile as many launches as keep the run within PCT% of\n"
      "                       native time (default 50); 'unlimited' profiles every launch\n"},
-    {"graph-profiling", 0, 1, G_PROFILING, ON(TD_CMD_PROFILE) | ON(TD_CMD_LIST_NODES),
-     set_graph_profiling, S_PROFILING,
+    {"graph-profiling", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_graph_profiling),
+     S_PROFILING,
      "      --graph-profiling node|graph  kernels of CUDA graphs: each node its own\n"
      "                       range (default), or one range per graph launch\n"},
-    {"no-progress", 0, 0, G_PROFILING, ON(TD_CMD_PROFILE) | ON(TD_CMD_LIST_NODES),
-     set_no_progress, S_PROFILING, "      --no-progress    no progress line on stderr\n"},
-    {"help", 'h', 0, G_GENERAL, EVERYWHERE, set_help, S_END,
+    {"no-progress", 0, 0, G_PROFILING, PROFILING_CMDS, OWN(set_no_progress), S_PROFILING,
+     "      --no-progress    no progress line on stderr\n"},
+    {"help", 'h', 0, G_GENERAL, EVERYWHERE, FLAG(help), S_END,
      "  -h, --help           this help;  -V, --version  the version\n"},
-    {"version", 'V', 0, G_GENERAL, EVERYWHERE, set_version, S_END, NULL},
+    {"version", 'V', 0, G_GENERAL, EVERYWHERE, FLAG(version), S_END, NULL},
 };
 
 #define N_OPTIONS (sizeof options / sizeof *options)
@@ -456,7 +377,7 @@ int td_cli_parse_options(int argc, char **argv, cli *c, td_error *err)
         if (row < 0)
             return td_fail(err, "unknown option; see topdown --help");
         c->seen[row] = 1;
-        if (options[row].apply(c, optarg, err))
+        if (options[row].apply(c, &options[row], optarg, err))
             return -1;
     }
     return 0;
