@@ -391,7 +391,8 @@ int td_cli_check(const cli *c, td_command command, td_error *err)
             if (c->seen[i] && options[i].group == (cli_group)group &&
                 !(options[i].commands & ON(command)))
                 return td_fail(err, "%s", cmd->reject[group] ? cmd->reject[group]
-                                                             : cmd->reject_any);
+                                          : cmd->reject_any ? cmd->reject_any
+                                          : "that option does not apply here; see topdown --help");
     return 0;
 }
 
