@@ -2,12 +2,15 @@
 """Design check of td_bench's kernels, independent of topdown's collector.
 
 Runs td_bench under Nsight Compute (ncu) with the raw counters of
-shared/MODEL.md (CC >= 7.5), computes the TopDown tree of every kernel the
+docs/MODEL.md (CC >= 7.5), computes the TopDown tree of every kernel the
 way the model does, and prints each kernel's tree, its bottleneck path and
 whether that is the node the kernel was designed for (td_bench --list).
+The counters, the stall reasons and the leaf each belongs to come from an
+arch table (archs/gh100.json unless --arch); the order of the nodes from
+`topdown list-nodes` when the topdown binary is found, else the table's.
 
     python3 benchmarks/model_check.py [--bench PATH] [--kernel NAMES | --all]
-                                      [--reps N] [--save-csv FILE]
+                                      [--reps N] [--save-csv FILE] [--arch NAME|FILE]
     python3 benchmarks/model_check.py --csv-in FILE   # re-analyse a saved run
 
 Exit status: 0 when every designed kernel lands on its node, 1 when one
@@ -17,6 +20,7 @@ does not, 2 on bad usage or when ncu fails. Python 3 standard library only.
 import argparse
 import csv
 import io
+import json
 import os
 import re
 import subprocess
@@ -24,42 +28,52 @@ import sys
 
 IPC_MAX = 4.0  # SMSPs per SM x issue width, Turing through Hopper
 
-COUNTERS = {
-    "inst_executed": "smsp__inst_executed.sum",
-    "inst_issued": "smsp__inst_issued.sum",
-    "thread_inst_executed": "smsp__thread_inst_executed.sum",
-    "cycles_active": "sm__cycles_active.sum",
-    "duration_ns": "gpu__time_duration.sum",
-}
-
-# Level-3 leaves and their stall reasons (MODEL.md section 4).
-LEAVES = [
-    ("Frontend.Fetch.Instruction_Fetch", ["no_instruction"]),
-    ("Frontend.Fetch.Branch_Resolving", ["branch_resolving"]),
-    ("Frontend.Fetch.Synchronization", ["barrier", "membar", "sleeping"]),
-    ("Frontend.Decode.Dispatch", ["dispatch_stall"]),
-    ("Frontend.Decode.Misc", ["misc"]),
-    ("Backend.Memory_Bound.L1_Bound", ["long_scoreboard", "lg_throttle", "tex_throttle"]),
-    ("Backend.Memory_Bound.MIO_Bound", ["mio_throttle", "short_scoreboard"]),
-    ("Backend.Memory_Bound.Constant_Memory", ["imc_miss"]),
-    ("Backend.Memory_Bound.Drain", ["drain"]),
-    ("Backend.Core_Bound.Math_Pipe", ["math_pipe_throttle"]),
-    ("Backend.Core_Bound.Dependency_Wait", ["wait"]),
-    ("Backend.Core_Bound.Tensor", ["gmma"]),
-]
-STALL_METRIC = "smsp__warps_issue_stalled_{}.sum"
+# Filled from the arch table by load_table(): abstract counter -> metric,
+# [(level-3 leaf path, [stall reasons])] in tree order, reason -> metric.
+COUNTERS = {}
+LEAVES = []
+STALL_METRICS = {}
 PASSES_METRIC = "profiler__replayer_passes"  # ncu's own, costs no pass
 LEVEL1 = ["Retire", "Divergence", "Frontend", "Backend"]
 # Default thresholds (MODEL.md section 7): fraction of all slots at
 # level 1, of the parent below.
 LEVEL1_THRESHOLD = {"Divergence": 0.10, "Frontend": 0.20, "Backend": 0.20}
 CHILD_THRESHOLD = 0.10
+THRESHOLDS = {}  # the table's overrides: node path or stall reason -> fraction
+
+
+def tree_order(topdown):
+    """Node paths in tree order from `topdown list-nodes -l 3`; [] without it."""
+    try:
+        out = subprocess.run([topdown, "list-nodes", "-l", "3"], capture_output=True,
+                             text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    return [line.split()[2] for line in out.splitlines()[1:] if len(line.split()) > 2]
+
+
+def load_table(path, topdown):
+    """Counters, leaves and stall metrics of a range-profiler arch table."""
+    global COUNTERS, LEAVES, STALL_METRICS, THRESHOLDS
+    with open(path) as fh:
+        table = json.load(fh)
+    if table.get("source") != "range_profiler":
+        sys.exit("model_check: %s is not a range-profiler table" % path)
+    COUNTERS = dict(table["counters"])
+    THRESHOLDS = dict(table.get("thresholds", {}))
+    leaves = {}
+    for s in table["stalls"]:
+        leaves.setdefault(s["node"], []).append(s["reason"])
+        STALL_METRICS[s["reason"]] = s["metric"]
+    order = tree_order(topdown)
+    rank = {path: i for i, path in enumerate(order)}
+    LEAVES = sorted(leaves.items(), key=lambda kv: rank.get(kv[0], len(order)))
 
 
 def all_metrics():
     names = list(COUNTERS.values()) + [PASSES_METRIC]
     for _, reasons in LEAVES:
-        names += [STALL_METRIC.format(r) for r in reasons]
+        names += [STALL_METRICS[r] for r in reasons]
     return names
 
 
@@ -117,8 +131,8 @@ def over_threshold(f, node):
     if node == "Retire":
         return False  # not a loss
     if "." not in node:
-        return f.get(node, 0.0) > LEVEL1_THRESHOLD[node]
-    return f.get(node, 0.0) > CHILD_THRESHOLD * f.get(parent(node), 0.0)
+        return f.get(node, 0.0) > THRESHOLDS.get(node, LEVEL1_THRESHOLD[node])
+    return f.get(node, 0.0) > THRESHOLDS.get(node, CHILD_THRESHOLD) * f.get(parent(node), 0.0)
 
 
 def bottleneck(f):
@@ -142,7 +156,7 @@ def parse_ncu_csv(text):
     by_metric[PASSES_METRIC] = "passes"
     for _, reasons in LEAVES:
         for r in reasons:
-            by_metric[STALL_METRIC.format(r)] = r
+            by_metric[STALL_METRICS[r]] = r
     launches = {}
     for row in rows:
         name = row.get("Metric Name", "")
@@ -263,7 +277,14 @@ def main():
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--csv-in", help="analyse a saved ncu CSV instead of running ncu")
     ap.add_argument("--save-csv", help="keep ncu's CSV output here")
+    ap.add_argument("--arch", default="gh100",
+                    help="arch table: a name in archs/ or a path (default gh100)")
+    ap.add_argument("--topdown", default=os.environ.get("TOPDOWN") or os.path.join(
+        here, "..", "build", "topdown"), help="topdown binary, for the node order")
     args = ap.parse_args()
+    table = args.arch if os.path.sep in args.arch or args.arch.endswith(".json") else \
+        os.path.join(here, "..", "archs", args.arch + ".json")
+    load_table(table, args.topdown)
 
     expected = bench_list(args.bench)
     passes, dropped = {}, []

@@ -1,4 +1,4 @@
-#include "aggregate.h"
+#include "levels/aggregate.h"
 
 #include "combine.h"
 
@@ -66,7 +66,7 @@ static int has_profiled_launch(const td_device *dev)
 }
 
 static int init_models(td_summary *s, const td_result *res, const td_arch_set *archs,
-                       const char *arch_override, td_error *err)
+                       const char *arch_override, const td_node_set *nodes, td_error *err)
 {
     s->n_models = res->n_devices;
     s->models = calloc(res->n_devices ? res->n_devices : 1, sizeof *s->models);
@@ -80,7 +80,7 @@ static int init_models(td_summary *s, const td_result *res, const td_arch_set *a
         if (!arch)
             return td_fail(err, "unknown arch table \"%s\" (device %d); see `topdown list-archs`",
                            name, dev->index);
-        if (td_model_init(&s->models[d], arch, err))
+        if (td_model_init_nodes(&s->models[d], arch, nodes, err))
             return -1;
         /* A section whose launches were only timed (the profiler was busy
          * or failed there) has no counters to bind. */
@@ -212,21 +212,10 @@ static int by_time_desc(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* Stall i means a different reason under each table, and a legacy table
- * has no level 3: keep only what every table of the mix shares. */
-static void drop_unshared_levels(td_breakdown *b, int min_depth)
-{
-    b->n_stalls = 0;
-    if (min_depth >= 3)
-        return;
-    for (int n = 0; n < TD_NODE_COUNT; n++)
-        if (td_node_get(n)->level == 3)
-            b->node[n] = 0;
-}
-
+/* The deepest fixed level every device's table fills. */
 static int min_model_depth(const td_summary *s)
 {
-    int depth = 3;
+    int depth = td_source_max_depth();
     for (size_t m = 0; m < s->n_models; m++)
         if (s->models[m].depth < depth)
             depth = s->models[m].depth;
@@ -240,8 +229,10 @@ static void finish_means(td_summary *s, const double *weights)
         if (!ks->has_data)
             continue;
         td_breakdown_scale(&ks->mean, 1.0 / weights[k]);
+        /* Stall i means a different reason under each table, and a legacy
+         * table has no level 3: keep only what every table of the mix shares. */
         if (ks->mixed_arch)
-            drop_unshared_levels(&ks->mean, min_model_depth(s));
+            td_breakdown_keep_shared(&s->models[ks->model], &ks->mean, min_model_depth(s));
         /* Unprofiled launches count with the kernel's mean (section 6). */
         double w = ks->total_ns > 0 ? ks->total_ns : weights[k];
         td_breakdown_accumulate(&s->app, &ks->mean, w);
@@ -251,12 +242,23 @@ static void finish_means(td_summary *s, const double *weights)
     if (s->app_has_data)
         td_breakdown_scale(&s->app, 1.0 / s->covered_ns);
     if (s->mixed_arch)
-        drop_unshared_levels(&s->app, min_model_depth(s));
+        td_breakdown_keep_shared(td_summary_model(s), &s->app, min_model_depth(s));
+    td_model_judge(td_summary_model(s), &s->app, &s->app_verdict);
+    for (size_t k = 0; k < s->n_kernels; k++)
+        td_model_judge(&s->models[s->kernels[k].model], &s->kernels[k].mean,
+                       &s->kernels[k].verdict);
     qsort(s->kernels, s->n_kernels, sizeof *s->kernels, by_time_desc);
 }
 
 int td_summarize(const td_result *res, const td_arch_set *archs,
                  const char *arch_override, td_summary *out, td_error *err)
+{
+    return td_summarize_nodes(res, archs, arch_override, td_nodes_builtin(), out, err);
+}
+
+int td_summarize_nodes(const td_result *res, const td_arch_set *archs,
+                       const char *arch_override, const td_node_set *nodes,
+                       td_summary *out, td_error *err)
 {
     memset(out, 0, sizeof *out);
     if (res->n_devices == 0)
@@ -269,7 +271,7 @@ int td_summarize(const td_result *res, const td_arch_set *archs,
         total_launches += res->devices[d].n_launches;
     if (total_launches == 0)
         return td_fail(err, "the result holds no kernel launch: the app launched no kernel (or the filters matched none)");
-    int rc = init_models(out, res, archs, arch_override, err);
+    int rc = init_models(out, res, archs, arch_override, nodes, err);
     if (rc == 0) {
         weights = calloc(total_launches, sizeof *weights);
         acc = calloc(total_launches, sizeof *acc);

@@ -2,7 +2,7 @@
 #ifndef TD_AGGREGATE_H
 #define TD_AGGREGATE_H
 
-#include "model.h"
+#include "levels/model.h"
 
 typedef struct td_kernel_summary {
     const char *name;      /* borrowed from the result */
@@ -10,6 +10,7 @@ typedef struct td_kernel_summary {
     size_t profiled;       /* launches with counters */
     double total_ns;       /* all launches */
     td_breakdown mean;     /* duration-weighted over profiled launches */
+    td_verdict verdict;    /* its bottleneck and nodes over threshold */
     int has_data;          /* some profiled launch had active cycles */
     int model;             /* index into td_summary.models of its first device */
     int mixed_arch;        /* launches under different arch tables: the mean
@@ -24,6 +25,7 @@ typedef struct td_summary {
     td_kernel_summary *kernels; /* heaviest (total time) first */
     size_t n_kernels;
     td_breakdown app;      /* weighted by each kernel's total time */
+    td_verdict app_verdict;
     int app_has_data;
     double total_ns;       /* all launches */
     double covered_ns;     /* time of kernels with data (the app's weights) */
@@ -40,6 +42,10 @@ typedef struct td_summary {
  * replaces the name recorded in the result) and computes every mean. */
 int td_summarize(const td_result *res, const td_arch_set *archs,
                  const char *arch_override, td_summary *out, td_error *err);
+/* The same with another node list than the built-in one. */
+int td_summarize_nodes(const td_result *res, const td_arch_set *archs,
+                       const char *arch_override, const td_node_set *nodes,
+                       td_summary *out, td_error *err);
 /* The model of one profiled launch of device section dev. */
 int td_summary_launch(const td_summary *s, const td_result *res, size_t dev,
                       size_t launch, td_breakdown *out, td_error *err);

@@ -1,28 +1,72 @@
-/* The TopDown model of MODEL.md: raw counters -> fractions of issue slots. */
+/* The TopDown model of MODEL.md: raw counters -> fractions of issue slots.
+ * td_model_init resolves, once per arch table, the full tree: the fixed
+ * node records (tree.h) plus the table's stall reasons as real level-4
+ * children. Every part of the program walks that one list (m->tree) by
+ * tree index; a td_breakdown holds one value per tree index. */
 #ifndef TD_MODEL_H
 #define TD_MODEL_H
 
 #include <stddef.h>
 
-#include "../metrics/arch.h"
-#include "../metrics/error.h"
-#include "../metrics/result.h"
-#include "tree.h"
+#include "levels/tree.h"
+#include "metrics/arch.h"
+#include "metrics/error.h"
+#include "metrics/result.h"
 
 #define TD_MAX_LEVEL 4
+#define TD_MAX_NODES 32 /* fixed nodes a node list may hold */
+#define TD_TREE_MAX (TD_MAX_NODES + TD_MAX_STALLS)
+#define TD_PATH_MAX 160
+/* Threshold of a stall reason, of its parent, unless the table says. */
+#define TD_STALL_THRESHOLD_DEFAULT 0.10
 
-/* An arch table resolved against the model: every stall reason's node
- * checked and turned into an index. */
+/* One node of the resolved tree. */
+typedef struct td_tree_node {
+    char path[TD_PATH_MAX]; /* "Backend.Memory_Bound" or "...L1_Bound.long_scoreboard" */
+    const char *name;       /* node name, or the stall reason */
+    const td_node_info *record; /* the fixed node's record; NULL for a stall reason */
+    const td_stall_map *stall_map; /* the stall reason's table entry; NULL for a fixed node */
+    const char *area;       /* "RET", "DIV", "FE", "BE": a stall reason's is its node's */
+    td_node_kind kind;
+    int parent;             /* tree index; -1 at level 1 */
+    int level;              /* 1..; a stall reason sits one below its node */
+    double threshold;       /* the table's override, else the default */
+    int stall;              /* index into the arch table's stalls; -1 for a fixed node */
+    int measured;           /* counters lie behind it under this table (a node
+                               without a stall reason below it, e.g. Tensor
+                               before Hopper or level 3 of a legacy table, has none) */
+} td_tree_node;
+
+/* An arch table resolved against the model. */
 typedef struct td_model {
     const td_arch *arch;
-    int stall_node[TD_MAX_STALLS]; /* td_node of each arch stall */
-    int depth;                     /* deepest tree level the table fills (2 legacy, 3) */
-    double threshold[TD_NODE_COUNT];
-    double stall_threshold[TD_MAX_STALLS];
+    const td_source_info *source;
+    const td_node_set *nodes;
+    int depth;                     /* deepest fixed level the table fills (its source's) */
+    int stall_node[TD_MAX_STALLS]; /* tree index of the node each arch stall sits under */
+    td_tree_node tree[TD_TREE_MAX]; /* the fixed nodes in their order, then the stall
+                                       reasons in table order */
+    int n_tree;
+    int max_level;                 /* deepest level of the tree */
 } td_model;
 
-/* Fails on a stall mapped to an unknown node or to a non-leaf node. */
+/* Resolves the table against the built-in nodes. Fails on a stall mapped
+ * to an unknown node or to a node that takes no stall reasons. */
 int td_model_init(td_model *m, const td_arch *arch, td_error *err);
+/* The same against another node list (a model with an extra node). */
+int td_model_init_nodes(td_model *m, const td_arch *arch, const td_node_set *nodes,
+                        td_error *err);
+
+/* Tree index of a node path (or bare fixed-node name); -1 if none. */
+int td_model_find(const td_model *m, const char *path);
+/* Tree index of the stall reason of arch stall i. */
+static inline int td_model_stall_index(const td_model *m, size_t i)
+{
+    return m->nodes->count + (int)i;
+}
+/* The next child of parent (-1: level 1) after tree index `after` (-1:
+ * the first); -1 when there is none. Children come in tree order. */
+int td_model_next_child(const td_model *m, int parent, int after);
 
 /* Where each counter the model needs sits in a device's metric list. */
 typedef struct td_binding {
@@ -34,15 +78,21 @@ typedef struct td_binding {
 int td_model_bind(const td_model *m, const td_device *dev, td_binding *b,
                   td_error *err);
 
-/* Fractions of issue slots (0..1), never NaN. Level 1 sums to 1:
- * Retire + Divergence + Frontend + Backend + unattributed. A launch without
- * active cycles has no slots: has_slots = 0 and everything is 0. Stalled
- * slots of a launch with no stall samples at all (S = 0, which MODEL.md
- * leaves undefined) cannot be split and are kept as "unattributed". */
+/* Fractions of issue slots (0..1), never NaN, one per tree index. Level 1
+ * sums to 1: Retire + Divergence + Frontend + Backend + unattributed. A
+ * launch without active cycles has no slots: has_slots = 0 and everything
+ * is 0. Stalled slots of a launch with no stall samples at all (S = 0,
+ * which MODEL.md leaves undefined) cannot be split and are kept as
+ * "unattributed". */
 typedef struct td_breakdown {
-    double node[TD_NODE_COUNT];
-    double stall[TD_MAX_STALLS]; /* level 4, arch stall order */
-    size_t n_stalls;
+    union {
+        double value[TD_TREE_MAX]; /* by tree index */
+        struct {                   /* the same values, for the built-in nodes */
+            double node[TD_NODE_COUNT]; /* by td_node */
+            double stall[TD_MAX_STALLS]; /* level 4, arch stall order */
+        };
+    };
+    size_t n_stalls;   /* stall reasons present (0: a mean over mixed tables) */
     double ipc;        /* executed warp instructions per active SM cycle */
     double ipc_issued;
     double warp_eff;   /* 0..1 */
@@ -50,17 +100,38 @@ typedef struct td_breakdown {
     int has_slots;
 } td_breakdown;
 
+/* The model of one counter vector (a launch's, or several launches'
+ * combined), laid out as the binding says. */
+void td_model_counters(const td_model *m, const td_binding *b, const double *counters,
+                       td_breakdown *out);
+/* The model of one profiled launch; fails on a launch without counters. */
 int td_model_launch(const td_model *m, const td_binding *b,
                     const td_launch *launch, td_breakdown *out, td_error *err);
 
 /* acc += w * x, for weighted means. */
 void td_breakdown_accumulate(td_breakdown *acc, const td_breakdown *x, double w);
 void td_breakdown_scale(td_breakdown *acc, double factor);
+/* Keeps only what tables of different depths share: the fixed levels down
+ * to depth, no stall reason. */
+void td_breakdown_keep_shared(const td_model *m, td_breakdown *b, int depth);
+
+/* Whether tree node `node` has a value in b (a stall reason of a mean over
+ * mixed tables has none). */
+int td_node_present(const td_model *m, const td_breakdown *b, int node);
 
 /* Bottleneck per MODEL.md section 7, searched down to max_level (1..4).
- * Returns a td_node, or TD_NODE_COUNT + i for stall i, or -1 if none. */
+ * Returns a tree index, or -1 if none. */
 int td_bottleneck(const td_model *m, const td_breakdown *b, int max_level);
-/* Whether a node (or TD_NODE_COUNT + i) is over its threshold. */
+/* Whether a tree node is a loss over its threshold. */
 int td_over_threshold(const td_model *m, const td_breakdown *b, int node);
+
+/* What the model concludes from a breakdown, computed once and rendered by
+ * every output. */
+typedef struct td_verdict {
+    int bottleneck[TD_MAX_LEVEL + 1]; /* [l]: searched down to level l (1..4); -1: none */
+    unsigned char over[TD_TREE_MAX];  /* each tree node over its threshold */
+} td_verdict;
+
+void td_model_judge(const td_model *m, const td_breakdown *b, td_verdict *out);
 
 #endif

@@ -1,9 +1,17 @@
-/* The node tree of MODEL.md section 4: fixed by the model, the same for
- * every architecture. Level-4 nodes are the stall reasons of the arch
- * table and are not listed here. */
+/* The node records of MODEL.md section 4: one record per node holds
+ * everything the program knows about it (path, parent, level, kind,
+ * threshold, descriptions with formula and advice, plot colour). The fixed
+ * nodes are the same for every architecture; the stall reasons of an arch
+ * table become level-4 nodes when the model resolves the tree (model.h).
+ * Nothing outside this file decides behaviour by a node's id: the kind and
+ * the formula do. */
 #ifndef TD_TREE_H
 #define TD_TREE_H
 
+#include "metrics/source.h"
+
+/* Ids of the built-in nodes, in tree order (pre-order). The program walks
+ * the records; the ids name nodes for tests and for the records below. */
 typedef enum td_node {
     TD_N_RETIRE,
     TD_N_DIVERGENCE,
@@ -30,20 +38,62 @@ typedef enum td_node {
     TD_NODE_COUNT
 } td_node;
 
+/* How a node gets its value. */
+typedef enum td_node_kind {
+    TD_KIND_USEFUL,      /* useful work, from the issue rates; never a loss or a bottleneck */
+    TD_KIND_COMPUTED,    /* a loss from the issue rates: its formula, or the sum of its children */
+    TD_KIND_STALL_SPLIT, /* a share of the unused slots: the sum of the stall reasons below it */
+    TD_KIND_STALL        /* a stall reason of the arch table (resolved per table, level 4) */
+} td_node_kind;
+
+/* The share of issue slots a USEFUL or COMPUTED leaf takes (MODEL.md 3). */
+typedef double (*td_node_formula)(const td_issue_rates *r, double ipc_max);
+
 typedef struct td_node_info {
     const char *name;   /* "L1_Bound" */
     const char *path;   /* "Backend.Memory_Bound.L1_Bound" */
-    int parent;         /* td_node, -1 for level 1 */
-    int level;          /* 1..3 */
+    int parent;         /* index in the same node list, -1 for level 1 */
+    int level;          /* 1.. */
     const char *area;   /* "RET", "DIV", "FE", "BE" */
     double threshold;   /* default, fraction: of all slots (level 1), of the parent below */
     const char *desc;   /* one line */
+    td_node_kind kind;
+    td_node_formula formula; /* USEFUL/COMPUTED leaves; NULL: sum of the children */
+    const char *colour;      /* "#rrggbb", the same in every plot */
+    const char *long_desc;   /* formula and advice, for `topdown describe` */
 } td_node_info;
 
+/* A list of node records, parents before children, in tree order. */
+typedef struct td_node_set {
+    const td_node_info *nodes;
+    int count;
+} td_node_set;
+
+/* The fixed nodes of MODEL.md section 4 (TD_NODE_COUNT of them). */
+const td_node_set *td_nodes_builtin(void);
+
+/* Built-in node by id; NULL if none. */
 const td_node_info *td_node_get(int node);
-/* Node by path ("Frontend.Fetch") or by bare name ("Fetch"); -1 if none. */
+/* Built-in node by path ("Frontend.Fetch") or by bare name ("Fetch"); -1 if none. */
 int td_node_find(const char *path_or_name);
+/* The same in any node list. */
+int td_node_set_find(const td_node_set *set, const char *path_or_name);
 /* Longest description, for `topdown describe`. */
 const char *td_node_long_desc(int node);
+
+/* "useful", "computed", "stall_split", "stall": the kind as the JSON view names it. */
+const char *td_kind_name(td_node_kind kind);
+
+/* The kind's rules, in one place. */
+static inline int td_kind_is_loss(td_node_kind kind)
+{
+    return kind != TD_KIND_USEFUL;
+}
+
+/* Stall reasons attach under (and only under) these nodes. */
+static inline int td_kind_takes_stalls(td_node_kind kind)
+{
+    return kind == TD_KIND_STALL_SPLIT;
+}
 
 #endif

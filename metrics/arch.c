@@ -1,4 +1,4 @@
-#include "arch.h"
+#include "metrics/arch.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -12,32 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "file_text.h"
-#include "result.h" /* td_strdup */
-
-static const char *const counter_keys[TD_COUNTER_COUNT] = {
-    [TD_C_INST_EXECUTED] = "inst_executed",
-    [TD_C_INST_ISSUED] = "inst_issued",
-    [TD_C_THREAD_INST_EXECUTED] = "thread_inst_executed",
-    [TD_C_CYCLES_ACTIVE] = "cycles_active",
-    [TD_C_DURATION_NS] = "duration_ns",
-    [TD_C_IPC] = "ipc",
-    [TD_C_ISSUED_IPC] = "issued_ipc",
-    [TD_C_WARP_EFF] = "warp_execution_efficiency",
-};
-
-/* Counters each source must name; duration is optional for nvprof, whose
- * durations come from --print-gpu-trace rather than a metric. */
-static const td_counter range_profiler_counters[] = {
-    TD_C_INST_EXECUTED, TD_C_INST_ISSUED, TD_C_THREAD_INST_EXECUTED,
-    TD_C_CYCLES_ACTIVE, TD_C_DURATION_NS};
-static const td_counter nvprof_counters[] = {TD_C_IPC, TD_C_ISSUED_IPC,
-                                             TD_C_WARP_EFF};
-
-const char *td_counter_key(td_counter c)
-{
-    return (c >= 0 && c < TD_COUNTER_COUNT) ? counter_keys[c] : "?";
-}
+#include "metrics/file_text.h"
+#include "metrics/result.h" /* td_strdup */
 
 static int get_string(const cJSON *obj, const char *key, int required,
                       char **out, const char *path, td_error *err)
@@ -85,10 +61,7 @@ static int parse_counters(const cJSON *root, td_arch *arch, const char *path,
         return td_fail(err, "%s: missing object \"counters\"", path);
     const cJSON *item;
     cJSON_ArrayForEach(item, counters) {
-        int found = -1;
-        for (int c = 0; c < TD_COUNTER_COUNT; c++)
-            if (strcmp(item->string, counter_keys[c]) == 0)
-                found = c;
+        int found = td_counter_find(item->string);
         if (found < 0)
             return td_fail(err, "%s: unknown counter \"%s\" in \"counters\"",
                            path, item->string);
@@ -97,16 +70,11 @@ static int parse_counters(const cJSON *root, td_arch *arch, const char *path,
                            item->string);
         arch->counter[found] = td_strdup(item->valuestring);
     }
-    const td_counter *needed = range_profiler_counters;
-    size_t n_needed = sizeof range_profiler_counters / sizeof *needed;
-    if (arch->source == TD_SOURCE_NVPROF) {
-        needed = nvprof_counters;
-        n_needed = sizeof nvprof_counters / sizeof *needed;
-    }
-    for (size_t i = 0; i < n_needed; i++)
-        if (!arch->counter[needed[i]])
+    const td_source_info *source = td_source_get(arch->source);
+    for (size_t i = 0; i < source->n_needs; i++)
+        if (!arch->counter[source->needs[i].counter])
             return td_fail(err, "%s: \"counters\" lacks \"%s\"", path,
-                           counter_keys[needed[i]]);
+                           td_counter_key(source->needs[i].counter));
     return 0;
 }
 
@@ -210,15 +178,12 @@ static int parse_source(const cJSON *root, td_arch *arch, const char *path,
 {
     const cJSON *source = cJSON_GetObjectItemCaseSensitive(root, "source");
     if (!cJSON_IsString(source))
-        return td_fail(err, "%s: missing \"source\" (\"range_profiler\" or \"nvprof\")",
-                       path);
-    if (strcmp(source->valuestring, "range_profiler") == 0)
-        arch->source = TD_SOURCE_RANGE_PROFILER;
-    else if (strcmp(source->valuestring, "nvprof") == 0)
-        arch->source = TD_SOURCE_NVPROF;
-    else
-        return td_fail(err, "%s: unknown source \"%s\" (use \"range_profiler\" or \"nvprof\")",
-                       path, source->valuestring);
+        return td_fail(err, "%s: missing \"source\" (%s)", path, td_source_keys());
+    const td_source_info *info = td_source_find(source->valuestring);
+    if (!info)
+        return td_fail(err, "%s: unknown source \"%s\" (use %s)", path,
+                       source->valuestring, td_source_keys());
+    arch->source = info->id;
     return 0;
 }
 
@@ -242,6 +207,11 @@ static int parse_arch(const cJSON *root, td_arch *arch, const char *path,
     if (!cJSON_IsNumber(ipc_max) || ipc_max->valuedouble <= 0)
         return td_fail(err, "%s: \"ipc_max\" must be a positive number", path);
     arch->ipc_max = ipc_max->valuedouble;
+    const cJSON *passes = cJSON_GetObjectItemCaseSensitive(root, "passes");
+    if (passes && (!cJSON_IsNumber(passes) || passes->valuedouble < 1 ||
+                   passes->valuedouble != (int)passes->valuedouble))
+        return td_fail(err, "%s: \"passes\" must be a positive whole number", path);
+    arch->passes = passes ? (int)passes->valuedouble : 0;
     return parse_counters(root, arch, path, err) ||
                    parse_stalls(root, arch, path, err) ||
                    parse_thresholds(root, arch, path, err) ||

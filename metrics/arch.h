@@ -7,33 +7,11 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "metrics/error.h"
+#include "metrics/source.h"
 
 #define TD_ARCH_SCHEMA "topdown-arch/1"
 #define TD_MAX_STALLS 48
-
-/* Where a table's counters come from. */
-typedef enum td_source {
-    TD_SOURCE_RANGE_PROFILER, /* CUPTI Range Profiler, CC >= 7.5 */
-    TD_SOURCE_NVPROF          /* nvprof --metrics CSV, CC < 7.5 */
-} td_source;
-
-/* Abstract counters of MODEL.md section 2 (range profiler) and section 5
- * (nvprof). A table names the metric behind each one its source needs. */
-typedef enum td_counter {
-    TD_C_INST_EXECUTED,
-    TD_C_INST_ISSUED,
-    TD_C_THREAD_INST_EXECUTED,
-    TD_C_CYCLES_ACTIVE,
-    TD_C_DURATION_NS,
-    TD_C_IPC,        /* nvprof: ipc */
-    TD_C_ISSUED_IPC, /* nvprof: issued_ipc */
-    TD_C_WARP_EFF,   /* nvprof: warp_execution_efficiency, in % */
-    TD_COUNTER_COUNT
-} td_counter;
-
-/* JSON key of each abstract counter ("inst_executed", ...). */
-const char *td_counter_key(td_counter c);
 
 typedef struct td_stall_map {
     char *reason; /* "long_scoreboard" */
@@ -62,6 +40,8 @@ typedef struct td_arch {
     char **chips;      /* "GH100": as cuptiDeviceGetChipName says it */
     size_t n_chips;
     double ipc_max;
+    int passes;        /* replay passes of the whole metric set in table order
+                          (range profiler, checked by test_arch_passes); 0: not stated */
     td_source source;
     char *counter[TD_COUNTER_COUNT]; /* metric name, NULL where not used */
     td_stall_map *stalls;

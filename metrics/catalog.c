@@ -1,11 +1,11 @@
-#include "catalog.h"
+#include "metrics/catalog.h"
 
 #include <cupti_profiler_host.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "result.h" /* td_strdup */
+#include "metrics/result.h" /* td_strdup */
 
 struct td_catalog {
     char *chip;

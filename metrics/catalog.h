@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "metrics/error.h"
 
 /* Base metrics of the stall reasons: smsp__warps_issue_stalled_<reason>. */
 #define TD_STALL_PREFIX "smsp__warps_issue_stalled_"

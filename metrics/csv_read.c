@@ -1,4 +1,4 @@
-#include "csv_read.h"
+#include "metrics/csv_read.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "error.h"
+#include "metrics/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "file_text.h"
+#include "metrics/file_text.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "metrics/error.h"
 
 /* Reads path into a NUL-terminated buffer the caller frees; *len excludes
  * the NUL. Works on pipes and growing files too (no fseek). */

@@ -1,10 +1,10 @@
-#include "nvprof.h"
+#include "metrics/nvprof.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv_read.h"
+#include "metrics/csv_read.h"
 
 typedef struct nv_kernel {
     char *device;      /* "Tesla P100-PCIE-16GB (0)" */

@@ -1,12 +1,8 @@
-#include "columns.h"
+#include "report/columns.h"
 
-#include <errno.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "text.h"
 
 typedef struct builder {
     td_columns *cols;
@@ -18,13 +14,13 @@ typedef struct builder {
     td_error *err;
 } builder;
 
-static td_column *push(builder *b, td_error *err)
+static td_column *push(builder *b)
 {
     if (b->cols->count == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 32;
         td_column *bigger = realloc(b->cols->items, cap * sizeof *bigger);
         if (!bigger)
-            return td_fail(err, "out of memory"), NULL;
+            return td_fail(b->err, "out of memory"), NULL;
         b->cols->items = bigger;
         b->cap = cap;
     }
@@ -46,22 +42,21 @@ static int has_column(const td_columns *cols, const char *path)
 static int add_stalls(builder *b, int node)
 {
     for (size_t m = 0; m < b->n_models; m++) {
-        const td_arch *arch = b->models[m]->arch;
-        for (size_t i = 0; i < arch->n_stalls; i++) {
-            if (b->models[m]->stall_node[i] != node)
+        const td_model *model = b->models[m];
+        for (int n = td_model_next_child(model, node, -1); n >= 0;
+             n = td_model_next_child(model, node, n)) {
+            const td_tree_node *t = &model->tree[n];
+            if (t->stall < 0 || has_column(b->cols, t->path))
                 continue;
-            char path[sizeof b->cols->items[0].path];
-            snprintf(path, sizeof path, "%s.%s", td_node_get(node)->path,
-                     arch->stalls[i].reason);
-            if (has_column(b->cols, path))
-                continue;
-            td_column *c = push(b, b->err);
+            td_column *c = push(b);
             if (!c)
                 return -1;
-            memcpy(c->path, path, sizeof path);
+            memcpy(c->path, t->path, sizeof c->path);
+            c->name = t->name;
             c->node = node;
-            c->reason = arch->stalls[i].reason;
-            c->level = 4;
+            c->record = model->tree[node].record;
+            c->reason = t->name;
+            c->level = TD_MAX_LEVEL;
         }
     }
     return 0;
@@ -70,26 +65,30 @@ static int add_stalls(builder *b, int node)
 /* Pre-order: the node, its child nodes with their subtrees, its stalls. */
 static int add_subtree(builder *b, int node)
 {
-    const td_node_info *info = td_node_get(node);
-    if (info->level > b->level || info->level > b->max_node_level)
+    const td_model *model = b->models[0];
+    const td_tree_node *t = &model->tree[node];
+    if (t->level > b->level || t->level > b->max_node_level)
         return 0;
-    td_column *c = push(b, b->err);
+    td_column *c = push(b);
     if (!c)
         return -1;
-    snprintf(c->path, sizeof c->path, "%s", info->path);
+    memcpy(c->path, t->path, sizeof c->path);
+    c->name = t->name;
     c->node = node;
-    c->level = info->level;
-    for (int child = 0; child < TD_NODE_COUNT; child++)
-        if (td_node_get(child)->parent == node && add_subtree(b, child))
+    c->record = t->record;
+    c->level = t->level;
+    for (int n = td_model_next_child(model, node, -1); n >= 0;
+         n = td_model_next_child(model, node, n))
+        if (model->tree[n].stall < 0 && add_subtree(b, n))
             return -1;
-    return b->level >= 4 ? add_stalls(b, node) : 0;
+    return b->level >= TD_MAX_LEVEL ? add_stalls(b, node) : 0;
 }
 
 static void mark_leaves(td_columns *cols)
 {
     for (size_t i = 0; i < cols->count; i++) {
         const td_column *c = &cols->items[i];
-        int parent = c->reason ? c->node : td_node_get(c->node)->parent;
+        int parent = c->reason ? c->node : c->record->parent;
         if (parent < 0)
             continue;
         for (size_t j = 0; j < cols->count; j++)
@@ -104,9 +103,12 @@ int td_columns_build(td_columns *out, const td_model *const *models, size_t n_mo
     memset(out, 0, sizeof *out);
     if (level < 1 || level > TD_MAX_LEVEL)
         return td_fail(err, "level %d does not exist; use -l 1 to -l %d", level, TD_MAX_LEVEL);
+    if (n_models == 0)
+        return 0;
     builder b = {out, 0, models, n_models, level, max_node_level, err};
-    for (int n = 0; n < TD_NODE_COUNT; n++)
-        if (td_node_get(n)->parent < 0 && add_subtree(&b, n)) {
+    for (int n = td_model_next_child(models[0], -1, -1); n >= 0;
+         n = td_model_next_child(models[0], -1, n))
+        if (add_subtree(&b, n)) {
             td_columns_free(out);
             return -1;
         }
@@ -125,8 +127,8 @@ static int same_depth(const td_model *const *models, size_t n_models)
 int td_columns_segments(td_columns *out, const td_model *const *models, size_t n_models,
                         int level, td_error *err)
 {
-    if (level == 4 && !same_depth(models, n_models))
-        level = 3;
+    if (level == TD_MAX_LEVEL && !same_depth(models, n_models))
+        level = TD_MAX_LEVEL - 1;
     if (td_columns_build(out, models, n_models, level,
                          td_models_min_depth(models, n_models), err))
         return -1;
@@ -149,16 +151,17 @@ double td_column_value(const td_column *c, const td_model *m, const td_breakdown
     if (!b->has_slots)
         return NAN;
     if (!c->reason)
-        return td_report_node_measured(m, c->node) ? b->node[c->node] : NAN;
-    for (size_t i = 0; i < m->arch->n_stalls && i < b->n_stalls; i++)
-        if (m->stall_node[i] == c->node && strcmp(m->arch->stalls[i].reason, c->reason) == 0)
-            return b->stall[i];
+        return m->tree[c->node].measured ? b->value[c->node] : NAN;
+    for (int n = td_model_next_child(m, c->node, -1); n >= 0; n = td_model_next_child(m, c->node, n))
+        if (m->tree[n].stall >= 0 && td_node_present(m, b, n) &&
+            strcmp(m->tree[n].name, c->reason) == 0)
+            return b->value[n];
     return NAN;
 }
 
 int td_models_min_depth(const td_model *const *models, size_t n_models)
 {
-    int depth = 3;
+    int depth = td_source_max_depth();
     for (size_t m = 0; m < n_models; m++)
         if (models[m]->depth < depth)
             depth = models[m]->depth;
@@ -167,113 +170,6 @@ int td_models_min_depth(const td_model *const *models, size_t n_models)
 
 const char *td_bottleneck_path(const td_model *m, int bottleneck, char *buf, size_t size)
 {
-    if (bottleneck < 0)
-        snprintf(buf, size, "%s", "");
-    else if (bottleneck < TD_NODE_COUNT)
-        snprintf(buf, size, "%s", td_node_get(bottleneck)->path);
-    else {
-        size_t i = (size_t)(bottleneck - TD_NODE_COUNT);
-        snprintf(buf, size, "%s.%s", td_node_get(m->stall_node[i])->path,
-                 m->arch->stalls[i].reason);
-    }
+    snprintf(buf, size, "%s", bottleneck < 0 ? "" : m->tree[bottleneck].path);
     return buf;
-}
-
-int td_c_numeric_begin(td_c_numeric *state, td_error *err)
-{
-    state->c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-    if (state->c_locale == (locale_t)0)
-        return td_fail(err, "cannot create the C locale: %s", strerror(errno));
-    state->previous = uselocale(state->c_locale);
-    return 0;
-}
-
-void td_c_numeric_end(td_c_numeric *state)
-{
-    uselocale(state->previous);
-    freelocale(state->c_locale);
-    state->c_locale = (locale_t)0;
-}
-
-FILE *td_output_open(const char *path, td_error *err)
-{
-    if (strcmp(path, "-") == 0)
-        return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        td_fail(err, "cannot write %s: %s", path, strerror(errno));
-    return f;
-}
-
-int td_output_close(FILE *f, const char *path, td_error *err)
-{
-    int failed = ferror(f);
-    if (f == stdout)
-        failed |= fflush(f) != 0;
-    else
-        failed |= fclose(f) != 0;
-    if (failed)
-        return td_fail(err, "error writing %s (disk full?)", path);
-    return 0;
-}
-
-typedef struct sort_item {
-    const char *kernel;
-    uint64_t id;
-    td_launch_ref ref;
-} sort_item;
-
-static int by_launch_order(const sort_item *x, const sort_item *y)
-{
-    if (x->id != y->id)
-        return x->id < y->id ? -1 : 1;
-    if (x->ref.dev != y->ref.dev)
-        return x->ref.dev < y->ref.dev ? -1 : 1;
-    return x->ref.index < y->ref.index ? -1 : (x->ref.index > y->ref.index);
-}
-
-static int by_order(const void *a, const void *b)
-{
-    return by_launch_order(a, b);
-}
-
-static int by_kernel_then_order(const void *a, const void *b)
-{
-    const sort_item *x = a, *y = b;
-    int c = strcmp(x->kernel, y->kernel);
-    return c ? c : by_launch_order(x, y);
-}
-
-int td_launches_in_order(const td_result *res, td_launch_ref **out, size_t *n,
-                         td_error *err)
-{
-    size_t total = 0;
-    for (size_t d = 0; d < res->n_devices; d++)
-        total += res->devices[d].n_launches;
-    sort_item *items = malloc((total ? total : 1) * sizeof *items);
-    *out = malloc((total ? total : 1) * sizeof **out);
-    if (!items || !*out) {
-        free(items);
-        free(*out);
-        *out = NULL;
-        return td_fail(err, "out of memory");
-    }
-    size_t k = 0;
-    for (size_t d = 0; d < res->n_devices; d++)
-        for (size_t i = 0; i < res->devices[d].n_launches; i++) {
-            const td_launch *l = &res->devices[d].launches[i];
-            items[k++] = (sort_item){l->kernel, l->id, {d, i, 0}};
-        }
-    /* Invocation numbers: launch order within each kernel. */
-    qsort(items, total, sizeof *items, by_kernel_then_order);
-    for (size_t i = 0; i < total; i++)
-        items[i].ref.invocation =
-            i > 0 && strcmp(items[i].kernel, items[i - 1].kernel) == 0
-                ? items[i - 1].ref.invocation + 1 : 0;
-    qsort(items, total, sizeof *items, by_order);
-    for (size_t i = 0; i < total; i++)
-        (*out)[i] = items[i].ref;
-    free(items);
-    *n = total;
-    return 0;
 }

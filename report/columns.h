@@ -1,22 +1,19 @@
-/* The node columns shared by the CSV, plot, timeline and diff outputs:
- * which nodes a level shows, in tree order, named by their dotted path,
- * and how to read a node's value from a breakdown. Level-4 columns are the
- * stall reasons of the arch tables involved. */
+/* The node columns shared by the CSV, plot, timeline, diff and JSON
+ * outputs: the nodes of the resolved model tree down to a level, in tree
+ * order, named by their dotted path, over one or several models (the
+ * union of their stall reasons), and how to read a column's value. */
 #ifndef TD_REPORT_COLUMNS_H
 #define TD_REPORT_COLUMNS_H
 
-#include <locale.h>
-#include <stdio.h>
-
-#include "../levels/aggregate.h"
-
-/* The name the outputs give the whole application's row. */
-#define TD_APP_ROW "<application>"
+#include "levels/aggregate.h"
+#include "report/output.h"
 
 typedef struct td_column {
-    char path[160];     /* "Backend.Memory_Bound" or "...L1_Bound.long_scoreboard" */
-    int node;           /* td_node; for a stall reason, the node it sits under */
-    const char *reason; /* NULL for a tree node; else the stall reason (borrowed) */
+    char path[TD_PATH_MAX]; /* "Backend.Memory_Bound" or "...L1_Bound.long_scoreboard" */
+    const char *name;   /* the node's name, or the stall reason */
+    int node;           /* tree index of the fixed node; for a stall reason, of the node it sits under */
+    const td_node_info *record; /* that fixed node's record */
+    const char *reason; /* NULL for a fixed node; else the stall reason (borrowed) */
     int level;          /* 1..4 */
     int leaf;           /* no other column lies below it: a segment of a stacked bar */
 } td_column;
@@ -26,7 +23,7 @@ typedef struct td_columns {
     size_t count;
 } td_columns;
 
-/* Every tree node down to min(level, max_node_level, 3), in tree order
+/* Every fixed node down to min(level, max_node_level), in tree order
  * (pre-order), then for level 4 the stall reasons of the given models
  * (union, first model's order first) under their node. max_node_level lets
  * a plot stop at the depth its tables fill (2 for legacy tables). */
@@ -44,40 +41,10 @@ void td_columns_free(td_columns *cols);
  * table lacks, Tensor before Hopper) or b has no slots. */
 double td_column_value(const td_column *c, const td_model *m, const td_breakdown *b);
 
-/* Shallowest depth (deepest level filled) over the models: 2 or 3. */
+/* Shallowest depth (deepest fixed level filled) over the models. */
 int td_models_min_depth(const td_model *const *models, size_t n_models);
 
-/* Path of a bottleneck returned by td_bottleneck ("" for none). */
+/* Path of a tree node returned by td_bottleneck ("" for none). */
 const char *td_bottleneck_path(const td_model *m, int bottleneck, char *buf, size_t size);
-
-/* Numbers in the C locale whatever the process locale: the outputs are read
- * by programs. td_c_numeric_begin switches this thread to the C locale and
- * returns the previous one, which td_c_numeric_end restores. */
-typedef struct td_c_numeric {
-    locale_t c_locale;
-    locale_t previous;
-} td_c_numeric;
-
-int td_c_numeric_begin(td_c_numeric *state, td_error *err);
-void td_c_numeric_end(td_c_numeric *state);
-
-/* A launch of the result, by device section and index, with its
- * invocation number: how many launches of the same kernel came before it
- * (from 0, profiled or not). */
-typedef struct td_launch_ref {
-    size_t dev;
-    size_t index;
-    size_t invocation;
-} td_launch_ref;
-
-/* Every launch of every device section in launch order (launch id, then
- * device section). *out is malloc'ed; free it. */
-int td_launches_in_order(const td_result *res, td_launch_ref **out, size_t *n,
-                         td_error *err);
-
-/* Opens path for writing ("-" is stdout). */
-FILE *td_output_open(const char *path, td_error *err);
-/* Closes (not stdout) and reports a write error (disk full) as an error. */
-int td_output_close(FILE *f, const char *path, td_error *err);
 
 #endif

@@ -1,33 +1,10 @@
-#include "csv.h"
+#include "report/csv.h"
 
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "columns.h"
+#include "report/columns.h"
 
 #define PCT_DECIMALS 4
-
-void td_csv_field(FILE *out, const char *text)
-{
-    if (!strpbrk(text, ",\"\r\n")) {
-        fputs(text, out);
-        return;
-    }
-    fputc('"', out);
-    for (const char *p = text; *p; p++) {
-        if (*p == '"')
-            fputc('"', out);
-        fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
-void td_csv_number(FILE *out, double value, int decimals)
-{
-    if (!isnan(value))
-        fprintf(out, "%.*f", decimals, value);
-}
 
 static void write_names(FILE *out, const char *const *names, size_t n)
 {
@@ -51,7 +28,7 @@ static void write_header(FILE *out, const char *const *fixed, size_t n_fixed,
 
 /* Node columns, unattributed and bottleneck: the end of every row. */
 static void write_tree(FILE *out, const td_columns *cols, const td_model *m,
-                       const td_breakdown *b, int has_data, int level)
+                       const td_breakdown *b, const td_verdict *v, int has_data, int level)
 {
     for (size_t i = 0; i < cols->count; i++) {
         fputc(',', out);
@@ -64,7 +41,7 @@ static void write_tree(FILE *out, const td_columns *cols, const td_model *m,
     fputc(',', out);
     char path[200];
     if (has_data)
-        td_csv_field(out, td_bottleneck_path(m, td_bottleneck(m, b, level), path, sizeof path));
+        td_csv_field(out, td_bottleneck_path(m, v->bottleneck[level], path, sizeof path));
     fputc('\n', out);
 }
 
@@ -75,7 +52,7 @@ static int summary_columns(const td_summary *s, int level, td_columns *cols, td_
         return td_fail(err, "out of memory");
     for (size_t m = 0; m < s->n_models; m++)
         models[m] = &s->models[m];
-    int rc = td_columns_build(cols, models, s->n_models, level, 3, err);
+    int rc = td_columns_build(cols, models, s->n_models, level, td_source_max_depth(), err);
     free(models);
     return rc;
 }
@@ -95,7 +72,7 @@ static void write_kernel_row(FILE *out, const td_summary *s, const td_columns *c
     fputc(',', out);
     if (ks->has_data)
         td_csv_number(out, ks->mean.ipc, PCT_DECIMALS);
-    write_tree(out, cols, m, &ks->mean, ks->has_data, level);
+    write_tree(out, cols, m, &ks->mean, &ks->verdict, ks->has_data, level);
 }
 
 static void write_app_row(FILE *out, const td_summary *s, const td_columns *cols, int level)
@@ -106,7 +83,7 @@ static void write_app_row(FILE *out, const td_summary *s, const td_columns *cols
     fputs(",100.0000,", out);
     if (s->app_has_data)
         td_csv_number(out, s->app.ipc, PCT_DECIMALS);
-    write_tree(out, cols, td_summary_model(s), &s->app, s->app_has_data, level);
+    write_tree(out, cols, td_summary_model(s), &s->app, &s->app_verdict, s->app_has_data, level);
 }
 
 int td_csv_kernels(FILE *out, const td_summary *s, int level, td_error *err)
@@ -137,9 +114,12 @@ static int write_launch_row(FILE *out, const td_result *res, const td_summary *s
 {
     const td_device *dev = &res->devices[ref->dev];
     const td_launch *l = &dev->launches[ref->index];
+    const td_model *m = &s->models[ref->dev];
     td_breakdown b;
+    td_verdict v;
     if (td_summary_launch(s, res, ref->dev, ref->index, &b, err))
         return -1;
+    td_model_judge(m, &b, &v);
     td_csv_field(out, l->kernel);
     fprintf(out, ",%zu,%llu,%d,%llu,", ref->invocation, (unsigned long long)l->id,
             dev->index, (unsigned long long)l->start_ns);
@@ -147,7 +127,7 @@ static int write_launch_row(FILE *out, const td_result *res, const td_summary *s
     fputc(',', out);
     if (b.has_slots)
         td_csv_number(out, b.ipc, PCT_DECIMALS);
-    write_tree(out, cols, &s->models[ref->dev], &b, b.has_slots, level);
+    write_tree(out, cols, m, &b, &v, b.has_slots, level);
     return 0;
 }
 

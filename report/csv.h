@@ -7,13 +7,8 @@
 
 #include <stdio.h>
 
-#include "../levels/aggregate.h"
-
-/* Writes one field, quoted when it holds a comma, a quote or a line break. */
-void td_csv_field(FILE *out, const char *text);
-/* A number with the given decimals; NAN is an empty field. Call between
- * td_c_numeric_begin and td_c_numeric_end. */
-void td_csv_number(FILE *out, double value, int decimals);
+#include "levels/aggregate.h"
+#include "report/output.h"
 
 /* Kernels heaviest first, then the "<application>" row. */
 int td_csv_kernels(FILE *out, const td_summary *s, int level, td_error *err);

@@ -1,10 +1,10 @@
-#include "diff.h"
+#include "report/diff.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv.h"
+#include "report/csv.h"
 
 #define PATH_WIDTH 48
 
@@ -80,7 +80,7 @@ int td_diff_columns(const td_diff_side *a, const td_diff_side *b, int level,
         models[m] = &a->s->models[m];
     for (size_t m = 0; m < b->s->n_models; m++)
         models[a->s->n_models + m] = &b->s->models[m];
-    int rc = td_columns_build(out, models, n, level, 3, err);
+    int rc = td_columns_build(out, models, n, level, td_source_max_depth(), err);
     free(models);
     return rc;
 }
@@ -92,6 +92,7 @@ typedef struct side_view {
     int present, has_data;
     const td_model *model;
     const td_breakdown *b;
+    const td_verdict *verdict;
     size_t launches;
     double total_ns, share_pct;
 } side_view;
@@ -105,6 +106,7 @@ static side_view kernel_view(const td_summary *s, const td_kernel_summary *ks)
     v.has_data = ks->has_data;
     v.model = &s->models[ks->model];
     v.b = &ks->mean;
+    v.verdict = &ks->verdict;
     v.launches = ks->launches;
     v.total_ns = ks->total_ns;
     v.share_pct = s->total_ns > 0 ? 100.0 * ks->total_ns / s->total_ns : 0;
@@ -113,8 +115,8 @@ static side_view kernel_view(const td_summary *s, const td_kernel_summary *ks)
 
 static side_view app_view(const td_summary *s)
 {
-    side_view v = {1, s->app_has_data, td_summary_model(s), &s->app, s->launches,
-                   s->total_ns, 100.0};
+    side_view v = {1, s->app_has_data, td_summary_model(s), &s->app, &s->app_verdict,
+                   s->launches, s->total_ns, 100.0};
     return v;
 }
 
@@ -137,7 +139,7 @@ static const char *view_bottleneck(const side_view *v, int level, char *buf, siz
 {
     if (!v->present || !v->has_data)
         return "";
-    return td_bottleneck_path(v->model, td_bottleneck(v->model, v->b, level), buf, size);
+    return td_bottleneck_path(v->model, v->verdict->bottleneck[level], buf, size);
 }
 
 /* ---- text ---------------------------------------------------------------- */
@@ -187,11 +189,13 @@ static void print_side_header(FILE *out, const char *tag, const td_diff_side *si
     fprintf(out, "%s: %s\n", tag, side->label);
     for (size_t d = 0; d < res->n_devices; d++) {
         const td_device *dev = &res->devices[d];
-        const td_arch *arch = side->s->models[d].arch;
-        fprintf(out, "   %s (%s, CC %d.%d), arch table %s (%s)%s\n",
-                dev->name ? dev->name : "unknown", dev->chip ? dev->chip : "?",
-                dev->cc_major, dev->cc_minor, arch->name, arch->family,
-                side->s->models[d].depth < 3 ? ", legacy: no level 3" : "");
+        const td_model *m = &side->s->models[d];
+        fprintf(out, "   %s (%s, CC %d.%d), arch table %s (%s)", dev->name ? dev->name : "unknown",
+                dev->chip ? dev->chip : "?", dev->cc_major, dev->cc_minor, m->arch->name,
+                m->arch->family);
+        if (m->depth < td_source_max_depth())
+            fprintf(out, ", legacy: no level %d", m->depth + 1);
+        fputc('\n', out);
     }
     fprintf(out, "   %zu kernels, %zu launches (%zu profiled), GPU time %.3f ms%s\n",
             side->s->n_kernels, side->s->launches, side->s->profiled, side->s->total_ns / 1e6,

@@ -7,8 +7,8 @@
 
 #include <stdio.h>
 
-#include "../levels/aggregate.h"
-#include "columns.h"
+#include "levels/aggregate.h"
+#include "report/columns.h"
 
 typedef struct td_diff_side {
     const char *label;    /* shown as "A: label", usually the file name */

@@ -1,4 +1,4 @@
-#include "plot.h"
+#include "report/plot.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "columns.h"
+#include "report/columns.h"
 
 #define LABEL_CHARS 40
 #define DIFF_LABEL_CHARS 22 /* group titles under pairs of bars do not rotate */
@@ -23,33 +23,11 @@ typedef struct colour {
     const char *rgb;
 } colour;
 
-/* Families: Retire green, Divergence purple, Frontend blues, Memory_Bound
- * reds, Core_Bound oranges; deeper nodes are shades of their parent. */
-static const colour colours[] = {
-    {"Retire", "#2ca02c"},
-    {"Divergence", "#9467bd"},
-    {"Divergence.Branch", "#b294c7"},
-    {"Divergence.Replay", "#6a3d9a"},
-    {"Frontend", "#1f77b4"},
-    {"Frontend.Fetch", "#3182bd"},
-    {"Frontend.Fetch.Instruction_Fetch", "#08519c"},
-    {"Frontend.Fetch.Branch_Resolving", "#4292c6"},
-    {"Frontend.Fetch.Synchronization", "#9ecae1"},
-    {"Frontend.Decode", "#17becf"},
-    {"Frontend.Decode.Dispatch", "#0e8a96"},
-    {"Frontend.Decode.Misc", "#8fdbe3"},
-    {"Backend", "#d62728"},
-    {"Backend.Memory_Bound", "#cb181d"},
-    {"Backend.Memory_Bound.L1_Bound", "#a50f15"},
-    {"Backend.Memory_Bound.MIO_Bound", "#ef3b2c"},
-    {"Backend.Memory_Bound.Constant_Memory", "#fc9272"},
-    {"Backend.Memory_Bound.Drain", "#67000d"},
-    {"Backend.Core_Bound", "#ff7f0e"},
-    {"Backend.Core_Bound.Math_Pipe", "#d94801"},
-    {"Backend.Core_Bound.Dependency_Wait", "#fdae6b"},
-    {"Backend.Core_Bound.Tensor", "#8c510a"},
-    {"Unattributed", "#bdbdbd"},
-    /* stall reasons, CC >= 7.5 */
+/* Stall reasons are the arch tables' words, not nodes: their colours are
+ * kept here, shades of their node's family (the nodes' colours are in
+ * their records, levels/tree.c). */
+static const colour reason_colours[] = {
+    /* CC >= 7.5 */
     {"no_instruction", "#08306b"},
     {"branch_resolving", "#2171b5"},
     {"barrier", "#6baed6"},
@@ -67,7 +45,7 @@ static const colour colours[] = {
     {"math_pipe_throttle", "#d94801"},
     {"wait", "#fdae6b"},
     {"gmma", "#8c510a"},
-    /* stall reasons, nvprof (CC < 7.5) */
+    /* nvprof (CC < 7.5) */
     {"inst_fetch", "#08306b"},
     {"sync", "#6baed6"},
     {"other", "#8fdbe3"},
@@ -79,20 +57,31 @@ static const colour colours[] = {
     {"exec_dependency", "#fdae6b"},
 };
 
+#define UNATTRIBUTED_COLOUR "#bdbdbd"
+#define UNKNOWN_COLOUR "#7f7f7f"
+
 const char *td_plot_colour(const char *path_or_reason)
 {
-    for (size_t i = 0; i < sizeof colours / sizeof *colours; i++)
-        if (strcmp(colours[i].key, path_or_reason) == 0)
-            return colours[i].rgb;
-    return "#7f7f7f";
+    const td_node_set *set = td_nodes_builtin();
+    for (int n = 0; n < set->count; n++)
+        if (strcmp(set->nodes[n].path, path_or_reason) == 0)
+            return set->nodes[n].colour;
+    if (strcmp(path_or_reason, "Unattributed") == 0)
+        return UNATTRIBUTED_COLOUR;
+    for (size_t i = 0; i < sizeof reason_colours / sizeof *reason_colours; i++)
+        if (strcmp(reason_colours[i].key, path_or_reason) == 0)
+            return reason_colours[i].rgb;
+    return UNKNOWN_COLOUR;
 }
 
+/* A node's colour is its record's; a reason no table above knows takes
+ * its node's colour. */
 static const char *column_colour(const td_column *c)
 {
-    const char *rgb = td_plot_colour(c->reason ? c->reason : c->path);
-    /* A reason no table above knows takes its node's colour. */
-    return c->reason && strcmp(rgb, "#7f7f7f") == 0 ? td_plot_colour(td_node_get(c->node)->path)
-                                                     : rgb;
+    if (!c->reason)
+        return c->record->colour;
+    const char *rgb = td_plot_colour(c->reason);
+    return strcmp(rgb, UNKNOWN_COLOUR) == 0 ? c->record->colour : rgb;
 }
 
 void td_plot_options_init(td_plot_options *o)
@@ -235,7 +224,7 @@ static const char *segment_title(const segments *seg, size_t i)
 
 static const char *segment_colour(const segments *seg, size_t i)
 {
-    return i < seg->cols.count ? column_colour(&seg->cols.items[i]) : td_plot_colour("Unattributed");
+    return i < seg->cols.count ? column_colour(&seg->cols.items[i]) : UNATTRIBUTED_COLOUR;
 }
 
 static void dat_header(FILE *f, const char *first, const segments *seg)

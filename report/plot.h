@@ -6,9 +6,9 @@
 #ifndef TD_REPORT_PLOT_H
 #define TD_REPORT_PLOT_H
 
-#include "../levels/aggregate.h"
-#include "diff.h"
-#include "timeline.h"
+#include "levels/aggregate.h"
+#include "report/diff.h"
+#include "report/timeline.h"
 
 #define TD_PLOT_TOP_DEFAULT 10
 
@@ -24,7 +24,7 @@ typedef struct td_plot_options {
 
 void td_plot_options_init(td_plot_options *o);
 
-/* The fixed colour of a node path or stall reason ("#rrggbb"). */
+/* The fixed colour of a node path (its record's) or stall reason ("#rrggbb"). */
 const char *td_plot_colour(const char *path_or_reason);
 
 /* Stacked bars: the application, the top kernels, "other". */

@@ -1,4 +1,4 @@
-#include "text.h"
+#include "report/text.h"
 
 #include <string.h>
 
@@ -11,55 +11,27 @@ void td_report_options_init(td_report_options *o)
     o->max_kernels = 10;
 }
 
-int td_report_node_measured(const td_model *m, int node)
-{
-    const td_node_info *info = td_node_get(node);
-    if (node == TD_N_RETIRE || node == TD_N_DIVERGENCE || info->parent == TD_N_DIVERGENCE)
-        return 1;
-    if (info->level > m->depth)
-        return 0;
-    for (size_t i = 0; i < m->arch->n_stalls; i++)
-        for (int n = m->stall_node[i]; n >= 0; n = td_node_get(n)->parent)
-            if (n == node)
-                return 1;
-    return 0;
-}
-
 typedef struct tree_ctx {
     FILE *out;
     const td_model *model;
     const td_breakdown *b;
+    const td_verdict *v;
     const td_report_options *o;
-    int bottleneck;
 } tree_ctx;
 
-static void print_line(const tree_ctx *t, const char *area, const char *path,
-                       double value, int below, int id, const char *desc)
+static void print_line(const tree_ctx *t, int node, int below)
 {
-    fprintf(t->out, "  %-4s  %-*s  %% Slots %6.1f%s%s\n", area, NAME_WIDTH, path,
-            100.0 * value, below ? " <" : "", id == t->bottleneck ? "  <==" : "");
-    if (desc && !t->o->no_desc)
-        fprintf(t->out, "        %s\n", desc);
-}
-
-static void print_stalls(const tree_ctx *t, int parent, int ancestor_below)
-{
-    const td_arch *arch = t->model->arch;
-    for (size_t i = 0; i < t->b->n_stalls; i++) {
-        if (t->model->stall_node[i] != parent)
-            continue;
-        int id = TD_NODE_COUNT + (int)i;
-        int below = ancestor_below || !td_over_threshold(t->model, t->b, id);
-        if (below && !t->o->verbose)
-            continue;
-        char path[160];
-        snprintf(path, sizeof path, "%s.%s", td_node_get(parent)->path,
-                 arch->stalls[i].reason);
-        char desc[200];
-        snprintf(desc, sizeof desc, "Stall reason %s (%s).", arch->stalls[i].reason,
-                 arch->stalls[i].metric);
-        print_line(t, td_node_get(parent)->area, path, t->b->stall[i], below, id, desc);
-    }
+    const td_tree_node *n = &t->model->tree[node];
+    fprintf(t->out, "  %-4s  %-*s  %% Slots %6.1f%s%s\n", n->area, NAME_WIDTH, n->path,
+            100.0 * t->b->value[node], below ? " <" : "",
+            node == t->v->bottleneck[t->o->level] ? "  <==" : "");
+    if (t->o->no_desc)
+        return;
+    if (n->stall_map)
+        fprintf(t->out, "        Stall reason %s (%s).\n", n->stall_map->reason,
+                n->stall_map->metric);
+    else
+        fprintf(t->out, "        %s\n", n->record->desc);
 }
 
 /* As toplev: level 1 is the whole split and always shown; a deeper node
@@ -67,29 +39,24 @@ static void print_stalls(const tree_ctx *t, int parent, int ancestor_below)
  * with -v such nodes are marked '<'. */
 static void print_subtree(const tree_ctx *t, int node, int ancestor_below)
 {
-    const td_node_info *info = td_node_get(node);
-    if (info->level > t->o->level || !td_report_node_measured(t->model, node))
+    const td_tree_node *n = &t->model->tree[node];
+    if (n->level > t->o->level || !n->measured || !td_node_present(t->model, t->b, node))
         return;
-    int below = ancestor_below ||
-                (node != TD_N_RETIRE && !td_over_threshold(t->model, t->b, node));
-    if (below && info->level > 1 && !t->o->verbose)
+    int below = ancestor_below || (td_kind_is_loss(n->kind) && !t->v->over[node]);
+    if (below && n->level > 1 && !t->o->verbose)
         return;
-    print_line(t, info->area, info->path, t->b->node[node], below && t->o->verbose,
-               node, info->desc);
-    for (int child = 0; child < TD_NODE_COUNT; child++)
-        if (td_node_get(child)->parent == node)
-            print_subtree(t, child, below);
-    if (info->level == t->model->depth && t->o->level > t->model->depth)
-        print_stalls(t, node, below);
+    print_line(t, node, below && t->o->verbose);
+    for (int child = td_model_next_child(t->model, node, -1); child >= 0;
+         child = td_model_next_child(t->model, node, child))
+        print_subtree(t, child, below);
 }
 
 static void print_tree(FILE *out, const td_model *m, const td_breakdown *b,
-                       const td_report_options *o)
+                       const td_verdict *v, const td_report_options *o)
 {
-    tree_ctx t = {out, m, b, o, td_bottleneck(m, b, o->level)};
-    for (int n = 0; n < TD_NODE_COUNT; n++)
-        if (td_node_get(n)->parent < 0)
-            print_subtree(&t, n, 0);
+    tree_ctx t = {out, m, b, v, o};
+    for (int n = td_model_next_child(m, -1, -1); n >= 0; n = td_model_next_child(m, -1, n))
+        print_subtree(&t, n, 0);
     if (b->unattributed > 0.0005)
         fprintf(out, "  %-4s  %-*s  %% Slots %6.1f\n        %s\n", "--", NAME_WIDTH,
                 "Unattributed", 100.0 * b->unattributed,
@@ -194,7 +161,7 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
                 m->arch->n_stalls);
     if (ks->mixed_arch && o->level >= 3)
         fprintf(out, "  NOTE: launches under different arch tables; only the levels they share are shown\n");
-    print_tree(out, m, &ks->mean, o);
+    print_tree(out, m, &ks->mean, &ks->verdict, o);
 }
 
 int td_report_text(FILE *out, const td_result *res, const td_summary *s,
@@ -204,9 +171,9 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
         return td_fail(err, "level %d does not exist; use -l 1 to -l %d", o->level, TD_MAX_LEVEL);
     print_header(out, res, s, o);
     const td_model *m = td_summary_model(s);
-    if (o->level >= 3 && m->depth < 3)
-        fprintf(out, "NOTE: arch table %s (nvprof) has no level-3 nodes; its stall metrics are listed under their level-2 node\n",
-                m->arch->name);
+    if (o->level > m->depth && m->depth < td_source_max_depth())
+        fprintf(out, "NOTE: arch table %s (%s) has no level-%d nodes; its stall metrics are listed under their level-%d node\n",
+                m->arch->name, m->source->key, m->depth + 1, m->depth);
     fprintf(out, "\nApplication: ");
     if (!s->app_has_data) {
         fprintf(out, "no profiled launch with active cycles\n");
@@ -214,7 +181,7 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
         if (s->covered_ns < s->total_ns * 0.999)
             fprintf(out, "(%.1f%% of GPU time has counters) ", 100.0 * s->covered_ns / s->total_ns);
         print_rates(out, &s->app, m->arch->ipc_max);
-        print_tree(out, m, &s->app, o);
+        print_tree(out, m, &s->app, &s->app_verdict, o);
     }
     if (o->app_only)
         return 0;

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "../levels/aggregate.h"
+#include "levels/aggregate.h"
 
 typedef struct td_report_options {
     int level;            /* 1..4 */
@@ -20,9 +20,5 @@ void td_report_options_init(td_report_options *o);
 /* Header, application tree, then one tree per kernel. */
 int td_report_text(FILE *out, const td_result *res, const td_summary *s,
                    const td_report_options *o, td_error *err);
-
-/* Whether the node has counters behind it in this model (a level-3 node
- * with no stall reason, e.g. Tensor before Hopper, has none). */
-int td_report_node_measured(const td_model *m, int node);
 
 #endif

@@ -1,10 +1,10 @@
-#include "timeline.h"
+#include "report/timeline.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "columns.h"
+#include "report/columns.h"
 
 #define LISTED_CANDIDATES 6
 #define LISTED_NAME_CHARS 70
@@ -98,13 +98,25 @@ void td_timeline_free(td_timeline *t)
     memset(t, 0, sizeof *t);
 }
 
+/* The level-1 nodes' names, then "Unattributed": the phase columns. */
+static void level1_names(const char *names[TD_PHASE_WIDTH])
+{
+    const td_node_set *set = td_nodes_builtin();
+    size_t j = 0;
+    for (int n = 0; n < set->count && j + 1 < TD_PHASE_WIDTH; n++)
+        if (set->nodes[n].parent < 0)
+            names[j++] = set->nodes[n].name;
+    names[j] = "Unattributed";
+}
+
 void td_level1_shares(const td_breakdown *b, double shares[TD_PHASE_WIDTH])
 {
-    shares[0] = 100.0 * b->node[TD_N_RETIRE];
-    shares[1] = 100.0 * b->node[TD_N_DIVERGENCE];
-    shares[2] = 100.0 * b->node[TD_N_FRONTEND];
-    shares[3] = 100.0 * b->node[TD_N_BACKEND];
-    shares[4] = 100.0 * b->unattributed;
+    const td_node_set *set = td_nodes_builtin();
+    size_t j = 0;
+    for (int n = 0; n < set->count && j + 1 < TD_PHASE_WIDTH; n++)
+        if (set->nodes[n].parent < 0)
+            shares[j++] = 100.0 * b->value[n];
+    shares[j] = 100.0 * b->unattributed;
 }
 
 size_t td_phase_split(const double *series, size_t n, size_t width, double threshold,
@@ -185,7 +197,7 @@ static size_t timeline_models(const td_timeline *t, const td_summary *s,
 
 static const char *column_label(const td_column *c)
 {
-    return c->reason ? c->reason : td_node_get(c->node)->name;
+    return c->name;
 }
 
 static int any_unattributed(const td_timeline *t)
@@ -248,8 +260,8 @@ static void print_phases(FILE *out, const td_timeline *t, const td_summary *s,
 {
     fprintf(out, "\nPhases: %zu (a new phase starts where a level-1 share moves more than %.1f points from the previous invocation)\n",
             n, threshold);
-    static const char *const names[TD_PHASE_WIDTH] = {"Retire", "Divergence", "Frontend",
-                                                      "Backend", "Unattributed"};
+    const char *names[TD_PHASE_WIDTH];
+    level1_names(names);
     for (size_t p = 0; p < n; p++) {
         const td_phase *ph = &phases[p];
         const td_model *m = &s->models[t->points[ph->first].dev];
@@ -259,10 +271,12 @@ static void print_phases(FILE *out, const td_timeline *t, const td_summary *s,
                 t->points[ph->first].invocation, t->points[ph->last].invocation,
                 ph->last - ph->first + 1, ph->total_ns / 1e6);
         for (int j = 0; j < TD_PHASE_WIDTH; j++)
-            if (j < 4 || shares[j] >= 0.05)
+            if (j < TD_PHASE_WIDTH - 1 || shares[j] >= 0.05)
                 fprintf(out, " %s %.1f", names[j], shares[j]);
+        td_verdict v;
+        td_model_judge(m, &ph->mean, &v);
         char path[200];
-        td_bottleneck_path(m, td_bottleneck(m, &ph->mean, level), path, sizeof path);
+        td_bottleneck_path(m, v.bottleneck[level], path, sizeof path);
         fprintf(out, "; bottleneck %s\n", path[0] ? path : "none");
     }
 }

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../levels/aggregate.h"
+#include "levels/aggregate.h"
 
 /* Default --phase-threshold: points of issue-slot share. */
 #define TD_PHASE_THRESHOLD_DEFAULT 5.0
@@ -36,7 +36,8 @@ int td_timeline_build(const td_result *res, const td_summary *s, const char *ker
                       td_timeline *out, td_error *err);
 void td_timeline_free(td_timeline *t);
 
-/* Level-1 shares in % (Retire, Divergence, Frontend, Backend, Unattributed). */
+/* Level-1 shares in %: the built-in level-1 nodes in tree order (Retire,
+ * Divergence, Frontend, Backend), then Unattributed. */
 #define TD_PHASE_WIDTH 5
 void td_level1_shares(const td_breakdown *b, double shares[TD_PHASE_WIDTH]);
 

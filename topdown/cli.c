@@ -1,17 +1,18 @@
-/* topdown's command line: the usage text, the option table and the parsing
- * shared by the commands. */
+/* topdown's command line: the option table, the usage made from it, and
+ * the parsing shared by the commands. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../report/plot.h"
-#include "../report/timeline.h"
-#include "cli.h"
+#include "report/plot.h"
+#include "report/timeline.h"
+#include "topdown/cli.h"
 
-static const char usage_text[] =
+static const char commands_usage[] =
     "usage: topdown [options] [--] APP [ARGS...]   profile APP, print the tree\n"
     "       topdown report FILE [options]          print the tree of a result file\n"
     "       topdown list-archs                     list the architecture tables\n"
@@ -24,90 +25,68 @@ static const char usage_text[] =
     "       topdown plot --diff A.json B.json [-l N] [-o OUT.png] [--top K]\n"
     "       topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]\n"
     "                                              compare two results node by node\n"
-    "\n"
-    "report options (profiling and `report`):\n"
-    "  -l, --level N        tree depth, 1 to 4 (default 1; 4 lists stall reasons)\n"
-    "  -v, --verbose        also show nodes below threshold, marked '<'\n"
-    "      --no-desc        no description lines\n"
-    "      --kernels N      kernels listed, heaviest first (default 10, 0 = all)\n"
-    "      --app-only       only the application tree\n"
-    "      --arch NAME      arch table to use instead of the detected/recorded one\n"
-    "      --csv FILE       also write one CSV row per kernel and the app (- = stdout)\n"
-    "      --csv-launches FILE  also write one CSV row per profiled launch\n"
-    "      --timeline KERNEL    the kernel's invocations and phases instead of the tree\n"
-    "      --phase-threshold PCT  level-1 jump that starts a phase (default 5 points)\n"
-    "plot options: --top K (kernels drawn, default 10, rest as \"other\"), -o OUT,\n"
-    "  --timeline KERNEL, --diff A.json B.json; see docs/OUTPUTS.md\n"
-    "profiling options:\n"
-    "  -o, --output FILE    result file (default: APP.topdown.json, never overwritten)\n"
-    "  -f, --force          overwrite the result file given with -o\n"
-    "  -k, --kernel-name RE profile only kernels whose name matches RE (POSIX ERE)\n"
-    "      --launch-skip N  skip the first N matching launches\n"
-    "      --launch-count N profile at most N launches\n"
-    "      --per-kernel N   profile at most N launches of each kernel, time the rest\n"
-    "      --replay-mode M  auto (default): one counter group per launch, rotated over\n"
-    "                       a kernel's launches, kernel replay for a kernel's first\n"
-    "                       launch; none: never replay; kernel: replay every profiled\n"
-    "                       launch for the full counter set (slow)\n"
-    "      --overhead PCT   profile as many launches as keep the run within PCT%% of\n"
-    "                       native time (default 50); 'unlimited' profiles every launch\n"
-    "      --graph-profiling node|graph  kernels of CUDA graphs: each node its own\n"
-    "                       range (default), or one range per graph launch\n"
-    "      --no-progress    no progress line on stderr\n"
-    "  -h, --help           this help;  -V, --version  the version\n";
+    "\n";
 
-enum long_only_options {
-    OPT_NO_DESC = 256,
-    OPT_KERNELS,
-    OPT_APP_ONLY,
-    OPT_ARCH,
-    OPT_LAUNCH_SKIP,
-    OPT_LAUNCH_COUNT,
-    OPT_PER_KERNEL,
-    OPT_REPLAY_MODE,
-    OPT_OVERHEAD,
-    OPT_GRAPH_PROFILING,
-    OPT_NO_PROGRESS,
-    OPT_CSV,
-    OPT_CSV_LAUNCHES,
-    OPT_TIMELINE,
-    OPT_PHASE_THRESHOLD,
-    OPT_TOP,
-    OPT_DIFF,
+/* Option groups, in the order a command's checks look at them. */
+typedef enum cli_group {
+    G_PROFILING, /* collection only */
+    G_PLOT,      /* `topdown plot` only */
+    G_OUTPUT,    /* CSV, timeline, JSON */
+    G_REPORT,    /* the tree */
+    G_GENERAL,   /* help, version */
+    G_COUNT
+} cli_group;
+
+/* The usage's sections, in order; a row is listed under its section. */
+typedef enum cli_section { S_REPORT, S_PLOT, S_PROFILING, S_END, S_COUNT } cli_section;
+
+static const char *const section_headers[S_COUNT] = {
+    [S_REPORT] = "report options (profiling and `report`):\n",
+    [S_PLOT] = "plot options: --top K (kernels drawn, default 10, rest as \"other\"), -o OUT,\n"
+               "  --timeline KERNEL, --diff A.json B.json; see docs/OUTPUTS.md\n",
+    [S_PROFILING] = "profiling options:\n",
+    [S_END] = "",
 };
 
-static const struct option long_options[] = {
-    {"level", required_argument, NULL, 'l'},
-    {"verbose", no_argument, NULL, 'v'},
-    {"no-desc", no_argument, NULL, OPT_NO_DESC},
-    {"kernels", required_argument, NULL, OPT_KERNELS},
-    {"app-only", no_argument, NULL, OPT_APP_ONLY},
-    {"arch", required_argument, NULL, OPT_ARCH},
-    {"output", required_argument, NULL, 'o'},
-    {"force", no_argument, NULL, 'f'},
-    {"kernel-name", required_argument, NULL, 'k'},
-    {"launch-skip", required_argument, NULL, OPT_LAUNCH_SKIP},
-    {"launch-count", required_argument, NULL, OPT_LAUNCH_COUNT},
-    {"per-kernel", required_argument, NULL, OPT_PER_KERNEL},
-    {"replay-mode", required_argument, NULL, OPT_REPLAY_MODE},
-    {"overhead", required_argument, NULL, OPT_OVERHEAD},
-    {"graph-profiling", required_argument, NULL, OPT_GRAPH_PROFILING},
-    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-    {"csv", required_argument, NULL, OPT_CSV},
-    {"csv-launches", required_argument, NULL, OPT_CSV_LAUNCHES},
-    {"timeline", required_argument, NULL, OPT_TIMELINE},
-    {"phase-threshold", required_argument, NULL, OPT_PHASE_THRESHOLD},
-    {"top", required_argument, NULL, OPT_TOP},
-    {"diff", no_argument, NULL, OPT_DIFF},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+#define ON(cmd) (1u << (cmd))
+#define ALL_COMMANDS (ON(TD_CMD_COUNT) - 1)
+#define NOT_ON(cmds) (ALL_COMMANDS & ~(cmds))
+
+typedef struct cli_option cli_option;
+typedef int (*cli_apply)(cli *c, const cli_option *o, const char *arg, td_error *err);
+
+struct cli_option {
+    const char *name;   /* long name */
+    char short_name;    /* 0: none */
+    int takes_value;
+    cli_group group;
+    unsigned commands;  /* ON(command) for each command that takes it */
+    cli_apply apply;    /* set_flag, set_string, set_count: into field; or its own */
+    size_t field;       /* offsetof(cli, ...) for the generic setters */
+    long min, max;      /* set_count's range */
+    cli_section section;
+    const char *usage;  /* its usage line(s); NULL: said in its section's header or another row */
 };
 
-void td_cli_usage(FILE *out)
-{
-    fputs(usage_text, out);
-}
+/* What a command says about an option it does not take, by the option's
+ * group; NULL: the command's general message. */
+typedef struct cli_command {
+    const char *reject[G_COUNT];
+    const char *reject_any;
+} cli_command;
+
+#define PLOT_ONLY "--top and --diff are options of `topdown plot`; see topdown --help"
+
+static const cli_command commands[TD_CMD_COUNT] = {
+    [TD_CMD_PROFILE] = {{[G_PLOT] = PLOT_ONLY}, NULL},
+    [TD_CMD_REPORT] = {{[G_PROFILING] = "that option is for profiling, not for `topdown report`; see topdown --help",
+                        [G_PLOT] = PLOT_ONLY}, NULL},
+    [TD_CMD_PLOT] = {{NULL}, "topdown plot takes -l, -o, --top, --timeline, --phase-threshold, --arch and --diff; see docs/OUTPUTS.md"},
+    [TD_CMD_DIFF] = {{NULL}, "topdown diff takes -l, --csv and --kernels (each result keeps its own arch table); for a plot: topdown plot --diff A.json B.json -o OUT.png"},
+    [TD_CMD_LIST_NODES] = {{NULL}, NULL},
+};
+
+/* ---- values ------------------------------------------------------------------ */
 
 static int parse_count(const char *text, const char *option, long min, long max,
                        long *out, td_error *err)
@@ -164,95 +143,256 @@ static int parse_overhead(const char *text, double *out, td_error *err)
     return 0;
 }
 
-/* The options of the outputs (CSV, timeline, plot); 1 if opt is not one. */
-static int apply_output_option(cli *c, int opt, const char *arg, td_error *err)
+/* ---- applying each option ------------------------------------------------------ */
+
+/* The generic setters store into the row's field. */
+static int set_flag(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
-    switch (opt) {
-    case OPT_CSV: c->csv = arg; return 0;
-    case OPT_CSV_LAUNCHES: c->csv_launches = arg; return 0;
-    case OPT_TIMELINE: c->timeline = arg; return 0;
-    case OPT_PHASE_THRESHOLD:
-        return parse_points(arg, "--phase-threshold", &c->phase_threshold, err);
-    case OPT_TOP:
-        c->plot_option_seen = 1;
-        return parse_count(arg, "--top", 0, LONG_MAX, &c->top, err);
-    case OPT_DIFF: c->plot_option_seen = 1; c->plot_diff = 1; return 0;
-    default: return 1;
-    }
+    (void)arg, (void)err;
+    *(int *)((char *)c + o->field) = 1;
+    return 0;
 }
 
-static int apply_option(cli *c, int opt, const char *arg, td_error *err)
+static int set_string(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
+    (void)err;
+    *(const char **)((char *)c + o->field) = arg;
+    return 0;
+}
+
+static int set_count(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    char label[64];
+    snprintf(label, sizeof label, "--%s", o->name);
+    return parse_count(arg, label, o->min, o->max, (long *)((char *)c + o->field), err);
+}
+
+static int set_level(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
     long value = 0;
-    switch (opt) {
-    case 'l':
-        if (parse_count(arg, "-l/--level", 1, TD_MAX_LEVEL, &value, err))
-            return -1;
-        c->report.level = (int)value;
-        return 0;
-    case 'v': c->report.verbose = 1; return 0;
-    case OPT_NO_DESC: c->report.no_desc = 1; return 0;
-    case OPT_APP_ONLY: c->report.app_only = 1; return 0;
-    case OPT_KERNELS:
-        return parse_count(arg, "--kernels", 0, LONG_MAX, &c->report.max_kernels, err);
-    case OPT_ARCH: c->arch = arg; c->profile.arch = arg; return 0;
-    case 'h': c->help = 1; return 0;
-    case 'V': c->version = 1; return 0;
-    default: break;
-    }
-    int output_option = apply_output_option(c, opt, arg, err);
-    if (output_option <= 0)
-        return output_option;
-    c->profiling_option_seen++;
-    switch (opt) {
-    case 'o': c->profile.output = arg; return 0;
-    case 'f': c->profile.force = 1; return 0;
-    case 'k': c->profile.kernel_filter = arg; return 0;
-    case OPT_NO_PROGRESS: c->profile.progress = 0; return 0;
-    case OPT_LAUNCH_SKIP:
-        return parse_count(arg, "--launch-skip", 0, LONG_MAX, &c->profile.launch_skip, err);
-    case OPT_LAUNCH_COUNT:
-        return parse_count(arg, "--launch-count", 1, LONG_MAX, &c->profile.launch_count, err);
-    case OPT_PER_KERNEL:
-        return parse_count(arg, "--per-kernel", 1, LONG_MAX, &c->profile.per_kernel, err);
-    case OPT_REPLAY_MODE: {
-        static const char *const modes[] = {"auto", "none", "kernel", NULL};
-        return parse_word(arg, "--replay-mode", modes, &c->profile.replay_mode, err);
-    }
-    case OPT_OVERHEAD:
-        return parse_overhead(arg, &c->profile.overhead_pct, err);
-    case OPT_GRAPH_PROFILING: {
-        static const char *const views[] = {"node", "graph", NULL};
-        return parse_word(arg, "--graph-profiling", views, &c->profile.graph_profiling, err);
-    }
-    default:
-        return td_fail(err, "unknown option; see topdown --help");
+    if (parse_count(arg, "-l/--level", 1, TD_MAX_LEVEL, &value, err))
+        return -1;
+    c->report.level = (int)value;
+    return 0;
+}
+
+/* One table for the model and for the collection. */
+static int set_arch(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o, (void)err;
+    c->arch = arg;
+    c->profile.arch = arg;
+    return 0;
+}
+
+static int set_phase_threshold(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    return parse_points(arg, "--phase-threshold", &c->phase_threshold, err);
+}
+
+static int set_replay_mode(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    static const char *const modes[] = {"auto", "none", "kernel", NULL};
+    return parse_word(arg, "--replay-mode", modes, &c->profile.replay_mode, err);
+}
+
+static int set_overhead(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    return parse_overhead(arg, &c->profile.overhead_pct, err);
+}
+
+static int set_graph_profiling(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    static const char *const views[] = {"node", "graph", NULL};
+    return parse_word(arg, "--graph-profiling", views, &c->profile.graph_profiling, err);
+}
+
+static int set_no_progress(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o, (void)arg, (void)err;
+    c->profile.progress = 0;
+    return 0;
+}
+
+/* ---- the table ------------------------------------------------------------------ */
+
+/* list-nodes reads only -l and, as ever, lets the others pass. */
+#define EVERYWHERE ALL_COMMANDS
+#define RESULTS_AND_PROFILING (ON(TD_CMD_PROFILE) | ON(TD_CMD_REPORT) | ON(TD_CMD_LIST_NODES))
+#define PROFILING_CMDS (ON(TD_CMD_PROFILE) | ON(TD_CMD_LIST_NODES))
+#define PLOT_ONLY_CMDS (ON(TD_CMD_PLOT) | ON(TD_CMD_LIST_NODES))
+
+#define FLAG(member) set_flag, offsetof(cli, member), 0, 0
+#define STRING(member) set_string, offsetof(cli, member), 0, 0
+#define COUNT(member, min, max) set_count, offsetof(cli, member), min, max
+#define OWN(fn) fn, 0, 0, 0
+
+static const cli_option options[] = {
+    {"level", 'l', 1, G_REPORT, EVERYWHERE, OWN(set_level), S_REPORT,
+     "  -l, --level N        tree depth, 1 to 4 (default 1; 4 lists stall reasons)\n"},
+    {"verbose", 'v', 0, G_REPORT, EVERYWHERE, FLAG(report.verbose), S_REPORT,
+     "  -v, --verbose        also show nodes below threshold, marked '<'\n"},
+    {"no-desc", 0, 0, G_REPORT, EVERYWHERE, FLAG(report.no_desc), S_REPORT,
+     "      --no-desc        no description lines\n"},
+    {"kernels", 0, 1, G_REPORT, EVERYWHERE, COUNT(report.max_kernels, 0, LONG_MAX), S_REPORT,
+     "      --kernels N      kernels listed, heaviest first (default 10, 0 = all)\n"},
+    {"app-only", 0, 0, G_REPORT, EVERYWHERE, FLAG(report.app_only), S_REPORT,
+     "      --app-only       only the application tree\n"},
+    {"arch", 0, 1, G_REPORT, NOT_ON(ON(TD_CMD_DIFF)), OWN(set_arch), S_REPORT,
+     "      --arch NAME      arch table to use instead of the detected/recorded one\n"},
+    {"csv", 0, 1, G_OUTPUT, NOT_ON(ON(TD_CMD_PLOT)), STRING(csv), S_REPORT,
+     "      --csv FILE       also write one CSV row per kernel and the app (- = stdout)\n"},
+    {"csv-launches", 0, 1, G_OUTPUT, RESULTS_AND_PROFILING, STRING(csv_launches), S_REPORT,
+     "      --csv-launches FILE  also write one CSV row per profiled launch\n"},
+    {"timeline", 0, 1, G_OUTPUT, NOT_ON(ON(TD_CMD_DIFF)), STRING(timeline), S_REPORT,
+     "      --timeline KERNEL    the kernel's invocations and phases instead of the tree\n"},
+    {"phase-threshold", 0, 1, G_OUTPUT, EVERYWHERE, OWN(set_phase_threshold), S_REPORT,
+     "      --phase-threshold PCT  level-1 jump that starts a phase (default 5 points)\n"},
+    {"json", 0, 0, G_OUTPUT, RESULTS_AND_PROFILING, FLAG(json), S_REPORT,
+     "      --json           the modelled tree as JSON instead of the text (docs/OUTPUTS.md)\n"},
+    {"top", 0, 1, G_PLOT, PLOT_ONLY_CMDS, COUNT(top, 0, LONG_MAX), S_PLOT, NULL},
+    {"diff", 0, 0, G_PLOT, PLOT_ONLY_CMDS, FLAG(plot_diff), S_PLOT, NULL},
+    {"output", 'o', 1, G_PROFILING, PROFILING_CMDS | ON(TD_CMD_PLOT), STRING(profile.output),
+     S_PROFILING,
+     "  -o, --output FILE    result file (default: APP.topdown.json, never overwritten)\n"},
+    {"force", 'f', 0, G_PROFILING, PROFILING_CMDS, FLAG(profile.force), S_PROFILING,
+     "  -f, --force          overwrite the result file given with -o\n"},
+    {"kernel-name", 'k', 1, G_PROFILING, PROFILING_CMDS, STRING(profile.kernel_filter),
+     S_PROFILING,
+     "  -k, --kernel-name RE profile only kernels whose name matches RE (POSIX ERE)\n"},
+    {"launch-skip", 0, 1, G_PROFILING, PROFILING_CMDS, COUNT(profile.launch_skip, 0, LONG_MAX),
+     S_PROFILING, "      --launch-skip N  skip the first N matching launches\n"},
+    {"launch-count", 0, 1, G_PROFILING, PROFILING_CMDS,
+     COUNT(profile.launch_count, 1, LONG_MAX), S_PROFILING,
+     "      --launch-count N profile at most N launches\n"},
+    {"per-kernel", 0, 1, G_PROFILING, PROFILING_CMDS, COUNT(profile.per_kernel, 1, LONG_MAX),
+     S_PROFILING,
+     "      --per-kernel N   profile at most N launches of each kernel, time the rest\n"},
+    {"replay-mode", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_replay_mode), S_PROFILING,
+     "      --replay-mode M  auto (default): one counter group per launch, rotated over\n"
+     "                       a kernel's launches, kernel replay for a kernel's first\n"
+     "                       launch; none: never replay; kernel: replay every profiled\n"
+     "                       launch for the full counter set (slow)\n"},
+    {"overhead", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_overhead), S_PROFILING,
+     "      --overhead PCT   profile as many launches as keep the run within PCT% of\n"
+     "                       native time (default 50); 'unlimited' profiles every launch\n"},
+    {"graph-profiling", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_graph_profiling),
+     S_PROFILING,
+     "      --graph-profiling node|graph  kernels of CUDA graphs: each node its own\n"
+     "                       range (default), or one range per graph launch\n"},
+    {"no-progress", 0, 0, G_PROFILING, PROFILING_CMDS, OWN(set_no_progress), S_PROFILING,
+     "      --no-progress    no progress line on stderr\n"},
+    {"help", 'h', 0, G_GENERAL, EVERYWHERE, FLAG(help), S_END,
+     "  -h, --help           this help;  -V, --version  the version\n"},
+    {"version", 'V', 0, G_GENERAL, EVERYWHERE, FLAG(version), S_END, NULL},
+};
+
+#define N_OPTIONS (sizeof options / sizeof *options)
+_Static_assert(sizeof options / sizeof *options <= TD_CLI_MAX_OPTIONS,
+               "raise TD_CLI_MAX_OPTIONS");
+
+void td_cli_usage(FILE *out)
+{
+    fputs(commands_usage, out);
+    for (int section = 0; section < S_COUNT; section++) {
+        fputs(section_headers[section], out);
+        for (size_t i = 0; i < N_OPTIONS; i++)
+            if (options[i].section == (cli_section)section && options[i].usage)
+                fputs(options[i].usage, out);
     }
 }
 
-/* Parses options up to the first non-option (the app, or a file). */
-int td_cli_parse_options(int argc, char **argv, cli *c, td_error *err)
+/* ---- parsing ------------------------------------------------------------------ */
+
+/* getopt's view of the table: long options return 256 + row, short ones
+ * their letter. */
+#define LONG_ONLY_BASE 256
+
+static void getopt_tables(struct option *longs, char *shorts)
+{
+    char *s = shorts;
+    *s++ = '+';
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        const cli_option *o = &options[i];
+        longs[i] = (struct option){o->name, o->takes_value ? required_argument : no_argument,
+                                   NULL, o->short_name ? o->short_name : LONG_ONLY_BASE + (int)i};
+        if (o->short_name) {
+            *s++ = o->short_name;
+            if (o->takes_value)
+                *s++ = ':';
+        }
+    }
+    longs[N_OPTIONS] = (struct option){NULL, 0, NULL, 0};
+    *s = '\0';
+}
+
+static int row_of(int opt)
+{
+    if (opt >= LONG_ONLY_BASE)
+        return opt - LONG_ONLY_BASE;
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if (options[i].short_name == opt)
+            return (int)i;
+    return -1;
+}
+
+static void cli_init(cli *c)
 {
     memset(c, 0, sizeof *c);
     td_report_options_init(&c->report);
     td_profile_options_init(&c->profile);
     c->phase_threshold = TD_PHASE_THRESHOLD_DEFAULT;
     c->top = TD_PLOT_TOP_DEFAULT;
+}
+
+static int unknown_option(char **argv, td_error *err)
+{
+    if (optopt > 0 && optopt < LONG_ONLY_BASE)
+        return td_fail(err, "option -%c is unknown or lacks its value; see topdown --help", optopt);
+    return td_fail(err, "option %s is unknown or lacks its value; see topdown --help",
+                   argv[optind - 1]);
+}
+
+/* Parses options up to the first non-option (the app, or a file). */
+int td_cli_parse_options(int argc, char **argv, cli *c, td_error *err)
+{
+    cli_init(c);
+    struct option longs[N_OPTIONS + 1];
+    char shorts[2 * N_OPTIONS + 2];
+    getopt_tables(longs, shorts);
     opterr = 0;
     optind = 0; /* 0: GNU getopt fully reinitialises */
     int opt;
-    while ((opt = getopt_long(argc, argv, "+l:vo:fk:hV", long_options, NULL)) != -1) {
-        if (opt == '?') {
-            if (optopt)
-                return td_fail(err, "option -%c is unknown or lacks its value; see topdown --help", optopt);
-            return td_fail(err, "option %s is unknown or lacks its value; see topdown --help",
-                           argv[optind - 1]);
-        }
+    while ((opt = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+        if (opt == '?')
+            return unknown_option(argv, err);
         if (opt == ':')
             return td_fail(err, "option %s needs a value", argv[optind - 1]);
-        if (apply_option(c, opt, optarg, err))
+        int row = row_of(opt);
+        if (row < 0)
+            return td_fail(err, "unknown option; see topdown --help");
+        c->seen[row] = 1;
+        if (options[row].apply(c, &options[row], optarg, err))
             return -1;
     }
+    return 0;
+}
+
+int td_cli_check(const cli *c, td_command command, td_error *err)
+{
+    const cli_command *cmd = &commands[command];
+    for (int group = 0; group < G_COUNT; group++)
+        for (size_t i = 0; i < N_OPTIONS; i++)
+            if (c->seen[i] && options[i].group == (cli_group)group &&
+                !(options[i].commands & ON(command)))
+                return td_fail(err, "%s", cmd->reject[group] ? cmd->reject[group]
+                                          : cmd->reject_any ? cmd->reject_any
+                                          : "that option does not apply here; see topdown --help");
     return 0;
 }
 
@@ -268,13 +408,12 @@ int td_cli_load_archs(td_arch_set *archs, td_error *err)
  * its value. */
 static int option_takes_value(const char *arg)
 {
-    if (arg[1] != '-')
-        return arg[2] == '\0' && strchr("lok", arg[1]) != NULL;
-    if (strchr(arg, '='))
-        return 0;
-    for (const struct option *o = long_options; o->name; o++)
-        if (strcmp(arg + 2, o->name) == 0)
-            return o->has_arg == required_argument;
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        const cli_option *o = &options[i];
+        if (arg[1] != '-' ? arg[2] == '\0' && o->short_name && arg[1] == o->short_name
+                          : !strchr(arg, '=') && strcmp(arg + 2, o->name) == 0)
+            return o->takes_value;
+    }
     return 0;
 }
 

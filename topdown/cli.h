@@ -1,26 +1,41 @@
-/* topdown's command line: the options of all commands and their parsing. */
+/* topdown's command line: one option table; each row says which commands
+ * take the option, how it is applied and how the usage lists it. A new
+ * option is a new row; a command's checks are its row bits and its
+ * messages for options it does not take. */
 #ifndef TD_CLI_H
 #define TD_CLI_H
 
 #include <stdio.h>
 
-#include "../metrics/arch.h"
-#include "../metrics/error.h"
-#include "../report/text.h"
-#include "profile.h"
+#include "metrics/arch.h"
+#include "metrics/error.h"
+#include "report/text.h"
+#include "topdown/profile.h"
+
+/* The commands that take options. */
+typedef enum td_command {
+    TD_CMD_PROFILE,
+    TD_CMD_REPORT,
+    TD_CMD_PLOT,
+    TD_CMD_DIFF,
+    TD_CMD_LIST_NODES,
+    TD_CMD_COUNT
+} td_command;
+
+#define TD_CLI_MAX_OPTIONS 64
 
 typedef struct cli {
     td_report_options report;
     td_profile_options profile;
     const char *arch;
-    int profiling_option_seen; /* a profiling-only option, for `report` */
     int help, version;
     /* outputs of docs/OUTPUTS.md */
     const char *csv, *csv_launches, *timeline;
+    int json;
     double phase_threshold;
     long top;
     int plot_diff;
-    int plot_option_seen; /* --top or --diff: only for `plot` */
+    unsigned char seen[TD_CLI_MAX_OPTIONS]; /* per option row: given on the command line */
 } cli;
 
 /* The usage text of topdown --help. */
@@ -34,6 +49,9 @@ int td_cli_parse_options(int argc, char **argv, cli *c, td_error *err);
  * not options go to files. */
 int td_cli_parse_with_files(int argc, char **argv, cli *c, const char **files, int max_files,
                             int *n_files, td_error *err);
+
+/* Fails with the command's message when an option it does not take was given. */
+int td_cli_check(const cli *c, td_command command, td_error *err);
 
 /* The arch tables of the default directory. */
 int td_cli_load_archs(td_arch_set *archs, td_error *err);

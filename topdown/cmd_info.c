@@ -2,10 +2,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../levels/tree.h"
-#include "../metrics/arch.h"
-#include "cli.h"
-#include "commands.h"
+#include "levels/model.h"
+#include "metrics/arch.h"
+#include "topdown/cli.h"
+#include "topdown/commands.h"
 
 int cmd_list_archs(td_error *err)
 {
@@ -23,7 +23,7 @@ int cmd_list_archs(td_error *err)
             snprintf(chips + strlen(chips), sizeof chips - strlen(chips), "%s%s", j ? " " : "",
                      a->chips[j]);
         printf("%-8s %-14s %-16s %-7g %-7s %-7zu %s\n", a->name, a->family, ccs, a->ipc_max,
-               a->source == TD_SOURCE_NVPROF ? "nvprof" : "cupti", a->n_stalls, chips);
+               td_source_get(a->source)->label, a->n_stalls, chips);
     }
     printf("(%zu tables in %s)\n", archs.count, archs.dir);
     td_arch_set_free(&archs);
@@ -36,13 +36,14 @@ int cmd_list_nodes(int argc, char **argv, td_error *err)
     if (td_cli_parse_options(argc, argv, &c, err))
         return -1;
     int max_level = c.report.level > 1 ? c.report.level : 3;
+    const td_node_set *set = td_nodes_builtin();
     printf("%-4s %-3s %-42s %-9s %s\n", "area", "lvl", "node", "threshold", "description");
-    for (int n = 0; n < TD_NODE_COUNT; n++) {
-        const td_node_info *info = td_node_get(n);
+    for (int n = 0; n < set->count; n++) {
+        const td_node_info *info = &set->nodes[n];
         if (info->level > max_level)
             continue;
         char threshold[32] = "-";
-        if (n != TD_N_RETIRE)
+        if (td_kind_is_loss(info->kind))
             snprintf(threshold, sizeof threshold, "%s%.0f%%", info->level == 1 ? "" : "p*",
                      100.0 * info->threshold);
         printf("%-4s %-3d %-42s %-9s %s\n", info->area, info->level, info->path, threshold,
@@ -51,6 +52,28 @@ int cmd_list_nodes(int argc, char **argv, td_error *err)
     if (max_level >= 4)
         printf("Level 4: the stall reasons of each arch table, under their level-3 node (topdown describe NODE).\n");
     return 0;
+}
+
+/* The stall reasons of one table's resolved tree that lie below node. */
+static void print_stalls_below(const td_arch *arch, int node)
+{
+    td_model m;
+    td_error ignored;
+    if (td_model_init(&m, arch, &ignored))
+        return; /* a table that does not resolve has no reason under any node */
+    int printed = 0;
+    for (int n = td_model_stall_index(&m, 0); n < m.n_tree; n++) {
+        int up = n;
+        while (up >= 0 && up != node)
+            up = m.tree[up].parent;
+        if (up != node)
+            continue;
+        printf("%s%s", printed ? ", " : "    ", printed ? "" : arch->name);
+        printf("%s%s", printed ? "" : ": ", m.tree[n].name);
+        printed = 1;
+    }
+    if (printed)
+        putchar('\n');
 }
 
 int cmd_describe(int argc, char **argv, td_error *err)
@@ -62,31 +85,17 @@ int cmd_describe(int argc, char **argv, td_error *err)
         return td_fail(err, "unknown node \"%s\"; `topdown list-nodes` lists them", argv[1]);
     const td_node_info *info = td_node_get(node);
     printf("%s (level %d, area %s)\n  %s\n  %s\n", info->path, info->level, info->area,
-           info->desc, td_node_long_desc(node));
-    if (node != TD_N_RETIRE)
+           info->desc, info->long_desc);
+    if (td_kind_is_loss(info->kind))
         printf("  Threshold: %.0f%% of %s\n", 100.0 * info->threshold,
                info->level == 1 ? "all issue slots" : "its parent");
     td_arch_set archs;
     if (td_cli_load_archs(&archs, err))
         return -1;
-    if (node != TD_N_RETIRE && node != TD_N_DIVERGENCE && info->parent != TD_N_DIVERGENCE)
+    if (td_kind_takes_stalls(info->kind))
         printf("  Stall reasons under it, per arch table:\n");
-    for (size_t i = 0; i < archs.count; i++) {
-        const td_arch *a = &archs.items[i];
-        int printed = 0;
-        for (size_t s = 0; s < a->n_stalls; s++) {
-            int n = td_node_find(a->stalls[s].node);
-            while (n >= 0 && n != node)
-                n = td_node_get(n)->parent;
-            if (n != node)
-                continue;
-            printf("%s%s", printed ? ", " : "    ", printed ? "" : a->name);
-            printf("%s%s", printed ? "" : ": ", a->stalls[s].reason);
-            printed = 1;
-        }
-        if (printed)
-            putchar('\n');
-    }
+    for (size_t i = 0; i < archs.count; i++)
+        print_stalls_below(&archs.items[i], node);
     td_arch_set_free(&archs);
     return 0;
 }

@@ -5,17 +5,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../levels/aggregate.h"
-#include "../metrics/arch.h"
-#include "../metrics/nvprof.h"
-#include "../metrics/result.h"
-#include "../report/csv.h"
-#include "../report/diff.h"
-#include "../report/plot.h"
-#include "../report/text.h"
-#include "../report/timeline.h"
-#include "cli.h"
-#include "commands.h"
+#include "levels/aggregate.h"
+#include "metrics/arch.h"
+#include "metrics/nvprof.h"
+#include "metrics/result.h"
+#include "report/csv.h"
+#include "report/diff.h"
+#include "report/json.h"
+#include "report/plot.h"
+#include "report/text.h"
+#include "report/timeline.h"
+#include "topdown/cli.h"
+#include "topdown/commands.h"
 
 static int print_timeline(const td_result *res, const td_summary *s, const cli *c,
                           td_error *err)
@@ -43,6 +44,8 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
         return -1;
     if (c->timeline)
         return print_timeline(res, s, c, err);
+    if (c->json)
+        return td_report_json(stdout, s, level, path, err);
     if ((c->csv && strcmp(c->csv, "-") == 0) ||
         (c->csv_launches && strcmp(c->csv_launches, "-") == 0))
         return 0;
@@ -87,10 +90,8 @@ int cmd_report(int argc, char **argv, td_error *err)
         td_cli_usage(stdout);
         return 0;
     }
-    if (c.profiling_option_seen)
-        return td_fail(err, "that option is for profiling, not for `topdown report`; see topdown --help");
-    if (c.plot_option_seen)
-        return td_fail(err, "--top and --diff are options of `topdown plot`; see topdown --help");
+    if (td_cli_check(&c, TD_CMD_REPORT, err))
+        return -1;
     if (!file)
         return td_fail(err, "topdown report needs a result file: topdown report FILE [-l N]");
     return cmd_print_result_file(file, &c, err) ? -1 : 0;
@@ -259,8 +260,8 @@ int cmd_plot(int argc, char **argv, td_error *err)
         td_cli_usage(stdout);
         return 0;
     }
-    if (c.profiling_option_seen > (c.profile.output ? 1 : 0) || c.csv || c.csv_launches)
-        return td_fail(err, "topdown plot takes -l, -o, --top, --timeline, --phase-threshold, --arch and --diff; see docs/OUTPUTS.md");
+    if (td_cli_check(&c, TD_CMD_PLOT, err))
+        return -1;
     int want = c.plot_diff ? 2 : 1;
     if (n_files != want)
         return td_fail(err, "%s", c.plot_diff ? "usage: topdown plot --diff A.json B.json [-l N] [-o OUT.png]"
@@ -317,8 +318,8 @@ int cmd_diff(int argc, char **argv, td_error *err)
         td_cli_usage(stdout);
         return 0;
     }
-    if (c.profiling_option_seen || c.plot_option_seen || c.csv_launches || c.timeline || c.arch)
-        return td_fail(err, "topdown diff takes -l, --csv and --kernels (each result keeps its own arch table); for a plot: topdown plot --diff A.json B.json -o OUT.png");
+    if (td_cli_check(&c, TD_CMD_DIFF, err))
+        return -1;
     if (n_files != 2)
         return td_fail(err, "usage: topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]");
     td_arch_set archs;

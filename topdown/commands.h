@@ -2,8 +2,8 @@
 #ifndef TD_COMMANDS_H
 #define TD_COMMANDS_H
 
-#include "../metrics/error.h"
-#include "cli.h"
+#include "metrics/error.h"
+#include "topdown/cli.h"
 
 /* cmd_info.c */
 int cmd_list_archs(td_error *err);

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "profile.h"
+#include "topdown/cli.h"
+#include "topdown/commands.h"
+#include "topdown/profile.h"
 
 #define EXIT_USAGE 2
 
@@ -16,8 +16,8 @@ static int cmd_profile(int argc, char **argv, td_error *err)
     cli c;
     if (td_cli_parse_options(argc, argv, &c, err))
         return -1;
-    if (c.plot_option_seen)
-        return td_fail(err, "--top and --diff are options of `topdown plot`; see topdown --help");
+    if (td_cli_check(&c, TD_CMD_PROFILE, err))
+        return -1;
     if (c.help) {
         td_cli_usage(stdout);
         return 0;

@@ -2,7 +2,7 @@
  * its stdin/stdout/stderr untouched, then turns the spool the library wrote
  * into a result file (protocol: docs/DESIGN.md, docs/COLLECTION.md). */
 #define _GNU_SOURCE /* SI_KERNEL */
-#include "profile.h"
+#include "topdown/profile.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch.h"
-#include "result.h"
-#include "spool.h"
+#include "metrics/arch.h"
+#include "metrics/result.h"
+#include "metrics/spool.h"
 
 #define INJECT_LIB "libtopdown_inject.so"
 

@@ -3,7 +3,7 @@
 #ifndef TD_PROFILE_H
 #define TD_PROFILE_H
 
-#include "../metrics/error.h"
+#include "metrics/error.h"
 
 typedef struct td_profile_options {
     char **app_argv;            /* NULL-terminated; app_argv[0] is the app */

@@ -1,0 +1,19 @@
+/* The modelled tree as JSON ("schema": "topdown-tree/1", docs/OUTPUTS.md):
+ * the application, then every kernel heaviest first, each with every node
+ * of the resolved tree down to a level (path, level, kind, share of issue
+ * slots, over its threshold, bottleneck). What the text tree shows, for
+ * programs. */
+#ifndef TD_REPORT_JSON_H
+#define TD_REPORT_JSON_H
+
+#include <stdio.h>
+
+#include "levels/aggregate.h"
+
+#define TD_TREE_SCHEMA "topdown-tree/1"
+
+/* source: the result file's name for the "source" key (may be NULL). */
+int td_report_json(FILE *out, const td_summary *s, int level, const char *source,
+                   td_error *err);
+
+#endif
