@@ -74,7 +74,7 @@ int td_groups_check(const td_arch *arch, const td_groups *groups, td_pass_counte
         return td_fail(err, "%s: no counter groups", arch->name);
     if (check_coverage(arch, groups, err))
         return -1;
-    for (size_t g = 0; g < groups->n; g++) {
+    for (size_t g = 0; count && g < groups->n; g++) {
         size_t passes = 0;
         if (count(ctx, groups->metric[g], groups->size[g], &passes, err))
             return -1;

@@ -33,7 +33,8 @@ void td_groups_from_table(const td_arch *arch, td_groups *out);
 
 /* 0 when: every group is one pass, holds the cycles counter, and the groups
  * together hold every metric of td_arch_metrics, each counter other than
- * cycles in exactly one group. Otherwise the first problem, named. */
+ * cycles in exactly one group. Otherwise the first problem, named. With
+ * count NULL only the coverage is checked (no CUPTI call). */
 int td_groups_check(const td_arch *arch, const td_groups *groups, td_pass_counter count,
                     void *ctx, td_error *err);
 

@@ -68,6 +68,7 @@ typedef struct ctx_state {
     int window_group;     /* configuration of the open batch */
     int phase_group;      /* the counter group of the current phase */
     size_t phase_launches; /* launches profiled in this phase so far */
+    int phase_had_missing; /* a kernel lacked the phase's group when it began */
     int failures;         /* failed decodes of replay-free launches */
     int warned_mismatch;
     struct ctx_state *next;
@@ -189,7 +190,7 @@ static void emit_launch(const ctx_state *c, const launch_rec *l, const double *v
 
 static void close_configs(ctx_state *c)
 {
-    for (size_t i = 0; i < c->n_group_cfg; i++)
+    for (size_t i = 0; i < c->groups.n; i++)
         td_rp_config_free(&c->group_cfg[i]);
     c->n_group_cfg = 0;
     if (c->has_full)
@@ -354,6 +355,14 @@ static int add_to_window(ctx_state *c, const launch_rec *l)
         g.switches++;
         g.switch_s += now_s() - t0;
     }
+    if (selected != 0 && l->group != TD_GROUP_ALL && c->has_full) {
+        char what[256];
+        td_rp_describe(&c->rp, what, sizeof what);
+        td_sw_warning("counter group %d cannot be collected without replay on this device "
+                      "(%s): profiled launches are replayed from now on", l->group, what);
+        c->n_group_cfg = 0;
+        return 0;
+    }
     if (selected != 0) {
         stop_profiling(c, "setting the counter configuration failed");
         return 0;
@@ -398,20 +407,28 @@ static size_t phase_length(void)
     return length < 8 ? 8 : length;
 }
 
+/* A phase ends after phase_length() launches, or as soon as every kernel
+ * that lacked the phase's group (and a full tree) when it began has
+ * measured it, so that coverage does not wait on the budget. */
 static void count_phase(ctx_state *c, int group)
 {
-    if (group == TD_GROUP_ALL || ++c->phase_launches < phase_length())
+    if (group == TD_GROUP_ALL || c->n_group_cfg == 0)
+        return;
+    int covered = c->phase_had_missing && td_kernels_missing(group) == 0;
+    if (++c->phase_launches < phase_length() && !covered)
         return;
     c->phase_launches = 0;
     c->phase_group = (c->phase_group + 1) % (int)c->n_group_cfg;
+    c->phase_had_missing = td_kernels_missing(c->phase_group) > 0;
 }
 
 /* The cost budget: profile while the time spent profiling stays within
- * --overhead of the app's own time so far. A kernel that has not measured
- * this group yet is always measured (coverage first). */
+ * --overhead of the app's own time so far. A kernel without a full tree
+ * that has not measured this group yet is always measured (coverage first). */
 static int budget_allows(const td_kernel *k, int group)
 {
-    if (!g.budgeted || (group < TD_KERNEL_MAX_GROUPS && k->group_measured[group] == 0))
+    if (!g.budgeted ||
+        (!k->full_measured && group < TD_KERNEL_MAX_GROUPS && k->group_measured[group] == 0))
         return 1;
     double native = now_s() - g.start_s - g.spent_s;
     if (g.spent_s <= g.overhead * native)
@@ -502,7 +519,10 @@ static void choose_groups(ctx_state *c, const td_arch *arch)
 {
     td_error err = {{0}};
     td_groups_from_table(arch, &c->groups);
-    if (c->groups.n && td_groups_check(arch, &c->groups, td_rp_count_passes, &c->rp, &err) == 0)
+    /* One pass each is checked against CUPTI when a group is first used
+     * (and for every chip by tests/cupti/test_catalog): here only that
+     * the groups cover the table. */
+    if (c->groups.n && td_groups_check(arch, &c->groups, NULL, NULL, &err) == 0)
         return;
     char why[sizeof err.msg];
     snprintf(why, sizeof why, "%s", c->groups.n ? err.msg : "the table lists none");
@@ -524,40 +544,16 @@ static int metric_index(const ctx_state *c, const char *name)
     return -1;
 }
 
-/* One user-replay configuration per group (one range per Start/Stop). */
-static void build_group_configs(ctx_state *c)
+/* One user-replay configuration per group, one Start/Stop per launch. */
+static void prepare_group_configs(ctx_state *c)
 {
     for (size_t gi = 0; gi < c->groups.n; gi++) {
         for (size_t i = 0; i < c->groups.size[gi]; i++)
             c->group_metric[gi][i] = (size_t)metric_index(c, c->groups.metric[gi][i]);
-        if (td_rp_config_init(&c->rp, &c->group_cfg[gi], c->groups.metric[gi],
-                              c->groups.size[gi], 1, 1) != 0) {
-            char what[256];
-            td_rp_describe(&c->rp, what, sizeof what);
-            td_sw_warning("counter group %zu cannot be set up (%s): profiled launches are "
-                          "replayed", gi, what);
-            for (size_t j = 0; j <= gi; j++)
-                td_rp_config_free(&c->group_cfg[j]);
-            return;
-        }
+        td_rp_config_prepare(&c->group_cfg[gi], c->groups.metric[gi], c->groups.size[gi], 1, 1);
     }
     c->n_group_cfg = c->groups.n;
-}
-
-/* The full set for kernel replay (every mode but none). */
-static void build_full_config(ctx_state *c)
-{
-    size_t capacity = g.mode == MODE_KERNEL ? g.batch : 1;
-    if (td_rp_config_init(&c->rp, &c->full, c->metrics, c->n_metrics, capacity, 0) == 0) {
-        c->has_full = 1;
-        c->full_passes = c->full.passes;
-        return;
-    }
-    td_rp_config_free(&c->full);
-    char what[256];
-    td_rp_describe(&c->rp, what, sizeof what);
-    td_sw_warning("the full counter set cannot be set up for kernel replay (%s)%s", what,
-                  c->n_group_cfg ? ": launches are measured without replay" : "");
+    c->phase_had_missing = 1; /* every kernel lacks every group at first */
 }
 
 /* Sets the Range Profiler up with the configurations the mode needs. */
@@ -567,19 +563,17 @@ static int open_profiler(ctx_state *c, const td_arch *arch)
         return -1;
     if (g.mode != MODE_KERNEL) {
         choose_groups(c, arch);
-        build_group_configs(c);
+        prepare_group_configs(c);
     }
-    if (g.mode != MODE_NONE)
-        build_full_config(c);
-    td_error err;
-    if (!c->has_full && td_rp_count_passes(&c->rp, c->metrics, c->n_metrics, &c->full_passes,
-                                           &err) != 0)
-        c->full_passes = 0;
+    if (g.mode != MODE_NONE) {
+        td_rp_config_prepare(&c->full, c->metrics, c->n_metrics,
+                             g.mode == MODE_KERNEL ? g.batch : 1, 0);
+        c->has_full = 1;
+    }
+    c->full_passes = arch->passes > 0 ? (size_t)arch->passes : 0;
     if (!c->has_full && c->n_group_cfg == 0) {
-        if (g.mode == MODE_NONE)
-            td_sw_error("profiler_failed", "context %u: --replay-mode none needs counter "
-                        "groups of one pass, and there are none; use --replay-mode auto",
-                        c->uid);
+        td_sw_error("profiler_failed", "context %u: --replay-mode none needs counter groups "
+                    "of one pass, and there are none; use --replay-mode auto", c->uid);
         return -1;
     }
     return 0;

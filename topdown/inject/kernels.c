@@ -118,6 +118,17 @@ size_t td_kernel_count(void)
     return table_used;
 }
 
+size_t td_kernels_missing(int group)
+{
+    size_t missing = 0;
+    for (size_t i = 0; i < table_cap && group >= 0 && group < TD_KERNEL_MAX_GROUPS; i++) {
+        const td_kernel *k = &table[i];
+        missing += k->mangled && k->matches && !k->full_measured &&
+                   k->group_measured[group] == 0;
+    }
+    return missing;
+}
+
 /* ---- the filter --------------------------------------------------------- */
 
 static int env_long(const char *name, long fallback, long *out, char *msg, size_t size)

@@ -35,6 +35,9 @@ typedef struct td_filter {
 
 /* Distinct kernels seen so far. */
 size_t td_kernel_count(void);
+/* Kernels the filter selects that have no full tree yet and never
+ * measured counter group `group`. */
+size_t td_kernels_missing(int group);
 
 /* Reads the filter from the environment; -1 (with msg) on a bad value. */
 int td_filter_from_env(td_filter *f, char *msg, size_t size);

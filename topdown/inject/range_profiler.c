@@ -216,16 +216,26 @@ int td_rp_count_passes(void *opaque, const char *const *metrics, size_t n, size_
     return 0;
 }
 
-int td_rp_config_init(td_rp *rp, td_rp_config *cfg, const char **metrics, size_t n_metrics,
-                      size_t capacity, int user_replay)
+void td_rp_config_prepare(td_rp_config *cfg, const char **metrics, size_t n_metrics,
+                          size_t capacity, int user_replay)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->metrics = metrics;
     cfg->n_metrics = n_metrics;
     cfg->capacity = capacity ? capacity : 1;
     cfg->user_replay = user_replay;
+}
+
+/* Host side: the scheduling of the metrics; a replay-free one must be one pass. */
+static int build(td_rp *rp, td_rp_config *cfg)
+{
+    if (cfg->host)
+        return 0;
     if (host_initialize(rp, &cfg->host) || build_config(rp, cfg))
         return -1;
+    if (cfg->user_replay && cfg->passes != 1)
+        return failed(rp, "one-pass counter group(more passes on this device)",
+                      CUPTI_ERROR_NOT_SUPPORTED);
     return 0;
 }
 
@@ -245,6 +255,8 @@ int td_rp_select(td_rp *rp, td_rp_config *cfg)
 {
     if (rp->active == cfg)
         return 0;
+    if (build(rp, cfg))
+        return -1;
     if (rp->active && (disable(rp) || enable(rp)))
         return -1;
     if (init_counter_data(rp, cfg) || set_config(rp, cfg))

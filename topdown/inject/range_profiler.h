@@ -51,12 +51,14 @@ int td_rp_open(td_rp *rp, CUcontext ctx, const char *chip);
  * availability included). Matches td_pass_counter (metrics/groups.h). */
 int td_rp_count_passes(void *rp, const char *const *metrics, size_t n, size_t *passes,
                        td_error *err);
-/* Builds a configuration; the profiler must be open. */
-int td_rp_config_init(td_rp *rp, td_rp_config *cfg, const char **metrics, size_t n_metrics,
-                      size_t capacity, int user_replay);
+/* Describes a configuration; its images are built the first time it is
+ * selected (set-up costs only what a run uses). */
+void td_rp_config_prepare(td_rp_config *cfg, const char **metrics, size_t n_metrics,
+                          size_t capacity, int user_replay);
 void td_rp_config_free(td_rp_config *cfg);
 /* Makes cfg the active configuration with an empty image (no-op when it
- * already is and nothing was collected since). Must not be started. */
+ * already is). Must not be started. Fails with CUPTI_ERROR_NOT_SUPPORTED
+ * when a user-replay configuration needs more than one pass here. */
 int td_rp_select(td_rp *rp, td_rp_config *cfg);
 int td_rp_start(td_rp *rp);
 /* User replay: the user range around one launch (no-op otherwise). */

@@ -1,0 +1,182 @@
+/* GPU: replay-free collection (docs/COLLECTION.md). On td_smoke, with no
+ * budget and no replay, every launch measures one counter group with sane
+ * values and every kernel collects every group; on td_bench's designed
+ * kernels, launched often enough, the tree from counter groups and the tree
+ * from kernel replay agree within 2 points on every node to level 3, and
+ * the default mode marks each designed kernel on its node. Skipped (77)
+ * without a GPU or the apps. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "levels/aggregate.h"
+#include "td_shell.h"
+
+#define AGREE_POINTS 2.0
+
+static char dir[] = "/tmp/td_replayfreeXXXXXX";
+static const char *bin;
+static char smoke[4096], bench[4096];
+static td_arch_set archs;
+
+#define run(...) td_shell_run(dir, __VA_ARGS__)
+
+static int group_has(const td_device *d, int group, int metric)
+{
+    for (size_t i = 0; i < d->groups[group].n; i++)
+        if ((int)d->groups[group].metrics[i] == metric)
+            return 1;
+    return 0;
+}
+
+/* Each group launch: cycles > 0, instructions where its group has them. */
+static void check_group_launches(const td_device *d, size_t *per_group)
+{
+    int cycles = td_device_metric_index(d, "sm__cycles_active.sum");
+    int exec = td_device_metric_index(d, "smsp__inst_executed.sum");
+    int issued = td_device_metric_index(d, "smsp__inst_issued.sum");
+    CHECK(cycles >= 0 && exec >= 0 && issued >= 0);
+    for (size_t i = 0; cycles >= 0 && i < d->n_launches; i++) {
+        const td_launch *l = &d->launches[i];
+        CHECK(l->profiled && l->group != TD_GROUP_ALL);
+        if (!l->profiled || l->group == TD_GROUP_ALL || l->group >= (int)d->n_groups)
+            continue;
+        per_group[l->group]++;
+        CHECK(group_has(d, l->group, cycles) && l->counters[cycles] > 0);
+        if (group_has(d, l->group, exec) && group_has(d, l->group, issued))
+            CHECK(l->counters[exec] > 0 && l->counters[issued] >= l->counters[exec]);
+    }
+}
+
+static void test_every_group_measured(void)
+{
+    CHECK(run("%s --replay-mode none --overhead unlimited -l 3 --no-desc -o none.json -- "
+              "%s --repeat 30", bin, smoke) == 0);
+    CHECK(!td_shell_file_has(dir, "err.txt", "not a count"));
+    CHECK(!td_shell_file_has(dir, "out.txt", "incomplete rotation"));
+    CHECK(td_shell_file_has(dir, "out.txt", "replay mode none"));
+    td_result res;
+    if (td_shell_load_result(dir, "none.json", &res) != 0) {
+        CHECK(0);
+        return;
+    }
+    CHECK_STR(res.replay_mode, "none");
+    CHECK(res.n_devices == 1);
+    if (res.n_devices == 1) {
+        const td_device *d = &res.devices[0];
+        size_t per_group[64] = {0};
+        CHECK(d->n_groups >= 2 && d->n_groups <= 64);
+        CHECK(d->n_launches == 180);
+        if (d->n_groups >= 2 && d->n_groups <= 64) {
+            check_group_launches(d, per_group);
+            for (size_t g = 0; g < d->n_groups; g++)
+                CHECK(per_group[g] >= 6); /* every kernel, every group */
+        }
+    }
+    td_result_free(&res);
+}
+
+static int summarize(const char *name, td_result *res, td_summary *s)
+{
+    td_error err;
+    if (td_shell_load_result(dir, name, res) != 0)
+        return -1;
+    if (td_summarize(res, &archs, NULL, s, &err) != 0) {
+        fprintf(stderr, "%s: %s\n", name, err.msg);
+        td_result_free(res);
+        return -1;
+    }
+    return 0;
+}
+
+static const td_kernel_summary *find_kernel(const td_summary *s, const char *name)
+{
+    for (size_t k = 0; k < s->n_kernels; k++)
+        if (strstr(s->kernels[k].name, name))
+            return &s->kernels[k];
+    return NULL;
+}
+
+/* Every node to level 3 within AGREE_POINTS, kernel by kernel. */
+static void compare_trees(const td_summary *a, const td_summary *b)
+{
+    const td_model *m = td_summary_model(a);
+    for (size_t k = 0; k < a->n_kernels; k++) {
+        const td_kernel_summary *ka = &a->kernels[k];
+        const td_kernel_summary *kb = find_kernel(b, ka->name);
+        CHECK(kb != NULL && ka->has_data && kb->has_data);
+        if (!kb || !ka->has_data || !kb->has_data)
+            continue;
+        double worst = 0;
+        const char *worst_node = "-";
+        for (int n = 0; n < m->n_tree; n++) {
+            if (m->tree[n].level > 3)
+                continue;
+            double diff = 100.0 * fabs(ka->mean.value[n] - kb->mean.value[n]);
+            if (diff > worst) {
+                worst = diff;
+                worst_node = m->tree[n].path;
+            }
+        }
+        int same = ka->verdict.bottleneck[3] == kb->verdict.bottleneck[3];
+        printf("  %-40.40s largest difference %.2f points (%s), %s bottleneck\n", ka->name,
+               worst, worst_node, same ? "same" : "DIFFERENT");
+        CHECK(worst <= AGREE_POINTS);
+        CHECK(same);
+    }
+}
+
+static void test_agreement_with_replay(void)
+{
+    CHECK(run("%s --replay-mode kernel --per-kernel 5 -o kernel.json -- %s --reps 25", bin,
+              bench) == 0);
+    CHECK(run("%s --replay-mode none --overhead unlimited -o groups.json -- %s --reps 25", bin,
+              bench) == 0);
+    td_result ra, rb;
+    td_summary sa, sb;
+    if (summarize("kernel.json", &ra, &sa) != 0) {
+        CHECK(0);
+        return;
+    }
+    if (summarize("groups.json", &rb, &sb) == 0) {
+        CHECK(sb.group_launches > 0 && sb.incomplete == 0);
+        compare_trees(&sa, &sb);
+        td_summary_free(&sb);
+        td_result_free(&rb);
+    } else {
+        CHECK(0);
+    }
+    td_summary_free(&sa);
+    td_result_free(&ra);
+}
+
+int main(void)
+{
+    if (system("nvidia-smi -L >/dev/null 2>&1") != 0) {
+        printf("no GPU: skipped\n");
+        return 77;
+    }
+    const char *build = getenv("TOPDOWN_BUILD_DIR");
+    bin = getenv("TOPDOWN_BIN");
+    snprintf(smoke, sizeof smoke, "%s/tests/gpu/td_smoke", build ? build : ".");
+    snprintf(bench, sizeof bench, "%s/benchmarks/td_bench", build ? build : ".");
+    if (!bin || access(smoke, X_OK) != 0 || access(bench, X_OK) != 0) {
+        printf("td_smoke or td_bench is not built (no CUDA compiler): skipped\n");
+        return 77;
+    }
+    td_error err;
+    const char *archs_dir = getenv("TOPDOWN_ARCHS");
+    CHECK(archs_dir && td_arch_load_dir(archs_dir, &archs, &err) == 0);
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_every_group_measured();
+    test_agreement_with_replay();
+    td_shell_remove_dir(dir);
+    td_arch_set_free(&archs);
+    return td_check_summary();
+}
