@@ -138,7 +138,7 @@ static int parse_overhead(const char *text, double *out, td_error *err)
     double value = strtod(text, &end);
     if (errno || !end || *end || end == text || !(value >= 1 && value <= 10000))
         return td_fail(err, "--overhead needs a percentage of native time from 1 to 10000 "
-                       "(50: at most 1.5x native) or 'unlimited', not \"%s\"", text);
+                       "(40: profiling adds at most 40%%) or 'unlimited', not \"%s\"", text);
     *out = value;
     return 0;
 }
@@ -274,13 +274,14 @@ static const cli_option options[] = {
      S_PROFILING,
      "      --per-kernel N   profile at most N launches of each kernel, time the rest\n"},
     {"replay-mode", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_replay_mode), S_PROFILING,
-     "      --replay-mode M  auto (default): one counter group per launch, rotated over\n"
-     "                       a kernel's launches, kernel replay for a kernel's first\n"
-     "                       launch; none: never replay; kernel: replay every profiled\n"
-     "                       launch for the full counter set (slow)\n"},
+     "      --replay-mode M  auto (default): a kernel's first launch replayed for the\n"
+     "                       full counter set, later sampled launches measure one\n"
+     "                       counter group each without replay, groups rotated over\n"
+     "                       the run; none: never replay; kernel: replay every\n"
+     "                       profiled launch for the full set (slow)\n"},
     {"overhead", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_overhead), S_PROFILING,
      "      --overhead PCT   profile as many launches as keep the run within PCT% of\n"
-     "                       native time (default 50); 'unlimited' profiles every launch\n"},
+     "                       native time (default 40); 'unlimited' profiles every launch\n"},
     {"graph-profiling", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_graph_profiling),
      S_PROFILING,
      "      --graph-profiling node|graph  kernels of CUDA graphs: each node its own\n"

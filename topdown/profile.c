@@ -31,7 +31,7 @@ void td_profile_options_init(td_profile_options *opts)
     opts->per_kernel = -1;
     opts->progress = 1;
     opts->replay_mode = "auto";
-    opts->overhead_pct = 50;
+    opts->overhead_pct = 40;
     opts->graph_profiling = "node";
 }
 

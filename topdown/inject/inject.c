@@ -28,6 +28,10 @@
 #include "spool_writer.h"
 
 #define TD_EXPORT __attribute__((visibility("default")))
+/* --overhead's default, in % of native time: profiling within 40% leaves
+ * room for what the launcher does after the app (reading the spool, the
+ * report), so that a run stays near 1.5x native (docs/COLLECTION.md). */
+#define TD_OVERHEAD_DEFAULT 40
 enum { MAX_METRICS = 128, DEFAULT_BATCH = 64, MAX_BATCH = 4096 };
 
 /* One launch waiting in a context's open batch for its counters. */
@@ -98,6 +102,8 @@ static struct {
     double spent_s;           /* time spent profiling (setup, launches, decoding) */
     double launch_t0;         /* when the profiled launch in flight entered */
     int in_profiled_launch;
+    double waited_s;          /* of the launch in flight: waiting for the app's
+                                 own GPU work, which is not profiling cost */
     long budget_skipped;      /* launches left timed-only by the budget */
     double setup_s, switch_s, decode_s; /* where profiling time goes */
     long switches;
@@ -233,6 +239,15 @@ static void emit_batch_debug(ctx_state *c, int decoded, size_t ranges, size_t dr
     td_sw_emit(rec);
 }
 
+/* Waits for the context's queued work; the wait is the app's GPU time,
+ * not profiling cost, so the budget leaves it out. */
+static void wait_for_gpu(void)
+{
+    double t0 = now_s();
+    cuCtxSynchronize();
+    g.waited_s += now_s() - t0;
+}
+
 /* A replayed launch failed (the app's kernel cannot be replayed
  * faithfully, or CUPTI failed): its kernels are measured without replay
  * from now on, and the profiler starts over with a fresh object. */
@@ -288,7 +303,7 @@ static void close_window(ctx_state *c)
     int pushed = cuCtxPushCurrent(c->ctx) == CUDA_SUCCESS;
     /* The user range must hold the whole kernel: wait for it. */
     if (c->rp.active && c->rp.active->user_replay && c->rp.started)
-        cuCtxSynchronize();
+        wait_for_gpu();
     int decoded = td_rp_pop(&c->rp) == 0 && td_rp_stop(&c->rp, &ranges, &dropped) == 0;
     for (size_t i = 0; i < c->n_window; i++)
         expected += !c->window[i].failed;
@@ -320,8 +335,10 @@ static void close_window(ctx_state *c)
         stop_profiling(c, "re-arming the counter-data image failed");
     c->n_window = 0;
     g.decode_s += now_s() - t0;
-    if (!g.in_profiled_launch)
-        g.spent_s += now_s() - t0;
+    if (!g.in_profiled_launch) {
+        g.spent_s += now_s() - t0 - g.waited_s;
+        g.waited_s = 0;
+    }
     if (pushed) {
         CUcontext popped;
         cuCtxPopCurrent(&popped);
@@ -370,7 +387,7 @@ static int add_to_window(ctx_state *c, const launch_rec *l)
     /* A user range counts everything that runs on the context: drain the
      * work queued before it (its launch is then the only one running). */
     if (l->group != TD_GROUP_ALL)
-        cuCtxSynchronize();
+        wait_for_gpu();
     if (td_rp_start(&c->rp) != 0 || td_rp_push(&c->rp, "launch") != 0) {
         stop_profiling(c, "starting the profiler failed");
         return 0;
@@ -792,6 +809,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     int profile = 0;
     if (c && c->profiling && l.kernel) {
         double t0 = now_s();
+        g.waited_s = 0;
         if (td_filter_allows(&g.filter, l.kernel) && choose_config(c, l.kernel, &l.group))
             profile = add_to_window(c, &l);
         if (profile) {
@@ -826,7 +844,8 @@ static void launch_exit(const CUpti_CallbackData *cb)
             c->window[c->n_window - 1].failed = 1;
         if (c->n_window >= window_capacity(c->window_group))
             close_window(c);
-        g.spent_s += now_s() - g.launch_t0;
+        g.spent_s += now_s() - g.launch_t0 - g.waited_s;
+        g.waited_s = 0;
         g.in_profiled_launch = 0;
     } else if (c && ok) {
         emit_launch(c, &g.current, NULL);
@@ -1031,7 +1050,7 @@ static void collection_from_env(void)
         if (strcmp(mode, mode_names[m]) == 0)
             g.mode = (replay_mode)m;
     const char *overhead = getenv("TOPDOWN_OVERHEAD");
-    double pct = overhead && *overhead ? strtod(overhead, NULL) : 50;
+    double pct = overhead && *overhead ? strtod(overhead, NULL) : TD_OVERHEAD_DEFAULT;
     g.overhead = pct > 0 ? pct / 100 : 0;
     /* Explicit counts are the user's cost decision: no budget on top. */
     g.budgeted = g.overhead > 0 && g.filter.per_kernel < 0 && g.filter.launch_count < 0;
