@@ -233,6 +233,48 @@ int main(int argc, char **argv)
     printf("passes: full set %zu, base+gmma %zu, cycles+4 stalls %zu\n", full.passes, group.passes, cycles4.passes);
 
     int small = launches / 4 > 10 ? launches / 4 : 10;
+    if (getenv("RP_GRAPH")) {
+        // A graph of 4 kernel nodes: auto range and user range, user and kernel replay,
+        // each with a fresh profiler object.
+        cudaStream_t st; cudaStreamCreate(&st);
+        cudaGraph_t gr; cudaGraphExec_t ge;
+        cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal);
+        for (int i = 0; i < 4; i++) launch(st);
+        cudaStreamEndCapture(st, &gr);
+        cudaGraphInstantiate(&ge, gr, 0);
+        struct { CUpti_ProfilerRange range; CUpti_ProfilerReplayMode replay; const char *what; } modes[] = {
+            {CUPTI_UserRange, CUPTI_UserReplay, "user range, user replay"},
+            {CUPTI_AutoRange, CUPTI_UserReplay, "auto range, user replay"},
+            {CUPTI_AutoRange, CUPTI_KernelReplay, "auto range, kernel replay"},
+        };
+        for (auto &md : modes) {
+            CUpti_RangeProfiler_Disable_Params di = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+            di.pRangeProfilerObject = rpo; cuptiRangeProfilerDisable(&di);
+            CUpti_RangeProfiler_Enable_Params en2 = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+            en2.ctx = ctx; if (cuptiRangeProfilerEnable(&en2) != CUPTI_SUCCESS) return 8;
+            rpo = en2.pRangeProfilerObject;
+            Config one; one.metrics = {"smsp__inst_executed.sum", "sm__cycles_active.sum"};
+            range_mode = md.range;
+            if (build(one, 8) || arm(one, md.replay, 8) || start()) { printf("%s: setup failed\n", md.what); continue; }
+            int pushed = 0;
+            if (md.range == CUPTI_UserRange) {
+                CUpti_RangeProfiler_PushRange_Params pu = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+                pu.pRangeProfilerObject = rpo; pu.pRangeName = "graph";
+                pushed = cuptiRangeProfilerPushRange(&pu) == CUPTI_SUCCESS;
+            }
+            int lr = cudaGraphLaunch(ge, st); cudaStreamSynchronize(st);
+            if (pushed) {
+                CUpti_RangeProfiler_PopRange_Params po = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+                po.pRangeProfilerObject = rpo; cuptiRangeProfilerPopRange(&po);
+            }
+            int all; size_t r = 0;
+            int ok = stop(&all) == 0 && decode(one, &r) == 0;
+            printf("graph of 4 nodes, %s: launch %d, %s, %zu ranges:", md.what, lr, ok ? "decoded" : "FAILED", r);
+            for (size_t i = 0; ok && i < r; i++) printf(" [inst %.0f cycles %.0f]", eval(one, i, 0), eval(one, i, 1));
+            printf(" (one launch alone: inst 8978432)\n");
+        }
+        return 0;
+    }
     if (getenv("RP_SINGLE")) {
         // Which metric sets user range + user replay can read: a fresh profiler object each.
         std::vector<std::vector<const char *>> sets = {

@@ -105,6 +105,44 @@ static int add_to_combination(td_summary *s, td_combine **acc, int k, size_t d,
     return 0;
 }
 
+/* Which CUDA graph a kernel's launches came from; a profiled launch with
+ * a graph id is a whole graph launch (inject.c). */
+static void note_graph(td_summary *s, td_kernel_summary *ks, const td_launch *l)
+{
+    if (l->graph_id && l->profiled) {
+        ks->graph_whole = 1;
+        ks->graph = l->graph_id;
+        return;
+    }
+    if (l->graph_id && !ks->graph_whole)
+        s->graph_launches++;
+    if (ks->launches == 0)
+        ks->graph = l->graph_id;
+    else if (ks->graph != l->graph_id)
+        ks->graph = 0;
+}
+
+/* Kernels of a graph without counters of their own get the tree of their
+ * graph's whole launches. */
+static void inherit_graph_trees(td_summary *s, double *weights)
+{
+    for (size_t k = 0; k < s->n_kernels; k++) {
+        td_kernel_summary *ks = &s->kernels[k];
+        if (ks->has_data || !ks->graph || ks->graph_whole)
+            continue;
+        for (size_t w = 0; w < s->n_kernels; w++) {
+            const td_kernel_summary *whole = &s->kernels[w];
+            if (!whole->graph_whole || whole->graph != ks->graph || !whole->has_data)
+                continue;
+            ks->mean = whole->mean; /* final: a combination (weight 1) */
+            ks->has_data = 1;
+            ks->graph_level = 1;
+            weights[k] = 1.0;
+            break;
+        }
+    }
+}
+
 static int add_launches(td_summary *s, name_index *idx, const td_result *res,
                         double *weights, td_combine **acc, td_error *err)
 {
@@ -118,6 +156,7 @@ static int add_launches(td_summary *s, name_index *idx, const td_result *res,
             td_kernel_summary *ks = &s->kernels[k];
             if (s->models[ks->model].arch != s->models[d].arch)
                 ks->mixed_arch = 1;
+            note_graph(s, ks, l);
             ks->launches++;
             ks->total_ns += l->duration_ns;
             s->launches++;
@@ -282,6 +321,8 @@ int td_summarize_nodes(const td_result *res, const td_arch_set *archs,
         rc = add_full_launches(out, &idx, res, acc, err);
     if (rc == 0 && out->group_launches)
         finish_combinations(out, res, acc, weights);
+    if (rc == 0)
+        inherit_graph_trees(out, weights);
     if (rc == 0)
         finish_means(out, weights);
     for (size_t k = 0; acc && k < out->n_kernels; k++)

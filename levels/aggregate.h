@@ -19,6 +19,10 @@ typedef struct td_kernel_summary {
     size_t group_launches; /* profiled launches that measured one group */
     size_t stalls_missing; /* stall reasons no launch measured (incomplete
                               rotation): counted as 0 in the split */
+    uint64_t graph;        /* its launches came from this CUDA graph (0: none,
+                              or several) */
+    int graph_whole;       /* a pseudo-kernel: whole launches of that graph */
+    int graph_level;       /* its tree is its graph's (no range per node) */
 } td_kernel_summary;
 
 typedef struct td_summary {
@@ -32,6 +36,7 @@ typedef struct td_summary {
     size_t launches, profiled;
     size_t group_launches; /* profiled launches that measured one counter group */
     size_t incomplete;     /* kernels with stall reasons never measured */
+    size_t graph_launches; /* kernel launches that came from CUDA graphs */
     td_model *models;      /* one per device section of the result */
     td_binding *bindings;
     size_t n_models;

@@ -80,6 +80,10 @@ static void print_collection(FILE *out, const td_result *res, const td_summary *
     fprintf(out, "; %zu launch%s with kernel replay (full set), %zu without replay (one of "
             "%zu counter groups each)\n", s->profiled - s->group_launches,
             s->profiled - s->group_launches == 1 ? "" : "es", s->group_launches, groups);
+    if (s->graph_launches)
+        fprintf(out, "Graphs:   %zu kernel launch%s from CUDA graphs: no range per graph node is "
+                "possible, so their trees are their graph's whole launches\n",
+                s->graph_launches, s->graph_launches == 1 ? "" : "es");
     if (s->incomplete)
         fprintf(out, "NOTE: %zu kernel%s measured too few times for every counter group: their "
                 "stall split uses the reasons measured (marked below)\n", s->incomplete,
@@ -155,6 +159,12 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
         return;
     }
     print_rates(out, &ks->mean, m->arch->ipc_max);
+    if (ks->graph_whole)
+        fprintf(out, "  whole launches of CUDA graph %llu (its kernels' time is theirs)\n",
+                (unsigned long long)ks->graph);
+    if (ks->graph_level)
+        fprintf(out, "  NOTE: launched by CUDA graph %llu: the tree is the whole graph's\n",
+                (unsigned long long)ks->graph);
     if (ks->stalls_missing)
         fprintf(out, "  NOTE: incomplete rotation: %zu of %zu stall reasons never measured "
                 "(--replay-mode auto replays such kernels)\n", ks->stalls_missing,

@@ -3,7 +3,8 @@
  * values and every kernel collects every group; on td_bench's designed
  * kernels, launched often enough, the tree from counter groups and the tree
  * from kernel replay agree within 2 points on every node to level 3, and
- * the default mode marks each designed kernel on its node. Skipped (77)
+ * the default mode marks each designed kernel on its node; CUDA graph
+ * launches are measured as a whole. Skipped (77)
  * without a GPU or the apps. */
 #include <math.h>
 #include <stdio.h>
@@ -19,7 +20,7 @@
 
 static char dir[] = "/tmp/td_replayfreeXXXXXX";
 static const char *bin;
-static char smoke[4096], bench[4096];
+static char smoke[4096], bench[4096], graphs[4096];
 static td_arch_set archs;
 
 #define run(...) td_shell_run(dir, __VA_ARGS__)
@@ -153,6 +154,65 @@ static void test_agreement_with_replay(void)
     td_result_free(&ra);
 }
 
+/* The graph of launches of `kernel` that is not `other_graph`. */
+static uint64_t graph_of(const td_result *res, const char *kernel, uint64_t other_graph)
+{
+    for (size_t d = 0; d < res->n_devices; d++)
+        for (size_t i = 0; i < res->devices[d].n_launches; i++) {
+            const td_launch *l = &res->devices[d].launches[i];
+            if (l->graph_id && l->graph_id != other_graph && strstr(l->kernel, kernel))
+                return l->graph_id;
+        }
+    return 0;
+}
+
+static const td_kernel_summary *whole_graph(const td_summary *s, uint64_t graph)
+{
+    for (size_t k = 0; k < s->n_kernels; k++)
+        if (s->kernels[k].graph_whole && s->kernels[k].graph == graph)
+            return &s->kernels[k];
+    return NULL;
+}
+
+/* Graph launches are measured as a whole: the captured one-kernel graph's
+ * tree is its kernel's tree launched directly; a kernel only launched by a
+ * graph gets its graph's tree. */
+static void test_graphs(void)
+{
+    CHECK(run("%s --overhead unlimited -l 3 -o graphs.json -- %s --launches 60", bin,
+              graphs) == 0);
+    CHECK(td_shell_file_has(dir, "out.txt", "td_graphs: 60 launches of each graph"));
+    CHECK(td_shell_file_has(dir, "out.txt", "Graphs:"));
+    td_result res;
+    td_summary s;
+    if (summarize("graphs.json", &res, &s) != 0) {
+        CHECK(0);
+        return;
+    }
+    uint64_t explicit_graph = graph_of(&res, "stream_graph", 0);
+    uint64_t captured = graph_of(&res, "fma_graph", explicit_graph);
+    CHECK(explicit_graph && captured && s.graph_launches >= 180);
+    const td_kernel_summary *whole = whole_graph(&s, captured);
+    const td_kernel_summary *direct = find_kernel(&s, "fma_graph");
+    const td_kernel_summary *streamed = find_kernel(&s, "stream_graph");
+    CHECK(whole && whole->has_data && whole->stalls_missing == 0);
+    CHECK(direct && direct->has_data && !direct->graph_level);
+    CHECK(streamed && streamed->has_data && streamed->graph_level);
+    CHECK(whole_graph(&s, explicit_graph) != NULL);
+    if (whole && direct && whole->has_data && direct->has_data) {
+        const td_model *m = td_summary_model(&s);
+        double worst = 0;
+        for (int n = 0; n < m->n_tree; n++)
+            if (m->tree[n].level <= 3 && 100.0 * fabs(whole->mean.value[n] - direct->mean.value[n]) > worst)
+                worst = 100.0 * fabs(whole->mean.value[n] - direct->mean.value[n]);
+        printf("  captured graph against its kernel launched directly: %.2f points\n", worst);
+        CHECK(worst <= AGREE_POINTS);
+        CHECK(whole->verdict.bottleneck[3] == direct->verdict.bottleneck[3]);
+    }
+    td_summary_free(&s);
+    td_result_free(&res);
+}
+
 int main(void)
 {
     if (system("nvidia-smi -L >/dev/null 2>&1") != 0) {
@@ -163,7 +223,9 @@ int main(void)
     bin = getenv("TOPDOWN_BIN");
     snprintf(smoke, sizeof smoke, "%s/tests/gpu/td_smoke", build ? build : ".");
     snprintf(bench, sizeof bench, "%s/benchmarks/td_bench", build ? build : ".");
-    if (!bin || access(smoke, X_OK) != 0 || access(bench, X_OK) != 0) {
+    snprintf(graphs, sizeof graphs, "%s/tests/gpu/td_graphs", build ? build : ".");
+    if (!bin || access(smoke, X_OK) != 0 || access(bench, X_OK) != 0 ||
+        access(graphs, X_OK) != 0) {
         printf("td_smoke or td_bench is not built (no CUDA compiler): skipped\n");
         return 77;
     }
@@ -176,6 +238,7 @@ int main(void)
     }
     test_every_group_measured();
     test_agreement_with_replay();
+    test_graphs();
     td_shell_remove_dir(dir);
     td_arch_set_free(&archs);
     return td_check_summary();

@@ -29,8 +29,31 @@ static double since_start(uint64_t t)
     return t > start_time ? (double)(t - start_time) : 0.0;
 }
 
+/* The graph exec of each recent cuGraphLaunch, by correlation id (direct
+ * mapped: activity records follow their launch within a few thousand
+ * calls), so a graph's kernels carry the id its whole launches are
+ * recorded under; CUPTI's own graphId names another graph object. */
+enum { GRAPH_SLOTS = 8192 };
+static struct {
+    uint32_t corr, exec;
+} graph_launches[GRAPH_SLOTS];
+
+void td_activity_graph_launch(uint32_t corr, uint32_t exec)
+{
+    graph_launches[corr % GRAPH_SLOTS].corr = corr;
+    graph_launches[corr % GRAPH_SLOTS].exec = exec;
+}
+
+static uint32_t graph_exec_of(const CUpti_ActivityKernel10 *k)
+{
+    uint32_t slot = k->correlationId % GRAPH_SLOTS;
+    if (graph_launches[slot].corr == k->correlationId && graph_launches[slot].exec)
+        return graph_launches[slot].exec;
+    return k->graphId;
+}
+
 /* A kernel of a CUDA graph: no launch callback saw it, so it is a launch of
- * its own, timed but not profiled. */
+ * its own, timed; its tree is its graph's (levels/aggregate.c). */
 static void emit_graph_launch(const CUpti_ActivityKernel10 *k)
 {
     cJSON *rec = td_sw_record("launch");
@@ -48,7 +71,8 @@ static void emit_graph_launch(const CUpti_ActivityKernel10 *k)
     cJSON_AddNumberToObject(rec, "stream", k->streamId);
     cJSON_AddNumberToObject(rec, "start_ns", since_start(k->start));
     cJSON_AddNumberToObject(rec, "duration_ns", (double)(k->end - k->start));
-    cJSON_AddNumberToObject(rec, "graph", k->graphId);
+    cJSON_AddNumberToObject(rec, "graph", graph_exec_of(k));
+    cJSON_AddNumberToObject(rec, "graph_node", (double)k->graphNodeId);
     free(name);
     td_sw_emit(rec);
 }

@@ -13,5 +13,7 @@
 int td_activity_start(uint64_t t0, uint64_t (*next_id)(void));
 /* Delivers every buffered record now (exit, context teardown, signals). */
 void td_activity_flush(void);
+/* A cuGraphLaunch (its correlation id) ran this graph exec (its CUPTI id). */
+void td_activity_graph_launch(uint32_t corr, uint32_t exec);
 
 #endif
