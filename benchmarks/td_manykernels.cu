@@ -1,5 +1,5 @@
 // td_manykernels: a small ML + particle pipeline built from kernel
-// templates, about 80 distinct kernels, for measuring topdown on an
+// templates, 85 distinct kernels, for measuring topdown on an
 // application with many kernels of very different launch counts
 // (benchmarks/README.md).
 //
@@ -25,7 +25,9 @@
 // Deterministic: fixed grids, fixed reduction order, integer atomics only
 // (histograms); the checksum is the same from run to run on one GPU and
 // build. Prints the steps, launches, distinct kernels launched, final
-// losses and the checksum.
+// losses and the checksum. With the defaults: 74 launches per step (66
+// kernels), 66 per rare pass (12 more), 16 at setup, 7 at the end: 15,087
+// launches of 85 kernels.
 
 #include <cuda_runtime.h>
 
