@@ -139,6 +139,10 @@ one_run() {
 
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | head -n 1)
 gpu=${gpu:-unknown GPU}
+driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2> /dev/null | head -n 1)
+tdver=$("$topdown" --version 2> /dev/null | head -n 1)
+commit=$(git -C "$root" rev-parse --short HEAD 2> /dev/null)
+about="${tdver:-topdown ?} (commit ${commit:-?}), driver ${driver:-?}, $(nproc 2> /dev/null || echo ?) CPUs"
 echo "device: $gpu; $runs runs per mode; ${#commands[@]} workloads; topdown $topdown" >&2
 
 for i in "${!commands[@]}"; do
@@ -183,10 +187,10 @@ slug=$(echo "$gpu" | tr -c 'A-Za-z0-9\n' '_' | sed 's/__*/_/g; s/_$//')
 [ -n "$out_md" ] || out_md="$here/results/replayfree_${slug}_${date_utc}.md"
 mkdir -p "$(dirname "$out_md")"
 
-python3 - "$work" "$runs" "$gpu" "$date_utc" "$limit" "$topdown" "${commands[@]}" > "$out_md" <<'EOF'
+python3 - "$work" "$runs" "$gpu" "$date_utc" "$limit" "$about" "${commands[@]}" > "$out_md" <<'EOF'
 import csv, os, re, statistics, sys
 
-work, runs, gpu, day, limit, topdown = sys.argv[1:7]
+work, runs, gpu, day, limit, about = sys.argv[1:7]
 commands = sys.argv[7:]
 MODES = ("auto", "none", "kernel")
 rows = {}
@@ -254,6 +258,7 @@ def num(s):
     return "{:,}".format(int(s)) if s not in ("-", "") else "-"
 
 print("# Replay-free collection on %s (%s)\n" % (gpu, day))
+print("%s.\n" % about)
 print("Median wall time of %s runs per mode, in seconds, whole process (CUDA start-up "
       "included); `x native`: ratio to the native median. Modes: `auto` is topdown's "
       "default (`topdown -l 3`), `none` and `kernel` are `--replay-mode none|kernel`; "
