@@ -22,8 +22,9 @@
 // Prints the iterations run, the final residual and a checksum (mean
 // temperature); exit code 0. Cost per iteration with the defaults: the
 // stencil streams u, kappa, f in and v out, 4 x 32 MiB of fp64, about
-// 45 us at the ~3 TB/s of an H100/H200 (the boundary kernel is ~8 K cells):
-// 5000 iterations are about 0.25 s of GPU time; 10,104 launches in all
+// 45 us at the ~3 TB/s an H100 sustains, ~30 us on an H200 (the boundary
+// kernel touches ~8 K cells): 5000 iterations are 0.15-0.25 s of GPU time
+// (an estimate, not measured; --n 4096 for 4x); 10,104 launches in all
 // (3 at setup, 10,000 in the loop, 100 for 50 residual checks, 1 checksum).
 
 #include <cuda_runtime.h>
