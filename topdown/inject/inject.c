@@ -73,7 +73,6 @@ typedef struct ctx_state {
     int window_group;     /* configuration of the open batch */
     int phase_group;      /* the counter group of the current phase */
     size_t phase_launches; /* launches profiled in this phase so far */
-    int phase_had_missing; /* a kernel lacked the phase's group when it began */
     int failures;         /* failed decodes of replay-free launches */
     int warned_mismatch;
     struct ctx_state *next;
@@ -431,19 +430,19 @@ static size_t phase_length(void)
     return length < 16 ? 16 : length;
 }
 
-/* A phase ends after phase_length() launches, or as soon as every kernel
- * that lacked the phase's group (and a full tree) when it began has
- * measured it, so that coverage does not wait on the budget. */
+/* A phase ends after phase_length() launches, or as soon as no kernel
+ * lacks the phase's group while some kernel still lacks another (kernels
+ * without a full tree: coverage does not wait on the phase length). */
 static void count_phase(ctx_state *c, int group)
 {
     if (group == TD_GROUP_ALL || c->n_group_cfg == 0)
         return;
-    int covered = c->phase_had_missing && td_kernels_missing(group) == 0;
-    if (++c->phase_launches < phase_length() && !covered)
+    int coverage_elsewhere = td_kernels_missing(group) == 0 &&
+                             td_kernels_uncovered(c->n_group_cfg) > 0;
+    if (++c->phase_launches < phase_length() && !coverage_elsewhere)
         return;
     c->phase_launches = 0;
     c->phase_group = (c->phase_group + 1) % (int)c->n_group_cfg;
-    c->phase_had_missing = td_kernels_missing(c->phase_group) > 0;
 }
 
 /* The cost budget: profile while the time spent profiling stays within
@@ -577,7 +576,6 @@ static void prepare_group_configs(ctx_state *c)
         td_rp_config_prepare(&c->group_cfg[gi], c->groups.metric[gi], c->groups.size[gi], 1, 1);
     }
     c->n_group_cfg = c->groups.n;
-    c->phase_had_missing = 1; /* every kernel lacks every group at first */
 }
 
 /* Sets the Range Profiler up with the configurations the mode needs. */

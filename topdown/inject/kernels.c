@@ -118,6 +118,22 @@ size_t td_kernel_count(void)
     return table_used;
 }
 
+size_t td_kernels_uncovered(size_t n_groups)
+{
+    size_t uncovered = 0;
+    for (size_t i = 0; i < table_cap; i++) {
+        const td_kernel *k = &table[i];
+        if (!k->mangled || !k->matches || k->full_measured)
+            continue;
+        for (size_t g = 0; g < n_groups && g < TD_KERNEL_MAX_GROUPS; g++)
+            if (k->group_measured[g] == 0) {
+                uncovered++;
+                break;
+            }
+    }
+    return uncovered;
+}
+
 size_t td_kernels_missing(int group)
 {
     size_t missing = 0;

@@ -38,6 +38,9 @@ size_t td_kernel_count(void);
 /* Kernels the filter selects that have no full tree yet and never
  * measured counter group `group`. */
 size_t td_kernels_missing(int group);
+/* Kernels the filter selects that have no full tree and lack one of the
+ * first n_groups counter groups. */
+size_t td_kernels_uncovered(size_t n_groups);
 
 /* Reads the filter from the environment; -1 (with msg) on a bad value. */
 int td_filter_from_env(td_filter *f, char *msg, size_t size);
