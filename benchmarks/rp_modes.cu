@@ -1,14 +1,15 @@
 // rp_modes: what the CUPTI Range Profiler costs per kernel launch in each
-// collection mode, and the facts topdown's replay-free collection relies
-// on, measured in-process (no topdown, no injection):
-//   1. kernel replay of the full gh100 set (5 counters + 17 stalls)
-//   2. kernel replay of one one-pass group
-//   3. user replay (no replay) of one one-pass group, one Start/Stop/Decode
-//      per launch, and the same with 64 launches per Start/Stop
-//   4. whether one Range Profiler object takes SetConfig with another
-//      config and replay mode after a decode (group rotation)
-//   5. whether auto range makes a range of each kernel node of a graph
-// Usage: rp_modes [--mem-mb N] [--launches N]. Prints one line per fact.
+// collection mode, and the facts topdown's replay-free collection rests on,
+// measured in-process (no topdown, no injection):
+//   kernel replay of the full gh100 set (5 counters + 17 stalls) and of one
+//   one-pass group; auto range with user replay (one range per session);
+//   user range + user replay of a one-pass group (topdown's path), its
+//   counters next to kernel replay's, and the cost of switching groups
+//   (a fresh profiler object each time).
+// Experiments kept as evidence: RP_SINGLE=1 (which metric lists a fresh
+// object reads), RP_GRAPH=1 (ranges of a CUDA graph launch).
+// Usage: rp_modes [--mem-mb N] [--launches N]; benchmarks/results holds a
+// recorded run. Built by hand: see benchmarks/README.md.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cupti_profiler_host.h>
@@ -73,6 +74,16 @@ static int build(Config &c, size_t ranges)
 }
 
 static CUpti_ProfilerRange range_mode = CUPTI_AutoRange;
+static int size_again(Config &c)
+{
+    CUpti_RangeProfiler_GetCounterDataSize_Params ds = {CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    ds.pRangeProfilerObject = rpo; ds.pMetricNames = c.metrics.data(); ds.numMetrics = c.metrics.size();
+    ds.maxNumOfRanges = 1; ds.maxNumRangeTreeNodes = 1;
+    CP(cuptiRangeProfilerGetCounterDataSize(&ds));
+    c.data.resize(ds.counterDataSize);
+    return 0;
+}
+
 static int arm(Config &c, CUpti_ProfilerReplayMode mode, size_t ranges)
 {
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params in = {CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
@@ -140,50 +151,41 @@ static int measure(const char *what, Config &c, CUpti_ProfilerReplayMode mode, i
     return 0;
 }
 
+// A new Range Profiler object for the context (a metric list other than the
+// last one sized decodes NaN on a reused object: see topdown/inject/range_profiler.c).
+static int fresh_object()
+{
+    CUpti_RangeProfiler_Disable_Params di = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    di.pRangeProfilerObject = rpo;
+    cuptiRangeProfilerDisable(&di);
+    CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    en.ctx = ctx;
+    CP(cuptiRangeProfilerEnable(&en));
+    rpo = en.pRangeProfilerObject;
+    return 0;
+}
+
+// One launch in a user range, user replay: nothing is replayed.
+static int user_range_launch(Config &c)
+{
+    if (size_again(c) || arm(c, CUPTI_UserReplay, 1) || start()) return -1;
+    CUpti_RangeProfiler_PushRange_Params pu = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+    pu.pRangeProfilerObject = rpo; pu.pRangeName = "launch";
+    CP(cuptiRangeProfilerPushRange(&pu));
+    launch();
+    CU(cuCtxSynchronize());
+    CUpti_RangeProfiler_PopRange_Params po = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+    po.pRangeProfilerObject = rpo;
+    CP(cuptiRangeProfilerPopRange(&po));
+    int all; size_t r;
+    return stop(&all) || decode(c, &r);
+}
+
 static const char *stalls[] = {"no_instruction", "branch_resolving", "barrier", "membar", "sleeping",
     "dispatch_stall", "misc", "short_scoreboard", "mio_throttle", "drain", "imc_miss", "long_scoreboard",
     "tex_throttle", "lg_throttle", "wait", "math_pipe_throttle", "gmma"};
 static char stall_names[17][96];
 
-// Several Start/launch/Stop sessions into one counter-data image, decoded once.
-static int measure_sessions(const char *what, Config &c, int launches, int per_decode)
-{
-    double t_arm = 0, t_start = 0, t_stop = 0, t_decode = 0, t0 = now_ms();
-    size_t total = 0;
-    for (int i = 0; i < launches; i += per_decode) {
-        double a = now_ms();
-        if (arm(c, CUPTI_UserReplay, per_decode)) return -1;
-        t_arm += now_ms() - a;
-        for (int j = 0; j < per_decode; j++) {
-            a = now_ms();
-            if (start()) return -1;
-            t_start += now_ms() - a;
-            launch();
-            if (getenv("RP_SYNC")) CU(cuCtxSynchronize());
-            int all = 0;
-            a = now_ms();
-            if (stop(&all)) return -1;
-            t_stop += now_ms() - a;
-        }
-        size_t r = 0;
-        a = now_ms();
-        if (decode(c, &r)) return -1;
-        t_decode += now_ms() - a;
-        total += r;
-    }
-    CU(cuCtxSynchronize());
-    double ms = now_ms() - t0;
-    printf("%-48s passes %zu: %8.3f ms per launch (%d launches, %zu ranges; per launch: arm %.3f start %.3f stop %.3f decode %.3f)\n",
-           what, c.passes, ms / launches, launches, total, t_arm / launches, t_start / launches,
-           t_stop / launches, t_decode / launches);
-    if (total) {
-        std::vector<double> v(c.metrics.size());
-        printf("   range 0:");
-        for (size_t m = 0; m < c.metrics.size(); m++) printf(" %s=%.0f", c.metrics[m], eval(c, 0, m));
-        printf("\n");
-    }
-    return 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -310,95 +312,46 @@ int main(int argc, char **argv)
         }
         return 0;
     }
-    if (getenv("RP_USER_RANGE_FIRST")) goto user_range;
     if (measure("kernel replay, full set", full, CUPTI_KernelReplay, small, 1)) return 6;
     if (measure("kernel replay, one-pass group", group, CUPTI_KernelReplay, small, 1)) return 6;
-    if (measure("user replay, one-pass group, 1 per Start/Stop", group, CUPTI_UserReplay, launches, 1)) return 6;
-    if (measure("user replay, one-pass group, 64 per Start/Stop", group64, CUPTI_UserReplay, launches / 64 * 64, 64)) return 6;
-    if (measure_sessions("user replay, 1 session per launch, decode per 64", group64, launches / 64 * 64, 64)) return 6;
-    if (measure_sessions("user replay, 1 session per launch, decode each", group, 64, 1)) return 6;
-user_range:
+    // Auto range with user replay: how many ranges a session of 64 launches makes.
+    if (measure("user replay, auto range, 64 launches per session", group64, CUPTI_UserReplay,
+                launches / 64 * 64, 64)) return 6;
     {
-        // User range around one launch, user replay: Start, Push, launch, sync, Pop, Stop, Decode.
+        // topdown's replay-free path: a fresh object for the group's metric list, then per
+        // launch: re-arm, Start, PushRange, launch, sync, PopRange, Stop, Decode.
+        if (fresh_object()) return 8;
         range_mode = CUPTI_UserRange;
-        double t0 = now_ms(); size_t total = 0; int n_ur = launches;
-        for (int i = 0; i < n_ur; i++) {
-            if (arm(group, CUPTI_UserReplay, 1) || start()) return 7;
-            CUpti_RangeProfiler_PushRange_Params pu = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-            pu.pRangeProfilerObject = rpo; pu.pRangeName = "k";
-            if (cuptiRangeProfilerPushRange(&pu) != CUPTI_SUCCESS) { printf("push failed\n"); return 7; }
-            launch(); CU(cuCtxSynchronize());
-            CUpti_RangeProfiler_PopRange_Params po = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
-            po.pRangeProfilerObject = rpo;
-            if (cuptiRangeProfilerPopRange(&po) != CUPTI_SUCCESS) { printf("pop failed\n"); return 7; }
-            int all; size_t r = 0;
-            if (stop(&all) || decode(group, &r)) return 7;
-            total += r;
-        }
-        printf("%-48s passes %zu: %8.3f ms per launch (%d launches, %zu ranges)\n   values:",
-               "user range + user replay, one-pass group", group.passes, (now_ms() - t0) / n_ur, n_ur, total);
-        for (size_t m = 0; m < group.metrics.size(); m++) printf(" %s=%.0f", group.metrics[m], eval(group, 0, m));
+        Config one; one.metrics = group.metrics;
+        if (build(one, 1)) return 7;
+        double t0 = now_ms();
+        for (int i = 0; i < launches; i++)
+            if (user_range_launch(one)) return 7;
+        printf("%-48s passes %zu: %8.3f ms per launch (%d launches)\n",
+               "user replay, user range, one-pass group", one.passes, (now_ms() - t0) / launches, launches);
+        printf("   values of the last:");
+        for (size_t m = 0; m < one.metrics.size(); m++) printf(" %s=%.0f", one.metrics[m], eval(one, 0, m));
         printf("\n");
+        // A configuration switch: another metric list needs a fresh object.
+        Config other; other.metrics = cycles4.metrics;
+        if (build(other, 1)) return 7;
+        t0 = now_ms();
+        int switches = 20;
+        for (int i = 0; i < switches; i++) {
+            Config &c = i % 2 ? one : other;
+            if (fresh_object() || user_range_launch(c)) return 7;
+        }
+        printf("%-48s %8.3f ms per launch (%d launches, each after a fresh object)\n",
+               "user replay, switching groups every launch", (now_ms() - t0) / switches, switches);
         range_mode = CUPTI_AutoRange;
-        arm(full, CUPTI_KernelReplay, 1); start(); launch(); int all; stop(&all); size_t r; decode(full, &r);
-        printf("   same kernel, kernel replay full set:");
-        for (size_t m = 0; m < 6; m++) printf(" %s=%.0f", full.metrics[m], eval(full, 0, m));
+        if (fresh_object()) return 8;
+        if (build(full, 1) || arm(full, CUPTI_KernelReplay, 1) || start()) return 7;
+        launch();
+        int all; size_t r;
+        if (stop(&all) || decode(full, &r)) return 7;
+        printf("   same kernel, kernel replay of the full set:");
+        for (size_t m = 0; m < 5; m++) printf(" %s=%.0f", full.metrics[m], eval(full, 0, m));
         printf("\n");
-        if (getenv("RP_USER_RANGE_FIRST")) return 0;
-    }
-    // Fact 4: the same object takes another config and replay mode.
-    if (measure("user replay, cycles + 4 stalls (after switch)", cycles4, CUPTI_UserReplay, 20, 1)) return 6;
-    if (measure("kernel replay, full set (after switch back)", full, CUPTI_KernelReplay, 4, 1)) return 6;
-
-    // Values: instructions of one launch in user replay vs kernel replay.
-    {
-        arm(group, CUPTI_UserReplay, 1); start(); launch(); int all; stop(&all); size_t r; decode(group, &r);
-        double u = eval(group, 0, 0), cu = eval(group, 0, 3);
-        arm(full, CUPTI_KernelReplay, 1); start(); launch(); stop(&all); decode(full, &r);
-        double k = eval(full, 0, 0), ck = eval(full, 0, 3);
-        printf("inst_executed user replay %.0f, kernel replay %.0f; cycles %.0f vs %.0f; allPassSubmitted %d\n", u, k, cu, ck, all);
-    }
-    // Fact 5: graph kernel nodes under auto range.
-    {
-        cudaStream_t s; cudaStreamCreate(&s);
-        cudaGraph_t g; cudaGraphExec_t ge;
-        cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
-        for (int i = 0; i < 4; i++) launch(s);
-        cudaStreamEndCapture(s, &g);
-        cudaGraphInstantiate(&ge, g, 0);
-        Config g4; g4.metrics = group.metrics; build(g4, 16);
-        arm(g4, CUPTI_UserReplay, 16); start(); cudaGraphLaunch(ge, s); cudaStreamSynchronize(s);
-        int all; stop(&all); size_t r = 0; int rc = decode(g4, &r);
-        printf("graph of 4 kernel nodes, user replay auto range: decode %s, %zu ranges", rc ? "FAILED" : "ok", r);
-        for (size_t i = 0; i < r; i++) printf(" [%zu: inst %.0f]", i, eval(g4, i, 0));
-        printf("\n");
-        {
-            // user range around the whole graph launch, user replay
-            CUpti_RangeProfiler_SetConfig_Params sc = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-            CUpti_RangeProfiler_CounterDataImage_Initialize_Params in = {CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-            in.pRangeProfilerObject = rpo; in.counterDataSize = g4.data.size(); in.pCounterData = g4.data.data();
-            cuptiRangeProfilerCounterDataImageInitialize(&in);
-            sc.pRangeProfilerObject = rpo; sc.configSize = g4.config.size(); sc.pConfig = g4.config.data();
-            sc.counterDataImageSize = g4.data.size(); sc.pCounterDataImage = g4.data.data();
-            sc.range = CUPTI_UserRange; sc.replayMode = CUPTI_UserReplay; sc.maxRangesPerPass = 16;
-            sc.numNestingLevels = 1; sc.minNestingLevel = 1; sc.targetNestingLevel = 1;
-            int rs = cuptiRangeProfilerSetConfig(&sc);
-            start();
-            CUpti_RangeProfiler_PushRange_Params pu = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-            pu.pRangeProfilerObject = rpo; pu.pRangeName = "graph";
-            int rp = cuptiRangeProfilerPushRange(&pu);
-            cudaGraphLaunch(ge, s);
-            CUpti_RangeProfiler_PopRange_Params po = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
-            po.pRangeProfilerObject = rpo;
-            int rpop = cuptiRangeProfilerPopRange(&po);
-            stop(&all); r = 0; int rc3 = decode(g4, &r);
-            printf("graph, user range + user replay: setconfig %d push %d pop %d decode %s, %zu ranges", rs, rp, rpop, rc3 ? "FAILED" : "ok", r);
-            for (size_t i = 0; i < r; i++) printf(" [%zu: inst %.0f cycles %.0f]", i, eval(g4, i, 0), eval(g4, i, 3));
-            printf("\n");
-        }
-        arm(g4, CUPTI_KernelReplay, 16); start(); rc = cudaGraphLaunch(ge, s); cudaStreamSynchronize(s);
-        stop(&all); r = 0; int rc2 = decode(g4, &r);
-        printf("graph, kernel replay auto range: launch %d decode %s, %zu ranges\n", rc, rc2 ? "FAILED" : "ok", r);
     }
     return 0;
 }
