@@ -195,28 +195,6 @@ void td_c_numeric_end(td_c_numeric *state)
     state->c_locale = (locale_t)0;
 }
 
-FILE *td_output_open(const char *path, td_error *err)
-{
-    if (strcmp(path, "-") == 0)
-        return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        td_fail(err, "cannot write %s: %s", path, strerror(errno));
-    return f;
-}
-
-int td_output_close(FILE *f, const char *path, td_error *err)
-{
-    int failed = ferror(f);
-    if (f == stdout)
-        failed |= fflush(f) != 0;
-    else
-        failed |= fclose(f) != 0;
-    if (failed)
-        return td_fail(err, "error writing %s (disk full?)", path);
-    return 0;
-}
-
 typedef struct sort_item {
     const char *kernel;
     uint64_t id;

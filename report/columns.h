@@ -75,9 +75,4 @@ typedef struct td_launch_ref {
 int td_launches_in_order(const td_result *res, td_launch_ref **out, size_t *n,
                          td_error *err);
 
-/* Opens path for writing ("-" is stdout). */
-FILE *td_output_open(const char *path, td_error *err);
-/* Closes (not stdout) and reports a write error (disk full) as an error. */
-int td_output_close(FILE *f, const char *path, td_error *err);
-
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "columns.h"
+#include "output.h"
 
 #define PCT_DECIMALS 4
 
@@ -178,23 +179,27 @@ int td_csv_launches(FILE *out, const td_result *res, const td_summary *s, int le
 
 int td_csv_kernels_file(const char *path, const td_summary *s, int level, td_error *err)
 {
-    FILE *f = td_output_open(path, err);
-    if (!f)
+    td_output o;
+    if (td_output_open(&o, path, err))
         return -1;
-    int rc = td_csv_kernels(f, s, level, err);
-    if (td_output_close(f, path, rc ? NULL : err))
-        rc = -1;
-    return rc;
+    int rc = td_csv_kernels(o.f, s, level, err);
+    if (rc) {
+        td_output_discard(&o);
+        return -1;
+    }
+    return td_output_commit(&o, err);
 }
 
 int td_csv_launches_file(const char *path, const td_result *res, const td_summary *s,
                          int level, td_error *err)
 {
-    FILE *f = td_output_open(path, err);
-    if (!f)
+    td_output o;
+    if (td_output_open(&o, path, err))
         return -1;
-    int rc = td_csv_launches(f, res, s, level, err);
-    if (td_output_close(f, path, rc ? NULL : err))
-        rc = -1;
-    return rc;
+    int rc = td_csv_launches(o.f, res, s, level, err);
+    if (rc) {
+        td_output_discard(&o);
+        return -1;
+    }
+    return td_output_commit(&o, err);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "csv.h"
+#include "output.h"
 
 #define PATH_WIDTH 48
 
@@ -359,11 +360,13 @@ int td_diff_csv(FILE *out, const td_diff_side *a, const td_diff_side *b, int lev
 int td_diff_csv_file(const char *path, const td_diff_side *a, const td_diff_side *b,
                      int level, td_error *err)
 {
-    FILE *f = td_output_open(path, err);
-    if (!f)
+    td_output o;
+    if (td_output_open(&o, path, err))
         return -1;
-    int rc = td_diff_csv(f, a, b, level, err);
-    if (td_output_close(f, path, rc ? NULL : err))
-        rc = -1;
-    return rc;
+    int rc = td_diff_csv(o.f, a, b, level, err);
+    if (rc) {
+        td_output_discard(&o);
+        return -1;
+    }
+    return td_output_commit(&o, err);
 }

@@ -24,6 +24,7 @@ static const char usage_text[] =
     "       topdown plot --diff A.json B.json [-l N] [-o OUT.png] [--top K]\n"
     "       topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]\n"
     "                                              compare two results node by node\n"
+    "       topdown import-spool SPOOL -o OUT.json  the result of a run whose saving failed\n"
     "\n"
     "report options (profiling and `report`):\n"
     "  -l, --level N        tree depth, 1 to 4 (default 1; 4 lists stall reasons)\n"
@@ -40,7 +41,8 @@ static const char usage_text[] =
     "  --timeline KERNEL, --diff A.json B.json; see docs/OUTPUTS.md\n"
     "profiling options:\n"
     "  -o, --output FILE    result file (default: APP.topdown.json, never overwritten)\n"
-    "  -f, --force          overwrite the result file given with -o\n"
+    "  -f, --force          overwrite existing output files (result, CSV, plot); only\n"
+    "                       regular files, never an input of the command\n"
     "  -k, --kernel-name RE profile only kernels whose name matches RE (POSIX ERE)\n"
     "      --launch-skip N  skip the first N matching launches\n"
     "      --launch-count N profile at most N launches\n"
@@ -196,6 +198,7 @@ static int apply_option(cli *c, int opt, const char *arg, td_error *err)
     case OPT_KERNELS:
         return parse_count(arg, "--kernels", 0, LONG_MAX, &c->report.max_kernels, err);
     case OPT_ARCH: c->arch = arg; c->profile.arch = arg; return 0;
+    case 'f': c->profile.force = 1; return 0; /* every output: result, CSV, plot */
     case 'h': c->help = 1; return 0;
     case 'V': c->version = 1; return 0;
     default: break;
@@ -206,7 +209,6 @@ static int apply_option(cli *c, int opt, const char *arg, td_error *err)
     c->profiling_option_seen++;
     switch (opt) {
     case 'o': c->profile.output = arg; return 0;
-    case 'f': c->profile.force = 1; return 0;
     case 'k': c->profile.kernel_filter = arg; return 0;
     case OPT_NO_PROGRESS: c->profile.progress = 0; return 0;
     case OPT_LAUNCH_SKIP:
