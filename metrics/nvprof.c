@@ -6,6 +6,11 @@
 
 #include "csv_read.h"
 
+/* Each kernel becomes Invocations launches in memory (about 200 bytes
+ * each); a file claims that number in a few bytes, so the total is bounded
+ * (nvprof replays every kernel for its metrics: real files stay far below). */
+#define MAX_IMPORTED_LAUNCHES 1000000L
+
 typedef struct nv_kernel {
     char *device;      /* "Tesla P100-PCIE-16GB (0)" */
     char *name;
@@ -59,6 +64,18 @@ static nv_kernel *find_kernel(nv_import *im, const char *device, const char *nam
     return k;
 }
 
+/* nvprof's Invocations: a whole number from 1 to MAX_IMPORTED_LAUNCHES. */
+static int parse_invocations(const char *text, long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long n = strtol(text, &end, 10);
+    if (errno || end == text || *end || n < 1 || n > MAX_IMPORTED_LAUNCHES)
+        return -1;
+    *out = n;
+    return 0;
+}
+
 /* "85.3%", "1.2345", "12.5GB/s": the number in front. */
 static int parse_value(const char *text, double *out)
 {
@@ -91,12 +108,25 @@ static int read_metric_rows(nv_import *im, FILE *f, const char *path, td_error *
                          path, line, rec.fields[3], rec.fields[7]);
             break;
         }
+        long invocations = 0;
+        if (parse_invocations(rec.fields[2], &invocations)) {
+            rc = td_fail(err, "%s:%ld: Invocations \"%s\" of kernel %s is not a count from 1 "
+                         "to %ld", path, line, rec.fields[2], rec.fields[1],
+                         MAX_IMPORTED_LAUNCHES);
+            break;
+        }
         nv_kernel *k = find_kernel(im, rec.fields[0], rec.fields[1], 1, err);
         if (!k) {
             rc = -1;
             break;
         }
-        k->invocations = strtol(rec.fields[2], NULL, 10);
+        if (k->invocations && k->invocations != invocations) {
+            rc = td_fail(err, "%s:%ld: kernel %s has %ld Invocations here and %ld on an "
+                         "earlier row; the file is not one nvprof run", path, line,
+                         rec.fields[1], invocations, k->invocations);
+            break;
+        }
+        k->invocations = invocations;
         k->values[slot] = avg;
         k->seen[slot] = 1;
         rows++;
@@ -156,6 +186,14 @@ static int read_times(nv_import *im, FILE *f, const char *path, td_error *err)
 
 static int check_complete(const nv_import *im, td_error *err)
 {
+    long total = 0;
+    for (size_t i = 0; i < im->n_kernels; i++) {
+        total += im->kernels[i].invocations;
+        if (total > MAX_IMPORTED_LAUNCHES)
+            return td_fail(err, "the kernels claim more than %ld invocations in all; topdown "
+                           "imports at most that many launches (profile fewer with nvprof "
+                           "--kernels or a shorter run)", MAX_IMPORTED_LAUNCHES);
+    }
     for (size_t i = 0; i < im->n_kernels; i++)
         for (size_t m = 0; m < im->n_metrics; m++)
             if (!im->kernels[i].seen[m])
