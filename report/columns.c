@@ -179,6 +179,62 @@ const char *td_bottleneck_path(const td_model *m, int bottleneck, char *buf, siz
     return buf;
 }
 
+/* The first value of b that is not a finite number, or NULL. */
+static const char *first_non_finite(const td_breakdown *b, double *value)
+{
+    for (int n = 0; n < TD_NODE_COUNT; n++)
+        if (!isfinite(b->node[n]))
+            return *value = b->node[n], td_node_get(n)->path;
+    for (size_t i = 0; i < b->n_stalls && i < TD_MAX_STALLS; i++)
+        if (!isfinite(b->stall[i]))
+            return *value = b->stall[i], "a stall reason";
+    const double values[] = {b->ipc, b->ipc_issued, b->warp_eff, b->unattributed};
+    const char *const names[] = {"IPC", "issued IPC", "warp efficiency", "Unattributed"};
+    for (size_t i = 0; i < 4; i++)
+        if (!isfinite(values[i]))
+            return *value = values[i], names[i];
+    return NULL;
+}
+
+int td_breakdown_printable(const td_breakdown *b, const char *what, td_error *err)
+{
+    if (!b->has_slots)
+        return 0;
+    double value = 0;
+    const char *bad = first_non_finite(b, &value);
+    if (bad)
+        return td_fail(err, "%s: %s is %g, not a number that can be printed: the result's "
+                       "counters are out of range (corrupt, or too large for the model); "
+                       "check the file", what, bad, value);
+    double level1 = b->node[TD_N_RETIRE] + b->node[TD_N_DIVERGENCE] +
+                    b->node[TD_N_FRONTEND] + b->node[TD_N_BACKEND] + b->unattributed;
+    if (fabs(level1 - 1.0) > 1e-6)
+        return td_fail(err, "%s: level 1 sums to %.4g%% of the issue slots, not 100%%: the "
+                       "result's counters are out of range (corrupt, or too large for the "
+                       "model); check the file", what, 100.0 * level1);
+    return 0;
+}
+
+int td_summary_printable(const td_summary *s, td_error *err)
+{
+    if (!isfinite(s->total_ns) || !isfinite(s->covered_ns))
+        return td_fail(err, "the total GPU time is %g ns, not a number that can be printed: "
+                       "the result's durations are out of range; check the file", s->total_ns);
+    if (s->app_has_data && td_breakdown_printable(&s->app, "the application", err))
+        return -1;
+    for (size_t k = 0; k < s->n_kernels; k++) {
+        const td_kernel_summary *ks = &s->kernels[k];
+        char what[200];
+        snprintf(what, sizeof what, "kernel %.150s", ks->name);
+        if (!isfinite(ks->total_ns))
+            return td_fail(err, "%s: its GPU time is %g ns, not a number that can be "
+                           "printed; check the file", what, ks->total_ns);
+        if (ks->has_data && td_breakdown_printable(&ks->mean, what, err))
+            return -1;
+    }
+    return 0;
+}
+
 int td_c_numeric_begin(td_c_numeric *state, td_error *err)
 {
     state->c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);

@@ -50,6 +50,15 @@ int td_models_min_depth(const td_model *const *models, size_t n_models);
 /* Path of a bottleneck returned by td_bottleneck ("" for none). */
 const char *td_bottleneck_path(const td_model *m, int bottleneck, char *buf, size_t size);
 
+/* Whether a breakdown can be printed as it is: every value a finite
+ * number, and level 1 plus Unattributed summing to 100% of the slots. A
+ * result whose counters overflow the model (values near 1e308, denormal
+ * cycle counts) fails here instead of printing nan, inf or shares that do
+ * not add up. what names it in the message ("kernel k", "the application"). */
+int td_breakdown_printable(const td_breakdown *b, const char *what, td_error *err);
+/* The same for every mean of a summary, and its times. */
+int td_summary_printable(const td_summary *s, td_error *err);
+
 /* Numbers in the C locale whatever the process locale: the outputs are read
  * by programs. td_c_numeric_begin switches this thread to the C locale and
  * returns the previous one, which td_c_numeric_end restores. */

@@ -26,7 +26,7 @@ void td_csv_field(FILE *out, const char *text)
 
 void td_csv_number(FILE *out, double value, int decimals)
 {
-    if (!isnan(value))
+    if (isfinite(value)) /* the callers checked the values: never "inf" */
         fprintf(out, "%.*f", decimals, value);
 }
 
@@ -92,7 +92,7 @@ static void write_kernel_row(FILE *out, const td_summary *s, const td_columns *c
     fprintf(out, ",%zu,%zu,", ks->launches, ks->profiled);
     td_csv_number(out, ks->total_ns, 0);
     fputc(',', out);
-    td_csv_number(out, s->total_ns > 0 ? 100.0 * ks->total_ns / s->total_ns : 0, PCT_DECIMALS);
+    td_csv_number(out, s->total_ns > 0 ? 100.0 * (ks->total_ns / s->total_ns) : 0, PCT_DECIMALS);
     fputc(',', out);
     if (ks->has_data)
         td_csv_number(out, ks->mean.ipc, PCT_DECIMALS);
@@ -113,7 +113,7 @@ static void write_app_row(FILE *out, const td_summary *s, const td_columns *cols
 int td_csv_kernels(FILE *out, const td_summary *s, int level, td_error *err)
 {
     td_columns cols;
-    if (summary_columns(s, level, &cols, err))
+    if (td_summary_printable(s, err) || summary_columns(s, level, &cols, err))
         return -1;
     td_c_numeric numeric;
     if (td_c_numeric_begin(&numeric, err)) {
@@ -139,8 +139,15 @@ static int write_launch_row(FILE *out, const td_result *res, const td_summary *s
     const td_device *dev = &res->devices[ref->dev];
     const td_launch *l = &dev->launches[ref->index];
     td_breakdown b;
-    if (td_summary_launch(s, res, ref->dev, ref->index, &b, err))
+    char what[200];
+    snprintf(what, sizeof what, "launch %llu of kernel %.150s", (unsigned long long)l->id,
+             l->kernel);
+    if (td_summary_launch(s, res, ref->dev, ref->index, &b, err) ||
+        td_breakdown_printable(&b, what, err))
         return -1;
+    if (!isfinite(l->duration_ns))
+        return td_fail(err, "%s: its duration is %g ns, not a number that can be printed; "
+                       "check the file", what, l->duration_ns);
     td_csv_field(out, l->kernel);
     fprintf(out, ",%zu,%llu,%d,%llu,", ref->invocation, (unsigned long long)l->id,
             dev->index, (unsigned long long)l->start_ns);
@@ -158,7 +165,7 @@ int td_csv_launches(FILE *out, const td_result *res, const td_summary *s, int le
     td_columns cols;
     td_launch_ref *refs = NULL;
     size_t n = 0;
-    if (summary_columns(s, level, &cols, err))
+    if (td_summary_printable(s, err) || summary_columns(s, level, &cols, err))
         return -1;
     td_c_numeric numeric;
     if (td_launches_in_order(res, &refs, &n, err) || td_c_numeric_begin(&numeric, err)) {

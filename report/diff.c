@@ -108,7 +108,7 @@ static side_view kernel_view(const td_summary *s, const td_kernel_summary *ks)
     v.b = &ks->mean;
     v.launches = ks->launches;
     v.total_ns = ks->total_ns;
-    v.share_pct = s->total_ns > 0 ? 100.0 * ks->total_ns / s->total_ns : 0;
+    v.share_pct = s->total_ns > 0 ? 100.0 * (ks->total_ns / s->total_ns) : 0;
     return v;
 }
 
@@ -225,6 +225,10 @@ static void print_only(FILE *out, const char *tag, const td_diff *d, size_t firs
 static int diff_prepare(const td_diff_side *a, const td_diff_side *b, int level,
                         td_diff *d, td_columns *cols, td_error *err)
 {
+    if (td_summary_printable(a->s, err))
+        return td_fail_context(err, "A (%s)", a->label);
+    if (td_summary_printable(b->s, err))
+        return td_fail_context(err, "B (%s)", b->label);
     if (td_diff_match(a->s, b->s, d, err))
         return -1;
     if (td_diff_columns(a, b, level, cols, err)) {

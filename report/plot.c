@@ -569,7 +569,7 @@ static void bar_label(plot_row *r, const char *name, double ns, double total_ns)
     char shortened[LABEL_CHARS + 8];
     short_name(name, LABEL_CHARS, shortened, sizeof shortened);
     snprintf(r->label, sizeof r->label, "%s (%.1f%%)", shortened,
-             total_ns > 0 ? 100.0 * ns / total_ns : 0.0);
+             total_ns > 0 ? 100.0 * (ns / total_ns) : 0.0);
 }
 
 /* Application first, then kernels with data heaviest first, the rest
@@ -605,7 +605,7 @@ static int bars_rows(bars_ctx *c, const td_summary *s, td_error *err)
         td_breakdown_scale(&c->other, 1.0 / other_ns);
         plot_row *r = &c->rows[c->n_rows++];
         snprintf(r->label, sizeof r->label, "other %zu kernels (%.1f%%)", c->n_hidden,
-                 s->total_ns > 0 ? 100.0 * other_ns / s->total_ns : 0.0);
+                 s->total_ns > 0 ? 100.0 * (other_ns / s->total_ns) : 0.0);
         r->model = td_summary_model(s);
         r->b = &c->other;
     }
@@ -622,6 +622,8 @@ static const td_model **summary_models(const td_summary *s, size_t extra)
 
 int td_plot_bars(const td_summary *s, const td_plot_options *o, td_error *err)
 {
+    if (td_summary_printable(s, err))
+        return -1;
     if (!s->app_has_data)
         return td_fail(err, "nothing to plot: no profiled launch had active cycles");
     bars_ctx c;
@@ -838,6 +840,10 @@ static int diff_rows(diff_ctx *c, const td_diff *d, td_error *err)
 int td_plot_diff(const td_diff_side *a, const td_diff_side *b, const td_plot_options *o,
                  td_error *err)
 {
+    if (td_summary_printable(a->s, err))
+        return td_fail_context(err, "A (%s)", a->label);
+    if (td_summary_printable(b->s, err))
+        return td_fail_context(err, "B (%s)", b->label);
     if (!a->s->app_has_data || !b->s->app_has_data)
         return td_fail(err, "nothing to plot: %s has no profiled launch with active cycles",
                        a->s->app_has_data ? b->label : a->label);

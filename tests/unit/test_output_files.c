@@ -9,6 +9,7 @@
 
 #include "../check.h"
 #include "report/csv.h"
+#include "report/text.h"
 #include "td_outputs_testlib.h"
 #include "td_shell.h"
 
@@ -116,6 +117,76 @@ static void test_full_disk_leaves_old_file(void)
     td_arch_set_free(&archs);
 }
 
+/* Writes the text report and both CSVs of res into one buffer; -1 when
+ * one of them refused. */
+static int all_outputs(const td_result *res, const td_arch_set *archs, char **text,
+                       td_error *err)
+{
+    size_t size = 0;
+    FILE *out = open_memstream(text, &size);
+    td_summary s;
+    int rc = td_summarize(res, archs, NULL, &s, err);
+    if (rc == 0) {
+        td_report_options o;
+        td_report_options_init(&o);
+        o.level = 4;
+        rc |= td_report_text(out, res, &s, &o, err);
+        rc |= td_csv_kernels(out, &s, 4, err);
+        rc |= td_csv_launches(out, res, &s, 4, err);
+        td_summary_free(&s);
+    }
+    fclose(out);
+    return rc ? -1 : 0;
+}
+
+static int printable(const char *text)
+{
+    int ok = !strstr(text, "nan") && !strstr(text, "inf") && !strstr(text, "NAN") &&
+             !strstr(text, "INF");
+    if (!ok)
+        fprintf(stderr, "output holds nan or inf:\n%.2000s\n", text);
+    return ok;
+}
+
+/* Item 8: extreme values never come out as nan or inf: durations near
+ * 1e306 still print (their shares do not overflow), counters near 1e308
+ * (level 1 would sum to 25%) and denormal cycle counts are errors. */
+static void test_no_nan_or_inf_in_outputs(void)
+{
+    char input[512];
+    td_error err = {{0}};
+    td_arch_set archs;
+    fx_real_archs(&archs);
+    snprintf(input, sizeof input, "%s/tests/fixtures/h100/td_smoke.topdown.json",
+             getenv("TOPDOWN_SOURCE_DIR"));
+    for (int variant = 0; variant < 3; variant++) {
+        td_result res;
+        CHECK(td_result_load(input, &res, &err) == 0);
+        td_device *dev = &res.devices[0];
+        int cycles = td_device_metric_index(dev, "sm__cycles_active.sum");
+        for (size_t i = 0; i < dev->n_launches; i++) {
+            td_launch *l = &dev->launches[i];
+            if (variant == 0)
+                l->duration_ns = 1e306;
+            for (size_t m = 0; l->counters && m < dev->n_metrics; m++)
+                if (variant == 1)
+                    l->counters[m] = 1e308;
+            if (variant == 2 && l->counters && cycles >= 0)
+                l->counters[cycles] = 5e-324;
+        }
+        char *text = NULL;
+        int rc = all_outputs(&res, &archs, &text, &err);
+        CHECK(printable(text));
+        if (variant == 0)
+            CHECK(rc == 0);
+        else
+            CHECK(rc == -1 && strstr(err.msg, "out of range"));
+        free(text);
+        td_result_free(&res);
+    }
+    td_arch_set_free(&archs);
+}
+
 int main(void)
 {
     bin = getenv("TOPDOWN_BIN");
@@ -131,6 +202,7 @@ int main(void)
     test_existing_files_need_force();
     test_stdout_write_error();
     test_full_disk_leaves_old_file();
+    test_no_nan_or_inf_in_outputs();
     td_test_cleanup(dir);
     return td_check_summary();
 }
