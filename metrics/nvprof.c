@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "csv_read.h"
+#include "file_text.h"
 
 /* Each kernel becomes Invocations launches in memory (about 200 bytes
  * each); a file claims that number in a few bytes, so the total is bounded
@@ -249,20 +250,24 @@ static void free_import(nv_import *im)
     free(im->kernels);
 }
 
-static int read_file_with(nv_import *im, const char *path,
-                          int (*reader)(nv_import *, FILE *, const char *, td_error *),
-                          td_error *err)
+typedef int (*csv_reader)(nv_import *, FILE *, const char *, td_error *);
+
+static int read_text_with(nv_import *im, const char *text, size_t len, const char *name,
+                          csv_reader reader, td_error *err)
 {
-    FILE *f = fopen(path, "r");
+    if (len == 0)
+        return td_fail(err, "%s is empty; give the CSV nvprof wrote", name);
+    FILE *f = fmemopen((void *)text, len, "r");
     if (!f)
-        return td_fail(err, "cannot open %s: %s", path, strerror(errno));
-    int rc = reader(im, f, path, err);
+        return td_fail(err, "cannot read %s: %s", name, strerror(errno));
+    int rc = reader(im, f, name, err);
     fclose(f);
     return rc;
 }
 
-int td_nvprof_import(const char *metrics_csv, const char *times_csv,
-                     const td_arch *arch, td_result *out, td_error *err)
+int td_nvprof_import_text(const char *metrics, size_t metrics_len, const char *metrics_name,
+                          const char *times, size_t times_len, const char *times_name,
+                          const td_arch *arch, td_result *out, td_error *err)
 {
     memset(out, 0, sizeof *out);
     if (arch->source != TD_SOURCE_NVPROF)
@@ -270,15 +275,32 @@ int td_nvprof_import(const char *metrics_csv, const char *times_csv,
                        arch->name);
     nv_import im = {.arch = arch};
     im.n_metrics = td_arch_metrics(arch, im.metric_names, 2 * TD_MAX_STALLS);
-    int rc = read_file_with(&im, metrics_csv, read_metric_rows, err);
-    if (rc == 0 && times_csv)
-        rc = read_file_with(&im, times_csv, read_times, err);
+    int rc = read_text_with(&im, metrics, metrics_len, metrics_name, read_metric_rows, err);
+    if (rc == 0 && times)
+        rc = read_text_with(&im, times, times_len, times_name, read_times, err);
     if (rc == 0)
         rc = check_complete(&im, err);
     if (rc == 0)
-        rc = build_result(&im, times_csv != NULL, out, err);
+        rc = build_result(&im, times != NULL, out, err);
     free_import(&im);
     if (rc)
         td_result_free(out);
+    return rc;
+}
+
+int td_nvprof_import(const char *metrics_csv, const char *times_csv,
+                     const td_arch *arch, td_result *out, td_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char *metrics = NULL, *times = NULL;
+    size_t metrics_len = 0, times_len = 0;
+    int rc = td_read_text_file(metrics_csv, &metrics, &metrics_len, err);
+    if (rc == 0 && times_csv)
+        rc = td_read_text_file(times_csv, &times, &times_len, err);
+    if (rc == 0)
+        rc = td_nvprof_import_text(metrics, metrics_len, metrics_csv, times, times_len,
+                                   times_csv, arch, out, err);
+    free(metrics);
+    free(times);
     return rc;
 }

@@ -263,7 +263,12 @@ int td_cli_load_archs(td_arch_set *archs, td_error *err)
     char dir[PATH_MAX];
     if (td_arch_default_dir(dir, sizeof dir, err))
         return -1;
-    return td_arch_load_dir(dir, archs, err);
+    if (td_arch_load_dir(dir, archs, err))
+        return -1;
+    /* One bad table does not stop the others; it is said once. */
+    if (archs->skipped)
+        fprintf(stderr, "topdown: warning: arch table left out: %s\n", archs->skipped);
+    return 0;
 }
 
 /* Whether an option (as written, "--name" or "-x") takes the next word as
