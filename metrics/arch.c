@@ -92,6 +92,9 @@ static int parse_counters(const cJSON *root, td_arch *arch, const char *path,
         if (!cJSON_IsString(item) || !item->valuestring[0])
             return td_fail(err, "%s: counter \"%s\" must name a metric", path,
                            item->string);
+        if (arch->counter[found])
+            return td_fail(err, "%s: counter \"%s\" listed twice in \"counters\"", path,
+                           item->string);
         arch->counter[found] = td_strdup(item->valuestring);
     }
     const td_counter *needed = range_profiler_counters;

@@ -73,6 +73,10 @@ static void test_metric_counted_twice(void)
     expect_rejected("\"s.wait\"", "\"s.long_scoreboard\"", "counted twice");
     /* The same metric under two reasons of one node. */
     expect_rejected("\"s.lg_throttle\"", "\"s.long_scoreboard\"", "counted twice");
+    /* A counter key given twice (found by fuzz_arch: the first value leaked). */
+    expect_rejected("\"cycles_active\": \"sm__cycles_active.sum\",",
+                    "\"cycles_active\": \"sm__cycles_active.sum\", \"inst_issued\": \"x\",",
+                    "listed twice");
     /* A counter's metric also a stall reason. */
     expect_rejected("\"s.wait\"", "\"sm__cycles_active.sum\"", "both counter");
 }
