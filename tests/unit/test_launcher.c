@@ -141,9 +141,9 @@ static void test_outputs_checked_before_the_app(void)
  * (the apps print its name), so neither loses its launches. */
 static void test_concurrent_runs_have_their_own_spool(void)
 {
-    CHECK(run("%s -o same.json -f -- sh -c 'echo \"$TOPDOWN_SPOOL\" > spool1; sleep 0.3; %s' "
+    CHECK(run("(%s -o same.json -f -- sh -c 'echo \"$TOPDOWN_SPOOL\" > spool1; sleep 0.3; %s' "
               "> out1.txt 2>&1 & %s -o same.json -f -- sh -c 'echo \"$TOPDOWN_SPOOL\" "
-              "> spool2; sleep 0.3; %s' > out2.txt 2>&1; wait", bin, fake_app, bin,
+              "> spool2; sleep 0.3; %s' > out2.txt 2>&1; wait)", bin, fake_app, bin,
               fake_app) == 0);
     char one[4096] = "", two[4096] = "";
     char path[4200];
