@@ -30,14 +30,14 @@ busiest_kernel() {
     sort | uniq -c | sort -k1,1nr | head -n 1 | sed -E 's/^ *[0-9]+ //'
 }
 
-"$topdown" report "$result" -l 3 --no-desc --kernels 0 \
+"$topdown" report "$result" -l 3 --no-desc --kernels 0 -f \
   --csv "$out/kernels.csv" --csv-launches "$out/launches.csv" > "$out/report.txt"
-"$topdown" plot "$result" -l 2 -o "$out/bars.png"
+"$topdown" plot "$result" -l 2 -f -o "$out/bars.png"
 [ -n "$kernel" ] || kernel=$(busiest_kernel "$out/launches.csv")
 "$topdown" report "$result" -l 3 --timeline "$kernel" > "$out/timeline.txt"
-"$topdown" plot "$result" -l 3 --timeline "$kernel" -o "$out/timeline.png"
+"$topdown" plot "$result" -l 3 --timeline "$kernel" -f -o "$out/timeline.png"
 if [ -n "$second" ]; then
-  "$topdown" diff "$result" "$second" -l 2 --kernels 3 --csv "$out/diff.csv" > "$out/diff.txt"
-  "$topdown" plot --diff "$result" "$second" -l 2 --top 6 -o "$out/diff.png"
+  "$topdown" diff "$result" "$second" -l 2 --kernels 3 -f --csv "$out/diff.csv" > "$out/diff.txt"
+  "$topdown" plot --diff "$result" "$second" -l 2 --top 6 -f -o "$out/diff.png"
 fi
 echo "make_examples: wrote $(ls "$out" | wc -l) files to $out" >&2

@@ -68,6 +68,9 @@ static int parse_counters(const cJSON *root, td_arch *arch, const char *path,
         if (!cJSON_IsString(item) || !item->valuestring[0])
             return td_fail(err, "%s: counter \"%s\" must name a metric", path,
                            item->string);
+        if (arch->counter[found])
+            return td_fail(err, "%s: counter \"%s\" listed twice in \"counters\"", path,
+                           item->string);
         arch->counter[found] = td_strdup(item->valuestring);
     }
     const td_source_info *source = td_source_get(arch->source);
@@ -75,6 +78,25 @@ static int parse_counters(const cJSON *root, td_arch *arch, const char *path,
         if (!arch->counter[source->needs[i].counter])
             return td_fail(err, "%s: \"counters\" lacks \"%s\"", path,
                            td_counter_key(source->needs[i].counter));
+    return 0;
+}
+
+/* A metric counted twice (two stall reasons, or a counter and a stall
+ * reason) would be double-counted by the model. */
+static int check_metric_once(const td_arch *arch, const td_stall_map *s, const char *path,
+                             td_error *err)
+{
+    for (size_t j = 0; j + 1 < arch->n_stalls; j++)
+        if (strcmp(arch->stalls[j].metric, s->metric) == 0)
+            return td_fail(err, "%s: metric \"%s\" is listed under stall reasons \"%s\" (%s) "
+                           "and \"%s\" (%s): it would be counted twice; list each metric once",
+                           path, s->metric, arch->stalls[j].reason, arch->stalls[j].node,
+                           s->reason, s->node);
+    for (int c = 0; c < TD_COUNTER_COUNT; c++)
+        if (arch->counter[c] && strcmp(arch->counter[c], s->metric) == 0)
+            return td_fail(err, "%s: metric \"%s\" is both counter \"%s\" and stall reason "
+                           "\"%s\"; list each metric once", path, s->metric, td_counter_key((td_counter)c),
+                           s->reason);
     return 0;
 }
 
@@ -105,6 +127,8 @@ static int parse_stalls(const cJSON *root, td_arch *arch, const char *path,
             if (strcmp(arch->stalls[j].reason, s->reason) == 0)
                 return td_fail(err, "%s: stall reason \"%s\" listed twice",
                                path, s->reason);
+        if (check_metric_once(arch, s, path, err))
+            return -1;
     }
     return 0;
 }
@@ -240,15 +264,22 @@ int td_arch_load_file(const char *path, td_arch *out, td_error *err)
     char *text = NULL;
     if (td_read_text_file(path, &text, &len, err))
         return td_fail_context(err, "arch table");
+    int rc = td_arch_parse(text, len, path, out, err);
+    free(text);
+    return rc;
+}
+
+int td_arch_parse(const char *text, size_t len, const char *path, td_arch *out,
+                  td_error *err)
+{
+    memset(out, 0, sizeof *out);
     cJSON *root = cJSON_ParseWithLength(text, len);
     if (!root) {
         const char *stop = cJSON_GetErrorPtr();
         long offset = stop ? (long)(stop - text) : -1;
-        free(text);
         return td_fail(err, "%s: malformed JSON near byte %ld; fix the arch table",
                        path, offset);
     }
-    free(text);
     int rc = parse_arch(root, out, path, err);
     cJSON_Delete(root);
     if (rc == 0)
@@ -296,6 +327,18 @@ static int list_json_files(const char *dir, char ***names, size_t *count,
     return rc;
 }
 
+/* A table that did not load: its message joins out->skipped. */
+static int note_skipped(td_arch_set *out, const char *msg, td_error *err)
+{
+    size_t old = out->skipped ? strlen(out->skipped) : 0;
+    char *joined = realloc(out->skipped, old + strlen(msg) + 3);
+    if (!joined)
+        return td_fail(err, "out of memory");
+    snprintf(joined + old, strlen(msg) + 3, "%s%s", old ? "; " : "", msg);
+    out->skipped = joined;
+    return 0;
+}
+
 int td_arch_load_dir(const char *dir, td_arch_set *out, td_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -313,11 +356,15 @@ int td_arch_load_dir(const char *dir, td_arch_set *out, td_error *err)
     }
     for (size_t i = 0; rc == 0 && i < count; i++) {
         char path[PATH_MAX];
+        td_error bad;
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        rc = td_arch_load_file(path, &out->items[i], err);
-        if (rc == 0)
+        if (td_arch_load_file(path, &out->items[out->count], &bad) == 0)
             out->count++;
+        else
+            rc = note_skipped(out, bad.msg, err);
     }
+    if (rc == 0 && out->count == 0)
+        rc = td_fail(err, "no usable arch table in %s: %s", dir, out->skipped);
     for (size_t i = 0; i < count; i++)
         free(names[i]);
     free(names);
@@ -465,5 +512,6 @@ void td_arch_set_free(td_arch_set *set)
         td_arch_free(&set->items[i]);
     free(set->items);
     free(set->dir);
+    free(set->skipped);
     memset(set, 0, sizeof *set);
 }

@@ -56,11 +56,19 @@ typedef struct td_arch_set {
     td_arch *items;
     size_t count;
     char *dir;
+    char *skipped; /* tables of dir that did not load, their messages joined
+                      with "; "; NULL when all loaded */
 } td_arch_set;
 
 /* Loads and validates one table. On failure *out is left empty. */
 int td_arch_load_file(const char *path, td_arch *out, td_error *err);
-/* Loads every *.json of dir, sorted by name. Fails on the first bad one. */
+/* The same from memory; path names it in messages and must end in
+ * NAME.json like a file. */
+int td_arch_parse(const char *text, size_t len, const char *path, td_arch *out,
+                  td_error *err);
+/* Loads every *.json of dir, sorted by name. A table that does not load is
+ * left out and its message kept in out->skipped, so one bad file does not
+ * stop the others; fails when none loads. */
 int td_arch_load_dir(const char *dir, td_arch_set *out, td_error *err);
 /* The archs folder: $TOPDOWN_ARCHS, else <exe dir>/archs, else
  * <exe dir>/../share/topdown/archs, else the source tree's archs/. */

@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Splits rec->line in place into fields, removing quotes. */
+/* Splits rec->line in place into fields, removing quotes. An
+ * unterminated quote ends at the end of the line with what it holds. */
 static void split_fields(td_csv_record *rec)
 {
     char *in = rec->line, *out = rec->line;
@@ -13,20 +14,18 @@ static void split_fields(td_csv_record *rec)
         int quoted = *in == '"';
         if (quoted)
             in++;
-        for (;;) {
+        while (*in != '\0') {
             if (quoted && in[0] == '"' && in[1] == '"') {
                 *out++ = '"';
                 in += 2;
             } else if (quoted && in[0] == '"') {
                 quoted = 0;
                 in++;
-            } else if (!quoted && (*in == ',' || *in == '\0')) {
+            } else if (!quoted && *in == ',') {
                 break;
             } else {
                 *out++ = *in++;
             }
-            if (*in == '\0' && quoted)
-                break; /* unterminated quote: keep what we have */
         }
         int more = *in == ',';
         *out++ = '\0';

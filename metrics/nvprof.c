@@ -5,6 +5,12 @@
 #include <string.h>
 
 #include "metrics/csv_read.h"
+#include "metrics/file_text.h"
+
+/* Each kernel becomes Invocations launches in memory (about 200 bytes
+ * each); a file claims that number in a few bytes, so the total is bounded
+ * (nvprof replays every kernel for its metrics: real files stay far below). */
+#define MAX_IMPORTED_LAUNCHES 1000000L
 
 typedef struct nv_kernel {
     char *device;      /* "Tesla P100-PCIE-16GB (0)" */
@@ -59,6 +65,18 @@ static nv_kernel *find_kernel(nv_import *im, const char *device, const char *nam
     return k;
 }
 
+/* nvprof's Invocations: a whole number from 1 to MAX_IMPORTED_LAUNCHES. */
+static int parse_invocations(const char *text, long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long n = strtol(text, &end, 10);
+    if (errno || end == text || *end || n < 1 || n > MAX_IMPORTED_LAUNCHES)
+        return -1;
+    *out = n;
+    return 0;
+}
+
 /* "85.3%", "1.2345", "12.5GB/s": the number in front. */
 static int parse_value(const char *text, double *out)
 {
@@ -91,12 +109,25 @@ static int read_metric_rows(nv_import *im, FILE *f, const char *path, td_error *
                          path, line, rec.fields[3], rec.fields[7]);
             break;
         }
+        long invocations = 0;
+        if (parse_invocations(rec.fields[2], &invocations)) {
+            rc = td_fail(err, "%s:%ld: Invocations \"%s\" of kernel %s is not a count from 1 "
+                         "to %ld", path, line, rec.fields[2], rec.fields[1],
+                         MAX_IMPORTED_LAUNCHES);
+            break;
+        }
         nv_kernel *k = find_kernel(im, rec.fields[0], rec.fields[1], 1, err);
         if (!k) {
             rc = -1;
             break;
         }
-        k->invocations = strtol(rec.fields[2], NULL, 10);
+        if (k->invocations && k->invocations != invocations) {
+            rc = td_fail(err, "%s:%ld: kernel %s has %ld Invocations here and %ld on an "
+                         "earlier row; the file is not one nvprof run", path, line,
+                         rec.fields[1], invocations, k->invocations);
+            break;
+        }
+        k->invocations = invocations;
         k->values[slot] = avg;
         k->seen[slot] = 1;
         rows++;
@@ -156,6 +187,14 @@ static int read_times(nv_import *im, FILE *f, const char *path, td_error *err)
 
 static int check_complete(const nv_import *im, td_error *err)
 {
+    long total = 0;
+    for (size_t i = 0; i < im->n_kernels; i++) {
+        total += im->kernels[i].invocations;
+        if (total > MAX_IMPORTED_LAUNCHES)
+            return td_fail(err, "the kernels claim more than %ld invocations in all; topdown "
+                           "imports at most that many launches (profile fewer with nvprof "
+                           "--kernels or a shorter run)", MAX_IMPORTED_LAUNCHES);
+    }
     for (size_t i = 0; i < im->n_kernels; i++)
         for (size_t m = 0; m < im->n_metrics; m++)
             if (!im->kernels[i].seen[m])
@@ -211,20 +250,24 @@ static void free_import(nv_import *im)
     free(im->kernels);
 }
 
-static int read_file_with(nv_import *im, const char *path,
-                          int (*reader)(nv_import *, FILE *, const char *, td_error *),
-                          td_error *err)
+typedef int (*csv_reader)(nv_import *, FILE *, const char *, td_error *);
+
+static int read_text_with(nv_import *im, const char *text, size_t len, const char *name,
+                          csv_reader reader, td_error *err)
 {
-    FILE *f = fopen(path, "r");
+    if (len == 0)
+        return td_fail(err, "%s is empty; give the CSV nvprof wrote", name);
+    FILE *f = fmemopen((void *)text, len, "r");
     if (!f)
-        return td_fail(err, "cannot open %s: %s", path, strerror(errno));
-    int rc = reader(im, f, path, err);
+        return td_fail(err, "cannot read %s: %s", name, strerror(errno));
+    int rc = reader(im, f, name, err);
     fclose(f);
     return rc;
 }
 
-int td_nvprof_import(const char *metrics_csv, const char *times_csv,
-                     const td_arch *arch, td_result *out, td_error *err)
+int td_nvprof_import_text(const char *metrics, size_t metrics_len, const char *metrics_name,
+                          const char *times, size_t times_len, const char *times_name,
+                          const td_arch *arch, td_result *out, td_error *err)
 {
     memset(out, 0, sizeof *out);
     if (arch->source != TD_SOURCE_NVPROF)
@@ -232,15 +275,32 @@ int td_nvprof_import(const char *metrics_csv, const char *times_csv,
                        arch->name);
     nv_import im = {.arch = arch};
     im.n_metrics = td_arch_metrics(arch, im.metric_names, 2 * TD_MAX_STALLS);
-    int rc = read_file_with(&im, metrics_csv, read_metric_rows, err);
-    if (rc == 0 && times_csv)
-        rc = read_file_with(&im, times_csv, read_times, err);
+    int rc = read_text_with(&im, metrics, metrics_len, metrics_name, read_metric_rows, err);
+    if (rc == 0 && times)
+        rc = read_text_with(&im, times, times_len, times_name, read_times, err);
     if (rc == 0)
         rc = check_complete(&im, err);
     if (rc == 0)
-        rc = build_result(&im, times_csv != NULL, out, err);
+        rc = build_result(&im, times != NULL, out, err);
     free_import(&im);
     if (rc)
         td_result_free(out);
+    return rc;
+}
+
+int td_nvprof_import(const char *metrics_csv, const char *times_csv,
+                     const td_arch *arch, td_result *out, td_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char *metrics = NULL, *times = NULL;
+    size_t metrics_len = 0, times_len = 0;
+    int rc = td_read_text_file(metrics_csv, &metrics, &metrics_len, err);
+    if (rc == 0 && times_csv)
+        rc = td_read_text_file(times_csv, &times, &times_len, err);
+    if (rc == 0)
+        rc = td_nvprof_import_text(metrics, metrics_len, metrics_csv, times, times_len,
+                                   times_csv, arch, out, err);
+    free(metrics);
+    free(times);
     return rc;
 }

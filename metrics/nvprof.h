@@ -14,5 +14,10 @@
  * launches with the averaged counters and total/Invocations duration. */
 int td_nvprof_import(const char *metrics_csv, const char *times_csv,
                      const td_arch *arch, td_result *out, td_error *err);
+/* The same from memory (times may be NULL); the names are used in
+ * messages only. */
+int td_nvprof_import_text(const char *metrics, size_t metrics_len, const char *metrics_name,
+                          const char *times, size_t times_len, const char *times_name,
+                          const td_arch *arch, td_result *out, td_error *err);
 
 #endif

@@ -500,7 +500,8 @@ static int finish(reader *r)
         if (join_times(r, &r->slots[s]))
             return -1;
         td_device *dev = &r->res->devices[r->slots[s].index];
-        qsort(dev->launches, dev->n_launches, sizeof *dev->launches, by_id);
+        if (dev->n_launches > 1) /* a device without launches has none: qsort(NULL) */
+            qsort(dev->launches, dev->n_launches, sizeof *dev->launches, by_id);
         for (size_t i = 0; i < dev->n_launches; i++) {
             r->sum->profiled += dev->launches[i].profiled != 0;
             r->sum->timed += dev->launches[i].duration_ns > 0;

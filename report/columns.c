@@ -173,3 +173,60 @@ const char *td_bottleneck_path(const td_model *m, int bottleneck, char *buf, siz
     snprintf(buf, size, "%s", bottleneck < 0 ? "" : m->tree[bottleneck].path);
     return buf;
 }
+
+/* The first value of b that is not a finite number, or NULL. */
+static const char *first_non_finite(const td_model *m, const td_breakdown *b, double *value)
+{
+    for (int n = 0; n < m->n_tree && n < TD_TREE_MAX; n++)
+        if (!isfinite(b->value[n]))
+            return *value = b->value[n], m->tree[n].path;
+    const double values[] = {b->ipc, b->ipc_issued, b->warp_eff, b->unattributed};
+    const char *const names[] = {"IPC", "issued IPC", "warp efficiency", "Unattributed"};
+    for (size_t i = 0; i < 4; i++)
+        if (!isfinite(values[i]))
+            return *value = values[i], names[i];
+    return NULL;
+}
+
+int td_breakdown_printable(const td_model *m, const td_breakdown *b, const char *what,
+                           td_error *err)
+{
+    if (!b->has_slots)
+        return 0;
+    double value = 0;
+    const char *bad = first_non_finite(m, b, &value);
+    if (bad)
+        return td_fail(err, "%s: %s is %g, not a number that can be printed: the result's "
+                       "counters are out of range (corrupt, or too large for the model); "
+                       "check the file", what, bad, value);
+    double level1 = b->unattributed;
+    for (int n = td_model_next_child(m, -1, -1); n >= 0; n = td_model_next_child(m, -1, n))
+        level1 += b->value[n];
+    if (fabs(level1 - 1.0) > 1e-6)
+        return td_fail(err, "%s: level 1 sums to %.4g%% of the issue slots, not 100%%: the "
+                       "result's counters are out of range (corrupt, or too large for the "
+                       "model); check the file", what, 100.0 * level1);
+    return 0;
+}
+
+int td_summary_printable(const td_summary *s, td_error *err)
+{
+    if (!isfinite(s->total_ns) || !isfinite(s->covered_ns))
+        return td_fail(err, "the total GPU time is %g ns, not a number that can be printed: "
+                       "the result's durations are out of range; check the file", s->total_ns);
+    if (s->app_has_data &&
+        td_breakdown_printable(td_summary_model(s), &s->app, "the application", err))
+        return -1;
+    for (size_t k = 0; k < s->n_kernels; k++) {
+        const td_kernel_summary *ks = &s->kernels[k];
+        char what[200];
+        snprintf(what, sizeof what, "kernel %.150s", ks->name);
+        if (!isfinite(ks->total_ns))
+            return td_fail(err, "%s: its GPU time is %g ns, not a number that can be "
+                           "printed; check the file", what, ks->total_ns);
+        if (ks->has_data &&
+            td_breakdown_printable(&s->models[ks->model], &ks->mean, what, err))
+            return -1;
+    }
+    return 0;
+}

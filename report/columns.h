@@ -47,4 +47,15 @@ int td_models_min_depth(const td_model *const *models, size_t n_models);
 /* Path of a tree node returned by td_bottleneck ("" for none). */
 const char *td_bottleneck_path(const td_model *m, int bottleneck, char *buf, size_t size);
 
+/* Whether a breakdown modelled with m can be printed as it is: every value
+ * a finite number, and level 1 plus Unattributed summing to 100% of the
+ * slots. A result whose counters overflow the model (values near 1e308,
+ * denormal cycle counts) fails here instead of printing nan, inf or shares
+ * that do not add up. what names it in the message ("kernel k", "the
+ * application"). */
+int td_breakdown_printable(const td_model *m, const td_breakdown *b, const char *what,
+                           td_error *err);
+/* The same for every mean of a summary, and its times. */
+int td_summary_printable(const td_summary *s, td_error *err);
+
 #endif

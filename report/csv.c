@@ -1,5 +1,7 @@
 #include "report/csv.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "report/columns.h"
@@ -68,7 +70,7 @@ static void write_kernel_row(FILE *out, const td_summary *s, const td_columns *c
     fprintf(out, ",%zu,%zu,", ks->launches, ks->profiled);
     td_csv_number(out, ks->total_ns, 0);
     fputc(',', out);
-    td_csv_number(out, s->total_ns > 0 ? 100.0 * ks->total_ns / s->total_ns : 0, PCT_DECIMALS);
+    td_csv_number(out, s->total_ns > 0 ? 100.0 * (ks->total_ns / s->total_ns) : 0, PCT_DECIMALS);
     fputc(',', out);
     if (ks->has_data)
         td_csv_number(out, ks->mean.ipc, PCT_DECIMALS);
@@ -89,7 +91,7 @@ static void write_app_row(FILE *out, const td_summary *s, const td_columns *cols
 int td_csv_kernels(FILE *out, const td_summary *s, int level, td_error *err)
 {
     td_columns cols;
-    if (summary_columns(s, level, &cols, err))
+    if (td_summary_printable(s, err) || summary_columns(s, level, &cols, err))
         return -1;
     td_c_numeric numeric;
     if (td_c_numeric_begin(&numeric, err)) {
@@ -117,8 +119,15 @@ static int write_launch_row(FILE *out, const td_result *res, const td_summary *s
     const td_model *m = &s->models[ref->dev];
     td_breakdown b;
     td_verdict v;
-    if (td_summary_launch(s, res, ref->dev, ref->index, &b, err))
+    char what[200];
+    snprintf(what, sizeof what, "launch %llu of kernel %.150s", (unsigned long long)l->id,
+             l->kernel);
+    if (td_summary_launch(s, res, ref->dev, ref->index, &b, err) ||
+        td_breakdown_printable(m, &b, what, err))
         return -1;
+    if (!isfinite(l->duration_ns))
+        return td_fail(err, "%s: its duration is %g ns, not a number that can be printed; "
+                       "check the file", what, l->duration_ns);
     td_model_judge(m, &b, &v);
     td_csv_field(out, l->kernel);
     fprintf(out, ",%zu,%llu,%d,%llu,", ref->invocation, (unsigned long long)l->id,
@@ -137,7 +146,7 @@ int td_csv_launches(FILE *out, const td_result *res, const td_summary *s, int le
     td_columns cols;
     td_launch_ref *refs = NULL;
     size_t n = 0;
-    if (summary_columns(s, level, &cols, err))
+    if (td_summary_printable(s, err) || summary_columns(s, level, &cols, err))
         return -1;
     td_c_numeric numeric;
     if (td_launches_in_order(res, &refs, &n, err) || td_c_numeric_begin(&numeric, err)) {
@@ -158,23 +167,27 @@ int td_csv_launches(FILE *out, const td_result *res, const td_summary *s, int le
 
 int td_csv_kernels_file(const char *path, const td_summary *s, int level, td_error *err)
 {
-    FILE *f = td_output_open(path, err);
-    if (!f)
+    td_output o;
+    if (td_output_open(&o, path, err))
         return -1;
-    int rc = td_csv_kernels(f, s, level, err);
-    if (td_output_close(f, path, rc ? NULL : err))
-        rc = -1;
-    return rc;
+    int rc = td_csv_kernels(o.f, s, level, err);
+    if (rc) {
+        td_output_discard(&o);
+        return -1;
+    }
+    return td_output_commit(&o, err);
 }
 
 int td_csv_launches_file(const char *path, const td_result *res, const td_summary *s,
                          int level, td_error *err)
 {
-    FILE *f = td_output_open(path, err);
-    if (!f)
+    td_output o;
+    if (td_output_open(&o, path, err))
         return -1;
-    int rc = td_csv_launches(f, res, s, level, err);
-    if (td_output_close(f, path, rc ? NULL : err))
-        rc = -1;
-    return rc;
+    int rc = td_csv_launches(o.f, res, s, level, err);
+    if (rc) {
+        td_output_discard(&o);
+        return -1;
+    }
+    return td_output_commit(&o, err);
 }

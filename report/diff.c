@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/csv.h"
+#include "report/output.h"
 
 #define PATH_WIDTH 48
 
@@ -109,7 +110,7 @@ static side_view kernel_view(const td_summary *s, const td_kernel_summary *ks)
     v.verdict = &ks->verdict;
     v.launches = ks->launches;
     v.total_ns = ks->total_ns;
-    v.share_pct = s->total_ns > 0 ? 100.0 * ks->total_ns / s->total_ns : 0;
+    v.share_pct = s->total_ns > 0 ? 100.0 * (ks->total_ns / s->total_ns) : 0;
     return v;
 }
 
@@ -228,6 +229,10 @@ static void print_only(FILE *out, const char *tag, const td_diff *d, size_t firs
 static int diff_prepare(const td_diff_side *a, const td_diff_side *b, int level,
                         td_diff *d, td_columns *cols, td_error *err)
 {
+    if (td_summary_printable(a->s, err))
+        return td_fail_context(err, "A (%s)", a->label);
+    if (td_summary_printable(b->s, err))
+        return td_fail_context(err, "B (%s)", b->label);
     if (td_diff_match(a->s, b->s, d, err))
         return -1;
     if (td_diff_columns(a, b, level, cols, err)) {
@@ -363,11 +368,13 @@ int td_diff_csv(FILE *out, const td_diff_side *a, const td_diff_side *b, int lev
 int td_diff_csv_file(const char *path, const td_diff_side *a, const td_diff_side *b,
                      int level, td_error *err)
 {
-    FILE *f = td_output_open(path, err);
-    if (!f)
+    td_output o;
+    if (td_output_open(&o, path, err))
         return -1;
-    int rc = td_diff_csv(f, a, b, level, err);
-    if (td_output_close(f, path, rc ? NULL : err))
-        rc = -1;
-    return rc;
+    int rc = td_diff_csv(o.f, a, b, level, err);
+    if (rc) {
+        td_output_discard(&o);
+        return -1;
+    }
+    return td_output_commit(&o, err);
 }

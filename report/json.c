@@ -3,6 +3,7 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 
+#include "report/columns.h"
 #include "report/output.h"
 
 /* One modelled breakdown (a kernel's mean or the application's) and what
@@ -138,6 +139,8 @@ int td_report_json(FILE *out, const td_summary *s, int level, const char *source
 {
     if (level < 1 || level > TD_MAX_LEVEL)
         return td_fail(err, "level %d does not exist; use -l 1 to -l %d", level, TD_MAX_LEVEL);
+    if (td_summary_printable(s, err)) /* never null for a nan or inf */
+        return -1;
     td_c_numeric numeric;
     if (td_c_numeric_begin(&numeric, err))
         return -1;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "report/columns.h"
+#include "report/output.h"
 
 #define LABEL_CHARS 40
 #define DIFF_LABEL_CHARS 22 /* group titles under pairs of bars do not rotate */
@@ -111,7 +112,7 @@ static int plot_files_init(plot_files *p, const char *output, td_error *err)
     const char *dot = strrchr(base, '.');
     if (!dot || dot == base || (strcmp(dot, ".png") != 0 && strcmp(dot, ".svg") != 0))
         return td_fail(err, "plot output \"%s\" must end in .png or .svg (e.g. -o plot.png)", output);
-    if (strlen(output) + 8 >= PATH_MAX)
+    if (strlen(output) + 64 >= PATH_MAX)
         return td_fail(err, "plot output path too long");
     p->svg = strcmp(dot, ".svg") == 0;
     int stem = (int)(dot - base);
@@ -373,13 +374,17 @@ static int cloexec_pipe(int fds[2])
     return 0;
 }
 
-int td_gnuplot_run(const char *script, const char *program, td_error *err)
+/* Runs gnuplot on script; messages name the script shown instead (the
+ * user's OUT.gp when a temporary copy is run). */
+static int gnuplot_run_as(const char *script, const char *shown, const char *program,
+                          td_error *err)
 {
     if (!program)
         program = "gnuplot";
     char dir[PATH_MAX];
-    const char *base;
-    split_script_path(script, dir, sizeof dir, &base);
+    const char *base, *run_base;
+    split_script_path(script, dir, sizeof dir, &run_base);
+    split_script_path(shown, dir, sizeof dir, &base);
     int err_pipe[2], exec_pipe[2];
     if (pipe(err_pipe) != 0)
         return td_fail(err, "cannot run %s: %s", program, strerror(errno));
@@ -393,7 +398,7 @@ int td_gnuplot_run(const char *script, const char *program, td_error *err)
     if (pid == 0) {
         close(err_pipe[0]);
         close(exec_pipe[0]);
-        gnuplot_child(dir, base, program, err_pipe[1], exec_pipe[1]);
+        gnuplot_child(dir, run_base, program, err_pipe[1], exec_pipe[1]);
     }
     close(err_pipe[1]);
     close(exec_pipe[1]);
@@ -419,17 +424,22 @@ int td_gnuplot_run(const char *script, const char *program, td_error *err)
     if (exec_read == (ssize_t)sizeof exec_errno) {
         if (exec_errno == ENOENT)
             return td_fail(err, "%s is not installed (Debian/Ubuntu: apt-get install gnuplot-nox); %s and its data are written, run `gnuplot %s` in %s once it is",
-                           program, script, base, dir);
+                           program, shown, base, dir);
         return td_fail(err, "cannot run %s in %s: %s", program, dir, strerror(exec_errno));
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         last_line(messages);
-        return td_fail(err, "gnuplot failed on %s (%s %d)%s%s", script,
+        return td_fail(err, "gnuplot failed on %s (%s %d)%s%s", shown,
                        WIFEXITED(status) ? "exit status" : "signal",
                        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
                        messages[0] ? ": " : "", messages);
     }
     return 0;
+}
+
+int td_gnuplot_run(const char *script, const char *program, td_error *err)
+{
+    return gnuplot_run_as(script, script, program, err);
 }
 
 /* Writes the script and data through the callbacks, then runs gnuplot. */
@@ -438,17 +448,48 @@ typedef int (*write_fn)(FILE *f, const plot_files *p, const void *ctx, td_error 
 static int write_file(const char *path, write_fn fn, const plot_files *p, const void *ctx,
                       td_error *err)
 {
-    FILE *f = td_output_open(path, err);
-    if (!f)
+    td_output out;
+    if (td_output_open(&out, path, err))
         return -1;
     td_c_numeric numeric;
     int rc = td_c_numeric_begin(&numeric, err);
     if (rc == 0) {
-        rc = fn(f, p, ctx, err);
+        rc = fn(out.f, p, ctx, err);
         td_c_numeric_end(&numeric);
     }
-    if (td_output_close(f, path, rc ? NULL : err))
-        rc = -1;
+    if (rc) {
+        td_output_discard(&out);
+        return -1;
+    }
+    return td_output_commit(&out, err);
+}
+
+/* gnuplot draws into a temporary image, from a temporary copy of the
+ * script that names it; the image is renamed over OUT once gnuplot made
+ * it, so a failure leaves the old image or none. */
+static int draw_image(const td_plot_options *o, const plot_files *p, write_fn script,
+                      const void *ctx, td_error *err)
+{
+    plot_files tmp = *p;
+    char image_tmp[PATH_MAX], script_tmp[PATH_MAX];
+    td_output_temp_name(o->output, image_tmp, sizeof image_tmp);
+    td_output_temp_name(p->script_path, script_tmp, sizeof script_tmp);
+    const char *slash = strrchr(image_tmp, '/');
+    const char *image_base = slash ? slash + 1 : image_tmp;
+    memcpy(tmp.image, image_base, strlen(image_base) + 1);
+    memcpy(tmp.script_path, script_tmp, sizeof script_tmp);
+    if (write_file(tmp.script_path, script, &tmp, ctx, err))
+        return -1;
+    int rc = gnuplot_run_as(tmp.script_path, p->script_path, o->gnuplot, err);
+    unlink(tmp.script_path);
+    struct stat st;
+    if (rc == 0 && (stat(image_tmp, &st) != 0 || st.st_size == 0))
+        rc = td_fail(err, "gnuplot ran but wrote no %s; run `gnuplot %s` in %s to see why",
+                     o->output, p->script, p->dir);
+    if (rc == 0 && rename(image_tmp, o->output) != 0)
+        rc = td_fail(err, "cannot write %s: %s", o->output, strerror(errno));
+    if (rc)
+        unlink(image_tmp);
     return rc;
 }
 
@@ -462,12 +503,17 @@ static int make_plot(const td_plot_options *o, write_fn script, write_fn data,
         return -1;
     if (o->no_run)
         return 0;
-    if (td_gnuplot_run(p.script_path, o->gnuplot, err))
+    return draw_image(o, &p, script, ctx, err);
+}
+
+int td_plot_output_files(const char *output, char *data, char *script, size_t size,
+                         td_error *err)
+{
+    plot_files p;
+    if (plot_files_init(&p, output, err))
         return -1;
-    struct stat st;
-    if (stat(o->output, &st) != 0 || st.st_size == 0)
-        return td_fail(err, "gnuplot ran but wrote no %s; run `gnuplot %s` in %s to see why",
-                       o->output, p.script, p.dir);
+    snprintf(data, size, "%s", p.data_path);
+    snprintf(script, size, "%s", p.script_path);
     return 0;
 }
 
@@ -512,7 +558,7 @@ static void bar_label(plot_row *r, const char *name, double ns, double total_ns)
     char shortened[LABEL_CHARS + 8];
     short_name(name, LABEL_CHARS, shortened, sizeof shortened);
     snprintf(r->label, sizeof r->label, "%s (%.1f%%)", shortened,
-             total_ns > 0 ? 100.0 * ns / total_ns : 0.0);
+             total_ns > 0 ? 100.0 * (ns / total_ns) : 0.0);
 }
 
 /* Application first, then kernels with data heaviest first, the rest
@@ -548,7 +594,7 @@ static int bars_rows(bars_ctx *c, const td_summary *s, td_error *err)
         td_breakdown_scale(&c->other, 1.0 / other_ns);
         plot_row *r = &c->rows[c->n_rows++];
         snprintf(r->label, sizeof r->label, "other %zu kernels (%.1f%%)", c->n_hidden,
-                 s->total_ns > 0 ? 100.0 * other_ns / s->total_ns : 0.0);
+                 s->total_ns > 0 ? 100.0 * (other_ns / s->total_ns) : 0.0);
         r->model = td_summary_model(s);
         r->b = &c->other;
     }
@@ -565,6 +611,8 @@ static const td_model **summary_models(const td_summary *s, size_t extra)
 
 int td_plot_bars(const td_summary *s, const td_plot_options *o, td_error *err)
 {
+    if (td_summary_printable(s, err))
+        return -1;
     if (!s->app_has_data)
         return td_fail(err, "nothing to plot: no profiled launch had active cycles");
     bars_ctx c;
@@ -781,6 +829,10 @@ static int diff_rows(diff_ctx *c, const td_diff *d, td_error *err)
 int td_plot_diff(const td_diff_side *a, const td_diff_side *b, const td_plot_options *o,
                  td_error *err)
 {
+    if (td_summary_printable(a->s, err))
+        return td_fail_context(err, "A (%s)", a->label);
+    if (td_summary_printable(b->s, err))
+        return td_fail_context(err, "B (%s)", b->label);
     if (!a->s->app_has_data || !b->s->app_has_data)
         return td_fail(err, "nothing to plot: %s has no profiled launch with active cycles",
                        a->s->app_has_data ? b->label : a->label);

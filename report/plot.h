@@ -37,6 +37,11 @@ int td_plot_timeline(const td_timeline *t, const td_summary *s, const td_plot_op
 int td_plot_diff(const td_diff_side *a, const td_diff_side *b, const td_plot_options *o,
                  td_error *err);
 
+/* The data and script files that come with the image output (OUT.dat,
+ * OUT.gp); fails when output does not end in .png or .svg. */
+int td_plot_output_files(const char *output, char *data, char *script, size_t size,
+                         td_error *err);
+
 /* Runs program (NULL: "gnuplot") on script in the script's folder; fails
  * naming the package when gnuplot is missing, with gnuplot's first error
  * line when it fails. */

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "columns.h"
+
 #define NAME_WIDTH 52
 
 void td_report_options_init(td_report_options *o)
@@ -143,7 +145,7 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
 {
     const td_kernel_summary *ks = &s->kernels[k];
     const td_model *m = &s->models[ks->model];
-    double share = s->total_ns > 0 ? 100.0 * ks->total_ns / s->total_ns : 0;
+    double share = s->total_ns > 0 ? 100.0 * (ks->total_ns / s->total_ns) : 0;
     int passes = res->devices[ks->model].passes;
     fprintf(out, "\nKernel %zu/%zu: %s\n", k + 1, s->n_kernels, ks->name);
     fprintf(out, "  %zu launch%s (%zu profiled", ks->launches, ks->launches == 1 ? "" : "es",
@@ -179,6 +181,8 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
 {
     if (o->level < 1 || o->level > TD_MAX_LEVEL)
         return td_fail(err, "level %d does not exist; use -l 1 to -l %d", o->level, TD_MAX_LEVEL);
+    if (td_summary_printable(s, err))
+        return -1;
     print_header(out, res, s, o);
     const td_model *m = td_summary_model(s);
     if (o->level > m->depth && m->depth < td_source_max_depth())
@@ -189,7 +193,7 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
         fprintf(out, "no profiled launch with active cycles\n");
     } else {
         if (s->covered_ns < s->total_ns * 0.999)
-            fprintf(out, "(%.1f%% of GPU time has counters) ", 100.0 * s->covered_ns / s->total_ns);
+            fprintf(out, "(%.1f%% of GPU time has counters) ", 100.0 * (s->covered_ns / s->total_ns));
         print_rates(out, &s->app, m->arch->ipc_max);
         print_tree(out, m, &s->app, &s->app_verdict, o);
     }
@@ -206,7 +210,7 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
             rest += s->kernels[k].total_ns;
         fprintf(out, "\n... %zu more kernel%s (%.1f%% of GPU time); --kernels 0 lists all\n",
                 s->n_kernels - shown, s->n_kernels - shown == 1 ? "" : "s",
-                s->total_ns > 0 ? 100.0 * rest / s->total_ns : 0.0);
+                s->total_ns > 0 ? 100.0 * (rest / s->total_ns) : 0.0);
     }
     return 0;
 }

@@ -80,7 +80,15 @@ int td_timeline_build(const td_result *res, const td_summary *s, const char *ker
         td_timeline_point p = {.invocation = refs[i].invocation, .launch_id = l->id,
                                .dev = refs[i].dev, .start_ns = l->start_ns,
                                .duration_ns = l->duration_ns};
+        char what[200];
+        snprintf(what, sizeof what, "launch %llu of kernel %.150s", (unsigned long long)l->id,
+                 l->kernel);
         rc = td_summary_launch(s, res, refs[i].dev, refs[i].index, &p.b, err);
+        if (rc == 0)
+            rc = td_breakdown_printable(&s->models[refs[i].dev], &p.b, what, err);
+        if (rc == 0 && !isfinite(l->duration_ns))
+            rc = td_fail(err, "%s: its duration is %g ns, not a number that can be printed; "
+                         "check the file", what, l->duration_ns);
         if (rc == 0 && p.b.has_slots)
             rc = add_point(out, &cap, &p, err);
     }

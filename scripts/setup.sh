@@ -6,7 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake make gcc libc6-dev libcjson-dev gnuplot-nox)
+# clang and its runtime libraries (libFuzzer, sanitizers) build the fuzz
+# targets of tests/fuzz/run.sh; everything else is built with gcc.
+packages=(cmake make gcc libc6-dev libcjson-dev gnuplot-nox clang libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: set up and build, run every test (GPU tests skip
 # themselves without a GPU), then the unit tests again under AddressSanitizer
-# and UBSan.
+# and UBSan (the replay of every fuzz input found before included), then
+# each fuzz target for a bounded time (tests/fuzz/run.sh; FUZZ_SECONDS per
+# target, default 15; tests/fuzz/run_long.sh runs longer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -10,3 +12,4 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTOPDOWN_SANITIZE=ON \
   -DTOPDOWN_BUILD_BENCHMARKS=OFF >/dev/null
 cmake --build build-asan -j"$(nproc)"
 ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -L unit
+bash tests/fuzz/run.sh "${FUZZ_SECONDS:-15}"

@@ -25,6 +25,7 @@ static const char commands_usage[] =
     "       topdown plot --diff A.json B.json [-l N] [-o OUT.png] [--top K]\n"
     "       topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]\n"
     "                                              compare two results node by node\n"
+    "       topdown import-spool SPOOL -o OUT.json  the result of a run whose saving failed\n"
     "\n";
 
 /* Option groups, in the order a command's checks look at them. */
@@ -40,17 +41,25 @@ typedef enum cli_group {
 /* The usage's sections, in order; a row is listed under its section. */
 typedef enum cli_section { S_REPORT, S_PLOT, S_PROFILING, S_END, S_COUNT } cli_section;
 
+/* Its own array: clang's -Wstring-concatenation (the fuzz build) takes two
+ * literals in an array of strings for a missing comma. */
+static const char plot_header[] =
+    "plot options: --top K (kernels drawn, default 10, rest as \"other\"), -o OUT,\n"
+    "  --timeline KERNEL, --diff A.json B.json; see docs/OUTPUTS.md\n";
+
 static const char *const section_headers[S_COUNT] = {
     [S_REPORT] = "report options (profiling and `report`):\n",
-    [S_PLOT] = "plot options: --top K (kernels drawn, default 10, rest as \"other\"), -o OUT,\n"
-               "  --timeline KERNEL, --diff A.json B.json; see docs/OUTPUTS.md\n",
+    [S_PLOT] = plot_header,
     [S_PROFILING] = "profiling options:\n",
     [S_END] = "",
 };
 
 #define ON(cmd) (1u << (cmd))
 #define ALL_COMMANDS (ON(TD_CMD_COUNT) - 1)
-#define NOT_ON(cmds) (ALL_COMMANDS & ~(cmds))
+/* The commands that model a result and print it (import-spool only writes
+ * one: it takes -o, -f and -h). */
+#define MODEL_COMMANDS (ALL_COMMANDS & ~ON(TD_CMD_IMPORT_SPOOL))
+#define NOT_ON(cmds) (MODEL_COMMANDS & ~(cmds))
 
 typedef struct cli_option cli_option;
 typedef int (*cli_apply)(cli *c, const cli_option *o, const char *arg, td_error *err);
@@ -84,6 +93,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
     [TD_CMD_PLOT] = {{NULL}, "topdown plot takes -l, -o, --top, --timeline, --phase-threshold, --arch and --diff; see docs/OUTPUTS.md"},
     [TD_CMD_DIFF] = {{NULL}, "topdown diff takes -l, --csv and --kernels (each result keeps its own arch table); for a plot: topdown plot --diff A.json B.json -o OUT.png"},
     [TD_CMD_LIST_NODES] = {{NULL}, NULL},
+    [TD_CMD_IMPORT_SPOOL] = {{NULL}, "topdown import-spool takes -o and -f; usage: topdown import-spool SPOOL -o OUT.json [-f]"},
 };
 
 /* ---- values ------------------------------------------------------------------ */
@@ -222,7 +232,7 @@ static int set_no_progress(cli *c, const cli_option *o, const char *arg, td_erro
 /* ---- the table ------------------------------------------------------------------ */
 
 /* list-nodes reads only -l and, as ever, lets the others pass. */
-#define EVERYWHERE ALL_COMMANDS
+#define EVERYWHERE MODEL_COMMANDS
 #define RESULTS_AND_PROFILING (ON(TD_CMD_PROFILE) | ON(TD_CMD_REPORT) | ON(TD_CMD_LIST_NODES))
 #define PROFILING_CMDS (ON(TD_CMD_PROFILE) | ON(TD_CMD_LIST_NODES))
 #define PLOT_ONLY_CMDS (ON(TD_CMD_PLOT) | ON(TD_CMD_LIST_NODES))
@@ -257,11 +267,14 @@ static const cli_option options[] = {
      "      --json           the modelled tree as JSON instead of the text (docs/OUTPUTS.md)\n"},
     {"top", 0, 1, G_PLOT, PLOT_ONLY_CMDS, COUNT(top, 0, LONG_MAX), S_PLOT, NULL},
     {"diff", 0, 0, G_PLOT, PLOT_ONLY_CMDS, FLAG(plot_diff), S_PLOT, NULL},
-    {"output", 'o', 1, G_PROFILING, PROFILING_CMDS | ON(TD_CMD_PLOT), STRING(profile.output),
+    {"output", 'o', 1, G_PROFILING,
+     PROFILING_CMDS | ON(TD_CMD_PLOT) | ON(TD_CMD_IMPORT_SPOOL), STRING(profile.output),
      S_PROFILING,
      "  -o, --output FILE    result file (default: APP.topdown.json, never overwritten)\n"},
-    {"force", 'f', 0, G_PROFILING, PROFILING_CMDS, FLAG(profile.force), S_PROFILING,
-     "  -f, --force          overwrite the result file given with -o\n"},
+    /* every output: the result, CSVs, plots, import-spool's result */
+    {"force", 'f', 0, G_OUTPUT, ALL_COMMANDS, FLAG(profile.force), S_PROFILING,
+     "  -f, --force          overwrite existing output files (result, CSV, plot); only\n"
+     "                       regular files, never an input of the command\n"},
     {"kernel-name", 'k', 1, G_PROFILING, PROFILING_CMDS, STRING(profile.kernel_filter),
      S_PROFILING,
      "  -k, --kernel-name RE profile only kernels whose name matches RE (POSIX ERE)\n"},
@@ -288,9 +301,9 @@ static const cli_option options[] = {
      "                       range (default), or one range per graph launch\n"},
     {"no-progress", 0, 0, G_PROFILING, PROFILING_CMDS, OWN(set_no_progress), S_PROFILING,
      "      --no-progress    no progress line on stderr\n"},
-    {"help", 'h', 0, G_GENERAL, EVERYWHERE, FLAG(help), S_END,
+    {"help", 'h', 0, G_GENERAL, ALL_COMMANDS, FLAG(help), S_END,
      "  -h, --help           this help;  -V, --version  the version\n"},
-    {"version", 'V', 0, G_GENERAL, EVERYWHERE, FLAG(version), S_END, NULL},
+    {"version", 'V', 0, G_GENERAL, ALL_COMMANDS, FLAG(version), S_END, NULL},
 };
 
 #define N_OPTIONS (sizeof options / sizeof *options)
@@ -402,7 +415,12 @@ int td_cli_load_archs(td_arch_set *archs, td_error *err)
     char dir[PATH_MAX];
     if (td_arch_default_dir(dir, sizeof dir, err))
         return -1;
-    return td_arch_load_dir(dir, archs, err);
+    if (td_arch_load_dir(dir, archs, err))
+        return -1;
+    /* One bad table does not stop the others; it is said once. */
+    if (archs->skipped)
+        fprintf(stderr, "topdown: warning: arch table left out: %s\n", archs->skipped);
+    return 0;
 }
 
 /* Whether an option (as written, "--name" or "-x") takes the next word as

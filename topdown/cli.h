@@ -19,6 +19,7 @@ typedef enum td_command {
     TD_CMD_PLOT,
     TD_CMD_DIFF,
     TD_CMD_LIST_NODES,
+    TD_CMD_IMPORT_SPOOL,
     TD_CMD_COUNT
 } td_command;
 

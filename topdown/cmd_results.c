@@ -9,9 +9,11 @@
 #include "metrics/arch.h"
 #include "metrics/nvprof.h"
 #include "metrics/result.h"
+#include "metrics/spool.h"
 #include "report/csv.h"
 #include "report/diff.h"
 #include "report/json.h"
+#include "report/output.h"
 #include "report/plot.h"
 #include "report/text.h"
 #include "report/timeline.h"
@@ -54,6 +56,15 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
     return td_report_text(stdout, res, s, &o, err);
 }
 
+int cmd_check_outputs(const char *const *outputs, size_t n_outputs, int force,
+                      const char *const *inputs, size_t n_inputs, td_error *err)
+{
+    for (size_t i = 0; i < n_outputs; i++)
+        if (outputs[i] && td_output_check(outputs[i], force, inputs, n_inputs, err))
+            return -1;
+    return td_output_check_distinct(outputs, n_outputs, err);
+}
+
 /* Loads, models and prints one result file. */
 int cmd_print_result_file(const char *path, const cli *c, td_error *err)
 {
@@ -94,6 +105,9 @@ int cmd_report(int argc, char **argv, td_error *err)
         return -1;
     if (!file)
         return td_fail(err, "topdown report needs a result file: topdown report FILE [-l N]");
+    const char *outputs[] = {c.csv, c.csv_launches};
+    if (cmd_check_outputs(outputs, 2, c.profile.force, &file, 1, err))
+        return -1;
     return cmd_print_result_file(file, &c, err) ? -1 : 0;
 }
 
@@ -120,8 +134,9 @@ int cmd_import_nvprof(int argc, char **argv, td_error *err)
     }
     if (!metrics || !arch_name || !output)
         return td_fail(err, "usage: topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json (NAME: an nvprof table of topdown list-archs)");
-    if (!force && access(output, F_OK) == 0)
-        return td_fail(err, "%s exists; use -f to overwrite it", output);
+    const char *inputs[] = {metrics, times};
+    if (cmd_check_outputs(&output, 1, force, inputs, 2, err))
+        return -1;
     td_arch_set archs;
     if (td_cli_load_archs(&archs, err))
         return -1;
@@ -136,6 +151,66 @@ int cmd_import_nvprof(int argc, char **argv, td_error *err)
     td_arch_set_free(&archs);
     if (rc == 0)
         fprintf(stderr, "topdown: wrote %s; topdown report %s -l 2 prints it\n", output, output);
+    return rc;
+}
+
+/* A run whose result could not be saved keeps its spool: this makes the
+ * result from it (the app's command line and exit code are not in it). */
+static int spool_to_result(const char *spool, td_result *res, td_error *err)
+{
+    td_spool_summary sum;
+    memset(res, 0, sizeof *res);
+    if (td_spool_load(spool, res, &sum, err)) {
+        td_result_free(res);
+        return -1;
+    }
+    res->tool_version = td_strdup(TOPDOWN_VERSION);
+    res->status = td_strdup(td_spool_complete(&sum) && !sum.truncated ? "complete" : "partial");
+    res->exit_code = 0;
+    const char *recovered = "made from a collection spool by topdown import-spool "
+                            "(the app's command line and exit code were not recorded)";
+    size_t len = strlen(recovered) + (sum.errors ? strlen(sum.errors) + 2 : 0) +
+                 (sum.warnings ? strlen(sum.warnings) + 2 : 0) + 1;
+    res->note = malloc(len);
+    if (res->note)
+        snprintf(res->note, len, "%s%s%s%s%s", recovered, sum.errors ? "; " : "",
+                 sum.errors ? sum.errors : "", sum.warnings ? "; " : "",
+                 sum.warnings ? sum.warnings : "");
+    td_spool_summary_free(&sum);
+    if (!res->tool_version || !res->status || !res->note) {
+        td_result_free(res);
+        return td_fail(err, "out of memory");
+    }
+    return 0;
+}
+
+int cmd_import_spool(int argc, char **argv, td_error *err)
+{
+    const char *usage = "usage: topdown import-spool SPOOL -o OUT.json [-f]";
+    cli c;
+    const char *files[1] = {NULL};
+    int n_files = 0;
+    if (td_cli_parse_with_files(argc, argv, &c, files, 1, &n_files, err))
+        return -1;
+    if (c.help) {
+        td_cli_usage(stdout);
+        return 0;
+    }
+    if (td_cli_check(&c, TD_CMD_IMPORT_SPOOL, err))
+        return -1;
+    const char *spool = files[0], *output = c.profile.output;
+    int force = c.profile.force;
+    if (!spool || !output)
+        return td_fail(err, "%s", usage);
+    if (cmd_check_outputs(&output, 1, force, &spool, 1, err))
+        return -1;
+    td_result res;
+    if (spool_to_result(spool, &res, err))
+        return -1;
+    int rc = td_result_save(output, &res, err);
+    td_result_free(&res);
+    if (rc == 0)
+        fprintf(stderr, "topdown: wrote %s; topdown report %s prints it\n", output, output);
     return rc;
 }
 
@@ -274,6 +349,12 @@ int cmd_plot(int argc, char **argv, td_error *err)
     else
         default_output(files[0], c.plot_diff ? ".diff.png" : (c.timeline ? ".timeline.png" : ".png"),
                        output, sizeof output);
+    char data[PATH_MAX], script[PATH_MAX];
+    if (td_plot_output_files(output, data, script, sizeof data, err))
+        return -1;
+    const char *outputs[] = {output, data, script};
+    if (cmd_check_outputs(outputs, 3, c.profile.force, files, (size_t)n_files, err))
+        return -1;
     td_plot_options o;
     td_plot_options_init(&o);
     o.level = c.report.level;
@@ -322,6 +403,8 @@ int cmd_diff(int argc, char **argv, td_error *err)
         return -1;
     if (n_files != 2)
         return td_fail(err, "usage: topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]");
+    if (cmd_check_outputs(&c.csv, 1, c.profile.force, files, 2, err))
+        return -1;
     td_arch_set archs;
     if (td_cli_load_archs(&archs, err))
         return -1;

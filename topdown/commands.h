@@ -2,6 +2,8 @@
 #ifndef TD_COMMANDS_H
 #define TD_COMMANDS_H
 
+#include <stddef.h>
+
 #include "metrics/error.h"
 #include "topdown/cli.h"
 
@@ -15,6 +17,12 @@ int cmd_report(int argc, char **argv, td_error *err);
 int cmd_import_nvprof(int argc, char **argv, td_error *err);
 int cmd_plot(int argc, char **argv, td_error *err);
 int cmd_diff(int argc, char **argv, td_error *err);
+int cmd_import_spool(int argc, char **argv, td_error *err);
+
+/* Checks the outputs a command will write (NULL entries skipped) against
+ * its inputs and the -f rule (report/output.h), before any work. */
+int cmd_check_outputs(const char *const *outputs, size_t n_outputs, int force,
+                      const char *const *inputs, size_t n_inputs, td_error *err);
 
 /* Loads, models and prints one result file (`report`, and after profiling). */
 int cmd_print_result_file(const char *path, const cli *c, td_error *err);

@@ -1,6 +1,7 @@
 /* topdown: main, which dispatches to the commands (commands.h), and the
  * default command, profiling an app. Every command returns an exit code or
  * -1 with a td_error; only main prints errors and exits. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,18 @@
 #include "topdown/profile.h"
 
 #define EXIT_USAGE 2
+
+/* Flushes standard output; 1 (and why) when something written there did
+ * not get there (a full disk, a closed pipe). */
+static int stdout_failed(const char **why)
+{
+    errno = 0;
+    int failed = fflush(stdout) != 0;
+    int saved = errno;
+    failed |= ferror(stdout) != 0;
+    *why = saved ? strerror(saved) : "write failed (disk full or closed pipe?)";
+    return failed;
+}
 
 static int cmd_profile(int argc, char **argv, td_error *err)
 {
@@ -29,6 +42,9 @@ static int cmd_profile(int argc, char **argv, td_error *err)
     if (optind >= argc)
         return td_fail(err, "no application given: topdown [options] -- APP [ARGS...] (see topdown --help)");
     c.profile.app_argv = &argv[optind];
+    const char *outputs[] = {c.csv, c.csv_launches};
+    c.profile.outputs = outputs;
+    c.profile.n_outputs = 2;
     td_profile_outcome outcome;
     memset(&outcome, 0, sizeof outcome);
     if (td_profile_run(&c.profile, &outcome, err))
@@ -40,14 +56,24 @@ static int cmd_profile(int argc, char **argv, td_error *err)
         return outcome.app_exit_code;
     }
     td_error report_err;
-    if (outcome.launches > 0 && cmd_print_result_file(outcome.result_path, &c, &report_err))
-        fprintf(stderr, "topdown: %s\n", report_err.msg);
-    fflush(stdout); /* the report first, then the closing line on stderr */
+    int report_failed = outcome.launches > 0 &&
+                        cmd_print_result_file(outcome.result_path, &c, &report_err);
+    if (report_failed)
+        fprintf(stderr, "topdown: %s (the result is saved: `topdown report %s` reads it "
+                "again)\n", report_err.msg, outcome.result_path);
+    /* the report first, then the closing line on stderr */
+    const char *why;
+    if (stdout_failed(&why)) {
+        fprintf(stderr, "topdown: error writing standard output: %s\n", why);
+        report_failed = 1;
+        clearerr(stdout); /* said once */
+    }
     fprintf(stderr, "topdown: result saved to %s (%ld launches, %ld profiled, %d replay pass%s)\n",
             outcome.result_path, outcome.launches, outcome.profiled, outcome.passes,
             outcome.passes == 1 ? "" : "es");
-    /* The app's exit code passes through, whatever the report said. */
-    return outcome.app_exit_code;
+    /* The app's exit code passes through; an output that failed after an
+     * app that succeeded makes it 1. */
+    return report_failed && outcome.app_exit_code == 0 ? 1 : outcome.app_exit_code;
 }
 
 int main(int argc, char **argv)
@@ -73,11 +99,21 @@ int main(int argc, char **argv)
         rc = cmd_plot(argc - 1, argv + 1, &err);
     else if (strcmp(cmd, "diff") == 0)
         rc = cmd_diff(argc - 1, argv + 1, &err);
+    else if (strcmp(cmd, "import-spool") == 0)
+        rc = cmd_import_spool(argc - 1, argv + 1, &err);
     else
         rc = cmd_profile(argc, argv, &err);
     if (rc < 0) {
+        fflush(stdout);
         fprintf(stderr, "topdown: %s\n", err.msg);
         return 1;
+    }
+    /* What went to standard output must have got there (a full disk, a
+     * closed pipe): checked once for every command. */
+    const char *why;
+    if (stdout_failed(&why)) {
+        fprintf(stderr, "topdown: error writing standard output: %s\n", why);
+        return rc ? rc : 1;
     }
     return rc;
 }

@@ -21,6 +21,7 @@
 #include "metrics/arch.h"
 #include "metrics/result.h"
 #include "metrics/spool.h"
+#include "report/output.h"
 
 #define INJECT_LIB "libtopdown_inject.so"
 
@@ -149,20 +150,24 @@ static int default_output(const char *app, char *out, size_t size, td_error *err
     return td_fail(err, "too many %s.topdown-N.json files here: remove some or use -o", base);
 }
 
-static int choose_output(const td_profile_options *opts, const char *app, char *out,
+/* -o FILE: new, or with -f a regular file that is not the app itself
+ * (report/output.h); never a device, FIFO or folder. */
+static int choose_output(const td_profile_options *opts, const char *app_path, char *out,
                          size_t size, int *reserved, td_error *err)
 {
     *reserved = 0;
     if (!opts->output) {
-        if (default_output(app, out, size, err))
+        if (default_output(opts->app_argv[0], out, size, err))
             return -1;
         *reserved = 1;
         return 0;
     }
     snprintf(out, size, "%s", opts->output);
-    if (!opts->force && access(out, F_OK) == 0)
-        return td_fail(err, "%s already exists: add -f to overwrite it, or choose another "
-                       "name with -o", out);
+    if (strcmp(out, "-") == 0)
+        return td_fail(err, "-o - : the result is a file; name one (the report goes to "
+                       "standard output anyway)");
+    if (td_output_check(out, opts->force, &app_path, 1, err))
+        return td_fail_context(err, "-o");
     if (reserve(out) == 0) {
         *reserved = 1;
         return 0;
@@ -210,7 +215,13 @@ static void set_child_env(const td_profile_options *opts, const char *lib,
     setenv("TOPDOWN_GRAPH_PROFILING", opts->graph_profiling, 1);
 }
 
-/* The app's pid while it runs, and a SIGINT/SIGTERM topdown received. */
+/* The signals topdown passes on to the app while it runs: the ways a user,
+ * a terminal or a scheduler asks a program to stop. */
+static const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define N_FORWARDED ((int)(sizeof forwarded_signals / sizeof *forwarded_signals))
+
+/* The app's pid while it runs, and the last of those signals topdown
+ * received. */
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t got_signal;
 
@@ -225,7 +236,7 @@ typedef struct launch_plan {
 /* Forks and execs; an exec failure comes back through a close-on-exec pipe
  * so it is reported as an error rather than as the app's exit code.
  * SIGINT/SIGTERM stay blocked until child_pid is known, so none is lost. */
-static pid_t start_app(const launch_plan *plan, const struct sigaction defaults[2],
+static pid_t start_app(const launch_plan *plan, const struct sigaction defaults[N_FORWARDED],
                        td_error *err)
 {
     int pipefd[2];
@@ -233,14 +244,14 @@ static pid_t start_app(const launch_plan *plan, const struct sigaction defaults[
         return td_fail(err, "cannot start the app: pipe: %s", strerror(errno));
     sigset_t block, old;
     sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
+    for (int i = 0; i < N_FORWARDED; i++)
+        sigaddset(&block, forwarded_signals[i]);
     sigprocmask(SIG_BLOCK, &block, &old);
     pid_t pid = fork();
     if (pid == 0) {
         close(pipefd[0]);
-        sigaction(SIGINT, &defaults[0], NULL);
-        sigaction(SIGTERM, &defaults[1], NULL);
+        for (int i = 0; i < N_FORWARDED; i++)
+            sigaction(forwarded_signals[i], &defaults[i], NULL);
         sigprocmask(SIG_SETMASK, &old, NULL);
         set_child_env(plan->opts, plan->lib, plan->spool, plan->archs);
         execv(plan->app_path, plan->opts->app_argv);
@@ -272,9 +283,9 @@ static pid_t start_app(const launch_plan *plan, const struct sigaction defaults[
     return pid;
 }
 
-/* While the app runs, topdown itself survives SIGINT/SIGTERM: the app gets
- * them (from the terminal directly, else forwarded) and topdown keeps what
- * the app's injection library flushed. */
+/* While the app runs, topdown itself survives SIGINT, SIGTERM, SIGHUP and
+ * SIGQUIT: the app gets them (from the terminal directly, else forwarded)
+ * and topdown keeps what the app's injection library flushed. */
 
 static void forward_signal(int sig, siginfo_t *info, void *uctx)
 {
@@ -285,21 +296,29 @@ static void forward_signal(int sig, siginfo_t *info, void *uctx)
         kill((pid_t)child_pid, sig);
 }
 
-static void catch_signals(struct sigaction saved[2])
+static void catch_signals(struct sigaction saved[N_FORWARDED])
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = forward_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &saved[0]);
-    sigaction(SIGTERM, &sa, &saved[1]);
+    for (int i = 0; i < N_FORWARDED; i++)
+        sigaction(forwarded_signals[i], &sa, &saved[i]);
 }
 
-static void restore_signals(const struct sigaction saved[2])
+static void restore_signals(const struct sigaction saved[N_FORWARDED])
 {
-    sigaction(SIGINT, &saved[0], NULL);
-    sigaction(SIGTERM, &saved[1], NULL);
+    for (int i = 0; i < N_FORWARDED; i++)
+        sigaction(forwarded_signals[i], &saved[i], NULL);
+}
+
+static int is_stop_request(int sig)
+{
+    for (int i = 0; i < N_FORWARDED; i++)
+        if (sig == forwarded_signals[i])
+            return 1;
+    return 0;
 }
 
 static double now_seconds(void)
@@ -376,9 +395,11 @@ static int copy_argv(td_result *res, char **argv)
     return 0;
 }
 
+/* What really happened to the app: a signal topdown received that the app
+ * ignored or handled is no interruption when the app then ran to its end. */
 static const char *status_of(int app_signal, const td_spool_summary *sum)
 {
-    if (app_signal == SIGINT || app_signal == SIGTERM || got_signal)
+    if (is_stop_request(app_signal))
         return "interrupted";
     if (app_signal)
         return "crashed";
@@ -423,7 +444,7 @@ static void describe_outcome(const td_result *res, const td_spool_summary *sum,
         snprintf(msg, size, "the app died of signal %d (%s); the result is partial: it keeps "
                  "the %ld launches recorded before", out->app_signal,
                  strsignal(out->app_signal), sum->launches);
-    else if (strcmp(res->status, "interrupted") == 0)
+    else if (strcmp(res->status, "interrupted") == 0 && out->app_signal)
         snprintf(msg, size, "interrupted; the result is partial: it keeps the %ld launches "
                  "recorded before", sum->launches);
     else if (sum->processes == 0)
@@ -438,17 +459,42 @@ static void describe_outcome(const td_result *res, const td_spool_summary *sum,
         snprintf(msg, size, "%s", sum->warnings);
 }
 
-static char *join_notes(const td_spool_summary *sum)
+/* A signal topdown received that did not end the app: said in the note. */
+static void survived_signal_note(const td_profile_outcome *out, char *buf, size_t size)
 {
-    if (!sum->errors && !sum->warnings)
+    buf[0] = '\0';
+    if (got_signal && !out->app_signal)
+        snprintf(buf, size, "the app received signal %d (%s) and went on to exit with code %d",
+                 (int)got_signal, strsignal((int)got_signal), out->app_exit_code);
+}
+
+static char *join_notes(const td_spool_summary *sum, const char *extra)
+{
+    const char *parts[] = {sum->errors, sum->warnings, extra && extra[0] ? extra : NULL};
+    size_t len = 1;
+    for (size_t i = 0; i < 3; i++)
+        len += parts[i] ? strlen(parts[i]) + 2 : 0;
+    if (len == 1)
         return NULL;
-    size_t len = (sum->errors ? strlen(sum->errors) : 0) +
-                 (sum->warnings ? strlen(sum->warnings) : 0) + 4;
     char *note = malloc(len);
-    if (note)
-        snprintf(note, len, "%s%s%s", sum->errors ? sum->errors : "",
-                 sum->errors && sum->warnings ? "; " : "", sum->warnings ? sum->warnings : "");
+    if (!note)
+        return NULL;
+    note[0] = '\0';
+    for (size_t i = 0; i < 3; i++)
+        if (parts[i])
+            snprintf(note + strlen(note), len - strlen(note), "%s%s", note[0] ? "; " : "",
+                     parts[i]);
     return note;
+}
+
+/* Saving the result failed after the app ran: the spool stays, and the
+ * message says how to make the result from it. */
+static int spool_kept(const char *spool, td_error *err)
+{
+    char why[sizeof err->msg];
+    memcpy(why, err->msg, sizeof why);
+    return td_fail(err, "%.300s; the app's counters are kept in %s: `topdown import-spool %s "
+                   "-o FILE.json` makes the result from them", why, spool, spool);
 }
 
 static int build_result(const td_profile_options *opts, const char *spool, int status,
@@ -472,12 +518,16 @@ static int build_result(const td_profile_options *opts, const char *spool, int s
     res.tool_version = td_strdup(TOPDOWN_VERSION);
     res.created = iso_now();
     res.status = td_strdup(status_of(out->app_signal, &sum));
-    res.note = join_notes(&sum);
+    char survived[256];
+    survived_signal_note(out, survived, sizeof survived);
+    res.note = join_notes(&sum, survived);
     int rc = copy_argv(&res, opts->app_argv) ? td_fail(err, "out of memory") : 0;
     if (rc == 0 && res.status)
         describe_outcome(&res, &sum, out);
-    if (rc == 0)
-        rc = td_result_save(out->result_path, &res, err);
+    if (rc == 0 && !out->message[0] && survived[0])
+        snprintf(out->message, sizeof out->message, "%s", survived);
+    if (rc == 0 && td_result_save(out->result_path, &res, err))
+        rc = spool_kept(spool, err);
     out->result_written = rc == 0;
     td_spool_summary_free(&sum);
     td_result_free(&res);
@@ -503,11 +553,7 @@ static int check_options(const td_profile_options *opts, td_error *err)
 
 static int run_and_collect(const launch_plan *plan, td_profile_outcome *out, td_error *err)
 {
-    int fd = open(plan->spool, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return td_fail(err, "cannot create %s: %s", plan->spool, strerror(errno));
-    close(fd);
-    struct sigaction saved[2];
+    struct sigaction saved[N_FORWARDED];
     got_signal = 0;
     catch_signals(saved);
     pid_t pid = start_app(plan, saved, err);
@@ -530,29 +576,82 @@ static int run_and_collect(const launch_plan *plan, td_profile_outcome *out, td_
     return 0;
 }
 
+/* --arch NAME names a table of the archs folder (checked before the app
+ * runs, not after). */
+static int check_arch(const td_profile_options *opts, const char *archs_dir, td_error *err)
+{
+    if (!opts->arch)
+        return 0;
+    td_arch_set set;
+    if (td_arch_load_dir(archs_dir, &set, err))
+        return -1;
+    int found = td_arch_find(&set, opts->arch) != NULL;
+    td_arch_set_free(&set);
+    if (!found)
+        return td_fail(err, "--arch %s: no such arch table in %s; see topdown list-archs",
+                       opts->arch, archs_dir);
+    return 0;
+}
+
+/* The files the caller writes after the run (CSVs): the -f rule, not the
+ * app, not the result, not each other. */
+static int check_other_outputs(const td_profile_options *opts, const char *app,
+                               const char *result, td_error *err)
+{
+    const char *inputs[] = {app, result};
+    for (size_t i = 0; i < opts->n_outputs; i++)
+        if (opts->outputs[i] && td_output_check(opts->outputs[i], opts->force, inputs, 2, err))
+            return -1;
+    return td_output_check_distinct(opts->outputs, opts->n_outputs, err);
+}
+
+/* <result>.XXXXXX.spool, created with O_EXCL: each run its own, even two
+ * runs given the same -o. Absolute: the app may change folder. */
+static int create_spool(const char *result, char *spool, size_t size, td_error *err)
+{
+    char result_abs[PATH_MAX];
+    if (!realpath(result, result_abs))
+        snprintf(result_abs, sizeof result_abs, "%s", result);
+    snprintf(spool, size, "%s.XXXXXX.spool", result_abs);
+    int fd = mkstemps(spool, 6);
+    if (fd < 0)
+        return td_fail(err, "cannot create the collection spool next to %s: %s", result,
+                       strerror(errno));
+    close(fd);
+    return 0;
+}
+
+static int prepare_run(const td_profile_options *opts, char *app, char *lib, char *archs,
+                       td_profile_outcome *out, int *reserved, td_error *err)
+{
+    if (check_options(opts, err) || resolve_app(opts->app_argv[0], app, PATH_MAX, err) ||
+        find_inject_lib(lib, PATH_MAX, err) || td_arch_default_dir(archs, PATH_MAX, err) ||
+        check_arch(opts, archs, err) ||
+        choose_output(opts, app, out->result_path, sizeof out->result_path, reserved, err))
+        return -1;
+    if (check_other_outputs(opts, app, out->result_path, err)) {
+        if (*reserved)
+            unlink(out->result_path);
+        return -1;
+    }
+    char archs_abs[PATH_MAX];
+    if (realpath(archs, archs_abs))
+        memcpy(archs, archs_abs, strlen(archs_abs) + 1);
+    return 0;
+}
+
 int td_profile_run(const td_profile_options *opts, td_profile_outcome *out, td_error *err)
 {
     memset(out, 0, sizeof *out);
-    char app[PATH_MAX], lib[PATH_MAX], archs[PATH_MAX], spool[PATH_MAX + 8];
+    char app[PATH_MAX], lib[PATH_MAX], archs[PATH_MAX], spool[PATH_MAX + 16];
     int reserved = 0;
     if (!opts->app_argv || !opts->app_argv[0])
         return td_fail(err, "no app to profile: topdown [options] [--] APP [ARGS...]");
-    if (check_options(opts, err) || resolve_app(opts->app_argv[0], app, sizeof app, err) ||
-        find_inject_lib(lib, sizeof lib, err) ||
-        td_arch_default_dir(archs, sizeof archs, err) ||
-        choose_output(opts, opts->app_argv[0], out->result_path, sizeof out->result_path,
-                      &reserved, err))
+    if (prepare_run(opts, app, lib, archs, out, &reserved, err))
         return -1;
-    char archs_abs[PATH_MAX];
-    if (realpath(archs, archs_abs))
-        snprintf(archs, sizeof archs, "%s", archs_abs);
-    /* Absolute: the app may change folder before it starts CUDA. */
-    char result_abs[PATH_MAX];
-    if (!realpath(out->result_path, result_abs))
-        snprintf(result_abs, sizeof result_abs, "%s", out->result_path);
-    snprintf(spool, sizeof spool, "%s.spool", result_abs);
     launch_plan plan = {opts, app, lib, spool, archs};
-    if (run_and_collect(&plan, out, err)) {
+    if (create_spool(out->result_path, spool, sizeof spool, err) ||
+        run_and_collect(&plan, out, err)) {
         if (reserved)
             unlink(out->result_path);
         return -1;

@@ -18,6 +18,10 @@ typedef struct td_profile_options {
     double overhead_pct;        /* --overhead: budget in % of native time, 0: unlimited */
     const char *graph_profiling; /* --graph-profiling: "node" (default) or "graph" */
     int progress;               /* 1: progress line on stderr when it is a tty */
+    const char *const *outputs; /* files the caller writes after the run (CSVs),
+                                   checked before the app starts: the -f rule,
+                                   never the result or the app */
+    size_t n_outputs;
 } td_profile_options;
 
 void td_profile_options_init(td_profile_options *opts);
@@ -36,7 +40,9 @@ typedef struct td_profile_outcome {
 } td_profile_outcome;
 
 /* Fails only where no result can be written (app not found, output exists
- * without -f, injection library missing). An app that fails or launches no
+ * without -f, injection library missing, unknown --arch), all checked
+ * before the app starts, or when saving the result failed (the spool is
+ * then kept and the message says how to turn it into a result). An app that fails or launches no
  * kernel still gives an outcome; main decides what to say. */
 int td_profile_run(const td_profile_options *opts, td_profile_outcome *out,
                    td_error *err);

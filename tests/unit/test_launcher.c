@@ -15,6 +15,10 @@
 
 static const char *bin;
 static char dir[] = "/tmp/td_launcherXXXXXX";
+/* A stand-in for a CUDA app on a machine without a GPU: it appends the
+ * H100 recording's spool to the spool topdown gives it, as the injection
+ * library would, and leaves "ran" behind to show it ran. */
+static char fake_app[4200]; /* its path */
 
 #define run(...) td_shell_run(dir, __VA_ARGS__)
 
@@ -82,6 +86,123 @@ static void test_never_overwrites(void)
     CHECK(exists("true.topdown-1.json"));
 }
 
+static int is_fifo(const char *name)
+{
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return stat(path, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+/* Issue 10, item 1: -f replaces a regular file only; a FIFO (as a device
+ * node would be) or a folder stays as it is, and the app never starts. */
+static void test_force_replaces_regular_files_only(void)
+{
+    CHECK(run("mkfifo fifo && mkdir folder") == 0);
+    CHECK(run("%s -o fifo -f -- %s", bin, fake_app) != 0);
+    CHECK(contains("err.txt", "FIFO"));
+    CHECK(is_fifo("fifo"));
+    CHECK(run("%s -o folder -f -- %s", bin, fake_app) != 0);
+    CHECK(contains("err.txt", "folder"));
+    CHECK(!exists("ran"));
+    CHECK(run("%s import-nvprof m.csv --arch gp100 -o fifo -f", bin) != 0);
+    CHECK(contains("err.txt", "FIFO"));
+    CHECK(is_fifo("fifo"));
+}
+
+/* Items 3 and 7: outputs that would destroy the result or an existing
+ * file, a missing folder, an unknown arch table: refused before the app
+ * starts, with one line. */
+static void test_outputs_checked_before_the_app(void)
+{
+    CHECK(run("%s -o res.json --csv res.json -- %s", bin, fake_app) != 0);
+    CHECK(contains("err.txt", "res.json"));
+    CHECK(run("echo keep > kept.csv && %s -o res2.json --csv-launches kept.csv -- %s", bin,
+              fake_app) != 0);
+    CHECK(contains("err.txt", "-f"));
+    CHECK(contains("kept.csv", "keep"));
+    CHECK(run("%s -o res3.json --csv nodir/k.csv -- %s", bin, fake_app) != 0);
+    CHECK(contains("err.txt", "nodir"));
+    CHECK(run("%s -o res4.json --arch nosuch -- %s", bin, fake_app) != 0);
+    CHECK(contains("err.txt", "nosuch"));
+    CHECK(!exists("ran"));
+    CHECK(!exists("res.json") && !exists("res2.json") && !exists("res3.json"));
+    /* The same outputs, allowed, after a run that recorded launches. */
+    CHECK(run("%s -o res.json -f --csv kept.csv -- %s", bin, fake_app) == 0);
+    CHECK(exists("ran"));
+    CHECK(contains("kept.csv", "kernel,launches"));
+    td_result res;
+    CHECK(load("res.json", &res) == 0);
+    CHECK(res.n_devices == 1 && res.devices[0].n_launches == 14);
+    td_result_free(&res);
+}
+
+/* Item 4: two runs with the same -o X -f at once: each has its own spool
+ * (the apps print its name), so neither loses its launches. */
+static void test_concurrent_runs_have_their_own_spool(void)
+{
+    CHECK(run("(%s -o same.json -f -- sh -c 'echo \"$TOPDOWN_SPOOL\" > spool1; sleep 0.3; %s' "
+              "> out1.txt 2>&1 & %s -o same.json -f -- sh -c 'echo \"$TOPDOWN_SPOOL\" "
+              "> spool2; sleep 0.3; %s' > out2.txt 2>&1; wait)", bin, fake_app, bin,
+              fake_app) == 0);
+    char one[4096] = "", two[4096] = "";
+    char path[4200];
+    snprintf(path, sizeof path, "%s/spool1", dir);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (!fgets(one, sizeof one, f))
+            one[0] = '\0';
+        fclose(f);
+    }
+    snprintf(path, sizeof path, "%s/spool2", dir);
+    f = fopen(path, "r");
+    if (f) {
+        if (!fgets(two, sizeof two, f))
+            two[0] = '\0';
+        fclose(f);
+    }
+    CHECK(one[0] && two[0] && strcmp(one, two) != 0);
+    CHECK(contains("out1.txt", "result saved to same.json (14 launches"));
+    CHECK(contains("out2.txt", "result saved to same.json (14 launches"));
+}
+
+/* Item 7: when the result cannot be saved after the run, the spool stays
+ * and the message names the command that makes the result from it. */
+static void test_spool_kept_when_saving_fails(void)
+{
+    CHECK(run("%s -o lost.json -- sh -c '%s; rm lost.json; mkdir lost.json'", bin,
+              fake_app) != 0);
+    CHECK(contains("err.txt", "topdown import-spool"));
+    CHECK(run("%s import-spool lost.json.*.spool -o found.json", bin) == 0);
+    td_result res;
+    CHECK(load("found.json", &res) == 0);
+    CHECK(res.n_devices == 1 && res.devices[0].n_launches == 14);
+    td_result_free(&res);
+}
+
+/* Item 10: SIGHUP and SIGQUIT are handled like SIGTERM (forwarded to the
+ * app, the result kept); a signal the app ignores is no interruption. */
+static void test_more_signals(void)
+{
+    td_result res;
+    CHECK(run("%s -o hup.json -- /bin/sh -c 'kill -HUP $PPID; exec sleep 30'", bin) == 128 + 1);
+    CHECK(load("hup.json", &res) == 0);
+    CHECK_STR(res.status, "interrupted");
+    CHECK(res.term_signal == 1);
+    td_result_free(&res);
+    CHECK(run("%s -o quit.json -- /bin/sh -c 'kill -QUIT $PPID; exec sleep 30'", bin) == 128 + 3);
+    CHECK(load("quit.json", &res) == 0);
+    CHECK_STR(res.status, "interrupted");
+    td_result_free(&res);
+    CHECK(run("%s -o ignored.json -- /bin/sh -c 'trap \"\" INT; kill -INT $PPID; sleep 0.2; exit 4'",
+              bin) == 4);
+    CHECK(load("ignored.json", &res) == 0);
+    CHECK_STR(res.status, "complete");
+    CHECK(res.exit_code == 4 && res.term_signal == 0);
+    CHECK(res.note && strstr(res.note, "signal 2"));
+    td_result_free(&res);
+}
+
 static void test_signals(void)
 {
     /* The app asks topdown to stop, as `timeout` or a job scheduler would:
@@ -116,6 +237,21 @@ int main(void)
     test_bad_apps();
     test_never_overwrites();
     test_signals();
+    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    snprintf(fake_app, sizeof fake_app, "%s/fake_app.sh", dir);
+    FILE *f = fopen(fake_app, "w");
+    if (f) {
+        fprintf(f, "#!/bin/sh\ncat '%s/tests/fixtures/h100/td_smoke.spool' >> \"$TOPDOWN_SPOOL\"\n"
+                   "touch ran\n", src ? src : "..");
+        fclose(f);
+    }
+    CHECK(f && chmod(fake_app, 0755) == 0);
+    CHECK(run("printf 'x' > m.csv") == 0);
+    test_force_replaces_regular_files_only();
+    test_outputs_checked_before_the_app();
+    test_concurrent_runs_have_their_own_spool();
+    test_spool_kept_when_saving_fails();
+    test_more_signals();
     td_shell_remove_dir(dir);
     return td_check_summary();
 }

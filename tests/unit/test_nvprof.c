@@ -114,6 +114,41 @@ int main(void)
     CHECK(td_nvprof_import(mpath, NULL, &set.items[0], &res, &err) == -1);
     CHECK(strstr(err.msg, "no nvprof metric table") != NULL);
     CHECK(td_nvprof_import("/nonexistent.csv", NULL, &set.items[0], &res, &err) == -1);
+    /* Issue 10, item 5: a claimed count is no licence to allocate: 1e7
+     * invocations in a small file, a count that is not one, and a total over
+     * the bound are refused, not turned into launches. */
+    static const char header[] = "\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\","
+                                 "\"Metric Description\",\"Min\",\"Max\",\"Avg\"\n";
+    char huge[4096];
+    snprintf(huge, sizeof huge, "%s" ROW("k()", "10000000", "ipc", "1.0")
+             ROW("k()", "10000000", "issued_ipc", "1.0")
+             ROW("k()", "10000000", "warp_execution_efficiency", "100%%")
+             ROW("k()", "10000000", "stall_inst_fetch", "1%%")
+             ROW("k()", "10000000", "stall_memory_dependency", "1%%")
+             ROW("k()", "10000000", "stall_exec_dependency", "1%%"), header);
+    td_test_write(dir, "huge.csv", huge, mpath, sizeof mpath);
+    CHECK(td_nvprof_import(mpath, NULL, &set.items[0], &res, &err) == -1);
+    CHECK(strstr(err.msg, "Invocations") != NULL);
+    snprintf(huge, sizeof huge, "%s" ROW("k()", "12abc", "ipc", "1.0"), header);
+    td_test_write(dir, "notcount.csv", huge, mpath, sizeof mpath);
+    CHECK(td_nvprof_import(mpath, NULL, &set.items[0], &res, &err) == -1);
+    CHECK(strstr(err.msg, "12abc") != NULL);
+    char *many = malloc(1 << 16);
+    size_t used = (size_t)snprintf(many, 1 << 16, "%s", header);
+    for (int k = 0; k < 3; k++)
+        for (int m = 3; m < 6; m++)
+            used += (size_t)snprintf(many + used, (1 << 16) - used,
+                                     "\"Tesla P100 (0)\",\"k%d()\",600000,\"%s\",\"d\",1,1,1\n", k,
+                                     td_test_legacy_metric_names[m]);
+    for (int k = 0; k < 3; k++)
+        for (int m = 0; m < 3; m++)
+            used += (size_t)snprintf(many + used, (1 << 16) - used,
+                                     "\"Tesla P100 (0)\",\"k%d()\",600000,\"%s\",\"d\",1,1,1\n", k,
+                                     td_test_legacy_metric_names[m]);
+    td_test_write(dir, "many.csv", many, mpath, sizeof mpath);
+    free(many);
+    CHECK(td_nvprof_import(mpath, NULL, &set.items[0], &res, &err) == -1);
+    CHECK(strstr(err.msg, "invocations in all") != NULL);
     td_arch_set_free(&set);
     test_mixed_tables(archs_dir, mpath);
     td_test_cleanup(dir);
