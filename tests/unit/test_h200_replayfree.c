@@ -1,0 +1,214 @@
+/* Replay-free collection on real H200 recordings (tests/fixtures/h200),
+ * without a GPU: td_bench's designed kernels measured in counter groups
+ * only (no replay, every launch) give the trees that kernel replay gives
+ * (within 2 points on every node to level 3, same bottleneck, each on its
+ * designed node); the graph recording gives a graph-only kernel its
+ * graph's tree; the collector's own spool/2 reads back with its groups;
+ * the default-mode PyTorch recording has a full tree for every kernel over
+ * 1% of GPU time. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../check.h"
+#include "levels/aggregate.h"
+#include "metrics/spool.h"
+
+#define AGREE_POINTS 2.0
+
+static td_arch_set archs;
+
+static const struct {
+    const char *prefix;
+    const char *node; /* designed bottleneck at level 3, NULL: none */
+} designed[] = {
+    {"bench_retire(", NULL},
+    {"bench_divergence(", "Divergence.Branch"},
+    {"bench_ifetch(", "Frontend.Fetch.Instruction_Fetch"},
+    {"bench_sync(", "Frontend.Fetch.Synchronization"},
+    {"bench_l1_bound(", "Backend.Memory_Bound.L1_Bound"},
+    {"bench_mio_bound(", "Backend.Memory_Bound.MIO_Bound"},
+    {"bench_constant(", "Backend.Memory_Bound.Constant_Memory"},
+    {"bench_math_pipe(", "Backend.Core_Bound.Math_Pipe"},
+    {"bench_dependency(", "Backend.Core_Bound.Dependency_Wait"},
+};
+
+static int load(const char *name, td_result *res, td_summary *s)
+{
+    char path[1024];
+    td_error err;
+    snprintf(path, sizeof path, "%s/tests/fixtures/h200/%s", getenv("TOPDOWN_SOURCE_DIR"), name);
+    if (td_result_load(path, res, &err) != 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        return -1;
+    }
+    if (td_summarize(res, &archs, NULL, s, &err) != 0) {
+        fprintf(stderr, "%s: %s\n", name, err.msg);
+        td_result_free(res);
+        return -1;
+    }
+    return 0;
+}
+
+static const td_kernel_summary *find_kernel(const td_summary *s, const char *part)
+{
+    for (size_t k = 0; k < s->n_kernels; k++)
+        if (strstr(s->kernels[k].name, part))
+            return &s->kernels[k];
+    return NULL;
+}
+
+static double largest_difference(const td_model *m, const td_breakdown *a,
+                                 const td_breakdown *b)
+{
+    double worst = 0;
+    for (int n = 0; n < m->n_tree; n++)
+        if (m->tree[n].level <= 3 && 100.0 * fabs(a->value[n] - b->value[n]) > worst)
+            worst = 100.0 * fabs(a->value[n] - b->value[n]);
+    return worst;
+}
+
+static const char *bottleneck_path(const td_model *m, const td_kernel_summary *k)
+{
+    int found = k->verdict.bottleneck[3];
+    return found >= 0 ? m->tree[found].path : "(none)";
+}
+
+static void test_groups_against_replay(void)
+{
+    td_result rg, rk;
+    td_summary sg, sk;
+    if (load("h200_bench_groups.topdown.json", &rg, &sg) != 0) {
+        CHECK(0);
+        return;
+    }
+    if (load("h200_bench_kernel.topdown.json", &rk, &sk) != 0) {
+        CHECK(0);
+        td_summary_free(&sg);
+        td_result_free(&rg);
+        return;
+    }
+    CHECK_STR(rg.replay_mode, "none");
+    CHECK(rg.devices[0].n_groups == 5);
+    CHECK(sg.group_launches == sg.launches && sg.incomplete == 0);
+    CHECK_STR(rk.replay_mode, "kernel");
+    CHECK(sk.group_launches == 0);
+    const td_model *m = td_summary_model(&sg);
+    for (size_t i = 0; i < sizeof designed / sizeof *designed; i++) {
+        const td_kernel_summary *g = find_kernel(&sg, designed[i].prefix);
+        const td_kernel_summary *k = find_kernel(&sk, designed[i].prefix);
+        CHECK(g && k && g->multiplexed && g->has_data && k->has_data);
+        if (!g || !k)
+            continue;
+        double worst = largest_difference(m, &g->mean, &k->mean);
+        const char *path = bottleneck_path(m, g);
+        printf("  %-20s groups vs replay: %.2f points; marked %s\n", designed[i].prefix, worst,
+               path);
+        CHECK(worst <= AGREE_POINTS);
+        CHECK(g->verdict.bottleneck[3] == k->verdict.bottleneck[3]);
+        CHECK_STR(path, designed[i].node ? designed[i].node : "(none)");
+    }
+    td_summary_free(&sg);
+    td_summary_free(&sk);
+    td_result_free(&rg);
+    td_result_free(&rk);
+}
+
+static void test_graphs(void)
+{
+    td_result res;
+    td_summary s;
+    if (load("h200_graphs.topdown.json", &res, &s) != 0) {
+        CHECK(0);
+        return;
+    }
+    const td_kernel_summary *streamed = find_kernel(&s, "stream_graph");
+    const td_kernel_summary *direct = find_kernel(&s, "fma_graph");
+    CHECK(streamed && streamed->has_data && streamed->graph_level && streamed->graph);
+    CHECK(direct && direct->has_data && !direct->graph_level);
+    CHECK(s.graph_launches == 120);
+    size_t wholes = 0;
+    for (size_t k = 0; k < s.n_kernels; k++) {
+        const td_kernel_summary *w = &s.kernels[k];
+        if (!w->graph_whole)
+            continue;
+        wholes++;
+        CHECK(w->has_data && w->stalls_missing == 0 && w->total_ns == 0);
+        /* The one-kernel captured graph: its tree is its kernel's. */
+        if (direct && w->graph != streamed->graph) {
+            double worst = largest_difference(td_summary_model(&s), &w->mean, &direct->mean);
+            printf("  captured graph vs its kernel launched directly: %.2f points\n", worst);
+            CHECK(worst <= AGREE_POINTS);
+        }
+    }
+    CHECK(wholes == 2);
+    td_summary_free(&s);
+    td_result_free(&res);
+}
+
+static void test_collector_spool(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/fixtures/h200/h200_smoke.spool",
+             getenv("TOPDOWN_SOURCE_DIR"));
+    td_result res = {0};
+    td_spool_summary sum = {0};
+    td_error err;
+    int rc = td_spool_load(path, &res, &sum, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(rc == 0 && td_spool_complete(&sum));
+    CHECK(res.n_devices == 1 && res.devices[0].n_groups == 5);
+    CHECK_STR(res.replay_mode, "auto");
+    CHECK(res.overhead_pct == 40);
+    size_t replayed = 0, grouped = 0;
+    for (size_t i = 0; res.n_devices == 1 && i < res.devices[0].n_launches; i++) {
+        const td_launch *l = &res.devices[0].launches[i];
+        replayed += l->profiled && l->group == TD_GROUP_ALL;
+        grouped += l->profiled && l->group != TD_GROUP_ALL;
+        CHECK(l->duration_ns > 0);
+    }
+    CHECK(res.n_devices == 1 && res.devices[0].n_launches == 120);
+    CHECK(replayed == 6); /* each kernel's first launch */
+    printf("  td_smoke spool: %zu replayed, %zu in counter groups\n", replayed, grouped);
+    td_spool_summary_free(&sum);
+    td_result_free(&res);
+}
+
+static void test_pytorch_default(void)
+{
+    td_result res;
+    td_summary s;
+    if (load("h200_pytorch_mlp.topdown.json", &res, &s) != 0) {
+        CHECK(0);
+        return;
+    }
+    CHECK(s.launches == 17122 && s.n_kernels == 46);
+    size_t heavy = 0, full = 0;
+    for (size_t k = 0; k < s.n_kernels; k++) {
+        const td_kernel_summary *ks = &s.kernels[k];
+        if (ks->total_ns < 0.01 * s.total_ns)
+            continue;
+        heavy++;
+        full += ks->has_data && ks->stalls_missing == 0;
+    }
+    printf("  PyTorch loop: %zu of %zu kernels over 1%% of GPU time have a full tree\n", full,
+           heavy);
+    CHECK(heavy >= 10 && full == heavy);
+    td_summary_free(&s);
+    td_result_free(&res);
+}
+
+int main(void)
+{
+    td_error err;
+    if (td_arch_load_dir(getenv("TOPDOWN_ARCHS"), &archs, &err) != 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    test_groups_against_replay();
+    test_graphs();
+    test_collector_spool();
+    test_pytorch_default();
+    td_arch_set_free(&archs);
+    return td_check_summary();
+}
