@@ -4,7 +4,8 @@
  * kernels, launched often enough, the tree from counter groups and the tree
  * from kernel replay agree within 2 points on every node to level 3, and
  * the default mode marks each designed kernel on its node; CUDA graph
- * launches are measured as a whole. Skipped (77)
+ * launches are measured as a whole; kernels using the device heap are
+ * never replayed and the app runs as without topdown. Skipped (77)
  * without a GPU or the apps. */
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@
 
 static char dir[] = "/tmp/td_replayfreeXXXXXX";
 static const char *bin;
-static char smoke[4096], bench[4096], graphs[4096];
+static char smoke[4096], bench[4096], graphs[4096], heap[4096];
 static td_arch_set archs;
 
 #define run(...) td_shell_run(dir, __VA_ARGS__)
@@ -213,6 +214,28 @@ static void test_graphs(void)
     td_result_free(&res);
 }
 
+/* Device-heap kernels are never replayed: the app's output and exit code
+ * are the same under topdown as without it. */
+static void test_device_heap(void)
+{
+    CHECK(run("%s --frames 40 > native.txt", heap) == 0);
+    CHECK(td_shell_file_has(dir, "native.txt", "td_heap: 40 frames, image sum"));
+    CHECK(run("%s -o heap.json -- %s --frames 40", bin, heap) == 0);
+    CHECK(td_shell_file_has(dir, "err.txt", "device heap"));
+    CHECK(run("head -1 out.txt > topdown.txt && cmp topdown.txt native.txt") == 0);
+    td_result res;
+    if (td_shell_load_result(dir, "heap.json", &res) != 0) {
+        CHECK(0);
+        return;
+    }
+    for (size_t d = 0; d < res.n_devices; d++)
+        for (size_t i = 0; i < res.devices[d].n_launches; i++)
+            CHECK(!res.devices[d].launches[i].profiled ||
+                  res.devices[d].launches[i].group != TD_GROUP_ALL); /* nothing replayed */
+    CHECK(res.exit_code == 0);
+    td_result_free(&res);
+}
+
 int main(void)
 {
     if (system("nvidia-smi -L >/dev/null 2>&1") != 0) {
@@ -224,8 +247,9 @@ int main(void)
     snprintf(smoke, sizeof smoke, "%s/tests/gpu/td_smoke", build ? build : ".");
     snprintf(bench, sizeof bench, "%s/benchmarks/td_bench", build ? build : ".");
     snprintf(graphs, sizeof graphs, "%s/tests/gpu/td_graphs", build ? build : ".");
+    snprintf(heap, sizeof heap, "%s/tests/gpu/td_heap", build ? build : ".");
     if (!bin || access(smoke, X_OK) != 0 || access(bench, X_OK) != 0 ||
-        access(graphs, X_OK) != 0) {
+        access(graphs, X_OK) != 0 || access(heap, X_OK) != 0) {
         printf("td_smoke or td_bench is not built (no CUDA compiler): skipped\n");
         return 77;
     }
@@ -239,6 +263,7 @@ int main(void)
     test_every_group_measured();
     test_agreement_with_replay();
     test_graphs();
+    test_device_heap();
     td_shell_remove_dir(dir);
     td_arch_set_free(&archs);
     return td_check_summary();

@@ -107,6 +107,8 @@ static struct {
     long budget_skipped;      /* launches left timed-only by the budget */
     double setup_s, switch_s, decode_s; /* where profiling time goes */
     long switches;
+    int device_heap;          /* a loaded module uses the device heap */
+    int heap_said;
     int graph_view;           /* --graph-profiling graph */
     long replay_failures;
 } g;
@@ -401,6 +403,38 @@ static int add_to_window(ctx_state *c, const launch_rec *l)
     return 1;
 }
 
+/* ---- the device heap ------------------------------------------------------ */
+
+/* GPU code that calls malloc/free (device-side new and delete compile to
+ * them) changes the device heap, which kernel replay does not restore: a
+ * replayed create_world<<<1,1>>> leaves later kernels with bad pointers.
+ * A module whose cubin links malloc or free therefore turns replay off for
+ * the process (a cubin's string table names the functions it calls). */
+static int cubin_uses_device_heap(const char *cubin, size_t size)
+{
+    static const char *const calls[] = {"malloc", "free"};
+    for (size_t c = 0; cubin && c < sizeof calls / sizeof *calls; c++) {
+        size_t len = strlen(calls[c]);
+        for (size_t i = 0; i + len + 2 <= size; i++)
+            if (cubin[i] == '\0' && cubin[i + len + 1] == '\0' &&
+                memcmp(cubin + i + 1, calls[c], len) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+static void say_no_replay_for_heap(void)
+{
+    if (g.heap_said++)
+        return;
+    td_sw_warning("the app's GPU code allocates from the device heap (malloc, free, new or "
+                  "delete in a kernel), which kernel replay cannot repeat faithfully: no "
+                  "launch is replayed%s", g.mode == MODE_KERNEL
+                  ? ", and --replay-mode kernel leaves its launches timed only; use "
+                    "--replay-mode auto or none" : "; kernels launched too few times for "
+                    "every counter group show the stall reasons they measured");
+}
+
 /* ---- what to measure ---------------------------------------------------- */
 
 /* Which configuration measures a launch. A configuration switch costs a
@@ -416,6 +450,10 @@ static int wants_replay(const ctx_state *c, const td_kernel *k)
 {
     if (!c->has_full || k->no_replay)
         return 0;
+    if (g.device_heap) {
+        say_no_replay_for_heap();
+        return 0;
+    }
     return g.mode == MODE_KERNEL || c->n_group_cfg == 0 ||
            (g.mode == MODE_AUTO && !k->full_measured);
 }
@@ -791,6 +829,17 @@ static int is_captured(CUstream stream, int per_thread)
     return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+/* Loads the module of a kernel about to be launched for the first time (the
+ * runtime passes a CUkernel where the driver API takes a CUfunction). */
+static void load_module_of(CUfunction f)
+{
+    if (cuFuncLoad(f) != CUDA_ERROR_INVALID_HANDLE)
+        return;
+    CUfunction in_context = NULL;
+    if (cuKernelGetFunction(&in_context, (CUkernel)f) == CUDA_SUCCESS)
+        cuFuncLoad(in_context);
+}
+
 static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     pthread_mutex_lock(&g.lock);
@@ -811,6 +860,10 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     if (!mangled && f)
         cuFuncGetName(&mangled, f);
     l.kernel = td_kernel_get(mangled, &g.filter);
+    /* Lazy loading: load the kernel's module now, so that a module using
+     * the device heap is known before its first launch is replayed. */
+    if (l.kernel && l.kernel->launches == 0 && f)
+        load_module_of(f);
     int profile = 0;
     if (c && c->profiling && l.kernel) {
         double t0 = now_s();
@@ -972,6 +1025,12 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 
 static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
 {
+    if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+        const CUpti_ModuleResourceData *module = rd->resourceDescriptor;
+        if (module && cubin_uses_device_heap(module->pCubin, module->cubinSize))
+            g.device_heap = 1;
+        return;
+    }
     if (cbid != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
         return;
     uint32_t uid = 0;
@@ -1162,6 +1221,8 @@ static int subscribe(void)
     }
     cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                         CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                        CUPTI_CBID_RESOURCE_MODULE_LOADED);
     for (size_t i = 0; i < sizeof launch_callbacks / sizeof *launch_callbacks; i++)
         cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, launch_callbacks[i]);
     return 0;
