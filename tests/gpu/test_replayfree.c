@@ -218,7 +218,7 @@ static void test_graphs(void)
  * are the same under topdown as without it. */
 static void test_device_heap(void)
 {
-    CHECK(run("%s --frames 40 > native.txt", heap) == 0);
+    CHECK(run("%s --frames 40 | tee native.txt", heap) == 0);
     CHECK(td_shell_file_has(dir, "native.txt", "td_heap: 40 frames, image sum"));
     CHECK(run("%s -o heap.json -- %s --frames 40", bin, heap) == 0);
     CHECK(td_shell_file_has(dir, "err.txt", "device heap"));
