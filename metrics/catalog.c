@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xorshift.h"
+
 #include "metrics/result.h" /* td_strdup */
 
 struct td_catalog {
@@ -307,20 +309,10 @@ int td_catalog_passes(td_catalog *c, const char *const *metrics, size_t n,
     return count_passes(c, metrics, n, passes, err);
 }
 
-/* xorshift32: a fixed sequence, so searches give the same answer each run. */
-static uint32_t next_random(uint32_t *state)
-{
-    uint32_t x = *state;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    return *state = x;
-}
-
 static void shuffle_tail(const char **m, size_t n, size_t keep, uint32_t *state)
 {
     for (size_t i = n - 1; i > keep; i--) {
-        size_t j = keep + next_random(state) % (i - keep + 1);
+        size_t j = keep + td_xorshift32(state) % (i - keep + 1);
         const char *t = m[i];
         m[i] = m[j];
         m[j] = t;

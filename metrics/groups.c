@@ -3,6 +3,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "xorshift.h"
+
 void td_groups_from_table(const td_arch *arch, td_groups *out)
 {
     memset(out, 0, sizeof *out);
@@ -149,15 +151,6 @@ int td_groups_derive(const td_arch *arch, const char *const *order, td_pass_coun
     return 0;
 }
 
-static uint32_t next_random(uint32_t *state)
-{
-    uint32_t x = *state;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    return *state = x;
-}
-
 int td_groups_search(const td_arch *arch, unsigned tries, td_pass_counter count, void *ctx,
                      td_groups *out, td_error *err)
 {
@@ -169,7 +162,7 @@ int td_groups_search(const td_arch *arch, unsigned tries, td_pass_counter count,
     uint32_t state = 0x2545f491u;
     for (unsigned t = 0; t < tries && arch->n_stalls > 1; t++) {
         for (size_t i = arch->n_stalls - 1; i > 0; i--) {
-            size_t j = next_random(&state) % (i + 1);
+            size_t j = td_xorshift32(&state) % (i + 1);
             const char *swap = order[i];
             order[i] = order[j];
             order[j] = swap;

@@ -829,6 +829,24 @@ static int is_captured(CUstream stream, int per_thread)
     return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+/* A launch (or graph launch) is being profiled: count it, and time what it
+ * costs from t0, its enter callback, to its exit callback. */
+static void begin_profiled_launch(ctx_state *c, const launch_rec *l, double t0)
+{
+    td_filter_count_profiled(&g.filter, l->kernel);
+    count_phase(c, l->group);
+    g.in_profiled_launch = 1;
+    g.launch_t0 = t0;
+}
+
+/* Its cost, less the waits for the app's own GPU work. */
+static void end_profiled_launch(void)
+{
+    g.spent_s += now_s() - g.launch_t0 - g.waited_s;
+    g.waited_s = 0;
+    g.in_profiled_launch = 0;
+}
+
 /* Loads the module of a kernel about to be launched for the first time (the
  * runtime passes a CUkernel where the driver API takes a CUfunction). */
 static void load_module_of(CUfunction f)
@@ -870,12 +888,8 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         g.waited_s = 0;
         if (td_filter_allows(&g.filter, l.kernel) && choose_config(c, l.kernel, &l.group))
             profile = add_to_window(c, &l);
-        if (profile) {
-            td_filter_count_profiled(&g.filter, l.kernel);
-            count_phase(c, l.group);
-            g.in_profiled_launch = 1;
-            g.launch_t0 = t0;
-        }
+        if (profile)
+            begin_profiled_launch(c, &l, t0);
     } else if (l.kernel) {
         l.kernel->launches++;
     }
@@ -902,9 +916,7 @@ static void launch_exit(const CUpti_CallbackData *cb)
             c->window[c->n_window - 1].failed = 1;
         if (c->n_window >= window_capacity(c->window_group))
             close_window(c);
-        g.spent_s += now_s() - g.launch_t0 - g.waited_s;
-        g.waited_s = 0;
-        g.in_profiled_launch = 0;
+        end_profiled_launch();
     } else if (c && ok) {
         emit_launch(c, &g.current, NULL);
     }
@@ -976,12 +988,8 @@ static void graph_enter(const CUpti_CallbackData *cb)
             l.id = next_launch_id();
             profile = add_to_window(c, &l);
         }
-        if (profile) {
-            td_filter_count_profiled(&g.filter, l.kernel);
-            count_phase(c, l.group);
-            g.in_profiled_launch = 1;
-            g.launch_t0 = t0;
-        }
+        if (profile)
+            begin_profiled_launch(c, &l, t0);
     }
     g.current = l;
     g.current_ctx = c;
@@ -997,9 +1005,7 @@ static void graph_exit(void)
     ctx_state *c = g.current_ctx;
     if (c && g.current_profiled) {
         close_window(c);
-        g.spent_s += now_s() - g.launch_t0 - g.waited_s;
-        g.waited_s = 0;
-        g.in_profiled_launch = 0;
+        end_profiled_launch();
     }
     g.current_ctx = NULL;
     in_our_code = 0;
