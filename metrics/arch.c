@@ -13,19 +13,23 @@
 #include <unistd.h>
 
 #include "metrics/file_text.h"
+#include "metrics/json_field.h"
 #include "metrics/result.h" /* td_strdup */
 
+/* Fields are read with the reader results and spools use (json_field.h). */
 static int get_string(const cJSON *obj, const char *key, int required,
                       char **out, const char *path, td_error *err)
 {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!item) {
-        *out = NULL;
-        return required ? td_fail(err, "%s: missing \"%s\"", path, key) : 0;
-    }
-    if (!cJSON_IsString(item) || !item->valuestring[0])
+    td_jctx c = {path, err};
+    const char *value = NULL;
+    *out = NULL;
+    if (td_json_string(&c, obj, key, required, &value))
+        return -1;
+    if (!value)
+        return 0;
+    if (!value[0])
         return td_fail(err, "%s: \"%s\" must be a non-empty string", path, key);
-    *out = td_strdup(item->valuestring);
+    *out = td_strdup(value);
     return *out ? 0 : td_fail(err, "out of memory");
 }
 
@@ -186,13 +190,14 @@ static int parse_thresholds(const cJSON *root, td_arch *arch, const char *path,
     if (!arch->thresholds)
         return td_fail(err, "out of memory");
     const cJSON *item;
+    td_jctx c = {path, err};
     cJSON_ArrayForEach(item, thresholds) {
-        if (!cJSON_IsNumber(item) || item->valuedouble < 0 || item->valuedouble > 1)
-            return td_fail(err, "%s: threshold \"%s\" must be a fraction in [0, 1]",
-                           path, item->string);
+        double value = 0;
+        if (td_json_number_value(&c, item, item->string, -1, 0, 1, &value))
+            return -1; /* "PATH: Frontend is 2, out of range (at most 1)" */
         td_threshold *t = &arch->thresholds[arch->n_thresholds++];
         t->node = td_strdup(item->string);
-        t->value = item->valuedouble;
+        t->value = value;
     }
     return 0;
 }
@@ -227,10 +232,11 @@ static int parse_arch(const cJSON *root, td_arch *arch, const char *path,
         get_string_array(root, "chips", &arch->chips, &arch->n_chips, path, err) ||
         parse_source(root, arch, path, err))
         return -1;
-    const cJSON *ipc_max = cJSON_GetObjectItemCaseSensitive(root, "ipc_max");
-    if (!cJSON_IsNumber(ipc_max) || ipc_max->valuedouble <= 0)
+    td_jctx c = {path, err};
+    if (td_json_number(&c, root, "ipc_max", 1, 0, 64, &arch->ipc_max))
+        return -1;
+    if (!(arch->ipc_max > 0))
         return td_fail(err, "%s: \"ipc_max\" must be a positive number", path);
-    arch->ipc_max = ipc_max->valuedouble;
     const cJSON *passes = cJSON_GetObjectItemCaseSensitive(root, "passes");
     if (passes && (!cJSON_IsNumber(passes) || passes->valuedouble < 1 ||
                    passes->valuedouble != (int)passes->valuedouble))
@@ -273,13 +279,9 @@ int td_arch_parse(const char *text, size_t len, const char *path, td_arch *out,
                   td_error *err)
 {
     memset(out, 0, sizeof *out);
-    cJSON *root = cJSON_ParseWithLength(text, len);
-    if (!root) {
-        const char *stop = cJSON_GetErrorPtr();
-        long offset = stop ? (long)(stop - text) : -1;
-        return td_fail(err, "%s: malformed JSON near byte %ld; fix the arch table",
-                       path, offset);
-    }
+    cJSON *root = NULL;
+    if (td_json_parse(text, len, path, &root, err))
+        return -1;
     int rc = parse_arch(root, out, path, err);
     cJSON_Delete(root);
     if (rc == 0)

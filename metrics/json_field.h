@@ -1,4 +1,4 @@
-/* One JSON reader for results and spools (and, later, arch tables): a
+/* One JSON reader for results, spools and arch tables: a
  * strict document parser and typed field readers that check ranges before
  * converting, so no out-of-range double ever reaches an integer. Every
  * reader writes one line into err on failure, "<where>: \"key\" ...". */
