@@ -65,6 +65,24 @@ static void print_tree(FILE *out, const td_model *m, const td_breakdown *b,
                 o->no_desc ? "" : "Stalled slots of launches that recorded no stall sample; not split.");
 }
 
+/* Launches measured in each counter group. */
+static void print_group_counts(FILE *out, const td_result *res, size_t groups)
+{
+    size_t count[64] = {0};
+    if (groups == 0 || groups > 64)
+        return;
+    for (size_t d = 0; d < res->n_devices; d++)
+        for (size_t i = 0; i < res->devices[d].n_launches; i++) {
+            const td_launch *l = &res->devices[d].launches[i];
+            if (l->profiled && l->group >= 0 && (size_t)l->group < groups)
+                count[l->group]++;
+        }
+    fprintf(out, "            launches per counter group:");
+    for (size_t g = 0; g < groups; g++)
+        fprintf(out, " %zu", count[g]);
+    fputc('\n', out);
+}
+
 /* How the counters were collected: replay mode, budget, coverage. */
 static void print_collection(FILE *out, const td_result *res, const td_summary *s)
 {
@@ -82,6 +100,7 @@ static void print_collection(FILE *out, const td_result *res, const td_summary *
     fprintf(out, "; %zu launch%s with kernel replay (full set), %zu without replay (one of "
             "%zu counter groups each)\n", s->profiled - s->group_launches,
             s->profiled - s->group_launches == 1 ? "" : "es", s->group_launches, groups);
+    print_group_counts(out, res, groups);
     if (s->graph_launches)
         fprintf(out, "Graphs:   %zu kernel launch%s from CUDA graphs: no range per graph node is "
                 "possible, so their trees are their graph's whole launches\n",
