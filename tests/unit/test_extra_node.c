@@ -51,8 +51,8 @@ static const td_node_info uniform_record = {
     TD_KIND_STALL_SPLIT, NULL, UNIFORM_COLOUR,
     "Stall reason uniform. A test node: the uniform datapath was busy."};
 
-static td_node_info records[TD_NODE_COUNT + 1];
-static const td_node_set extended = {records, TD_NODE_COUNT + 1};
+static td_node_info records[1 + TD_NODE_COUNT];
+static const td_node_set extended = {records, 1 + TD_NODE_COUNT};
 
 static void make_records(void)
 {

@@ -57,7 +57,7 @@ static void test_hand_computed(void)
     CHECK(td_bottleneck(&model, &b, 1) == TD_N_BACKEND);
     CHECK(td_bottleneck(&model, &b, 2) == TD_N_MEMORY_BOUND);
     CHECK(td_bottleneck(&model, &b, 3) == TD_N_L1_BOUND);
-    CHECK(td_bottleneck(&model, &b, 4) == TD_NODE_COUNT + 1);
+    CHECK(td_bottleneck(&model, &b, 4) == td_model_stall_index(&model, 1));
     /* Below threshold: Frontend is 9% of slots, under its 20%. */
     CHECK(!td_over_threshold(&model, &b, TD_N_FRONTEND));
     CHECK(td_over_threshold(&model, &b, TD_N_DIVERGENCE));

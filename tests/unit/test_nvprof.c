@@ -98,7 +98,7 @@ int main(void)
     CHECK_NEAR(k1->node[TD_N_BACKEND], 0.45 * 80 / 90, 1e-9);
     CHECK(td_bottleneck(&s.models[0], k1, 2) == TD_N_MEMORY_BOUND);
     /* No level-3 nodes: the stall metrics come right below level 2. */
-    CHECK(td_bottleneck(&s.models[0], k1, 3) == TD_NODE_COUNT + 1);
+    CHECK(td_bottleneck(&s.models[0], k1, 3) == td_model_stall_index(&s.models[0], 1));
     /* App: k1 weighs 3 ms, k2 1 ms. */
     CHECK_NEAR(s.app.node[TD_N_RETIRE], (0.375 * 3 + 0.25 * 1) / 4, 1e-9);
     td_summary_free(&s);
