@@ -10,7 +10,6 @@
 #include "topdown/commands.h"
 #include "topdown/profile.h"
 
-#define EXIT_USAGE 2
 
 /* Flushes standard output; 1 (and why) when something written there did
  * not get there (a full disk, a closed pipe). */
@@ -27,10 +26,11 @@ static int stdout_failed(const char **why)
 static int cmd_profile(int argc, char **argv, td_error *err)
 {
     cli c;
-    if (td_cli_parse_options(argc, argv, &c, err))
-        return -1;
-    if (td_cli_check(&c, TD_CMD_PROFILE, err))
-        return -1;
+    int rc = td_cli_parse_options(argc, argv, &c, err);
+    if (rc == 0)
+        rc = td_cli_check(&c, TD_CMD_PROFILE, err);
+    if (rc)
+        return rc;
     if (c.help) {
         td_cli_usage(stdout);
         return 0;
@@ -40,7 +40,7 @@ static int cmd_profile(int argc, char **argv, td_error *err)
         return 0;
     }
     if (optind >= argc)
-        return td_fail(err, "no application given: topdown [options] -- APP [ARGS...] (see topdown --help)");
+        return td_usage_fail(err, "no application given: topdown [options] -- APP [ARGS...] (see topdown --help)");
     c.profile.app_argv = &argv[optind];
     const char *outputs[] = {c.csv, c.csv_launches};
     c.profile.outputs = outputs;
@@ -83,12 +83,12 @@ int main(int argc, char **argv)
     const char *cmd = argc > 1 ? argv[1] : NULL;
     if (!cmd) {
         td_cli_usage(stderr);
-        return EXIT_USAGE;
+        return TD_EXIT_USAGE;
     }
     if (strcmp(cmd, "report") == 0)
         rc = cmd_report(argc - 1, argv + 1, &err);
     else if (strcmp(cmd, "list-archs") == 0)
-        rc = cmd_list_archs(&err);
+        rc = cmd_list_archs(argc - 1, argv + 1, &err);
     else if (strcmp(cmd, "list-nodes") == 0)
         rc = cmd_list_nodes(argc - 1, argv + 1, &err);
     else if (strcmp(cmd, "describe") == 0)
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
     if (rc < 0) {
         fflush(stdout);
         fprintf(stderr, "topdown: %s\n", err.msg);
-        return 1;
+        return rc == TD_USAGE_ERROR ? TD_EXIT_USAGE : TD_EXIT_FAILURE;
     }
     /* What went to standard output must have got there (a full disk, a
      * closed pipe): checked once for every command. */
