@@ -148,6 +148,9 @@ static void print_header(FILE *out, const td_result *res, const td_summary *s,
     fprintf(out, "Kernels:  %zu kernel%s, %zu launch%s (%zu profiled), GPU time %.3f ms\n",
             s->n_kernels, s->n_kernels == 1 ? "" : "s", s->launches,
             s->launches == 1 ? "" : "es", s->profiled, s->total_ns / 1e6);
+    if (s->profiled == 0 && s->launches > 0)
+        fprintf(out, "NOTE: no launch was profiled, so only times are shown%s%s\n",
+                res->note ? ": " : "", res->note ? res->note : "");
     print_collection(out, res, s);
     if (s->mixed_arch && o->level >= 4)
         fprintf(out, "NOTE: devices use different arch tables; the application tree stops at level 3\n");

@@ -51,9 +51,16 @@ static int cmd_profile(int argc, char **argv, td_error *err)
         return -1;
     if (outcome.message[0])
         fprintf(stderr, "topdown: %s\n", outcome.message);
+    if (outcome.warning[0])
+        fprintf(stderr, "topdown: warning: %s\n", outcome.warning);
+    /* The app's exit code passes through; when it is 0, a run that
+     * measured nothing says so with its own code. */
+    int nothing = outcome.app_exit_code ? outcome.app_exit_code : TD_EXIT_NOTHING_MEASURED;
     if (!outcome.result_written) {
-        fprintf(stderr, "topdown: no result written (%ld kernel launches seen)\n", outcome.launches);
-        return outcome.app_exit_code;
+        fprintf(stderr, "topdown: nothing measured (%ld kernel launches seen), so no result "
+                "file was written (exit code %d%s)\n", outcome.launches, nothing,
+                outcome.app_exit_code ? ", the app's" : "");
+        return nothing;
     }
     td_error report_err;
     int report_failed = outcome.launches > 0 &&
@@ -73,6 +80,11 @@ static int cmd_profile(int argc, char **argv, td_error *err)
             outcome.passes == 1 ? "" : "es");
     /* The app's exit code passes through; an output that failed after an
      * app that succeeded makes it 1. */
+    if (outcome.nothing_measured) {
+        fprintf(stderr, "topdown: nothing measured: no launch was profiled (exit code %d%s)\n",
+                nothing, outcome.app_exit_code ? ", the app's" : "");
+        return nothing;
+    }
     return report_failed && outcome.app_exit_code == 0 ? 1 : outcome.app_exit_code;
 }
 
