@@ -1,5 +1,6 @@
 /* topdown report, import-nvprof, plot and diff: the commands that read result files. */
 #include <limits.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,23 @@ int cmd_print_result_file(const char *path, const cli *c, td_error *err)
     return rc;
 }
 
+/* report -k RE: a rank "#N" or an ERE that compiles (a usage error if not). */
+static int check_kernel_regex(const char *selector, td_error *err)
+{
+    regex_t re;
+    if (selector[0] == '#')
+        return 0;
+    int rc = regcomp(&re, selector, REG_EXTENDED | REG_NOSUB);
+    if (rc == 0) {
+        regfree(&re);
+        return 0;
+    }
+    char why[256];
+    regerror(rc, &re, why, sizeof why);
+    return td_usage_fail(err, "bad kernel-name regex '%s': %s (POSIX ERE, or #N for the N-th "
+                         "kernel)", selector, why);
+}
+
 int cmd_report(int argc, char **argv, td_error *err)
 {
     cli c;
@@ -109,6 +127,9 @@ int cmd_report(int argc, char **argv, td_error *err)
     const char *outputs[] = {c.csv, c.csv_launches};
     if (cmd_check_outputs(outputs, 2, c.profile.force, &file, 1, err))
         return -1;
+    c.report.kernels_shown = c.profile.kernel_filter; /* report -k: the kernels shown */
+    if (c.report.kernels_shown && (rc = check_kernel_regex(c.report.kernels_shown, err)))
+        return rc;
     return cmd_print_result_file(file, &c, err) ? -1 : 0;
 }
 
