@@ -13,6 +13,7 @@
 #include "metrics/spool.h"
 #include "report/csv.h"
 #include "report/diff.h"
+#include "report/fail_if.h"
 #include "report/json.h"
 #include "report/output.h"
 #include "report/plot.h"
@@ -393,18 +394,56 @@ int cmd_plot(int argc, char **argv, td_error *err)
     return rc;
 }
 
+typedef struct fail_gate {
+    td_fail_rule *rules; /* NULL: no --fail-if */
+    size_t n_rules;
+    td_fail_hit *hits;
+    size_t n_hits, compared;
+} fail_gate;
+
+/* --fail-if, checked before any output; says what it found on stderr. */
+static int gate_check(const result_pair *p, fail_gate *g, td_error *err)
+{
+    if (!g->rules)
+        return 0;
+    if (td_fail_rules_check_nodes(&p->side[0], &p->side[1], g->rules, g->n_rules, err))
+        return TD_USAGE_ERROR;
+    return td_fail_if_check(&p->side[0], &p->side[1], g->rules, g->n_rules, &g->hits,
+                            &g->n_hits, &g->compared, err);
+}
+
+static int gate_report(const fail_gate *g, const char *text)
+{
+    if (!g->rules)
+        return 0;
+    if (g->n_hits == 0) {
+        fprintf(stderr, "topdown: --fail-if '%s': passed (%zu kernel%s in both results)\n",
+                text, g->compared, g->compared == 1 ? "" : "s");
+        return 0;
+    }
+    fprintf(stderr, "topdown: --fail-if '%s': %zu rule break%s in the %zu kernels of both "
+            "results, largest change first (exit %d):\n", text, g->n_hits,
+            g->n_hits == 1 ? "" : "s", g->compared, TD_EXIT_FAIL_IF);
+    td_fail_if_print(stderr, g->rules, g->hits, g->n_hits);
+    return TD_EXIT_FAIL_IF;
+}
+
 static int diff_outputs(const char *const *files, const cli *c, const td_arch_set *archs,
-                        td_error *err)
+                        fail_gate *gate, td_error *err)
 {
     result_pair p;
     if (load_pair(files, archs, &p, err))
         return -1;
-    int rc = 0;
-    if (c->csv)
+    int rc = gate_check(&p, gate, err);
+    if (rc == 0 && c->csv)
         rc = td_diff_csv_file(c->csv, &p.side[0], &p.side[1], c->report.level, err);
     if (rc == 0 && !(c->csv && strcmp(c->csv, "-") == 0))
         rc = td_diff_text(stdout, &p.side[0], &p.side[1], c->report.level,
                           c->report.max_kernels, err);
+    if (rc == 0) {
+        fflush(stdout); /* the diff, then the verdict */
+        rc = gate_report(gate, c->fail_if);
+    }
     free_pair(&p);
     return rc;
 }
@@ -427,10 +466,17 @@ int cmd_diff(int argc, char **argv, td_error *err)
         return td_usage_fail(err, "usage: topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N] [--fail-if RULES]");
     if (cmd_check_outputs(&c.csv, 1, c.profile.force, files, 2, err))
         return -1;
+    fail_gate gate = {0};
+    if (c.fail_if && td_fail_rules_parse(c.fail_if, &gate.rules, &gate.n_rules, err))
+        return TD_USAGE_ERROR;
     td_arch_set archs;
-    if (td_cli_load_archs(&archs, err))
+    if (td_cli_load_archs(&archs, err)) {
+        free(gate.rules);
         return -1;
-    rc = diff_outputs(files, &c, &archs, err);
+    }
+    rc = diff_outputs(files, &c, &archs, &gate, err);
     td_arch_set_free(&archs);
+    free(gate.rules);
+    free(gate.hits);
     return rc;
 }
