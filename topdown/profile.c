@@ -518,7 +518,7 @@ static void check_filter_matched(const td_profile_options *opts, const td_result
     if (!opts->kernel_filter || regcomp(&re, opts->kernel_filter, REG_EXTENDED | REG_NOSUB))
         return;
     const char *names[NAMES_SHOWN];
-    size_t n = 0, kernels = 0;
+    size_t n = 0, seen = 0; /* launches with a name */
     int matched = 0;
     for (size_t d = 0; d < res->n_devices && !matched; d++)
         for (size_t i = 0; i < res->devices[d].n_launches && !matched; i++) {
@@ -528,10 +528,10 @@ static void check_filter_matched(const td_profile_options *opts, const td_result
             matched = regexec(&re, name, 0, NULL, 0) == 0;
             if (!listed(names, n, name) && n < NAMES_SHOWN)
                 names[n++] = name;
-            kernels++;
+            seen++;
         }
     regfree(&re);
-    if (matched || kernels == 0)
+    if (matched || seen == 0)
         return;
     size_t len = (size_t)snprintf(out->warning, sizeof out->warning, "-k '%s' matched no "
                                   "kernel name; the app launched", opts->kernel_filter);
