@@ -1,8 +1,10 @@
 #include "report/text.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "columns.h"
+#include "report/select.h"
 
 #define NAME_WIDTH 52
 
@@ -148,6 +150,9 @@ static void print_header(FILE *out, const td_result *res, const td_summary *s,
     fprintf(out, "Kernels:  %zu kernel%s, %zu launch%s (%zu profiled), GPU time %.3f ms\n",
             s->n_kernels, s->n_kernels == 1 ? "" : "s", s->launches,
             s->launches == 1 ? "" : "es", s->profiled, s->total_ns / 1e6);
+    if (s->profiled == 0 && s->launches > 0)
+        fprintf(out, "NOTE: no launch was profiled, so only times are shown%s%s\n",
+                res->note ? ": " : "", res->note ? res->note : "");
     print_collection(out, res, s);
     if (s->mixed_arch && o->level >= 4)
         fprintf(out, "NOTE: devices use different arch tables; the application tree stops at level 3\n");
@@ -195,12 +200,63 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
     print_tree(out, m, &ks->mean, &ks->verdict, o);
 }
 
+/* The kernels, heaviest first (those keep marks), --kernels N of them,
+ * each with its rank among all. */
+static void print_kernels(FILE *out, const td_result *res, const td_summary *s,
+                          const td_report_options *o, const unsigned char *keep, size_t selected)
+{
+    if (o->kernels_shown)
+        fprintf(out, "\nKernels shown: %zu of %zu (-k '%s')\n", selected, s->n_kernels,
+                o->kernels_shown);
+    size_t limit = o->max_kernels > 0 ? (size_t)o->max_kernels : selected, shown = 0;
+    size_t rest_n = 0;
+    double rest = 0;
+    for (size_t k = 0; k < s->n_kernels; k++) {
+        if (!keep[k])
+            continue;
+        if (shown < limit) {
+            print_kernel(out, res, s, k, o);
+            shown++;
+        } else {
+            rest += s->kernels[k].total_ns;
+            rest_n++;
+        }
+    }
+    if (rest_n)
+        fprintf(out, "\n... %zu more kernel%s (%.1f%% of GPU time); --kernels 0 lists all\n",
+                rest_n, rest_n == 1 ? "" : "s",
+                s->total_ns > 0 ? 100.0 * (rest / s->total_ns) : 0.0);
+}
+
+/* keep[k]: kernel k is shown (all, or those -k names); checked before any
+ * output. */
+static unsigned char *kernels_kept(const td_summary *s, const td_report_options *o,
+                                   size_t *selected, td_error *err)
+{
+    unsigned char *keep = malloc(s->n_kernels ? s->n_kernels : 1);
+    if (!keep) {
+        td_fail(err, "out of memory");
+        return NULL;
+    }
+    memset(keep, 1, s->n_kernels);
+    *selected = s->n_kernels;
+    if (o->kernels_shown && td_kernel_select(s, o->kernels_shown, keep, selected, err)) {
+        free(keep);
+        return NULL;
+    }
+    return keep;
+}
+
 int td_report_text(FILE *out, const td_result *res, const td_summary *s,
                    const td_report_options *o, td_error *err)
 {
     if (o->level < 1 || o->level > TD_MAX_LEVEL)
         return td_fail(err, "level %d does not exist; use -l 1 to -l %d", o->level, TD_MAX_LEVEL);
     if (td_summary_printable(s, err))
+        return -1;
+    size_t selected = 0;
+    unsigned char *keep = kernels_kept(s, o, &selected, err);
+    if (!keep)
         return -1;
     print_header(out, res, s, o);
     const td_model *m = td_summary_model(s);
@@ -216,20 +272,8 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
         print_rates(out, &s->app, m->arch->ipc_max);
         print_tree(out, m, &s->app, &s->app_verdict, o);
     }
-    if (o->app_only)
-        return 0;
-    size_t shown = s->n_kernels;
-    if (o->max_kernels > 0 && (size_t)o->max_kernels < shown)
-        shown = (size_t)o->max_kernels;
-    for (size_t k = 0; k < shown; k++)
-        print_kernel(out, res, s, k, o);
-    if (shown < s->n_kernels) {
-        double rest = 0;
-        for (size_t k = shown; k < s->n_kernels; k++)
-            rest += s->kernels[k].total_ns;
-        fprintf(out, "\n... %zu more kernel%s (%.1f%% of GPU time); --kernels 0 lists all\n",
-                s->n_kernels - shown, s->n_kernels - shown == 1 ? "" : "s",
-                s->total_ns > 0 ? 100.0 * (rest / s->total_ns) : 0.0);
-    }
+    if (!o->app_only)
+        print_kernels(out, res, s, o, keep, selected);
+    free(keep);
     return 0;
 }

@@ -13,6 +13,7 @@ typedef struct td_report_options {
     long max_kernels;     /* kernels listed, heaviest first; 0: all */
     int app_only;         /* only the application tree */
     const char *source;   /* file name for the header, may be NULL */
+    const char *kernels_shown; /* report -k: "#N" or an ERE on the name; NULL: all */
 } td_report_options;
 
 void td_report_options_init(td_report_options *o);

@@ -5,44 +5,48 @@
 #include <string.h>
 
 #include "report/columns.h"
+#include "report/select.h"
 
 #define LISTED_CANDIDATES 6
-#define LISTED_NAME_CHARS 70
-
-static void append_name(char *buf, size_t size, const char *name)
-{
-    size_t len = strlen(buf);
-    if (len + 4 >= size)
-        return;
-    snprintf(buf + len, size - len, "%s\"%.*s%s\"", len ? ", " : "", LISTED_NAME_CHARS, name,
-             strlen(name) > LISTED_NAME_CHARS ? "..." : "");
-}
 
 int td_kernel_lookup(const td_summary *s, const char *pattern, const char **name,
                      td_error *err)
 {
+    size_t which[LISTED_CANDIDATES], matches = 0, index = 0;
+    int ranked = td_kernel_rank(s, pattern, &index, err);
+    if (ranked < 0)
+        return -1;
+    if (ranked) {
+        *name = s->kernels[index].name;
+        return 0;
+    }
     for (size_t k = 0; k < s->n_kernels; k++)
         if (strcmp(s->kernels[k].name, pattern) == 0) {
             *name = s->kernels[k].name;
             return 0;
         }
-    size_t matches = 0;
-    char listed[600] = "";
     for (size_t k = 0; k < s->n_kernels; k++) {
         if (!strstr(s->kernels[k].name, pattern))
             continue;
-        if (matches++ < LISTED_CANDIDATES)
-            append_name(listed, sizeof listed, s->kernels[k].name);
+        if (matches < LISTED_CANDIDATES)
+            which[matches] = k;
+        matches++;
         *name = s->kernels[k].name;
     }
     if (matches == 1)
         return 0;
     *name = NULL;
-    if (matches > 1)
-        return td_fail(err, "kernel \"%s\" is ambiguous: %zu kernels contain it (%s%s); give more of the name",
-                       pattern, matches, listed, matches > LISTED_CANDIDATES ? ", ..." : "");
+    char listed[900] = "";
+    if (matches > 1) {
+        td_kernel_candidates(s, which, LISTED_CANDIDATES < matches ? LISTED_CANDIDATES : matches,
+                             listed, sizeof listed);
+        return td_fail(err, "kernel \"%s\" is ambiguous: %zu kernels contain it (%s%s); give "
+                       "more of the name, or its rank: --timeline '#%zu'", pattern, matches,
+                       listed, matches > LISTED_CANDIDATES ? ", ..." : "", which[0] + 1);
+    }
     for (size_t k = 0; k < s->n_kernels && k < LISTED_CANDIDATES; k++)
-        append_name(listed, sizeof listed, s->kernels[k].name);
+        which[matches++] = k;
+    td_kernel_candidates(s, which, matches, listed, sizeof listed);
     return td_fail(err, "no kernel name contains \"%s\"; the heaviest are %s%s", pattern, listed,
                    s->n_kernels > LISTED_CANDIDATES ? ", ... (topdown report FILE --kernels 0 lists all)" : "");
 }

@@ -1,6 +1,7 @@
 /* topdown's command line: the option table, the usage made from it, and
  * the parsing shared by the commands. */
 #include <errno.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stddef.h>
@@ -39,17 +40,12 @@ typedef enum cli_group {
 } cli_group;
 
 /* The usage's sections, in order; a row is listed under its section. */
-typedef enum cli_section { S_REPORT, S_PLOT, S_PROFILING, S_END, S_COUNT } cli_section;
-
-/* Its own array: clang's -Wstring-concatenation (the fuzz build) takes two
- * literals in an array of strings for a missing comma. */
-static const char plot_header[] =
-    "plot options: --top K (kernels drawn, default 10, rest as \"other\"), -o OUT,\n"
-    "  --timeline KERNEL, --diff A.json B.json; see docs/OUTPUTS.md\n";
+typedef enum cli_section { S_REPORT, S_PLOT, S_DIFF, S_PROFILING, S_END, S_COUNT } cli_section;
 
 static const char *const section_headers[S_COUNT] = {
     [S_REPORT] = "report options (profiling and `report`):\n",
-    [S_PLOT] = plot_header,
+    [S_PLOT] = "plot options (also -l, -o, --timeline; see docs/OUTPUTS.md):\n",
+    [S_DIFF] = "diff and import-nvprof options:\n",
     [S_PROFILING] = "profiling options:\n",
     [S_END] = "",
 };
@@ -58,7 +54,10 @@ static const char *const section_headers[S_COUNT] = {
 #define ALL_COMMANDS (ON(TD_CMD_COUNT) - 1)
 /* The commands that model a result and print it (import-spool only writes
  * one: it takes -o, -f and -h). */
-#define MODEL_COMMANDS (ALL_COMMANDS & ~ON(TD_CMD_IMPORT_SPOOL))
+#define MODEL_COMMANDS (ALL_COMMANDS & ~(ON(TD_CMD_IMPORT_SPOOL) | ON(TD_CMD_IMPORT_NVPROF) | \
+                                        ON(TD_CMD_DESCRIBE) | ON(TD_CMD_LIST_ARCHS)))
+/* The commands that write a file. */
+#define WRITING_COMMANDS (ALL_COMMANDS & ~(ON(TD_CMD_DESCRIBE) | ON(TD_CMD_LIST_ARCHS)))
 #define NOT_ON(cmds) (MODEL_COMMANDS & ~(cmds))
 
 typedef struct cli_option cli_option;
@@ -77,24 +76,90 @@ struct cli_option {
     const char *usage;  /* its usage line(s); NULL: said in its section's header or another row */
 };
 
-/* What a command says about an option it does not take, by the option's
- * group; NULL: the command's general message. */
+/* A command: its help (synopsis, examples) and what it says about an
+ * option it does not take, by the option's group; NULL: reject_any, else
+ * the general message naming the option. */
 typedef struct cli_command {
+    const char *name;     /* as typed; "" for profiling */
+    const char *synopsis; /* its usage line(s) */
+    const char *examples;
     const char *reject[G_COUNT];
     const char *reject_any;
 } cli_command;
 
-#define PLOT_ONLY "--top and --diff are options of `topdown plot`; see topdown --help"
+#define PLOT_ONLY "--top and --diff are options of `topdown plot`; see topdown plot --help"
 
 static const cli_command commands[TD_CMD_COUNT] = {
-    [TD_CMD_PROFILE] = {{[G_PLOT] = PLOT_ONLY}, NULL},
-    [TD_CMD_REPORT] = {{[G_PROFILING] = "that option is for profiling, not for `topdown report`; see topdown --help",
-                        [G_PLOT] = PLOT_ONLY}, NULL},
-    [TD_CMD_PLOT] = {{NULL}, "topdown plot takes -l, -o, --top, --timeline, --phase-threshold, --arch and --diff; see docs/OUTPUTS.md"},
-    [TD_CMD_DIFF] = {{NULL}, "topdown diff takes -l, --csv and --kernels (each result keeps its own arch table); for a plot: topdown plot --diff A.json B.json -o OUT.png"},
-    [TD_CMD_LIST_NODES] = {{NULL}, NULL},
-    [TD_CMD_IMPORT_SPOOL] = {{NULL}, "topdown import-spool takes -o and -f; usage: topdown import-spool SPOOL -o OUT.json [-f]"},
+    [TD_CMD_PROFILE] = {
+        "", "usage: topdown [options] [--] APP [ARGS...]\n"
+            "Profiles APP (its kernel launches), saves APP.topdown.json and prints the tree.\n",
+        "  topdown -l 3 -- ./app args\n"
+        "  topdown -l 2 -o run.json -f -k 'gemm|conv' -- ./app\n"
+        "  topdown --overhead 10 -- python train.py\n",
+        {[G_PLOT] = PLOT_ONLY}, NULL},
+    [TD_CMD_REPORT] = {
+        "report", "usage: topdown report FILE [options]\n"
+                  "Prints the tree of a result file (no GPU needed).\n",
+        "  topdown report run.json -l 3\n"
+        "  topdown report run.json -l 4 -v -k 'gemm'     kernels whose name matches\n"
+        "  topdown report run.json -l 3 -k '#4'          the 4th kernel (\"Kernel 4/N\")\n"
+        "  topdown report run.json --timeline '#2'       one kernel over its invocations\n"
+        "  topdown report run.json -l 2 --csv k.csv\n",
+        {[G_PROFILING] = "that option is for profiling, not for `topdown report`; see topdown report --help",
+         [G_PLOT] = PLOT_ONLY}, NULL},
+    [TD_CMD_PLOT] = {
+        "plot", "usage: topdown plot FILE [-l N] [-o OUT.png|OUT.svg] [--top K] [--timeline KERNEL]\n"
+                "       topdown plot --diff A.json B.json [-l N] [-o OUT.png] [--top K]\n"
+                "gnuplot plots (+ OUT.gp, OUT.dat to restyle); see docs/OUTPUTS.md.\n",
+        "  topdown plot run.json -l 2 -o bars.png --top 5\n"
+        "  topdown plot run.json -l 3 --timeline '#1' -o t.svg\n"
+        "  topdown plot --diff a.json b.json -l 2 -o diff.png\n",
+        {NULL}, "topdown plot takes -l, -o, --top, --timeline, --phase-threshold, --arch and --diff; see topdown plot --help"},
+    [TD_CMD_DIFF] = {
+        "diff", "usage: topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N] [--fail-if RULES]\n"
+                "Compares two results node by node (kernels matched by name).\n",
+        "  topdown diff before.json after.json -l 2\n"
+        "  topdown diff base.json new.json -l 2 --fail-if 'Backend.Memory_Bound>+5'\n"
+        "  topdown diff base.json new.json --fail-if 'Retire<-5,Frontend>30'   (CI gate)\n",
+        {NULL}, "topdown diff takes -l, --csv, --kernels and --fail-if (each result keeps its own arch table); for a plot: topdown plot --diff A.json B.json -o OUT.png"},
+    [TD_CMD_LIST_NODES] = {
+        "list-nodes", "usage: topdown list-nodes [-l N]\nLists the model's nodes and thresholds.\n",
+        "  topdown list-nodes -l 4\n", {NULL}, NULL},
+    [TD_CMD_IMPORT_SPOOL] = {
+        "import-spool", "usage: topdown import-spool SPOOL -o OUT.json [-f]\n"
+                        "Makes the result of a run whose saving failed from its spool.\n",
+        "  topdown import-spool run.json.Ab12Cd.spool -o run.json\n",
+        {NULL}, "topdown import-spool takes -o and -f; usage: topdown import-spool SPOOL -o OUT.json [-f]"},
+    [TD_CMD_IMPORT_NVPROF] = {
+        "import-nvprof", "usage: topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json [-f]\n"
+                         "Legacy GPUs (CC < 7.5): nvprof's CSV to a result file.\n",
+        "  topdown import-nvprof m.csv --times t.csv --arch gp100 -o old.json\n",
+        {NULL}, "topdown import-nvprof takes --times, --arch, -o and -f; see topdown import-nvprof --help"},
+    [TD_CMD_DESCRIBE] = {
+        "describe", "usage: topdown describe NODE\n"
+                    "Explains one node (a name or path of `topdown list-nodes`).\n",
+        "  topdown describe L1_Bound\n  topdown describe Backend.Memory_Bound\n",
+        {NULL}, "topdown describe takes a node name only; see topdown describe --help"},
+    [TD_CMD_LIST_ARCHS] = {
+        "list-archs", "usage: topdown list-archs\nLists the architecture tables.\n",
+        "  topdown list-archs\n", {NULL}, "topdown list-archs takes no option"},
 };
+
+static const char exit_codes_help[] =
+    "exit codes:\n"
+    "  0  success\n"
+    "  1  topdown failed (a file, the collection, an output)\n"
+    "  2  bad command line (unknown option, bad value, missing file)\n"
+    "  3  nothing measured: no GPU, no kernel launched, or no launch profiled\n"
+    "  4  diff --fail-if: a node moved more than allowed\n"
+    "  profiling: the app's own exit code wins when it is not 0 (128+N: signal N)\n";
+
+static const char environment_help[] =
+    "environment:\n"
+    "  TOPDOWN_ARCHS       folder of the arch tables (default: archs/ of the build or install)\n"
+    "  TOPDOWN_KEEP_SPOOL  keep the collection spool after the run (for bug reports)\n"
+    "  TOPDOWN_DEBUG       the injection library's per-batch decoding on stderr\n"
+    "  (topdown sets the other TOPDOWN_* variables for the app: docs/DESIGN.md)\n";
 
 /* ---- values ------------------------------------------------------------------ */
 
@@ -253,7 +318,8 @@ static const cli_option options[] = {
      "      --kernels N      kernels listed, heaviest first (default 10, 0 = all)\n"},
     {"app-only", 0, 0, G_REPORT, EVERYWHERE, FLAG(report.app_only), S_REPORT,
      "      --app-only       only the application tree\n"},
-    {"arch", 0, 1, G_REPORT, NOT_ON(ON(TD_CMD_DIFF)), OWN(set_arch), S_REPORT,
+    {"arch", 0, 1, G_REPORT, NOT_ON(ON(TD_CMD_DIFF)) | ON(TD_CMD_IMPORT_NVPROF), OWN(set_arch),
+     S_REPORT,
      "      --arch NAME      arch table to use instead of the detected/recorded one\n"},
     {"csv", 0, 1, G_OUTPUT, NOT_ON(ON(TD_CMD_PLOT)), STRING(csv), S_REPORT,
      "      --csv FILE       also write one CSV row per kernel and the app (- = stdout)\n"},
@@ -265,19 +331,29 @@ static const cli_option options[] = {
      "      --phase-threshold PCT  level-1 jump that starts a phase (default 5 points)\n"},
     {"json", 0, 0, G_OUTPUT, RESULTS_AND_PROFILING, FLAG(json), S_REPORT,
      "      --json           the modelled tree as JSON instead of the text (docs/OUTPUTS.md)\n"},
-    {"top", 0, 1, G_PLOT, PLOT_ONLY_CMDS, COUNT(top, 0, LONG_MAX), S_PLOT, NULL},
-    {"diff", 0, 0, G_PLOT, PLOT_ONLY_CMDS, FLAG(plot_diff), S_PLOT, NULL},
+    {"top", 0, 1, G_PLOT, PLOT_ONLY_CMDS, COUNT(top, 0, LONG_MAX), S_PLOT,
+     "      --top K          kernels drawn, heaviest first (default 10, the rest as \"other\")\n"},
+    {"diff", 0, 0, G_PLOT, PLOT_ONLY_CMDS, FLAG(plot_diff), S_PLOT,
+     "      --diff A.json B.json  clustered bars of two results\n"},
+    {"fail-if", 0, 1, G_OUTPUT, ON(TD_CMD_DIFF), STRING(fail_if), S_DIFF,
+     "      --fail-if RULES  diff exits 4 when a kernel in both results breaks a rule:\n"
+     "                       NODE>+P / NODE<-P (B-A in points), NODE>P / NODE<P (B's\n"
+     "                       share); comma-separated, e.g. 'Backend.Memory_Bound>+5'\n"},
+    {"times", 0, 1, G_OUTPUT, ON(TD_CMD_IMPORT_NVPROF), STRING(times), S_DIFF,
+     "      --times FILE     import-nvprof: nvprof's GPU-trace CSV, for the durations\n"},
     {"output", 'o', 1, G_PROFILING,
-     PROFILING_CMDS | ON(TD_CMD_PLOT) | ON(TD_CMD_IMPORT_SPOOL), STRING(profile.output),
+     PROFILING_CMDS | ON(TD_CMD_PLOT) | ON(TD_CMD_IMPORT_SPOOL) | ON(TD_CMD_IMPORT_NVPROF),
+     STRING(profile.output),
      S_PROFILING,
      "  -o, --output FILE    result file (default: APP.topdown.json, never overwritten)\n"},
     /* every output: the result, CSVs, plots, import-spool's result */
-    {"force", 'f', 0, G_OUTPUT, ALL_COMMANDS, FLAG(profile.force), S_PROFILING,
+    {"force", 'f', 0, G_OUTPUT, WRITING_COMMANDS, FLAG(profile.force), S_PROFILING,
      "  -f, --force          overwrite existing output files (result, CSV, plot); only\n"
      "                       regular files, never an input of the command\n"},
-    {"kernel-name", 'k', 1, G_PROFILING, PROFILING_CMDS, STRING(profile.kernel_filter),
-     S_PROFILING,
-     "  -k, --kernel-name RE profile only kernels whose name matches RE (POSIX ERE)\n"},
+    {"kernel-name", 'k', 1, G_PROFILING, PROFILING_CMDS | ON(TD_CMD_REPORT),
+     STRING(profile.kernel_filter), S_PROFILING,
+     "  -k, --kernel-name RE profile only kernels whose name matches RE (POSIX ERE);\n"
+     "                       report -k RE shows only those; -k '#4': the 4th kernel\n"},
     {"launch-skip", 0, 1, G_PROFILING, PROFILING_CMDS, COUNT(profile.launch_skip, 0, LONG_MAX),
      S_PROFILING, "      --launch-skip N  skip the first N matching launches\n"},
     {"launch-count", 0, 1, G_PROFILING, PROFILING_CMDS,
@@ -302,7 +378,8 @@ static const cli_option options[] = {
     {"no-progress", 0, 0, G_PROFILING, PROFILING_CMDS, OWN(set_no_progress), S_PROFILING,
      "      --no-progress    no progress line on stderr\n"},
     {"help", 'h', 0, G_GENERAL, ALL_COMMANDS, FLAG(help), S_END,
-     "  -h, --help           this help;  -V, --version  the version\n"},
+     "  -h, --help           this help (topdown COMMAND --help: the command's);\n"
+     "  -V, --version        the version\n"},
     {"version", 'V', 0, G_GENERAL, ALL_COMMANDS, FLAG(version), S_END, NULL},
 };
 
@@ -319,18 +396,49 @@ void td_cli_usage(FILE *out)
             if (options[i].section == (cli_section)section && options[i].usage)
                 fputs(options[i].usage, out);
     }
+    fputs(exit_codes_help, out);
+    fputs(environment_help, out);
+}
+
+void td_cli_command_usage(FILE *out, td_command command)
+{
+    const cli_command *cmd = &commands[command];
+    fputs(cmd->synopsis, out);
+    int listed = 0;
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if ((options[i].commands & ON(command)) && options[i].usage) {
+            fputs(listed++ ? "" : "options:\n", out);
+            fputs(options[i].usage, out);
+        }
+    fprintf(out, "examples:\n%s", cmd->examples);
+    fputs(exit_codes_help, out);
+    fputs(environment_help, out);
+}
+
+int td_usage_fail(td_error *err, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return TD_USAGE_ERROR;
 }
 
 /* ---- parsing ------------------------------------------------------------------ */
 
 /* getopt's view of the table: long options return 256 + row, short ones
- * their letter. */
+ * their letter. The leading ':' makes a missing value ':' rather than '?';
+ * '+' stops at the first non-option (the app of the profiling command). */
 #define LONG_ONLY_BASE 256
 
-static void getopt_tables(struct option *longs, char *shorts)
+static void getopt_tables(struct option *longs, char *shorts, int stop_at_word)
 {
     char *s = shorts;
-    *s++ = '+';
+    if (stop_at_word)
+        *s++ = '+';
+    *s++ = ':';
     for (size_t i = 0; i < N_OPTIONS; i++) {
         const cli_option *o = &options[i];
         longs[i] = (struct option){o->name, o->takes_value ? required_argument : no_argument,
@@ -348,7 +456,7 @@ static void getopt_tables(struct option *longs, char *shorts)
 static int row_of(int opt)
 {
     if (opt >= LONG_ONLY_BASE)
-        return opt - LONG_ONLY_BASE;
+        return opt - LONG_ONLY_BASE < (int)N_OPTIONS ? opt - LONG_ONLY_BASE : -1;
     for (size_t i = 0; i < N_OPTIONS; i++)
         if (options[i].short_name == opt)
             return (int)i;
@@ -364,37 +472,55 @@ static void cli_init(cli *c)
     c->top = TD_PLOT_TOP_DEFAULT;
 }
 
-static int unknown_option(char **argv, td_error *err)
+/* The option as written, for messages: "-x" for a short option (optopt is
+ * a letter only then), else the word getopt stopped at, up to its '='. */
+static void option_as_written(char **argv, char *buf, size_t size)
 {
-    if (optopt > 0 && optopt < LONG_ONLY_BASE)
-        return td_fail(err, "option -%c is unknown or lacks its value; see topdown --help", optopt);
-    return td_fail(err, "option %s is unknown or lacks its value; see topdown --help",
-                   argv[optind - 1]);
+    if (optopt > 0 && optopt < LONG_ONLY_BASE && optopt != '?') {
+        snprintf(buf, size, "-%c", optopt);
+        return;
+    }
+    const char *word = argv[optind - 1] ? argv[optind - 1] : "?";
+    snprintf(buf, size, "%.*s", (int)strcspn(word, "="), word);
 }
 
-/* Parses options up to the first non-option (the app, or a file). */
-int td_cli_parse_options(int argc, char **argv, cli *c, td_error *err)
+static int bad_option(char **argv, int opt, const char *command, td_error *err)
+{
+    char name[128];
+    option_as_written(argv, name, sizeof name);
+    const char *space = command[0] ? " " : "";
+    if (opt == ':')
+        return td_usage_fail(err, "option %s needs a value; see topdown%s%s --help", name,
+                             space, command);
+    return td_usage_fail(err, "option %s is unknown%s; see topdown%s%s --help", name,
+                         name[1] == '-' ? " (or an ambiguous abbreviation)" : "", space, command);
+}
+
+static int parse(int argc, char **argv, cli *c, int stop_at_word, td_error *err)
 {
     cli_init(c);
     struct option longs[N_OPTIONS + 1];
-    char shorts[2 * N_OPTIONS + 2];
-    getopt_tables(longs, shorts);
+    char shorts[2 * N_OPTIONS + 3];
+    getopt_tables(longs, shorts, stop_at_word);
     opterr = 0;
     optind = 0; /* 0: GNU getopt fully reinitialises */
+    const char *command = stop_at_word || !argv[0] ? "" : argv[0];
     int opt;
     while ((opt = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-        if (opt == '?')
-            return unknown_option(argv, err);
-        if (opt == ':')
-            return td_fail(err, "option %s needs a value", argv[optind - 1]);
-        int row = row_of(opt);
+        int row = opt == '?' || opt == ':' ? -1 : row_of(opt);
         if (row < 0)
-            return td_fail(err, "unknown option; see topdown --help");
+            return bad_option(argv, opt, command, err);
         c->seen[row] = 1;
         if (options[row].apply(c, &options[row], optarg, err))
-            return -1;
+            return TD_USAGE_ERROR;
     }
     return 0;
+}
+
+/* Parses options up to the first non-option (the app). */
+int td_cli_parse_options(int argc, char **argv, cli *c, td_error *err)
+{
+    return parse(argc, argv, c, 1, err);
 }
 
 int td_cli_check(const cli *c, td_command command, td_error *err)
@@ -403,10 +529,13 @@ int td_cli_check(const cli *c, td_command command, td_error *err)
     for (int group = 0; group < G_COUNT; group++)
         for (size_t i = 0; i < N_OPTIONS; i++)
             if (c->seen[i] && options[i].group == (cli_group)group &&
-                !(options[i].commands & ON(command)))
-                return td_fail(err, "%s", cmd->reject[group] ? cmd->reject[group]
-                                          : cmd->reject_any ? cmd->reject_any
-                                          : "that option does not apply here; see topdown --help");
+                !(options[i].commands & ON(command))) {
+                if (cmd->reject[group] || cmd->reject_any)
+                    return td_usage_fail(err, "%s", cmd->reject[group] ? cmd->reject[group]
+                                                                      : cmd->reject_any);
+                return td_usage_fail(err, "--%s does not apply to `topdown %s`; see topdown "
+                                     "%s --help", options[i].name, cmd->name, cmd->name);
+            }
     return 0;
 }
 
@@ -423,52 +552,18 @@ int td_cli_load_archs(td_arch_set *archs, td_error *err)
     return 0;
 }
 
-/* Whether an option (as written, "--name" or "-x") takes the next word as
- * its value. */
-static int option_takes_value(const char *arg)
-{
-    for (size_t i = 0; i < N_OPTIONS; i++) {
-        const cli_option *o = &options[i];
-        if (arg[1] != '-' ? arg[2] == '\0' && o->short_name && arg[1] == o->short_name
-                          : !strchr(arg, '=') && strcmp(arg + 2, o->name) == 0)
-            return o->takes_value;
-    }
-    return 0;
-}
-
-/* Options may come before or after the file names: rest gets argv[0] and
- * the options with their values, files the other words. */
-static int split_args(int argc, char **argv, char **rest, int *n_rest, const char **files,
-                      int max_files, int *n_files, td_error *err)
-{
-    *n_rest = 0;
-    *n_files = 0;
-    rest[(*n_rest)++] = argv[0];
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-' && argv[i][1]) {
-            rest[(*n_rest)++] = argv[i];
-            if (option_takes_value(argv[i]) && i + 1 < argc)
-                rest[(*n_rest)++] = argv[++i];
-        } else if (*n_files < max_files) {
-            files[(*n_files)++] = argv[i];
-        } else {
-            return td_fail(err, "%s takes %d result file%s; \"%s\" is one too many", argv[0],
-                           max_files, max_files == 1 ? "" : "s", argv[i]);
-        }
-    }
-    return 0;
-}
-
 int td_cli_parse_with_files(int argc, char **argv, cli *c, const char **files, int max_files,
                             int *n_files, td_error *err)
 {
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    if (!rest)
-        return td_fail(err, "out of memory");
-    int n = 0;
-    int rc = split_args(argc, argv, rest, &n, files, max_files, n_files, err);
-    if (rc == 0)
-        rc = td_cli_parse_options(n, rest, c, err);
-    free(rest);
-    return rc;
+    *n_files = 0;
+    int rc = parse(argc, argv, c, 0, err);
+    if (rc)
+        return rc;
+    for (int i = optind; i < argc; i++) {
+        if (*n_files == max_files)
+            return td_usage_fail(err, "%s takes %d %s; \"%s\" is one too many", argv[0],
+                                 max_files, max_files == 1 ? "file" : "files", argv[i]);
+        files[(*n_files)++] = argv[i];
+    }
+    return 0;
 }

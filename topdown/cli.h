@@ -20,10 +20,24 @@ typedef enum td_command {
     TD_CMD_DIFF,
     TD_CMD_LIST_NODES,
     TD_CMD_IMPORT_SPOOL,
+    TD_CMD_IMPORT_NVPROF,
+    TD_CMD_DESCRIBE,
+    TD_CMD_LIST_ARCHS,
     TD_CMD_COUNT
 } td_command;
 
 #define TD_CLI_MAX_OPTIONS 64
+
+/* topdown's own exit codes (README, topdown --help). When the app exits
+ * with a non-zero code, topdown exits with the app's code instead. */
+#define TD_EXIT_FAILURE 1          /* topdown failed (a file, the collection) */
+#define TD_EXIT_USAGE 2            /* a bad command line */
+#define TD_EXIT_NOTHING_MEASURED 3 /* the run profiled no kernel launch */
+#define TD_EXIT_FAIL_IF 4          /* diff --fail-if: a node moved more than allowed */
+
+/* What a command returns for a usage error (main exits TD_EXIT_USAGE);
+ * -1 is any other failure. Both come with a td_error. */
+#define TD_USAGE_ERROR (-2)
 
 typedef struct cli {
     td_report_options report;
@@ -32,6 +46,8 @@ typedef struct cli {
     int help, version;
     /* outputs of docs/OUTPUTS.md */
     const char *csv, *csv_launches, *timeline;
+    const char *times;   /* import-nvprof --times */
+    const char *fail_if; /* diff --fail-if */
     int json;
     double phase_threshold;
     long top;
@@ -42,16 +58,24 @@ typedef struct cli {
 /* The usage text of topdown --help. */
 void td_cli_usage(FILE *out);
 
-/* Parses options up to the first non-option (the app, or a file); optind
- * is left on it. */
+/* topdown COMMAND --help: synopsis, options, examples, exit codes. */
+void td_cli_command_usage(FILE *out, td_command command);
+
+/* A usage error: formats the message and returns TD_USAGE_ERROR. */
+int td_usage_fail(td_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parses options up to the first non-option (the app); optind is left on
+ * it. Returns 0 or TD_USAGE_ERROR. */
 int td_cli_parse_options(int argc, char **argv, cli *c, td_error *err);
 
-/* Options before or after the file names: up to max_files words that are
- * not options go to files. */
+/* Options before or after the file names (getopt_long permutes argv):
+ * up to max_files words that are not options go to files. Returns 0 or
+ * TD_USAGE_ERROR. */
 int td_cli_parse_with_files(int argc, char **argv, cli *c, const char **files, int max_files,
                             int *n_files, td_error *err);
 
-/* Fails with the command's message when an option it does not take was given. */
+/* Fails (TD_USAGE_ERROR) with the command's message when an option it does
+ * not take was given. */
 int td_cli_check(const cli *c, td_command command, td_error *err);
 
 /* The arch tables of the default directory. */

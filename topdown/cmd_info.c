@@ -7,8 +7,20 @@
 #include "topdown/cli.h"
 #include "topdown/commands.h"
 
-int cmd_list_archs(td_error *err)
+int cmd_list_archs(int argc, char **argv, td_error *err)
 {
+    cli c;
+    const char *files[1];
+    int n_files = 0;
+    int rc = td_cli_parse_with_files(argc, argv, &c, files, 0, &n_files, err);
+    if (rc == 0 && !c.help)
+        rc = td_cli_check(&c, TD_CMD_LIST_ARCHS, err);
+    if (rc)
+        return rc;
+    if (c.help) {
+        td_cli_command_usage(stdout, TD_CMD_LIST_ARCHS);
+        return 0;
+    }
     td_arch_set archs;
     if (td_cli_load_archs(&archs, err))
         return -1;
@@ -33,8 +45,13 @@ int cmd_list_archs(td_error *err)
 int cmd_list_nodes(int argc, char **argv, td_error *err)
 {
     cli c;
-    if (td_cli_parse_options(argc, argv, &c, err))
-        return -1;
+    int rc = td_cli_parse_options(argc, argv, &c, err);
+    if (rc)
+        return rc;
+    if (c.help) {
+        td_cli_command_usage(stdout, TD_CMD_LIST_NODES);
+        return 0;
+    }
     int max_level = c.report.level > 1 ? c.report.level : 3;
     const td_node_set *set = td_nodes_builtin();
     printf("%-4s %-3s %-42s %-9s %s\n", "area", "lvl", "node", "threshold", "description");
@@ -78,11 +95,23 @@ static void print_stalls_below(const td_arch *arch, int node)
 
 int cmd_describe(int argc, char **argv, td_error *err)
 {
-    if (argc != 2)
-        return td_fail(err, "usage: topdown describe NODE (a name or path of `topdown list-nodes`)");
-    int node = td_node_find(argv[1]);
+    cli c;
+    const char *files[1] = {NULL};
+    int n_files = 0;
+    int rc = td_cli_parse_with_files(argc, argv, &c, files, 1, &n_files, err);
+    if (rc == 0 && !c.help)
+        rc = td_cli_check(&c, TD_CMD_DESCRIBE, err);
+    if (rc)
+        return rc;
+    if (c.help) {
+        td_cli_command_usage(stdout, TD_CMD_DESCRIBE);
+        return 0;
+    }
+    if (n_files != 1)
+        return td_usage_fail(err, "usage: topdown describe NODE (a name or path of `topdown list-nodes`)");
+    int node = td_node_find(files[0]);
     if (node < 0)
-        return td_fail(err, "unknown node \"%s\"; `topdown list-nodes` lists them", argv[1]);
+        return td_usage_fail(err, "unknown node \"%s\"; `topdown list-nodes` lists them", files[0]);
     const td_node_info *info = td_node_get(node);
     printf("%s (level %d, area %s)\n  %s\n  %s\n", info->path, info->level, info->area,
            info->desc, info->long_desc);

@@ -1,5 +1,6 @@
 /* topdown report, import-nvprof, plot and diff: the commands that read result files. */
 #include <limits.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "metrics/spool.h"
 #include "report/csv.h"
 #include "report/diff.h"
+#include "report/fail_if.h"
 #include "report/json.h"
 #include "report/output.h"
 #include "report/plot.h"
@@ -89,51 +91,69 @@ int cmd_print_result_file(const char *path, const cli *c, td_error *err)
     return rc;
 }
 
+/* report -k RE: a rank "#N" or an ERE that compiles (a usage error if not). */
+static int check_kernel_regex(const char *selector, td_error *err)
+{
+    regex_t re;
+    if (selector[0] == '#')
+        return 0;
+    int rc = regcomp(&re, selector, REG_EXTENDED | REG_NOSUB);
+    if (rc == 0) {
+        regfree(&re);
+        return 0;
+    }
+    char why[256];
+    regerror(rc, &re, why, sizeof why);
+    return td_usage_fail(err, "bad kernel-name regex '%s': %s (POSIX ERE, or #N for the N-th "
+                         "kernel)", selector, why);
+}
+
 int cmd_report(int argc, char **argv, td_error *err)
 {
     cli c;
     const char *files[1] = {NULL};
     int n_files = 0;
-    if (td_cli_parse_with_files(argc, argv, &c, files, 1, &n_files, err))
-        return -1;
+    int rc = td_cli_parse_with_files(argc, argv, &c, files, 1, &n_files, err);
+    if (rc)
+        return rc;
     const char *file = files[0];
     if (c.help) {
-        td_cli_usage(stdout);
+        td_cli_command_usage(stdout, TD_CMD_REPORT);
         return 0;
     }
-    if (td_cli_check(&c, TD_CMD_REPORT, err))
-        return -1;
+    if ((rc = td_cli_check(&c, TD_CMD_REPORT, err)))
+        return rc;
     if (!file)
-        return td_fail(err, "topdown report needs a result file: topdown report FILE [-l N]");
+        return td_usage_fail(err, "topdown report needs a result file: topdown report FILE [-l N]");
     const char *outputs[] = {c.csv, c.csv_launches};
     if (cmd_check_outputs(outputs, 2, c.profile.force, &file, 1, err))
         return -1;
+    c.report.kernels_shown = c.profile.kernel_filter; /* report -k: the kernels shown */
+    if (c.report.kernels_shown && (rc = check_kernel_regex(c.report.kernels_shown, err)))
+        return rc;
     return cmd_print_result_file(file, &c, err) ? -1 : 0;
 }
 
 /* Legacy GPUs: nvprof's CSV becomes a result file like any other. */
 int cmd_import_nvprof(int argc, char **argv, td_error *err)
 {
-    const char *metrics = NULL, *times = NULL, *arch_name = NULL, *output = NULL;
-    int force = 0;
-    for (int i = 1; i < argc; i++) {
-        int has_value = i + 1 < argc;
-        if (strcmp(argv[i], "--times") == 0 && has_value)
-            times = argv[++i];
-        else if (strcmp(argv[i], "--arch") == 0 && has_value)
-            arch_name = argv[++i];
-        else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && has_value)
-            output = argv[++i];
-        else if (strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "--force") == 0)
-            force = 1;
-        else if (argv[i][0] != '-' && !metrics)
-            metrics = argv[i];
-        else
-            return td_fail(err, "import-nvprof: unexpected \"%s\"; usage: topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json",
-                           argv[i]);
+    cli c;
+    const char *files[1] = {NULL};
+    int n_files = 0;
+    int rc = td_cli_parse_with_files(argc, argv, &c, files, 1, &n_files, err);
+    if (rc)
+        return rc;
+    if (c.help) {
+        td_cli_command_usage(stdout, TD_CMD_IMPORT_NVPROF);
+        return 0;
     }
+    if ((rc = td_cli_check(&c, TD_CMD_IMPORT_NVPROF, err)))
+        return rc;
+    const char *metrics = files[0], *times = c.times, *arch_name = c.arch;
+    const char *output = c.profile.output;
+    int force = c.profile.force;
     if (!metrics || !arch_name || !output)
-        return td_fail(err, "usage: topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json (NAME: an nvprof table of topdown list-archs)");
+        return td_usage_fail(err, "usage: topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json (NAME: an nvprof table of topdown list-archs)");
     const char *inputs[] = {metrics, times};
     if (cmd_check_outputs(&output, 1, force, inputs, 2, err))
         return -1;
@@ -142,7 +162,7 @@ int cmd_import_nvprof(int argc, char **argv, td_error *err)
         return -1;
     const td_arch *arch = td_arch_find(&archs, arch_name);
     td_result res;
-    int rc = arch ? td_nvprof_import(metrics, times, arch, &res, err)
+    rc = arch ? td_nvprof_import(metrics, times, arch, &res, err)
                   : td_fail(err, "unknown arch table \"%s\"; see topdown list-archs", arch_name);
     if (rc == 0) {
         rc = td_result_save(output, &res, err);
@@ -190,24 +210,25 @@ int cmd_import_spool(int argc, char **argv, td_error *err)
     cli c;
     const char *files[1] = {NULL};
     int n_files = 0;
-    if (td_cli_parse_with_files(argc, argv, &c, files, 1, &n_files, err))
-        return -1;
+    int rc = td_cli_parse_with_files(argc, argv, &c, files, 1, &n_files, err);
+    if (rc)
+        return rc;
     if (c.help) {
-        td_cli_usage(stdout);
+        td_cli_command_usage(stdout, TD_CMD_IMPORT_SPOOL);
         return 0;
     }
-    if (td_cli_check(&c, TD_CMD_IMPORT_SPOOL, err))
-        return -1;
+    if ((rc = td_cli_check(&c, TD_CMD_IMPORT_SPOOL, err)))
+        return rc;
     const char *spool = files[0], *output = c.profile.output;
     int force = c.profile.force;
     if (!spool || !output)
-        return td_fail(err, "%s", usage);
+        return td_usage_fail(err, "%s", usage);
     if (cmd_check_outputs(&output, 1, force, &spool, 1, err))
         return -1;
     td_result res;
     if (spool_to_result(spool, &res, err))
         return -1;
-    int rc = td_result_save(output, &res, err);
+    rc = td_result_save(output, &res, err);
     td_result_free(&res);
     if (rc == 0)
         fprintf(stderr, "topdown: wrote %s; topdown report %s prints it\n", output, output);
@@ -329,20 +350,21 @@ int cmd_plot(int argc, char **argv, td_error *err)
     cli c;
     const char *files[2] = {NULL, NULL};
     int n_files = 0;
-    if (td_cli_parse_with_files(argc, argv, &c, files, 2, &n_files, err))
-        return -1;
+    int rc = td_cli_parse_with_files(argc, argv, &c, files, 2, &n_files, err);
+    if (rc)
+        return rc;
     if (c.help) {
-        td_cli_usage(stdout);
+        td_cli_command_usage(stdout, TD_CMD_PLOT);
         return 0;
     }
-    if (td_cli_check(&c, TD_CMD_PLOT, err))
-        return -1;
+    if ((rc = td_cli_check(&c, TD_CMD_PLOT, err)))
+        return rc;
     int want = c.plot_diff ? 2 : 1;
     if (n_files != want)
-        return td_fail(err, "%s", c.plot_diff ? "usage: topdown plot --diff A.json B.json [-l N] [-o OUT.png]"
+        return td_usage_fail(err, "%s", c.plot_diff ? "usage: topdown plot --diff A.json B.json [-l N] [-o OUT.png]"
                                               : "usage: topdown plot FILE [-l N] [-o OUT.png|OUT.svg] [--top K] [--timeline KERNEL]");
     if (c.plot_diff && (c.timeline || c.arch))
-        return td_fail(err, "plot --diff draws two results with their own arch tables; --timeline and --arch do not apply");
+        return td_usage_fail(err, "plot --diff draws two results with their own arch tables; --timeline and --arch do not apply");
     char output[PATH_MAX];
     if (c.profile.output)
         snprintf(output, sizeof output, "%s", c.profile.output);
@@ -364,7 +386,7 @@ int cmd_plot(int argc, char **argv, td_error *err)
     td_arch_set archs;
     if (td_cli_load_archs(&archs, err))
         return -1;
-    int rc = c.plot_diff ? plot_two(files, &o, &archs, err) : plot_one(files[0], &c, &o, &archs, err);
+    rc = c.plot_diff ? plot_two(files, &o, &archs, err) : plot_one(files[0], &c, &o, &archs, err);
     td_arch_set_free(&archs);
     if (rc == 0)
         fprintf(stderr, "topdown: wrote %s (restyle: edit the .gp script next to it, data in the .dat)\n",
@@ -372,18 +394,56 @@ int cmd_plot(int argc, char **argv, td_error *err)
     return rc;
 }
 
+typedef struct fail_gate {
+    td_fail_rule *rules; /* NULL: no --fail-if */
+    size_t n_rules;
+    td_fail_hit *hits;
+    size_t n_hits, compared;
+} fail_gate;
+
+/* --fail-if, checked before any output; says what it found on stderr. */
+static int gate_check(const result_pair *p, fail_gate *g, td_error *err)
+{
+    if (!g->rules)
+        return 0;
+    if (td_fail_rules_check_nodes(&p->side[0], &p->side[1], g->rules, g->n_rules, err))
+        return TD_USAGE_ERROR;
+    return td_fail_if_check(&p->side[0], &p->side[1], g->rules, g->n_rules, &g->hits,
+                            &g->n_hits, &g->compared, err);
+}
+
+static int gate_report(const fail_gate *g, const char *text)
+{
+    if (!g->rules)
+        return 0;
+    if (g->n_hits == 0) {
+        fprintf(stderr, "topdown: --fail-if '%s': passed (%zu kernel%s in both results)\n",
+                text, g->compared, g->compared == 1 ? "" : "s");
+        return 0;
+    }
+    fprintf(stderr, "topdown: --fail-if '%s': %zu rule break%s in the %zu kernels of both "
+            "results, largest change first (exit %d):\n", text, g->n_hits,
+            g->n_hits == 1 ? "" : "s", g->compared, TD_EXIT_FAIL_IF);
+    td_fail_if_print(stderr, g->rules, g->hits, g->n_hits);
+    return TD_EXIT_FAIL_IF;
+}
+
 static int diff_outputs(const char *const *files, const cli *c, const td_arch_set *archs,
-                        td_error *err)
+                        fail_gate *gate, td_error *err)
 {
     result_pair p;
     if (load_pair(files, archs, &p, err))
         return -1;
-    int rc = 0;
-    if (c->csv)
+    int rc = gate_check(&p, gate, err);
+    if (rc == 0 && c->csv)
         rc = td_diff_csv_file(c->csv, &p.side[0], &p.side[1], c->report.level, err);
     if (rc == 0 && !(c->csv && strcmp(c->csv, "-") == 0))
         rc = td_diff_text(stdout, &p.side[0], &p.side[1], c->report.level,
                           c->report.max_kernels, err);
+    if (rc == 0) {
+        fflush(stdout); /* the diff, then the verdict */
+        rc = gate_report(gate, c->fail_if);
+    }
     free_pair(&p);
     return rc;
 }
@@ -393,22 +453,30 @@ int cmd_diff(int argc, char **argv, td_error *err)
     cli c;
     const char *files[2] = {NULL, NULL};
     int n_files = 0;
-    if (td_cli_parse_with_files(argc, argv, &c, files, 2, &n_files, err))
-        return -1;
+    int rc = td_cli_parse_with_files(argc, argv, &c, files, 2, &n_files, err);
+    if (rc)
+        return rc;
     if (c.help) {
-        td_cli_usage(stdout);
+        td_cli_command_usage(stdout, TD_CMD_DIFF);
         return 0;
     }
-    if (td_cli_check(&c, TD_CMD_DIFF, err))
-        return -1;
+    if ((rc = td_cli_check(&c, TD_CMD_DIFF, err)))
+        return rc;
     if (n_files != 2)
-        return td_fail(err, "usage: topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]");
+        return td_usage_fail(err, "usage: topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N] [--fail-if RULES]");
     if (cmd_check_outputs(&c.csv, 1, c.profile.force, files, 2, err))
         return -1;
+    fail_gate gate = {0};
+    if (c.fail_if && td_fail_rules_parse(c.fail_if, &gate.rules, &gate.n_rules, err))
+        return TD_USAGE_ERROR;
     td_arch_set archs;
-    if (td_cli_load_archs(&archs, err))
+    if (td_cli_load_archs(&archs, err)) {
+        free(gate.rules);
         return -1;
-    int rc = diff_outputs(files, &c, &archs, err);
+    }
+    rc = diff_outputs(files, &c, &archs, &gate, err);
     td_arch_set_free(&archs);
+    free(gate.rules);
+    free(gate.hits);
     return rc;
 }

@@ -1,4 +1,5 @@
-/* topdown's commands: each returns an exit code, or -1 with a td_error. */
+/* topdown's commands: each returns an exit code, or -1 (a failure) or
+ * TD_USAGE_ERROR (a bad command line) with a td_error. */
 #ifndef TD_COMMANDS_H
 #define TD_COMMANDS_H
 
@@ -8,7 +9,7 @@
 #include "topdown/cli.h"
 
 /* cmd_info.c */
-int cmd_list_archs(td_error *err);
+int cmd_list_archs(int argc, char **argv, td_error *err);
 int cmd_list_nodes(int argc, char **argv, td_error *err);
 int cmd_describe(int argc, char **argv, td_error *err);
 

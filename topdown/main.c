@@ -10,7 +10,6 @@
 #include "topdown/commands.h"
 #include "topdown/profile.h"
 
-#define EXIT_USAGE 2
 
 /* Flushes standard output; 1 (and why) when something written there did
  * not get there (a full disk, a closed pipe). */
@@ -27,10 +26,11 @@ static int stdout_failed(const char **why)
 static int cmd_profile(int argc, char **argv, td_error *err)
 {
     cli c;
-    if (td_cli_parse_options(argc, argv, &c, err))
-        return -1;
-    if (td_cli_check(&c, TD_CMD_PROFILE, err))
-        return -1;
+    int rc = td_cli_parse_options(argc, argv, &c, err);
+    if (rc == 0)
+        rc = td_cli_check(&c, TD_CMD_PROFILE, err);
+    if (rc)
+        return rc;
     if (c.help) {
         td_cli_usage(stdout);
         return 0;
@@ -40,7 +40,7 @@ static int cmd_profile(int argc, char **argv, td_error *err)
         return 0;
     }
     if (optind >= argc)
-        return td_fail(err, "no application given: topdown [options] -- APP [ARGS...] (see topdown --help)");
+        return td_usage_fail(err, "no application given: topdown [options] -- APP [ARGS...] (see topdown --help)");
     c.profile.app_argv = &argv[optind];
     const char *outputs[] = {c.csv, c.csv_launches};
     c.profile.outputs = outputs;
@@ -51,9 +51,16 @@ static int cmd_profile(int argc, char **argv, td_error *err)
         return -1;
     if (outcome.message[0])
         fprintf(stderr, "topdown: %s\n", outcome.message);
+    if (outcome.warning[0])
+        fprintf(stderr, "topdown: warning: %s\n", outcome.warning);
+    /* The app's exit code passes through; when it is 0, a run that
+     * measured nothing says so with its own code. */
+    int nothing = outcome.app_exit_code ? outcome.app_exit_code : TD_EXIT_NOTHING_MEASURED;
     if (!outcome.result_written) {
-        fprintf(stderr, "topdown: no result written (%ld kernel launches seen)\n", outcome.launches);
-        return outcome.app_exit_code;
+        fprintf(stderr, "topdown: nothing measured (%ld kernel launches seen), so no result "
+                "file was written (exit code %d%s)\n", outcome.launches, nothing,
+                outcome.app_exit_code ? ", the app's" : "");
+        return nothing;
     }
     td_error report_err;
     int report_failed = outcome.launches > 0 &&
@@ -73,6 +80,11 @@ static int cmd_profile(int argc, char **argv, td_error *err)
             outcome.passes == 1 ? "" : "es");
     /* The app's exit code passes through; an output that failed after an
      * app that succeeded makes it 1. */
+    if (outcome.nothing_measured) {
+        fprintf(stderr, "topdown: nothing measured: no launch was profiled (exit code %d%s)\n",
+                nothing, outcome.app_exit_code ? ", the app's" : "");
+        return nothing;
+    }
     return report_failed && outcome.app_exit_code == 0 ? 1 : outcome.app_exit_code;
 }
 
@@ -83,12 +95,12 @@ int main(int argc, char **argv)
     const char *cmd = argc > 1 ? argv[1] : NULL;
     if (!cmd) {
         td_cli_usage(stderr);
-        return EXIT_USAGE;
+        return TD_EXIT_USAGE;
     }
     if (strcmp(cmd, "report") == 0)
         rc = cmd_report(argc - 1, argv + 1, &err);
     else if (strcmp(cmd, "list-archs") == 0)
-        rc = cmd_list_archs(&err);
+        rc = cmd_list_archs(argc - 1, argv + 1, &err);
     else if (strcmp(cmd, "list-nodes") == 0)
         rc = cmd_list_nodes(argc - 1, argv + 1, &err);
     else if (strcmp(cmd, "describe") == 0)
@@ -106,7 +118,7 @@ int main(int argc, char **argv)
     if (rc < 0) {
         fflush(stdout);
         fprintf(stderr, "topdown: %s\n", err.msg);
-        return 1;
+        return rc == TD_USAGE_ERROR ? TD_EXIT_USAGE : TD_EXIT_FAILURE;
     }
     /* What went to standard output must have got there (a full disk, a
      * closed pipe): checked once for every command. */

@@ -440,11 +440,11 @@ static void describe_outcome(const td_result *res, const td_spool_summary *sum,
     size_t size = sizeof out->message;
     if (sum->errors)
         snprintf(msg, size, "%s", sum->errors);
-    else if (strcmp(res->status, "crashed") == 0)
+    else if (strcmp(res->status, "crashed") == 0 && sum->launches > 0)
         snprintf(msg, size, "the app died of signal %d (%s); the result is partial: it keeps "
                  "the %ld launches recorded before", out->app_signal,
                  strsignal(out->app_signal), sum->launches);
-    else if (strcmp(res->status, "interrupted") == 0 && out->app_signal)
+    else if (strcmp(res->status, "interrupted") == 0 && out->app_signal && sum->launches > 0)
         snprintf(msg, size, "interrupted; the result is partial: it keeps the %ld launches "
                  "recorded before", sum->launches);
     else if (sum->processes == 0)
@@ -497,6 +497,67 @@ static int spool_kept(const char *spool, td_error *err)
                    "-o FILE.json` makes the result from them", why, spool, spool);
 }
 
+#define NAMES_SHOWN 3
+
+/* Whether name was already listed among the first n of names. */
+static int listed(const char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* -k RE that matched none of the kernels launched: a warning naming the
+ * filter and a few real names (the injection library matches the same
+ * demangled names with the same ERE). */
+static void check_filter_matched(const td_profile_options *opts, const td_result *res,
+                                 td_profile_outcome *out)
+{
+    regex_t re;
+    if (!opts->kernel_filter || regcomp(&re, opts->kernel_filter, REG_EXTENDED | REG_NOSUB))
+        return;
+    const char *names[NAMES_SHOWN];
+    size_t n = 0, seen = 0; /* launches with a name */
+    int matched = 0;
+    for (size_t d = 0; d < res->n_devices && !matched; d++)
+        for (size_t i = 0; i < res->devices[d].n_launches && !matched; i++) {
+            const char *name = res->devices[d].launches[i].kernel;
+            if (!name)
+                continue;
+            matched = regexec(&re, name, 0, NULL, 0) == 0;
+            if (!listed(names, n, name) && n < NAMES_SHOWN)
+                names[n++] = name;
+            seen++;
+        }
+    regfree(&re);
+    if (matched || seen == 0)
+        return;
+    size_t len = (size_t)snprintf(out->warning, sizeof out->warning, "-k '%s' matched no "
+                                  "kernel name; the app launched", opts->kernel_filter);
+    for (size_t i = 0; i < n && len < sizeof out->warning; i++)
+        len += (size_t)snprintf(out->warning + len, sizeof out->warning - len, "%s \"%.80s\"",
+                                i ? "," : "", names[i]);
+    if (len < sizeof out->warning)
+        snprintf(out->warning + len, sizeof out->warning - len, "%s (names are demangled, "
+                 "with \"void \" and the parameter list; `topdown report FILE` lists them)",
+                 n == NAMES_SHOWN ? ", ..." : "");
+}
+
+/* Launches seen but none profiled: why, for the result's note and the
+ * closing line. */
+static void nothing_profiled_note(const td_profile_options *opts, const td_profile_outcome *out,
+                                  char *buf, size_t size)
+{
+    if (out->warning[0])
+        snprintf(buf, size, "nothing was profiled: -k '%s' matched no kernel name (%ld "
+                 "launches timed only)", opts->kernel_filter, out->launches);
+    else
+        snprintf(buf, size, "nothing was profiled: none of the %ld launches got counters "
+                 "(--launch-skip, --launch-count or -k left none, or the collection failed)",
+                 out->launches);
+}
+
 static int build_result(const td_profile_options *opts, const char *spool, int status,
                         td_profile_outcome *out, td_error *err)
 {
@@ -518,17 +579,26 @@ static int build_result(const td_profile_options *opts, const char *spool, int s
     res.tool_version = td_strdup(TOPDOWN_VERSION);
     res.created = iso_now();
     res.status = td_strdup(status_of(out->app_signal, &sum));
-    char survived[256];
+    out->nothing_measured = sum.profiled == 0;
+    check_filter_matched(opts, &res, out);
+    char survived[256], extra[512] = "";
     survived_signal_note(out, survived, sizeof survived);
-    res.note = join_notes(&sum, survived);
+    if (out->nothing_measured && sum.launches > 0)
+        nothing_profiled_note(opts, out, extra, sizeof extra);
+    if (survived[0])
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "%s%s",
+                 extra[0] ? "; " : "", survived);
+    res.note = join_notes(&sum, extra);
     int rc = copy_argv(&res, opts->app_argv) ? td_fail(err, "out of memory") : 0;
     if (rc == 0 && res.status)
         describe_outcome(&res, &sum, out);
     if (rc == 0 && !out->message[0] && survived[0])
         snprintf(out->message, sizeof out->message, "%s", survived);
-    if (rc == 0 && td_result_save(out->result_path, &res, err))
+    /* Nothing seen, nothing to keep: no result file (the message says why). */
+    int keep = sum.launches > 0;
+    if (rc == 0 && keep && td_result_save(out->result_path, &res, err))
         rc = spool_kept(spool, err);
-    out->result_written = rc == 0;
+    out->result_written = rc == 0 && keep;
     td_spool_summary_free(&sum);
     td_result_free(&res);
     return rc;
@@ -656,5 +726,7 @@ int td_profile_run(const td_profile_options *opts, td_profile_outcome *out, td_e
             unlink(out->result_path);
         return -1;
     }
+    if (reserved && !out->result_written)
+        unlink(out->result_path); /* nothing measured: no empty file, no -N pile-up */
     return 0;
 }

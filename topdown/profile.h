@@ -37,6 +37,9 @@ typedef struct td_profile_outcome {
     char message[1024];   /* one line for main to print when the result is partial,
                              empty or came with errors (no driver, no permission,
                              crash...); "" when there is nothing to say */
+    int nothing_measured; /* no launch was profiled: no result file when no
+                             launch was seen, else one whose note says why */
+    char warning[1024];   /* -k matched no kernel name: the filter and real names */
 } td_profile_outcome;
 
 /* Fails only where no result can be written (app not found, output exists

@@ -122,6 +122,70 @@ static void test_errors(void)
     CHECK(r.status == 0 && strstr(r.out, "Backend.Core_Bound.Tensor") != NULL);
 }
 
+/* Whether every byte of s is printable text or a line break. */
+static int printable(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 && *s != '\n')
+            return 0;
+    return 1;
+}
+
+/* Issue 15, item 5: one parser (getopt_long) for every command. */
+static void test_one_parser(void)
+{
+    run_output r;
+    run("report good.json -vl 3 --no-desc", &r); /* bundled short options */
+    CHECK(r.status == 0 && strstr(r.out, "Frontend.Fetch ") != NULL);
+    run("report good.json --lev 3 --no-d", &r); /* abbreviated long options */
+    CHECK(r.status == 0 && strstr(r.out, "Backend.Memory_Bound.L1_Bound") != NULL);
+    run("report -l 3 --no-desc good.json", &r); /* options before the file */
+    CHECK(r.status == 0 && strstr(r.out, "Backend.Memory_Bound.L1_Bound") != NULL);
+    expect_error("--csv", "option --csv needs a value");
+    run("--csv", &r);
+    CHECK(printable(r.err) && r.status == 2);
+    expect_error("report good.json --c x", "--c is unknown (or an ambiguous abbreviation)");
+    expect_error("import-nvprof m.csv --arch=nosuch -o o.json", "unknown arch table \"nosuch\"");
+    expect_error("import-nvprof m.csv --times=t.csv -o o.json", "--arch NAME");
+    expect_error("describe L1_Bound -f", "describe takes a node name only");
+    expect_error("list-archs extra", "one too many");
+    run("describe --help", &r);
+    CHECK(r.status == 0 && strstr(r.out, "usage: topdown describe NODE") &&
+          strstr(r.out, "examples:") && strstr(r.out, "exit codes:"));
+    run("report --help", &r);
+    CHECK(r.status == 0 && strstr(r.out, "usage: topdown report FILE") &&
+          strstr(r.out, "--timeline KERNEL") && !strstr(r.out, "--replay-mode") &&
+          strstr(r.out, "topdown report run.json -l 3 -k '#4'") &&
+          strstr(r.out, "3  nothing measured") && strstr(r.out, "TOPDOWN_ARCHS"));
+    run("import-nvprof --help", &r);
+    CHECK(r.status == 0 && strstr(r.out, "--times FILE") && strstr(r.out, "--arch NAME"));
+    run("diff --help", &r);
+    CHECK(r.status == 0 && strstr(r.out, "--fail-if RULES"));
+    run("--help", &r);
+    CHECK(r.status == 0 && strstr(r.out, "exit codes:") && strstr(r.out, "TOPDOWN_KEEP_SPOOL"));
+}
+
+/* Issue 15, item 6: usage errors exit 2, other failures 1. */
+static void test_exit_codes(void)
+{
+    run_output r;
+    const char *usage_errors[] = {"report good.json -l 7", "report good.json --bogus", "report",
+                                  "report good.json good.json", "describe Nonsense", "-x",
+                                  "report good.json -o out.json", "--kernels x -- true"};
+    for (size_t i = 0; i < sizeof usage_errors / sizeof *usage_errors; i++) {
+        run(usage_errors[i], &r);
+        if (r.status != 2)
+            fprintf(stderr, "topdown %s: exit %d, not 2\n", usage_errors[i], r.status);
+        CHECK(r.status == 2);
+    }
+    run("report missing.json", &r);
+    CHECK(r.status == 1);
+    run("report truncated.json", &r);
+    CHECK(r.status == 1);
+    run("", &r);
+    CHECK(r.status == 2 && strstr(r.err, "usage: topdown"));
+}
+
 int main(void)
 {
     if (!getenv("TOPDOWN_BIN")) {
@@ -147,6 +211,8 @@ int main(void)
     free(negative);
     test_report();
     test_errors();
+    test_one_parser();
+    test_exit_codes();
     if (chdir("/") != 0)
         return 1;
     td_test_cleanup(dir);

@@ -252,10 +252,10 @@ static void test_cli(const char *dir)
     }
     snprintf(args, sizeof args, "diff '%s'", h100);
     fx_run(dir, NULL, args, &r);
-    CHECK(r.status == 1 && strstr(r.err, "usage: topdown diff A.json B.json"));
+    CHECK(r.status == 2 && strstr(r.err, "usage: topdown diff A.json B.json"));
     snprintf(args, sizeof args, "diff '%s' '%s' --arch gh100", h100, a100);
     fx_run(dir, NULL, args, &r);
-    CHECK(r.status == 1 && strstr(r.err, "own arch table"));
+    CHECK(r.status == 2 && strstr(r.err, "own arch table"));
 }
 
 int main(void)

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "td_shell.h"
 #include "result.h"
+#include "topdown/cli.h"
 
 static const char *bin;
 static char dir[] = "/tmp/td_launcherXXXXXX";
@@ -34,14 +35,30 @@ static int exists(const char *name)
     return access(path, F_OK) == 0;
 }
 
+/* Like contains, without saying what the file holds when it does not. */
+static int contains_quiet(const char *file, const char *needle)
+{
+    char path[4096], text[1 << 14];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[n] = '\0';
+    return strstr(text, needle) != NULL;
+}
+
 static int load(const char *name, td_result *res)
 {
     return td_shell_load_result(dir, name, res);
 }
 
+static char fake_timed[4200]; /* the same launches, timed only (no counters) */
+
 static void test_exit_code_and_output_pass_through(void)
 {
-    int rc = run("%s -o r1.json -- /bin/sh -c 'echo app-out; echo app-err >&2; exit 7'", bin);
+    int rc = run("%s -o r1.json -- /bin/sh -c '%s; echo app-out; echo app-err >&2; exit 7'",
+                 bin, fake_app);
     CHECK(rc == 7);
     CHECK(contains("out.txt", "app-out"));
     CHECK(contains("err.txt", "app-err"));
@@ -49,7 +66,7 @@ static void test_exit_code_and_output_pass_through(void)
     CHECK(load("r1.json", &res) == 0);
     CHECK(res.exit_code == 7 && res.term_signal == 0);
     CHECK_STR(res.status, "complete");
-    CHECK(res.argc == 3);
+    CHECK(res.argc == 3 && res.n_devices == 1);
     CHECK_STR(res.argv[0], "/bin/sh");
     td_result_free(&res);
     CHECK(!exists("r1.json.spool")); /* the spool is removed once read */
@@ -77,13 +94,53 @@ static void test_never_overwrites(void)
     CHECK(load("r1.json", &res) == 0); /* still the first run's */
     CHECK(res.exit_code == 7);
     td_result_free(&res);
-    CHECK(run("%s -f -o r1.json -- /bin/true", bin) == 0);
+    CHECK(run("%s -f -o r1.json -- %s", bin, fake_app) == 0);
     CHECK(load("r1.json", &res) == 0);
     CHECK(res.exit_code == 0);
     td_result_free(&res);
-    CHECK(run("%s -- true && %s -- true", bin, bin) == 0);
-    CHECK(exists("true.topdown.json"));
-    CHECK(exists("true.topdown-1.json"));
+    CHECK(run("cp %s ./app.sh && %s -- ./app.sh && %s -- ./app.sh", fake_app, bin, bin) == 0);
+    CHECK(exists("app.sh.topdown.json"));
+    CHECK(exists("app.sh.topdown-1.json"));
+}
+
+/* Issue 15, item 1: a run that measured nothing leaves no result file
+ * (no pile-up of retries) and exits 3, unless the app's own code is not 0. */
+static void test_nothing_measured(void)
+{
+    CHECK(run("%s -- true; %s -- true", bin, bin) == TD_EXIT_NOTHING_MEASURED);
+    CHECK(contains("err.txt", "nothing measured (0 kernel launches seen), so no result file"));
+    CHECK(!exists("true.topdown.json") && !exists("true.topdown-1.json"));
+    CHECK(run("%s -o none.json -- /bin/sh -c 'exit 6'", bin) == 6);
+    CHECK(!exists("none.json"));
+    /* -f on an existing result: kept as it was */
+    CHECK(run("%s -f -o r1.json -- true", bin) == TD_EXIT_NOTHING_MEASURED);
+    CHECK(exists("r1.json"));
+}
+
+/* Launches seen, none profiled (-k matched nothing): the result keeps
+ * their times and a note that `report` prints; a warning names the filter
+ * and real kernel names; exit 3. */
+static void test_filter_matched_nothing(void)
+{
+    CHECK(run("%s -k nosuchkernel -o timed.json -- %s", bin, fake_timed) ==
+          TD_EXIT_NOTHING_MEASURED);
+    CHECK(contains("err.txt", "warning: -k 'nosuchkernel' matched no kernel name; the app "
+                   "launched \"fma_chain(float*, int)\""));
+    CHECK(contains("err.txt", "nothing measured: no launch was profiled (exit code 3)"));
+    td_result res;
+    CHECK(load("timed.json", &res) == 0);
+    CHECK(res.n_devices == 1 && res.devices[0].n_launches == 14);
+    CHECK(res.note && strstr(res.note, "nothing was profiled: -k 'nosuchkernel' matched no "
+                             "kernel name"));
+    td_result_free(&res);
+    CHECK(run("%s report timed.json", bin) == 0);
+    CHECK(contains("out.txt", "NOTE: no launch was profiled, so only times are shown: nothing "
+                   "was profiled: -k 'nosuchkernel'"));
+    /* the app's non-zero code still wins */
+    CHECK(run("%s -k nosuchkernel -o timed2.json -- sh -c '%s; exit 9'", bin, fake_timed) == 9);
+    /* a filter that matches: no warning */
+    CHECK(run("%s -k fma_chain -o matched.json -- %s", bin, fake_app) == 0);
+    CHECK(!contains_quiet("err.txt", "warning"));
 }
 
 static int is_fifo(const char *name)
@@ -185,17 +242,19 @@ static void test_spool_kept_when_saving_fails(void)
 static void test_more_signals(void)
 {
     td_result res;
-    CHECK(run("%s -o hup.json -- /bin/sh -c 'kill -HUP $PPID; exec sleep 30'", bin) == 128 + 1);
+    CHECK(run("%s -o hup.json -- /bin/sh -c '%s; kill -HUP $PPID; exec sleep 30'", bin,
+              fake_app) == 128 + 1);
     CHECK(load("hup.json", &res) == 0);
     CHECK_STR(res.status, "interrupted");
     CHECK(res.term_signal == 1);
     td_result_free(&res);
-    CHECK(run("%s -o quit.json -- /bin/sh -c 'kill -QUIT $PPID; exec sleep 30'", bin) == 128 + 3);
+    CHECK(run("%s -o quit.json -- /bin/sh -c '%s; kill -QUIT $PPID; exec sleep 30'", bin,
+              fake_app) == 128 + 3);
     CHECK(load("quit.json", &res) == 0);
     CHECK_STR(res.status, "interrupted");
     td_result_free(&res);
-    CHECK(run("%s -o ignored.json -- /bin/sh -c 'trap \"\" INT; kill -INT $PPID; sleep 0.2; exit 4'",
-              bin) == 4);
+    CHECK(run("%s -o ignored.json -- /bin/sh -c '%s; trap \"\" INT; kill -INT $PPID; sleep 0.2; "
+              "exit 4'", bin, fake_app) == 4);
     CHECK(load("ignored.json", &res) == 0);
     CHECK_STR(res.status, "complete");
     CHECK(res.exit_code == 4 && res.term_signal == 0);
@@ -207,14 +266,15 @@ static void test_signals(void)
 {
     /* The app asks topdown to stop, as `timeout` or a job scheduler would:
      * topdown forwards SIGTERM to it and keeps an interrupted result. */
-    int rc = run("%s -o term.json -- /bin/sh -c 'kill -TERM $PPID; exec sleep 30'", bin);
+    int rc = run("%s -o term.json -- /bin/sh -c '%s; kill -TERM $PPID; exec sleep 30'", bin,
+                 fake_app);
     CHECK(rc == 128 + 15);
     td_result res;
     CHECK(load("term.json", &res) == 0);
     CHECK_STR(res.status, "interrupted");
     CHECK(res.term_signal == 15);
     td_result_free(&res);
-    rc = run("%s -o segv.json -- /bin/sh -c 'kill -SEGV $$'", bin);
+    rc = run("%s -o segv.json -- /bin/sh -c '%s; kill -SEGV $$'", bin, fake_app);
     CHECK(rc == 128 + 11);
     CHECK(load("segv.json", &res) == 0);
     CHECK_STR(res.status, "crashed");
@@ -233,10 +293,6 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
-    test_exit_code_and_output_pass_through();
-    test_bad_apps();
-    test_never_overwrites();
-    test_signals();
     const char *src = getenv("TOPDOWN_SOURCE_DIR");
     snprintf(fake_app, sizeof fake_app, "%s/fake_app.sh", dir);
     FILE *f = fopen(fake_app, "w");
@@ -246,12 +302,27 @@ int main(void)
         fclose(f);
     }
     CHECK(f && chmod(fake_app, 0755) == 0);
+    snprintf(fake_timed, sizeof fake_timed, "%s/fake_timed.sh", dir);
+    f = fopen(fake_timed, "w");
+    if (f) {
+        fprintf(f, "#!/bin/sh\nsed 's/,\"counters\":\\[[^]]*\\]//' "
+                   "'%s/tests/fixtures/h100/td_smoke.spool' >> \"$TOPDOWN_SPOOL\"\n",
+                src ? src : "..");
+        fclose(f);
+    }
+    CHECK(f && chmod(fake_timed, 0755) == 0);
     CHECK(run("printf 'x' > m.csv") == 0);
+    test_bad_apps();
     test_force_replaces_regular_files_only();
     test_outputs_checked_before_the_app();
+    test_exit_code_and_output_pass_through();
+    test_never_overwrites();
+    test_nothing_measured();
+    test_filter_matched_nothing();
     test_concurrent_runs_have_their_own_spool();
     test_spool_kept_when_saving_fails();
     test_more_signals();
+    test_signals();
     td_shell_remove_dir(dir);
     return td_check_summary();
 }

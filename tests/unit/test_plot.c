@@ -305,7 +305,7 @@ static void test_cli(const char *dir)
     CHECK(r.status == 1 && strstr(r.err, ".png or .svg"));
     snprintf(args, sizeof args, "plot --diff '%s' -o '%s'", h100, png);
     fx_run(dir, NULL, args, &r);
-    CHECK(r.status == 1 && strstr(r.err, "usage: topdown plot --diff A.json B.json"));
+    CHECK(r.status == 2 && strstr(r.err, "usage: topdown plot --diff A.json B.json"));
 }
 
 static int have_gnuplot(void)

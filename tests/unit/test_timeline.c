@@ -151,7 +151,7 @@ static void test_cli(const char *dir)
     CHECK(r.status == 1 && strstr(r.err, "no kernel name contains \"nosuchkernel\""));
     snprintf(args, sizeof args, "report '%s' --timeline stencil --phase-threshold five", fixture);
     fx_run(dir, NULL, args, &r);
-    CHECK(r.status == 1 && strstr(r.err, "--phase-threshold needs"));
+    CHECK(r.status == 2 && strstr(r.err, "--phase-threshold needs"));
 }
 
 int main(void)

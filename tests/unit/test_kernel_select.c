@@ -1,0 +1,104 @@
+/* Issue 15, item 3: a kernel picked out of a result, through the binary:
+ * report -k RE (the kernels shown), "#N" (the report's "Kernel N/M")
+ * wherever a kernel is named, and ambiguous names listed where they
+ * differ. On the recorded PyTorch (H200) and benchmark (H100) results. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "td_shell.h"
+
+static const char *bin;
+static char dir[] = "/tmp/td_selectXXXXXX";
+static char torch[4200], bench[4200];
+
+#define run(...) td_shell_run(dir, __VA_ARGS__)
+
+static int has(const char *file, const char *needle)
+{
+    return td_shell_file_has(dir, file, needle);
+}
+
+static int lacks(const char *file, const char *needle)
+{
+    char path[4300], text[1 << 16];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[n] = '\0';
+    return strstr(text, needle) == NULL;
+}
+
+static void test_report_k(void)
+{
+    CHECK(run("%s report %s -k multi_tensor --no-desc --kernels 0", bin, torch) == 0);
+    CHECK(has("out.txt", "Kernels shown: 7 of 46 (-k 'multi_tensor')"));
+    CHECK(has("out.txt", "\nKernel 4/46: void at::native::(anonymous namespace)::multi_tensor"));
+    CHECK(has("out.txt", "\nKernel 11/46: "));
+    CHECK(lacks("out.txt", "Kernel 1/46:") && lacks("out.txt", "Kernel 8/46:"));
+    CHECK(run("%s report %s -k 'multi_tensor' --kernels 2 --no-desc", bin, torch) == 0);
+    CHECK(has("out.txt", "... 5 more kernels"));
+    CHECK(run("%s report %s -k '#4' --no-desc", bin, torch) == 0);
+    CHECK(has("out.txt", "Kernels shown: 1 of 46 (-k '#4')"));
+    CHECK(has("out.txt", "\nKernel 4/46: void at::native::(anonymous namespace)::multi_tensor_"
+              "apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<1>"));
+    CHECK(lacks("out.txt", "Kernel 5/46"));
+    CHECK(run("%s report %s -k 'bench_(l1|mio)' --no-desc", bin, bench) == 0);
+    CHECK(has("out.txt", "Kernels shown: 2 of 10"));
+    /* errors: nothing printed, one line */
+    CHECK(run("%s report %s -k zzz", bin, torch) == 1);
+    CHECK(has("err.txt", "-k 'zzz' matches none of the 46 kernel names; the heaviest are #1 "));
+    CHECK(lacks("out.txt", "topdown"));
+    CHECK(run("%s report %s -k '#99'", bin, torch) == 1);
+    CHECK(has("err.txt", "the result has 46 kernels (#1 to #46"));
+    CHECK(run("%s report %s -k '('", bin, torch) == 2);
+    CHECK(has("err.txt", "bad kernel-name regex '('"));
+}
+
+static void test_rank_everywhere(void)
+{
+    CHECK(run("%s report %s --timeline '#4'", bin, torch) == 0);
+    CHECK(has("out.txt", "Timeline of kernel void at::native::(anonymous namespace)::multi_tensor_"
+              "apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<1>"));
+    CHECK(run("%s report %s --timeline '#2'", bin, bench) == 0);
+    CHECK(has("out.txt", "Timeline of kernel bench_constant(Sink, int)"));
+    CHECK(run("%s plot %s --timeline '#2' -o t.png", bin, bench) == 0);
+    CHECK(has("t.gp", "bench_constant"));
+    CHECK(run("%s report %s --timeline '#0'", bin, bench) == 1);
+    CHECK(has("err.txt", "the result has 10 kernels"));
+}
+
+/* Seven multi_tensor_apply_kernel names share their first 90 characters
+ * (#7 and #9 their first 150): each candidate is shown from where it
+ * differs from the others, with its rank. */
+static void test_ambiguous_lists_differences(void)
+{
+    CHECK(run("%s report %s --timeline multi_tensor", bin, torch) == 1);
+    CHECK(has("err.txt", "kernel \"multi_tensor\" is ambiguous: 7 kernels contain it"));
+    CHECK(has("err.txt", "#7 \"...namespace)::TernaryOpScalarFunctor<float, 2, 2, 0>"));
+    CHECK(has("err.txt", "#9 \"...namespace)::UnaryOpFunctor<float, 2, 1, 1>"));
+    CHECK(has("err.txt", "#4 \"...istMetadata<1>, at::native::(anonymous namespace)::BinaryOp"));
+    CHECK(has("err.txt", "or its rank: --timeline '#4'"));
+    CHECK(lacks("err.txt", "#5 \"void at::native::(anonymous namespace)::multi_tensor_apply_k"));
+}
+
+int main(void)
+{
+    bin = getenv("TOPDOWN_BIN");
+    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    if (!bin || !src || !mkdtemp(dir)) {
+        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_SOURCE_DIR must be set\n");
+        return 1;
+    }
+    snprintf(torch, sizeof torch, "'%s/tests/fixtures/h200/h200_pytorch_mlp.topdown.json'", src);
+    snprintf(bench, sizeof bench, "'%s/benchmarks/results/h100_td_bench.topdown.json'", src);
+    test_report_k();
+    test_rank_everywhere();
+    test_ambiguous_lists_differences();
+    td_shell_remove_dir(dir);
+    return td_check_summary();
+}
