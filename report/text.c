@@ -1,10 +1,13 @@
 #include "report/text.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "columns.h"
+#include "report/kname.h"
 
 #define NAME_WIDTH 52
+#define MAX_DESCRIBED 256
 
 void td_report_options_init(td_report_options *o)
 {
@@ -13,27 +16,59 @@ void td_report_options_init(td_report_options *o)
     o->max_kernels = 10;
 }
 
+/* The nodes whose description the report printed: each once. */
+typedef struct described_set {
+    const char *paths[MAX_DESCRIBED];
+    int n;
+} described_set;
+
 typedef struct tree_ctx {
     FILE *out;
     const td_model *model;
     const td_breakdown *b;
     const td_verdict *v;
     const td_report_options *o;
+    described_set *described;
 } tree_ctx;
+
+/* 1 the first time a path is asked about. */
+static int first_time(described_set *d, const char *path)
+{
+    for (int i = 0; i < d->n; i++)
+        if (strcmp(d->paths[i], path) == 0)
+            return 0;
+    if (d->n < MAX_DESCRIBED)
+        d->paths[d->n++] = path;
+    return 1;
+}
+
+/* The "Fix: ..." advice of a node's record (a stall reason: its node's). */
+static const char *node_fix(const td_model *m, int node)
+{
+    while (node >= 0 && !m->tree[node].record)
+        node = m->tree[node].parent;
+    const char *text = node >= 0 ? m->tree[node].record->long_desc : NULL;
+    return text ? strstr(text, "Fix: ") : NULL;
+}
 
 static void print_line(const tree_ctx *t, int node, int below)
 {
     const td_tree_node *n = &t->model->tree[node];
+    int bottleneck = node == t->v->bottleneck[t->o->level];
     fprintf(t->out, "  %-4s  %-*s  %% Slots %6.1f%s%s\n", n->area, NAME_WIDTH, n->path,
-            100.0 * t->b->value[node], below ? " <" : "",
-            node == t->v->bottleneck[t->o->level] ? "  <==" : "");
+            100.0 * t->b->value[node], below ? " <" : "", bottleneck ? "  <==" : "");
     if (t->o->no_desc)
         return;
-    if (n->stall_map)
-        fprintf(t->out, "        Stall reason %s (%s).\n", n->stall_map->reason,
-                n->stall_map->metric);
-    else
-        fprintf(t->out, "        %s\n", n->record->desc);
+    if (t->o->desc || (bottleneck && first_time(t->described, n->path))) {
+        if (n->stall_map)
+            fprintf(t->out, "        Stall reason %s (%s).\n", n->stall_map->reason,
+                    n->stall_map->metric);
+        else
+            fprintf(t->out, "        %s\n", n->record->desc);
+    }
+    const char *fix = bottleneck ? node_fix(t->model, node) : NULL;
+    if (fix)
+        fprintf(t->out, "        %s\n", fix);
 }
 
 /* As toplev: level 1 is the whole split and always shown; a deeper node
@@ -54,15 +89,20 @@ static void print_subtree(const tree_ctx *t, int node, int ancestor_below)
 }
 
 static void print_tree(FILE *out, const td_model *m, const td_breakdown *b,
-                       const td_verdict *v, const td_report_options *o)
+                       const td_verdict *v, const td_report_options *o, described_set *d)
 {
-    tree_ctx t = {out, m, b, v, o};
+    tree_ctx t = {out, m, b, v, o, d};
     for (int n = td_model_next_child(m, -1, -1); n >= 0; n = td_model_next_child(m, -1, n))
         print_subtree(&t, n, 0);
-    if (b->unattributed > 0.0005)
-        fprintf(out, "  %-4s  %-*s  %% Slots %6.1f\n        %s\n", "--", NAME_WIDTH,
-                "Unattributed", 100.0 * b->unattributed,
-                o->no_desc ? "" : "Stalled slots of launches that recorded no stall sample; not split.");
+    if (b->unattributed <= 0.0005)
+        return;
+    fprintf(out, "  %-4s  %-*s  %% Slots %6.1f\n", "--", NAME_WIDTH, "Unattributed",
+            100.0 * b->unattributed);
+    if (o->no_desc)
+        fputs("        \n", out);
+    else if (o->desc || first_time(d, "Unattributed"))
+        fputs("        Stalled slots of launches that recorded no stall sample; not split.\n",
+              out);
 }
 
 /* Launches measured in each counter group. */
@@ -160,13 +200,13 @@ static void print_rates(FILE *out, const td_breakdown *b, double ipc_max)
 }
 
 static void print_kernel(FILE *out, const td_result *res, const td_summary *s, size_t k,
-                         const td_report_options *o)
+                         const char *label, const td_report_options *o, described_set *d)
 {
     const td_kernel_summary *ks = &s->kernels[k];
     const td_model *m = &s->models[ks->model];
     double share = s->total_ns > 0 ? 100.0 * (ks->total_ns / s->total_ns) : 0;
     int passes = res->devices[ks->model].passes;
-    fprintf(out, "\nKernel %zu/%zu: %s\n", k + 1, s->n_kernels, ks->name);
+    fprintf(out, "\nKernel %zu/%zu: %s\n", k + 1, s->n_kernels, label);
     fprintf(out, "  %zu launch%s (%zu profiled", ks->launches, ks->launches == 1 ? "" : "es",
             ks->profiled);
     if (ks->multiplexed)
@@ -192,7 +232,28 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
                 m->arch->n_stalls);
     if (ks->mixed_arch && o->level >= 3)
         fprintf(out, "  NOTE: launches under different arch tables; only the levels they share are shown\n");
-    print_tree(out, m, &ks->mean, &ks->verdict, o);
+    print_tree(out, m, &ks->mean, &ks->verdict, o, d);
+}
+
+/* The kernels shown, each under its label (--kernel-name-base). */
+static int print_kernels(FILE *out, const td_result *res, const td_summary *s, size_t shown,
+                         const td_report_options *o, described_set *d, td_error *err)
+{
+    const char **names = malloc((s->n_kernels ? s->n_kernels : 1) * sizeof *names);
+    if (!names)
+        return td_fail(err, "out of memory");
+    for (size_t k = 0; k < s->n_kernels; k++)
+        names[k] = s->kernels[k].name;
+    char **labels = NULL;
+    int rc = td_kernel_labels(names, s->n_kernels, (td_name_base)o->name_base, res, &labels,
+                              err);
+    free(names);
+    if (rc)
+        return -1;
+    for (size_t k = 0; k < shown; k++)
+        print_kernel(out, res, s, k, labels[k], o, d);
+    td_kernel_labels_free(labels, s->n_kernels);
+    return 0;
 }
 
 int td_report_text(FILE *out, const td_result *res, const td_summary *s,
@@ -203,6 +264,7 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
     if (td_summary_printable(s, err))
         return -1;
     print_header(out, res, s, o);
+    described_set described = {{0}, 0};
     const td_model *m = td_summary_model(s);
     if (o->level > m->depth && m->depth < td_source_max_depth())
         fprintf(out, "NOTE: arch table %s (%s) has no level-%d nodes; its stall metrics are listed under their level-%d node\n",
@@ -214,15 +276,15 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
         if (s->covered_ns < s->total_ns * 0.999)
             fprintf(out, "(%.1f%% of GPU time has counters) ", 100.0 * (s->covered_ns / s->total_ns));
         print_rates(out, &s->app, m->arch->ipc_max);
-        print_tree(out, m, &s->app, &s->app_verdict, o);
+        print_tree(out, m, &s->app, &s->app_verdict, o, &described);
     }
     if (o->app_only)
         return 0;
     size_t shown = s->n_kernels;
     if (o->max_kernels > 0 && (size_t)o->max_kernels < shown)
         shown = (size_t)o->max_kernels;
-    for (size_t k = 0; k < shown; k++)
-        print_kernel(out, res, s, k, o);
+    if (print_kernels(out, res, s, shown, o, &described, err))
+        return -1;
     if (shown < s->n_kernels) {
         double rest = 0;
         for (size_t k = shown; k < s->n_kernels; k++)

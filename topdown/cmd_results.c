@@ -262,6 +262,7 @@ static int plot_one(const char *file, const cli *c, td_plot_options *o,
     char title[512];
     result_label(file, &res, title, sizeof title);
     o->title = title;
+    o->res = &res;
     int rc;
     if (c->timeline) {
         const char *name = NULL;
@@ -360,6 +361,7 @@ int cmd_plot(int argc, char **argv, td_error *err)
     o.level = c.report.level;
     o.top = c.top;
     o.phase_threshold = c.phase_threshold;
+    o.name_base = c.report.name_base;
     o.output = output;
     td_arch_set archs;
     if (td_cli_load_archs(&archs, err))
@@ -382,8 +384,8 @@ static int diff_outputs(const char *const *files, const cli *c, const td_arch_se
     if (c->csv)
         rc = td_diff_csv_file(c->csv, &p.side[0], &p.side[1], c->report.level, err);
     if (rc == 0 && !(c->csv && strcmp(c->csv, "-") == 0))
-        rc = td_diff_text(stdout, &p.side[0], &p.side[1], c->report.level,
-                          c->report.max_kernels, err);
+        rc = td_diff_text_named(stdout, &p.side[0], &p.side[1], c->report.level,
+                                c->report.max_kernels, c->report.name_base, err);
     free_pair(&p);
     return rc;
 }

@@ -1,0 +1,147 @@
+/* Everyday use through the binary (issue 15): short kernel names and
+ * labels that stay distinct, descriptions once with the "Fix:" advice,
+ * compressed results read and written, the closing hint, describe's
+ * suggestions and stall reasons, list-nodes' threshold key. */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "../check.h"
+#include "td_testlib.h"
+
+static char dir[64];
+
+typedef struct run_output {
+    int status;
+    char out[1 << 17];
+    char err[8192];
+} run_output;
+
+static void slurp(const char *path, char *buf, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+    buf[n] = '\0';
+    if (f)
+        fclose(f);
+}
+
+/* Runs topdown with args (a shell-quoted string of fixed test words). */
+static void run(const char *args, run_output *r)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s >'%s/out' 2>'%s/err'", getenv("TOPDOWN_BIN"), args,
+             dir, dir);
+    int status = system(cmd);
+    r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+    char path[256];
+    snprintf(path, sizeof path, "%s/out", dir);
+    slurp(path, r->out, sizeof r->out);
+    snprintf(path, sizeof path, "%s/err", dir);
+    slurp(path, r->err, sizeof r->err);
+}
+
+static int count(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+#define COUNTERS(scale)                                                                    \
+    "\"smsp__inst_executed.sum\": 2000, \"smsp__inst_issued.sum\": 2200,"                  \
+    " \"smsp__thread_inst_executed.sum\": 48000, \"sm__cycles_active.sum\": 1000,"         \
+    " \"gpu__time_duration.sum\": " scale ", \"s.no_instruction\": 100,"                   \
+    " \"s.long_scoreboard\": 240, \"s.lg_throttle\": 60, \"s.wait\": 100"
+#define LAUNCH(name, mangled, ns)                                                          \
+    "{\"kernel\": \"" name "\", \"mangled\": \"" mangled "\", \"duration_ns\": " ns          \
+    ", \"counters\": {" COUNTERS(ns) "}}"
+
+/* Three kernels, two of one base name (they differ in a template argument). */
+static const char result_json[] =
+    "{\"schema\": \"topdown-result/1\", \"app\": {\"argv\": [\"./app\"], \"exit_code\": 0},"
+    " \"devices\": [{\"arch\": \"testarch\", \"name\": \"Test GPU\","
+    "  \"metrics\": [\"smsp__inst_executed.sum\", \"smsp__inst_issued.sum\","
+    "   \"smsp__thread_inst_executed.sum\", \"sm__cycles_active.sum\", \"gpu__time_duration.sum\","
+    "   \"s.no_instruction\", \"s.long_scoreboard\", \"s.lg_throttle\", \"s.wait\"],"
+    "  \"launches\": ["
+    LAUNCH("void at::native::(anonymous namespace)::apply_kernel<at::native::Meta<1>, float>(int, float*)",
+           "_Z12apply_kernelILi1EEviPf", "5000") ","
+    LAUNCH("void at::native::(anonymous namespace)::apply_kernel<at::native::Meta<2>, float>(int, float*)",
+           "_Z12apply_kernelILi2EEviPf", "4000") ","
+    LAUNCH("void gemm<float, 4>(float const*, int)", "_Z4gemmIfLi4EEvPKfi", "3000")
+    "]}]}";
+
+static void test_names(void)
+{
+    run_output r;
+    run("report names.json -l 3", &r);
+    CHECK(r.status == 0);
+    CHECK(strstr(r.out, "Kernel 3/3: gemm\n") != NULL);
+    CHECK(strstr(r.out, "Kernel 1/3: apply_kernel [Meta<1>") != NULL);
+    CHECK(strstr(r.out, "Kernel 2/3: apply_kernel [Meta<2>") != NULL);
+    CHECK(strstr(r.out, "(anonymous namespace)") == NULL);
+    run("report names.json -l 1 --kernel-name-base demangled", &r);
+    CHECK(r.status == 0 && strstr(r.out, "Kernel 3/3: void gemm<float, 4>(float const*, int)\n"));
+    run("report names.json -l 1 --kernel-name-base mangled", &r);
+    CHECK(r.status == 0 && strstr(r.out, "Kernel 3/3: _Z4gemmIfLi4EEvPKfi\n"));
+    run("report names.json --kernel-name-base short", &r);
+    CHECK(r.status != 0 && strstr(r.err, "function, demangled or mangled") != NULL);
+    /* the CSV: full names, and the base name in a column of its own */
+    run("report names.json -l 1 --csv -", &r);
+    CHECK(strstr(r.out, ",bottleneck,kernel_function\n") != NULL);
+    CHECK(strstr(r.out, "\"void gemm<float, 4>(float const*, int)\",") != NULL);
+    CHECK(strstr(r.out, ",gemm\n") != NULL);
+    /* plot labels: base names, the colliding ones kept apart */
+    run("plot names.json -l 1 -o bars.png", &r);
+    char dat[1 << 14];
+    slurp("bars.dat", dat, sizeof dat);
+    CHECK(strstr(dat, "\ngemm (") != NULL);
+    CHECK(strstr(dat, "\napply_kernel [Meta<1>") != NULL);
+    CHECK(strstr(dat, "\napply_kernel [Meta<2>") != NULL);
+    /* diff labels */
+    run("diff names.json names.json -l 1", &r);
+    CHECK(r.status == 0 && strstr(r.out, "Kernel 3/3: gemm\n") != NULL);
+    CHECK(strstr(r.out, ": apply_kernel [Meta<2>") != NULL);
+}
+
+static void test_descriptions(void)
+{
+    run_output r;
+    /* the bottleneck's description once, its advice under each <== */
+    run("report names.json -l 3 --kernels 0", &r);
+    CHECK(r.status == 0);
+    CHECK(count(r.out, "<==") == 4);
+    CHECK(count(r.out, "Waiting for L1TEX") == 1);
+    CHECK(count(r.out, "        Fix: coalesce accesses") == 4);
+    CHECK(strstr(r.out, "Issue slots that retired") == NULL);
+    run("report names.json -l 3 --kernels 0 --desc", &r);
+    CHECK(count(r.out, "Issue slots that retired") == 4);
+    CHECK(count(r.out, "Waiting for L1TEX") == 4);
+    run("report names.json -l 3 --no-desc", &r);
+    CHECK(strstr(r.out, "Fix:") == NULL && strstr(r.out, "Waiting for L1TEX") == NULL);
+}
+
+int main(void)
+{
+    if (!getenv("TOPDOWN_BIN")) {
+        fprintf(stderr, "TOPDOWN_BIN is not set\n");
+        return 1;
+    }
+    td_test_tmpdir(dir, sizeof dir);
+    char path[256], archs[128];
+    snprintf(archs, sizeof archs, "%s/archs", dir);
+    mkdir(archs, 0700);
+    td_test_write(archs, "testarch.json", td_test_arch_json, path, sizeof path);
+    setenv("TOPDOWN_ARCHS", archs, 1);
+    if (chdir(dir) != 0)
+        return 1;
+    td_test_write(dir, "names.json", result_json, path, sizeof path);
+    test_names();
+    test_descriptions();
+    if (chdir("/") != 0)
+        return 1;
+    td_test_cleanup(dir);
+    return td_check_summary();
+}
