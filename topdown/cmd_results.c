@@ -243,11 +243,13 @@ static void result_label(const char *path, const td_result *res, char *buf, size
              gpu ? ")" : "");
 }
 
-/* FILE.json -> FILE<suffix>, next to it. */
+/* FILE.json (or .json.xz, .json.gz) -> FILE<suffix>, next to it. */
 static void default_output(const char *file, const char *suffix, char *buf, size_t size)
 {
     size_t len = strlen(file);
-    if (len > 5 && strcmp(file + len - 5, ".json") == 0)
+    if (len > 3 && (strcmp(file + len - 3, ".xz") == 0 || strcmp(file + len - 3, ".gz") == 0))
+        len -= 3;
+    if (len > 5 && strncmp(file + len - 5, ".json", 5) == 0)
         len -= 5;
     snprintf(buf, size, "%.*s%s", (int)len, file, suffix);
 }

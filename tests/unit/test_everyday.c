@@ -123,6 +123,90 @@ static void test_descriptions(void)
     CHECK(strstr(r.out, "Fix:") == NULL && strstr(r.out, "Waiting for L1TEX") == NULL);
 }
 
+static int file_starts_with(const char *path, const char *magic, size_t n)
+{
+    char head[8] = {0};
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(head, 1, n, f) : 0;
+    if (f)
+        fclose(f);
+    return got == n && memcmp(head, magic, n) == 0;
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static void test_compressed(void)
+{
+    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    char args[2048], archs[1024];
+    run_output r;
+    /* written compressed when the name says so, and read back everywhere */
+    const char *saved = getenv("TOPDOWN_ARCHS");
+    char *keep = saved ? strdup(saved) : NULL;
+    snprintf(archs, sizeof archs, "%s/archs", src);
+    setenv("TOPDOWN_ARCHS", archs, 1);
+    /* the project's own PyTorch recording, read as it is */
+    snprintf(args, sizeof args,
+             "report '%s/benchmarks/results/h100_pytorch_mlp.topdown.json.xz' -l 2", src);
+    run(args, &r);
+    CHECK(r.status == 0 && strstr(r.out, "Kernels:  46 kernels, 17122 launches") != NULL);
+    CHECK(strstr(r.out, "h100_pytorch_mlp.topdown.json.xz") != NULL); /* its name in the header */
+    CHECK(strstr(r.out, "multi_tensor_apply_kernel [") != NULL);
+    static const char *const names[] = {"imported.json.xz", "imported.json.gz"};
+    static const char *const magic[] = {"\xFD" "7zXZ", "\x1F\x8B"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(args, sizeof args,
+                 "import-nvprof '%s/tests/fuzz/nvprof/seeds/metrics_and_times.csv' --arch gp100 -o %s",
+                 src, names[i]);
+        run(args, &r);
+        CHECK(r.status == 0);
+        CHECK(file_starts_with(names[i], magic[i], i == 0 ? 5 : 2));
+        snprintf(args, sizeof args, "report %s -l 2", names[i]);
+        run(args, &r);
+        CHECK(r.status == 0 && strstr(r.out, "Kernel 1/") != NULL);
+        snprintf(args, sizeof args, "report %s --csv -", names[i]);
+        run(args, &r);
+        CHECK(r.status == 0 && strstr(r.out, "kernel,launches,") == r.out);
+        snprintf(args, sizeof args, "diff %s %s", names[0], names[i]);
+        run(args, &r);
+        CHECK(r.status == 0 && strstr(r.out, "Kernels: ") != NULL);
+        snprintf(args, sizeof args, "plot %s -f", names[i]);
+        run(args, &r);
+        CHECK(r.status == 0);
+    }
+    CHECK(exists("imported.png") && exists("imported.dat")); /* FILE.json.xz -> FILE.png */
+    if (keep)
+        setenv("TOPDOWN_ARCHS", keep, 1);
+    free(keep);
+    /* a damaged one is named as such */
+    FILE *f = fopen("damaged.json.xz", "wb");
+    if (f) {
+        fwrite("\xFD" "7zXZ\0garbage", 1, 13, f);
+        fclose(f);
+    }
+    run("report damaged.json.xz", &r);
+    CHECK(r.status != 0 && strstr(r.err, "damaged xz data") != NULL);
+}
+
+/* `topdown -- sh train.sh` is train.topdown.json, not sh.topdown.json. */
+static void test_script_name(void)
+{
+    FILE *f = fopen("train.sh", "w");
+    if (f) {
+        fputs("exit 0\n", f);
+        fclose(f);
+    }
+    run_output r;
+    run("--no-progress -- sh train.sh", &r);
+    CHECK(r.status == 0);
+    CHECK(strstr(r.err, "train.topdown.json") != NULL || exists("train.topdown.json"));
+    CHECK(!exists("sh.topdown.json"));
+}
+
 int main(void)
 {
     if (!getenv("TOPDOWN_BIN")) {
@@ -140,6 +224,8 @@ int main(void)
     td_test_write(dir, "names.json", result_json, path, sizeof path);
     test_names();
     test_descriptions();
+    test_compressed();
+    test_script_name();
     if (chdir("/") != 0)
         return 1;
     td_test_cleanup(dir);
