@@ -89,6 +89,17 @@ int cmd_print_result_file(const char *path, const cli *c, td_error *err)
     return rc;
 }
 
+void cmd_print_hint(const char *path)
+{
+    fflush(stdout);
+    fprintf(stderr, "topdown: the result is %s; next:\n"
+            "  stall reasons, each node explained:  topdown report %s -l 4 --desc\n"
+            "  stacked bars per kernel:             topdown plot %s -o bars.png\n"
+            "  one CSV row per kernel:              topdown report %s -l 3 --csv kernels.csv\n"
+            "  compare with another run:            topdown diff %s OTHER.json\n",
+            path, path, path, path, path);
+}
+
 int cmd_report(int argc, char **argv, td_error *err)
 {
     cli c;
@@ -108,7 +119,13 @@ int cmd_report(int argc, char **argv, td_error *err)
     const char *outputs[] = {c.csv, c.csv_launches};
     if (cmd_check_outputs(outputs, 2, c.profile.force, &file, 1, err))
         return -1;
-    return cmd_print_result_file(file, &c, err) ? -1 : 0;
+    if (cmd_print_result_file(file, &c, err))
+        return -1;
+    int to_stdout = (c.csv && strcmp(c.csv, "-") == 0) ||
+                    (c.csv_launches && strcmp(c.csv_launches, "-") == 0);
+    if (!c.json && !c.timeline && !to_stdout)
+        cmd_print_hint(file);
+    return 0;
 }
 
 /* Legacy GPUs: nvprof's CSV becomes a result file like any other. */

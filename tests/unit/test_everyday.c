@@ -192,6 +192,37 @@ static void test_compressed(void)
     CHECK(r.status != 0 && strstr(r.err, "damaged xz data") != NULL);
 }
 
+/* After the text report: where the result is and how to go on. */
+static void test_hint(void)
+{
+    run_output r;
+    run("report names.json -l 2", &r);
+    CHECK(r.status == 0 && strstr(r.err, "topdown: the result is names.json; next:\n") == r.err);
+    CHECK(strstr(r.err, "topdown plot names.json -o bars.png") != NULL);
+    CHECK(strstr(r.err, "topdown report names.json -l 3 --csv kernels.csv") != NULL);
+    CHECK(strstr(r.err, "topdown diff names.json OTHER.json") != NULL);
+    run("report names.json --json", &r);
+    CHECK(r.status == 0 && r.err[0] == '\0');
+    run("report names.json --csv -", &r);
+    CHECK(r.status == 0 && r.err[0] == '\0');
+}
+
+/* setup.sh's build is not silent: its progress filter shows percentages. */
+static void test_build_progress(void)
+{
+    char cmd[2048], err[1024];
+    snprintf(cmd, sizeof cmd,
+             "printf '[  5%%%%] a\\nwarning\\n[ 45%%%%] b\\n[100%%%%] c\\n' | "
+             "bash '%s/scripts/build_progress.sh' build.log 2>progress.txt",
+             getenv("TOPDOWN_SOURCE_DIR"));
+    CHECK(system(cmd) == 0);
+    slurp("progress.txt", err, sizeof err);
+    CHECK(strstr(err, "setup: building... 45%\n") != NULL);
+    CHECK(strstr(err, "setup: building... 100%\n") != NULL);
+    slurp("build.log", err, sizeof err);
+    CHECK(strstr(err, "warning\n") != NULL); /* the whole output is logged */
+}
+
 /* `topdown -- sh train.sh` is train.topdown.json, not sh.topdown.json. */
 static void test_script_name(void)
 {
@@ -226,6 +257,8 @@ int main(void)
     test_descriptions();
     test_compressed();
     test_script_name();
+    test_hint();
+    test_build_progress();
     if (chdir("/") != 0)
         return 1;
     td_test_cleanup(dir);
