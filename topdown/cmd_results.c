@@ -91,7 +91,8 @@ int cmd_print_result_file(const char *path, const cli *c, td_error *err)
 
 void cmd_print_hint(const char *path)
 {
-    fflush(stdout);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return; /* the report did not get there: main says so, nothing else */
     fprintf(stderr, "topdown: the result is %s; next:\n"
             "  stall reasons, each node explained:  topdown report %s -l 4 --desc\n"
             "  stacked bars per kernel:             topdown plot %s -o bars.png\n"
