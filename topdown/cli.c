@@ -105,6 +105,9 @@ static int parse_count(const char *text, const char *option, long min, long max,
     char *end = NULL;
     errno = 0;
     long value = strtol(text, &end, 10);
+    if ((errno || !end || *end || end == text || value < min || value > max) && max == LONG_MAX)
+        return td_fail(err, "%s needs a whole number, %ld or more, not \"%s\"", option, min,
+                       text);
     if (errno || !end || *end || end == text || value < min || value > max)
         return td_fail(err, "%s needs an integer from %ld to %ld, not \"%s\"", option,
                        min, max, text);

@@ -223,6 +223,33 @@ static void test_build_progress(void)
     CHECK(strstr(err, "warning\n") != NULL); /* the whole output is logged */
 }
 
+static void test_describe(void)
+{
+    run_output r;
+    run("describe l1_bound", &r);
+    CHECK(r.status == 0 && strstr(r.out, "Backend.Memory_Bound.L1_Bound (level 3") == r.out);
+    run("describe LONG_Scoreboard", &r);
+    CHECK(r.status == 0 && strstr(r.out, "long_scoreboard (stall reason, level 4)") == r.out);
+    CHECK(strstr(r.out, "testarch: s.long_scoreboard under Backend.Memory_Bound.L1_Bound") != NULL);
+    CHECK(strstr(r.out, "  Fix: coalesce accesses") != NULL);
+    run("describe L1_bond", &r);
+    CHECK(r.status != 0 && strstr(r.err, "did you mean L1_Bound?") != NULL);
+    CHECK(strchr(r.err, '\n') == r.err + strlen(r.err) - 1);
+    run("describe long_scorebord", &r);
+    CHECK(r.status != 0 && strstr(r.err, "did you mean long_scoreboard") != NULL);
+    run("describe zzzzzzzz", &r);
+    CHECK(r.status != 0 && strstr(r.err, "did you mean") == NULL);
+    run("list-nodes", &r);
+    CHECK(r.status == 0 && strstr(r.out, "20% of all") != NULL);
+    CHECK(strstr(r.out, "10% of parent") != NULL && strstr(r.out, "p*") == NULL);
+    CHECK(strstr(r.out, "\nThreshold: a node counts") != NULL);
+    run("report names.json --kernels -1", &r);
+    CHECK(r.status != 0 && strstr(r.err, "0 or more") != NULL);
+    CHECK(strstr(r.err, "9223372036854775807") == NULL);
+    run("list-nodes -l 5", &r);
+    CHECK(r.status != 0 && strstr(r.err, "from 1 to 4") != NULL);
+}
+
 /* `topdown -- sh train.sh` is train.topdown.json, not sh.topdown.json. */
 static void test_script_name(void)
 {
@@ -258,6 +285,7 @@ int main(void)
     test_compressed();
     test_script_name();
     test_hint();
+    test_describe();
     test_build_progress();
     if (chdir("/") != 0)
         return 1;
