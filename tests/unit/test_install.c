@@ -103,6 +103,9 @@ int main(void)
     snprintf(bin, sizeof bin, "%.799s", path);
     snprintf(path, sizeof path, "%s/prefix/share/man/man1/topdown.1", dir);
     CHECK(is_file(path));
+    if (!is_file(path))
+        fprintf(stderr, "no man page installed: was help2man missing when cmake configured? "
+                "(apt-get install help2man, then reconfigure)\n");
     check_man_page(path);
     snprintf(completion, sizeof completion,
              "%s/prefix/share/bash-completion/completions/topdown", dir);
