@@ -4,6 +4,7 @@
 # it prints the level-3 report of the bundled H100 recording.
 set -euo pipefail
 cd "$(dirname "$0")"
+echo "quickstart: setting up and building topdown (progress below; log in build/setup.log)" >&2
 bash scripts/setup.sh
 if nvidia-smi -L >/dev/null 2>&1 && [ -x build/benchmarks/td_bench ]; then
   exec build/topdown -l 3 -f -o td_bench.topdown.json -- build/benchmarks/td_bench

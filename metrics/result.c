@@ -3,6 +3,7 @@
  * tables are in result_v1.c (read only) and result_v2.c. */
 #include "result.h"
 
+#include "compress.h"
 #include "file_text.h"
 #include "result_io.h"
 
@@ -480,6 +481,10 @@ int td_result_load(const char *path, td_result *out, td_error *err)
     size_t len = 0;
     if (td_read_text_file(path, &text, &len, err))
         return td_fail_context(err, "result file");
+    if (td_decompress_text(path, &text, &len, err)) {
+        free(text);
+        return -1;
+    }
     parse_ctx ctx = {path, err};
     cJSON *root;
     int rc = td_json_parse(text, len, path, &root, err);
@@ -613,15 +618,14 @@ static cJSON *header_json(const td_result *res)
     return root;
 }
 
-static int write_atomically(const char *path, const char *text, td_error *err)
+static int write_atomically(const char *path, const char *text, size_t len, td_error *err)
 {
     char tmp[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "wb");
     if (!f)
         return td_fail(err, "cannot write %s: %s", tmp, strerror(errno));
-    size_t len = strlen(text);
-    int ok = fwrite(text, 1, len, f) == len && fputc('\n', f) != EOF;
+    int ok = fwrite(text, 1, len, f) == len;
     ok = (fclose(f) == 0) && ok;
     if (!ok || rename(tmp, path) != 0) {
         int saved = errno;
@@ -642,9 +646,22 @@ int td_result_save(const char *path, const td_result *res, td_error *err)
     }
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
-    if (!text)
+    size_t len = text ? strlen(text) : 0;
+    char *lined = text ? realloc(text, len + 2) : NULL;
+    if (!lined) {
+        free(text);
         return td_fail(err, "out of memory writing %s", path);
-    int rc = write_atomically(path, text, err);
-    free(text);
+    }
+    memcpy(lined + len, "\n", 2);
+    len++;
+    /* .xz or .gz: compressed as the name says (read back by its first bytes) */
+    int kind = td_compression_of(path);
+    char *packed = NULL;
+    size_t packed_len = 0;
+    int rc = kind ? td_compress_text(kind, lined, len, &packed, &packed_len, err) : 0;
+    if (rc == 0)
+        rc = write_atomically(path, kind ? packed : lined, kind ? packed_len : len, err);
+    free(packed);
+    free(lined);
     return rc;
 }

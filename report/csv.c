@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "report/columns.h"
+#include "report/kname.h"
 
 #define PCT_DECIMALS 4
 
@@ -25,12 +26,14 @@ static void write_header(FILE *out, const char *const *fixed, size_t n_fixed,
         fputc(',', out);
         td_csv_field(out, cols->items[i].path);
     }
-    fputs(",unattributed,bottleneck\n", out);
+    fputs(",unattributed,bottleneck,kernel_function\n", out);
 }
 
-/* Node columns, unattributed and bottleneck: the end of every row. */
+/* Node columns, unattributed, bottleneck and the kernel's base function
+ * name (empty for the application): the end of every row. */
 static void write_tree(FILE *out, const td_columns *cols, const td_model *m,
-                       const td_breakdown *b, const td_verdict *v, int has_data, int level)
+                       const td_breakdown *b, const td_verdict *v, int has_data, int level,
+                       const char *kernel)
 {
     for (size_t i = 0; i < cols->count; i++) {
         fputc(',', out);
@@ -44,6 +47,12 @@ static void write_tree(FILE *out, const td_columns *cols, const td_model *m,
     char path[200];
     if (has_data)
         td_csv_field(out, td_bottleneck_path(m, v->bottleneck[level], path, sizeof path));
+    fputc(',', out);
+    if (kernel) {
+        char base[512];
+        td_kernel_base_name(kernel, base, sizeof base);
+        td_csv_field(out, base);
+    }
     fputc('\n', out);
 }
 
@@ -74,7 +83,7 @@ static void write_kernel_row(FILE *out, const td_summary *s, const td_columns *c
     fputc(',', out);
     if (ks->has_data)
         td_csv_number(out, ks->mean.ipc, PCT_DECIMALS);
-    write_tree(out, cols, m, &ks->mean, &ks->verdict, ks->has_data, level);
+    write_tree(out, cols, m, &ks->mean, &ks->verdict, ks->has_data, level, ks->name);
 }
 
 static void write_app_row(FILE *out, const td_summary *s, const td_columns *cols, int level)
@@ -85,7 +94,8 @@ static void write_app_row(FILE *out, const td_summary *s, const td_columns *cols
     fputs(",100.0000,", out);
     if (s->app_has_data)
         td_csv_number(out, s->app.ipc, PCT_DECIMALS);
-    write_tree(out, cols, td_summary_model(s), &s->app, &s->app_verdict, s->app_has_data, level);
+    write_tree(out, cols, td_summary_model(s), &s->app, &s->app_verdict, s->app_has_data, level,
+               NULL);
 }
 
 int td_csv_kernels(FILE *out, const td_summary *s, int level, td_error *err)
@@ -136,7 +146,7 @@ static int write_launch_row(FILE *out, const td_result *res, const td_summary *s
     fputc(',', out);
     if (b.has_slots)
         td_csv_number(out, b.ipc, PCT_DECIMALS);
-    write_tree(out, cols, m, &b, &v, b.has_slots, level);
+    write_tree(out, cols, m, &b, &v, b.has_slots, level, l->kernel);
     return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/csv.h"
+#include "report/kname.h"
 #include "report/output.h"
 
 #define PATH_WIDTH 48
@@ -212,7 +213,7 @@ static void print_size(FILE *out, const char *tag, const side_view *v)
 }
 
 static void print_only(FILE *out, const char *tag, const td_diff *d, size_t first, size_t n,
-                       const td_summary *s)
+                       const td_summary *s, char **labels)
 {
     if (n == 0)
         return;
@@ -220,7 +221,7 @@ static void print_only(FILE *out, const char *tag, const td_diff *d, size_t firs
     for (size_t i = first; i < first + n; i++) {
         const td_diff_row *r = &d->rows[i];
         side_view v = kernel_view(s, r->a ? r->a : r->b);
-        fprintf(out, "  %s  (", r->kernel);
+        fprintf(out, "  %s  (", labels[i]);
         print_size(out, "", &v);
         fprintf(out, ")\n");
     }
@@ -242,13 +243,40 @@ static int diff_prepare(const td_diff_side *a, const td_diff_side *b, int level,
     return 0;
 }
 
+/* Each row's label: names of A (or of B, for those only in B). */
+static int row_labels(const td_diff *d, const td_diff_side *a, const td_diff_side *b,
+                      int name_base, char ***labels, td_error *err)
+{
+    const char **names = malloc((d->n_rows ? d->n_rows : 1) * sizeof *names);
+    if (!names)
+        return td_fail(err, "out of memory");
+    for (size_t i = 0; i < d->n_rows; i++)
+        names[i] = d->rows[i].kernel;
+    int rc = td_kernel_labels(names, d->n_rows, (td_name_base)name_base,
+                              d->n_rows && !d->rows[0].a ? b->res : a->res, labels, err);
+    free(names);
+    return rc;
+}
+
 int td_diff_text(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
                  long max_kernels, td_error *err)
 {
+    return td_diff_text_named(out, a, b, level, max_kernels, TD_NAME_FUNCTION, err);
+}
+
+int td_diff_text_named(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
+                       long max_kernels, int name_base, td_error *err)
+{
     td_diff d;
     td_columns cols;
+    char **labels = NULL;
     if (diff_prepare(a, b, level, &d, &cols, err))
         return -1;
+    if (row_labels(&d, a, b, name_base, &labels, err)) {
+        td_columns_free(&cols);
+        td_diff_free(&d);
+        return -1;
+    }
     fprintf(out, "topdown %s diff, level %d (B-A in points of issue-slot share)\n",
             TOPDOWN_VERSION, level);
     print_side_header(out, "A", a);
@@ -267,7 +295,7 @@ int td_diff_text(FILE *out, const td_diff_side *a, const td_diff_side *b, int le
     for (size_t i = 0; i < shown; i++) {
         va = kernel_view(a->s, d.rows[i].a);
         vb = kernel_view(b->s, d.rows[i].b);
-        fprintf(out, "\nKernel %zu/%zu: %s\n  ", i + 1, d.n_both, d.rows[i].kernel);
+        fprintf(out, "\nKernel %zu/%zu: %s\n  ", i + 1, d.n_both, labels[i]);
         print_size(out, "A", &va);
         print_size(out, "; B", &vb);
         fputc('\n', out);
@@ -276,8 +304,9 @@ int td_diff_text(FILE *out, const td_diff_side *a, const td_diff_side *b, int le
     if (shown < d.n_both)
         fprintf(out, "\n... %zu more kernel%s in both; --kernels 0 lists all\n",
                 d.n_both - shown, d.n_both - shown == 1 ? "" : "s");
-    print_only(out, "A", &d, d.n_both, d.n_only_a, a->s);
-    print_only(out, "B", &d, d.n_both + d.n_only_a, d.n_only_b, b->s);
+    print_only(out, "A", &d, d.n_both, d.n_only_a, a->s, labels);
+    print_only(out, "B", &d, d.n_both + d.n_only_a, d.n_only_b, b->s, labels);
+    td_kernel_labels_free(labels, d.n_rows);
     td_columns_free(&cols);
     td_diff_free(&d);
     return 0;
@@ -299,7 +328,8 @@ static void csv_header(FILE *out, const td_columns *cols)
             fprintf(out, ",%s", prefixes[p]);
             td_csv_field(out, cols->items[i].path);
         }
-    fputs(",a:unattributed,b:unattributed,diff:unattributed,a_bottleneck,b_bottleneck\n", out);
+    fputs(",a:unattributed,b:unattributed,diff:unattributed,a_bottleneck,b_bottleneck,"
+          "kernel_function\n", out);
 }
 
 static void csv_triple(FILE *out, double a, double b)
@@ -337,6 +367,12 @@ static void csv_row(FILE *out, const char *name, const side_view *a, const side_
     td_csv_field(out, view_bottleneck(a, level, pa, sizeof pa));
     fputc(',', out);
     td_csv_field(out, view_bottleneck(b, level, pb, sizeof pb));
+    fputc(',', out);
+    if (strcmp(name, TD_APP_ROW) != 0) {
+        char base[512];
+        td_kernel_base_name(name, base, sizeof base);
+        td_csv_field(out, base);
+    }
     fputc('\n', out);
 }
 

@@ -38,6 +38,10 @@ int td_diff_columns(const td_diff_side *a, const td_diff_side *b, int level,
  * max_kernels, 0 = all), then the kernels found on one side only. */
 int td_diff_text(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
                  long max_kernels, td_error *err);
+/* The same with kernels named under name_base (td_name_base, report/kname.h);
+ * td_diff_text names them by their base function name. */
+int td_diff_text_named(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
+                       long max_kernels, int name_base, td_error *err);
 /* One row per kernel (both sides, then A only, then B only) and the
  * "<application>" row last; schema in docs/OUTPUTS.md. */
 int td_diff_csv(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,

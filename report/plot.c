@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "report/columns.h"
+#include "report/kname.h"
 #include "report/output.h"
 
 #define LABEL_CHARS 40
@@ -148,28 +149,18 @@ static void dat_label(FILE *f, const char *s)
         fputc((unsigned char)*s < ' ' || *s == '"' || *s == '#' ? ' ' : *s, f);
 }
 
-/* "void gemm<float, 4>(float const*, int)" -> "gemm<float, 4>", cut to
- * LABEL_CHARS: bars need short labels; the CSV keeps full names. */
-static void short_name(const char *name, size_t max_chars, char *out, size_t size)
+/* One kernel's label under o->name_base, cut to max_chars: bars need
+ * short labels; the CSV keeps full names. */
+static void one_label(const td_plot_options *o, const char *name, size_t max_chars,
+                      char *out, size_t size)
 {
-    if (strncmp(name, "void ", 5) == 0)
-        name += 5;
-    size_t len = strlen(name);
-    if (len > 0 && name[len - 1] == ')') {
-        int depth = 0;
-        for (size_t i = len; i-- > 0;) {
-            depth += name[i] == ')' ? 1 : (name[i] == '(' ? -1 : 0);
-            if (depth == 0) {
-                if (i > 0)
-                    len = i;
-                break;
-            }
-        }
-    }
-    if (len > max_chars)
-        snprintf(out, size, "%.*s...", (int)max_chars - 3, name);
+    char whole[512];
+    if (o->name_base == TD_NAME_FUNCTION)
+        td_kernel_base_name(name, whole, sizeof whole);
     else
-        snprintf(out, size, "%.*s", (int)len, name);
+        snprintf(whole, sizeof whole, "%s",
+                 o->name_base == TD_NAME_MANGLED ? td_kernel_mangled(o->res, name) : name);
+    td_label_fit(whole, max_chars, out, size);
 }
 
 /* ---- rows and segments ----------------------------------------------------- */
@@ -553,17 +544,17 @@ static int bars_script(FILE *f, const plot_files *p, const void *ctx, td_error *
     return 0;
 }
 
-static void bar_label(plot_row *r, const char *name, double ns, double total_ns)
+static void bar_label(plot_row *r, const char *label, double ns, double total_ns)
 {
     char shortened[LABEL_CHARS + 8];
-    short_name(name, LABEL_CHARS, shortened, sizeof shortened);
+    td_label_fit(label, LABEL_CHARS, shortened, sizeof shortened);
     snprintf(r->label, sizeof r->label, "%s (%.1f%%)", shortened,
              total_ns > 0 ? 100.0 * (ns / total_ns) : 0.0);
 }
 
 /* Application first, then kernels with data heaviest first, the rest
  * merged into "other" (duration-weighted like the application). */
-static int bars_rows(bars_ctx *c, const td_summary *s, td_error *err)
+static int bars_rows(bars_ctx *c, const td_summary *s, char **labels, td_error *err)
 {
     c->rows = calloc(s->n_kernels + 2, sizeof *c->rows);
     if (!c->rows)
@@ -580,7 +571,7 @@ static int bars_rows(bars_ctx *c, const td_summary *s, td_error *err)
             continue;
         if (c->o->top <= 0 || (long)shown < c->o->top) {
             plot_row *r = &c->rows[c->n_rows++];
-            bar_label(r, ks->name, ks->total_ns, s->total_ns);
+            bar_label(r, labels[k], ks->total_ns, s->total_ns);
             r->model = &s->models[ks->model];
             r->b = &ks->mean;
             shown++;
@@ -609,6 +600,21 @@ static const td_model **summary_models(const td_summary *s, size_t extra)
     return models;
 }
 
+/* Every kernel's label (report/kname.h): distinct where base names collide. */
+static int kernel_labels(const td_plot_options *o, const td_summary *s, char ***labels,
+                         td_error *err)
+{
+    const char **names = malloc((s->n_kernels ? s->n_kernels : 1) * sizeof *names);
+    if (!names)
+        return td_fail(err, "out of memory");
+    for (size_t k = 0; k < s->n_kernels; k++)
+        names[k] = s->kernels[k].name;
+    int rc = td_kernel_labels(names, s->n_kernels, (td_name_base)o->name_base, o->res,
+                              labels, err);
+    free(names);
+    return rc;
+}
+
 int td_plot_bars(const td_summary *s, const td_plot_options *o, td_error *err)
 {
     if (td_summary_printable(s, err))
@@ -619,11 +625,15 @@ int td_plot_bars(const td_summary *s, const td_plot_options *o, td_error *err)
     memset(&c, 0, sizeof c);
     c.o = o;
     const td_model **models = summary_models(s, 0);
-    int rc = models ? bars_rows(&c, s, err) : td_fail(err, "out of memory");
+    char **labels = NULL;
+    int rc = models ? kernel_labels(o, s, &labels, err) : td_fail(err, "out of memory");
+    if (rc == 0)
+        rc = bars_rows(&c, s, labels, err);
     if (rc == 0)
         rc = choose_segments(&c.seg, models, s->n_models, o->level, c.rows, c.n_rows, err);
     if (rc == 0)
         rc = make_plot(o, bars_script, bars_data, &c, err);
+    td_kernel_labels_free(labels, labels ? s->n_kernels : 0);
     td_columns_free(&c.seg.cols);
     free(c.rows);
     free(models);
@@ -673,7 +683,7 @@ static int timeline_script(FILE *f, const plot_files *p, const void *ctx, td_err
     (void)err;
     const timeline_ctx *c = ctx;
     char what[256], shortened[LABEL_CHARS + 8];
-    short_name(c->t->kernel, LABEL_CHARS, shortened, sizeof shortened);
+    one_label(c->o, c->t->kernel, LABEL_CHARS, shortened, sizeof shortened);
     snprintf(what, sizeof what, "%s over its invocations", shortened);
     script_header(f, p, c->o, &c->seg, what, 1200, 620);
     size_t first = c->t->points[0].invocation, last = c->t->points[c->t->n_points - 1].invocation;
@@ -792,13 +802,11 @@ static int diff_script(FILE *f, const plot_files *p, const void *ctx, td_error *
     return 0;
 }
 
-static void diff_pair(diff_ctx *c, size_t g, const char *name, const td_diff_side *a,
+static void diff_pair(diff_ctx *c, size_t g, const char *label, const td_diff_side *a,
                       const td_kernel_summary *ka, const td_diff_side *b,
                       const td_kernel_summary *kb)
 {
-    char shortened[LABEL_CHARS + 8];
-    short_name(name, DIFF_LABEL_CHARS, shortened, sizeof shortened);
-    snprintf(c->groups[g], sizeof c->groups[g], "%s", shortened);
+    td_label_fit(label, DIFF_LABEL_CHARS, c->groups[g], sizeof c->groups[g]);
     plot_row *ra = &c->rows[2 * g], *rb = &c->rows[2 * g + 1];
     snprintf(ra->label, sizeof ra->label, "A");
     snprintf(rb->label, sizeof rb->label, "B");
@@ -808,22 +816,51 @@ static void diff_pair(diff_ctx *c, size_t g, const char *name, const td_diff_sid
     rb->b = kb ? &kb->mean : &b->s->app;
 }
 
+/* Group titles cut to fit that still collide are numbered by their
+ * kernel's place in `topdown diff` ("#3 name"). */
+static void number_groups(diff_ctx *c, const size_t *rank)
+{
+    for (size_t g = 1; g < c->n_groups; g++)
+        for (size_t h = 1; h < c->n_groups; h++) {
+            if (h == g || strcmp(c->groups[g], c->groups[h]) != 0)
+                continue;
+            char numbered[160];
+            snprintf(numbered, sizeof numbered, "#%zu %s", rank[g], c->groups[g]);
+            td_label_fit(numbered, DIFF_LABEL_CHARS + 4, c->groups[g], sizeof c->groups[g]);
+            break;
+        }
+}
+
 static int diff_rows(diff_ctx *c, const td_diff *d, td_error *err)
 {
     size_t groups = 1 + d->n_both;
     c->rows = calloc(2 * groups, sizeof *c->rows);
     c->groups = calloc(groups, sizeof *c->groups);
-    if (!c->rows || !c->groups)
-        return td_fail(err, "out of memory");
-    diff_pair(c, c->n_groups++, "application", c->a, NULL, c->b, NULL);
-    for (size_t i = 0; i < d->n_both; i++) {
+    const char **names = malloc(groups * sizeof *names);
+    size_t *rank = calloc(groups, sizeof *rank);
+    char **labels = NULL;
+    int rc = c->rows && c->groups && names && rank ? 0 : td_fail(err, "out of memory");
+    for (size_t i = 0; rc == 0 && i < d->n_both; i++)
+        names[i] = d->rows[i].kernel;
+    if (rc == 0)
+        rc = td_kernel_labels(names, d->n_both, (td_name_base)c->o->name_base, c->a->res,
+                              &labels, err);
+    if (rc == 0)
+        diff_pair(c, c->n_groups++, "application", c->a, NULL, c->b, NULL);
+    for (size_t i = 0; rc == 0 && i < d->n_both; i++) {
         if (c->o->top > 0 && (long)(c->n_groups - 1) >= c->o->top)
             break;
         if (!d->rows[i].a->has_data || !d->rows[i].b->has_data)
             continue;
-        diff_pair(c, c->n_groups++, d->rows[i].kernel, c->a, d->rows[i].a, c->b, d->rows[i].b);
+        rank[c->n_groups] = i + 1;
+        diff_pair(c, c->n_groups++, labels[i], c->a, d->rows[i].a, c->b, d->rows[i].b);
     }
-    return 0;
+    if (rc == 0)
+        number_groups(c, rank);
+    td_kernel_labels_free(labels, labels ? d->n_both : 0);
+    free(names);
+    free(rank);
+    return rc;
 }
 
 int td_plot_diff(const td_diff_side *a, const td_diff_side *b, const td_plot_options *o,

@@ -20,6 +20,8 @@ typedef struct td_plot_options {
     const char *gnuplot;    /* program run; NULL: "gnuplot" from PATH */
     int no_run;             /* write OUT.gp and OUT.dat only */
     double phase_threshold; /* timeline: phase boundaries drawn */
+    int name_base;          /* td_name_base (report/kname.h): kernel labels */
+    const td_result *res;   /* the result drawn (mangled names); may be NULL */
 } td_plot_options;
 
 void td_plot_options_init(td_plot_options *o);

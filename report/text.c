@@ -4,9 +4,11 @@
 #include <string.h>
 
 #include "columns.h"
+#include "report/kname.h"
 #include "report/select.h"
 
 #define NAME_WIDTH 52
+#define MAX_DESCRIBED 256
 
 void td_report_options_init(td_report_options *o)
 {
@@ -15,27 +17,59 @@ void td_report_options_init(td_report_options *o)
     o->max_kernels = 10;
 }
 
+/* The nodes whose description the report printed: each once. */
+typedef struct described_set {
+    const char *paths[MAX_DESCRIBED];
+    int n;
+} described_set;
+
 typedef struct tree_ctx {
     FILE *out;
     const td_model *model;
     const td_breakdown *b;
     const td_verdict *v;
     const td_report_options *o;
+    described_set *described;
 } tree_ctx;
+
+/* 1 the first time a path is asked about. */
+static int first_time(described_set *d, const char *path)
+{
+    for (int i = 0; i < d->n; i++)
+        if (strcmp(d->paths[i], path) == 0)
+            return 0;
+    if (d->n < MAX_DESCRIBED)
+        d->paths[d->n++] = path;
+    return 1;
+}
+
+/* The "Fix: ..." advice of a node's record (a stall reason: its node's). */
+static const char *node_fix(const td_model *m, int node)
+{
+    while (node >= 0 && !m->tree[node].record)
+        node = m->tree[node].parent;
+    const char *text = node >= 0 ? m->tree[node].record->long_desc : NULL;
+    return text ? strstr(text, "Fix: ") : NULL;
+}
 
 static void print_line(const tree_ctx *t, int node, int below)
 {
     const td_tree_node *n = &t->model->tree[node];
+    int bottleneck = node == t->v->bottleneck[t->o->level];
     fprintf(t->out, "  %-4s  %-*s  %% Slots %6.1f%s%s\n", n->area, NAME_WIDTH, n->path,
-            100.0 * t->b->value[node], below ? " <" : "",
-            node == t->v->bottleneck[t->o->level] ? "  <==" : "");
+            100.0 * t->b->value[node], below ? " <" : "", bottleneck ? "  <==" : "");
     if (t->o->no_desc)
         return;
-    if (n->stall_map)
-        fprintf(t->out, "        Stall reason %s (%s).\n", n->stall_map->reason,
-                n->stall_map->metric);
-    else
-        fprintf(t->out, "        %s\n", n->record->desc);
+    if (t->o->desc || (bottleneck && first_time(t->described, n->path))) {
+        if (n->stall_map)
+            fprintf(t->out, "        Stall reason %s (%s).\n", n->stall_map->reason,
+                    n->stall_map->metric);
+        else
+            fprintf(t->out, "        %s\n", n->record->desc);
+    }
+    const char *fix = bottleneck ? node_fix(t->model, node) : NULL;
+    if (fix)
+        fprintf(t->out, "        %s\n", fix);
 }
 
 /* As toplev: level 1 is the whole split and always shown; a deeper node
@@ -56,15 +90,20 @@ static void print_subtree(const tree_ctx *t, int node, int ancestor_below)
 }
 
 static void print_tree(FILE *out, const td_model *m, const td_breakdown *b,
-                       const td_verdict *v, const td_report_options *o)
+                       const td_verdict *v, const td_report_options *o, described_set *d)
 {
-    tree_ctx t = {out, m, b, v, o};
+    tree_ctx t = {out, m, b, v, o, d};
     for (int n = td_model_next_child(m, -1, -1); n >= 0; n = td_model_next_child(m, -1, n))
         print_subtree(&t, n, 0);
-    if (b->unattributed > 0.0005)
-        fprintf(out, "  %-4s  %-*s  %% Slots %6.1f\n        %s\n", "--", NAME_WIDTH,
-                "Unattributed", 100.0 * b->unattributed,
-                o->no_desc ? "" : "Stalled slots of launches that recorded no stall sample; not split.");
+    if (b->unattributed <= 0.0005)
+        return;
+    fprintf(out, "  %-4s  %-*s  %% Slots %6.1f\n", "--", NAME_WIDTH, "Unattributed",
+            100.0 * b->unattributed);
+    if (o->no_desc)
+        fputs("        \n", out);
+    else if (o->desc || first_time(d, "Unattributed"))
+        fputs("        Stalled slots of launches that recorded no stall sample; not split.\n",
+              out);
 }
 
 /* Launches measured in each counter group. */
@@ -165,13 +204,13 @@ static void print_rates(FILE *out, const td_breakdown *b, double ipc_max)
 }
 
 static void print_kernel(FILE *out, const td_result *res, const td_summary *s, size_t k,
-                         const td_report_options *o)
+                         const char *label, const td_report_options *o, described_set *d)
 {
     const td_kernel_summary *ks = &s->kernels[k];
     const td_model *m = &s->models[ks->model];
     double share = s->total_ns > 0 ? 100.0 * (ks->total_ns / s->total_ns) : 0;
     int passes = res->devices[ks->model].passes;
-    fprintf(out, "\nKernel %zu/%zu: %s\n", k + 1, s->n_kernels, ks->name);
+    fprintf(out, "\nKernel %zu/%zu: %s\n", k + 1, s->n_kernels, label);
     fprintf(out, "  %zu launch%s (%zu profiled", ks->launches, ks->launches == 1 ? "" : "es",
             ks->profiled);
     if (ks->multiplexed)
@@ -197,14 +236,26 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
                 m->arch->n_stalls);
     if (ks->mixed_arch && o->level >= 3)
         fprintf(out, "  NOTE: launches under different arch tables; only the levels they share are shown\n");
-    print_tree(out, m, &ks->mean, &ks->verdict, o);
+    print_tree(out, m, &ks->mean, &ks->verdict, o, d);
 }
 
-/* The kernels, heaviest first (those keep marks), --kernels N of them,
- * each with its rank among all. */
-static void print_kernels(FILE *out, const td_result *res, const td_summary *s,
-                          const td_report_options *o, const unsigned char *keep, size_t selected)
+/* The kernels, heaviest first, --kernels N of those -k keeps, each under its
+ * label (--kernel-name-base) and with its rank among all. */
+static int print_kernels(FILE *out, const td_result *res, const td_summary *s,
+                         const td_report_options *o, const unsigned char *keep,
+                         size_t selected, described_set *d, td_error *err)
 {
+    const char **names = malloc((s->n_kernels ? s->n_kernels : 1) * sizeof *names);
+    if (!names)
+        return td_fail(err, "out of memory");
+    for (size_t k = 0; k < s->n_kernels; k++)
+        names[k] = s->kernels[k].name;
+    char **labels = NULL;
+    int rc = td_kernel_labels(names, s->n_kernels, (td_name_base)o->name_base, res, &labels,
+                              err);
+    free(names);
+    if (rc)
+        return -1;
     if (o->kernels_shown)
         fprintf(out, "\nKernels shown: %zu of %zu (-k '%s')\n", selected, s->n_kernels,
                 o->kernels_shown);
@@ -215,7 +266,7 @@ static void print_kernels(FILE *out, const td_result *res, const td_summary *s,
         if (!keep[k])
             continue;
         if (shown < limit) {
-            print_kernel(out, res, s, k, o);
+            print_kernel(out, res, s, k, labels[k], o, d);
             shown++;
         } else {
             rest += s->kernels[k].total_ns;
@@ -226,6 +277,8 @@ static void print_kernels(FILE *out, const td_result *res, const td_summary *s,
         fprintf(out, "\n... %zu more kernel%s (%.1f%% of GPU time); --kernels 0 lists all\n",
                 rest_n, rest_n == 1 ? "" : "s",
                 s->total_ns > 0 ? 100.0 * (rest / s->total_ns) : 0.0);
+    td_kernel_labels_free(labels, s->n_kernels);
+    return 0;
 }
 
 /* keep[k]: kernel k is shown (all, or those -k names); checked before any
@@ -259,6 +312,7 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
     if (!keep)
         return -1;
     print_header(out, res, s, o);
+    described_set described = {{0}, 0};
     const td_model *m = td_summary_model(s);
     if (o->level > m->depth && m->depth < td_source_max_depth())
         fprintf(out, "NOTE: arch table %s (%s) has no level-%d nodes; its stall metrics are listed under their level-%d node\n",
@@ -270,10 +324,11 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
         if (s->covered_ns < s->total_ns * 0.999)
             fprintf(out, "(%.1f%% of GPU time has counters) ", 100.0 * (s->covered_ns / s->total_ns));
         print_rates(out, &s->app, m->arch->ipc_max);
-        print_tree(out, m, &s->app, &s->app_verdict, o);
+        print_tree(out, m, &s->app, &s->app_verdict, o, &described);
     }
-    if (!o->app_only)
-        print_kernels(out, res, s, o, keep, selected);
+    int rc = o->app_only ? 0 : print_kernels(out, res, s, o, keep, selected, &described, err);
     free(keep);
+    if (rc)
+        return -1;
     return 0;
 }

@@ -10,6 +10,8 @@ typedef struct td_report_options {
     int level;            /* 1..4 */
     int verbose;          /* show nodes below threshold, marked '<' */
     int no_desc;          /* no description lines */
+    int desc;             /* every node's description (default: the bottleneck's, once) */
+    int name_base;        /* td_name_base (report/kname.h): how kernels are named */
     long max_kernels;     /* kernels listed, heaviest first; 0: all */
     int app_only;         /* only the application tree */
     const char *source;   /* file name for the header, may be NULL */

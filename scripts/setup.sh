@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 # clang and its runtime libraries (libFuzzer, sanitizers) build the fuzz
 # targets of tests/fuzz/run.sh; everything else is built with gcc.
-packages=(cmake make gcc libc6-dev libcjson-dev gnuplot-nox clang libclang-rt-dev)
+packages=(cmake make gcc libc6-dev libcjson-dev liblzma-dev zlib1g-dev help2man gnuplot-nox clang libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -16,7 +16,7 @@ done
 if ((${#missing[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "setup: installing ${missing[*]}" >&2
+  echo "setup: installing ${missing[*]} (apt-get; this can take a few minutes)" >&2
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
@@ -29,10 +29,14 @@ if ! command -v nvcc >/dev/null 2>&1; then
   exit 1
 fi
 
-# The build log goes to a file; it is shown only when the build fails.
+# The build log goes to a file, shown only when the build fails; its
+# progress is shown as it goes (scripts/build_progress.sh).
 mkdir -p build
-if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
-       cmake --build build -j"$(nproc)"; } > build/setup.log 2>&1; then
+: > build/setup.log
+echo "setup: configuring build/ (cmake)" >&2
+if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo > build/setup.log 2>&1 &&
+       echo "setup: building with $(nproc) jobs (about a minute the first time)" >&2 &&
+       cmake --build build -j"$(nproc)" 2>&1 | bash scripts/build_progress.sh build/setup.log; }; then
   tail -n 60 build/setup.log >&2
   echo "setup: the build failed; the whole log is build/setup.log" >&2
   exit 1

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/kname.h"
 #include "report/plot.h"
 #include "report/timeline.h"
 #include "topdown/cli.h"
@@ -169,6 +170,9 @@ static int parse_count(const char *text, const char *option, long min, long max,
     char *end = NULL;
     errno = 0;
     long value = strtol(text, &end, 10);
+    if ((errno || !end || *end || end == text || value < min || value > max) && max == LONG_MAX)
+        return td_fail(err, "%s needs a whole number, %ld or more, not \"%s\"", option, min,
+                       text);
     if (errno || !end || *end || end == text || value < min || value > max)
         return td_fail(err, "%s needs an integer from %ld to %ld, not \"%s\"", option,
                        min, max, text);
@@ -287,6 +291,16 @@ static int set_graph_profiling(cli *c, const cli_option *o, const char *arg, td_
     return parse_word(arg, "--graph-profiling", views, &c->profile.graph_profiling, err);
 }
 
+static int set_name_base(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    td_name_base base;
+    if (td_name_base_parse(arg, &base, err))
+        return -1;
+    c->report.name_base = (int)base;
+    return 0;
+}
+
 static int set_no_progress(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
     (void)o, (void)arg, (void)err;
@@ -314,6 +328,12 @@ static const cli_option options[] = {
      "  -v, --verbose        also show nodes below threshold, marked '<'\n"},
     {"no-desc", 0, 0, G_REPORT, EVERYWHERE, FLAG(report.no_desc), S_REPORT,
      "      --no-desc        no description lines\n"},
+    {"desc", 0, 0, G_REPORT, EVERYWHERE, FLAG(report.desc), S_REPORT,
+     "      --desc           every node's description (default: the bottleneck's, once)\n"},
+    {"kernel-name-base", 0, 1, G_REPORT, EVERYWHERE, OWN(set_name_base), S_REPORT,
+     "      --kernel-name-base function|demangled|mangled  kernel names in the text,\n"
+     "                       plots and diff (default function: base name, no templates\n"
+     "                       or parameters; CSVs keep full names)\n"},
     {"kernels", 0, 1, G_REPORT, EVERYWHERE, COUNT(report.max_kernels, 0, LONG_MAX), S_REPORT,
      "      --kernels N      kernels listed, heaviest first (default 10, 0 = all)\n"},
     {"app-only", 0, 0, G_REPORT, EVERYWHERE, FLAG(report.app_only), S_REPORT,

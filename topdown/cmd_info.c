@@ -1,6 +1,8 @@
 /* topdown list-archs, list-nodes and describe: the arch tables and the model's nodes. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "levels/model.h"
 #include "metrics/arch.h"
@@ -54,18 +56,21 @@ int cmd_list_nodes(int argc, char **argv, td_error *err)
     }
     int max_level = c.report.level > 1 ? c.report.level : 3;
     const td_node_set *set = td_nodes_builtin();
-    printf("%-4s %-3s %-42s %-9s %s\n", "area", "lvl", "node", "threshold", "description");
+    printf("%-4s %-3s %-42s %-13s %s\n", "area", "lvl", "node", "threshold", "description");
     for (int n = 0; n < set->count; n++) {
         const td_node_info *info = &set->nodes[n];
         if (info->level > max_level)
             continue;
         char threshold[32] = "-";
         if (td_kind_is_loss(info->kind))
-            snprintf(threshold, sizeof threshold, "%s%.0f%%", info->level == 1 ? "" : "p*",
-                     100.0 * info->threshold);
-        printf("%-4s %-3d %-42s %-9s %s\n", info->area, info->level, info->path, threshold,
+            snprintf(threshold, sizeof threshold, "%.0f%% of %s", 100.0 * info->threshold,
+                     info->level == 1 ? "all" : "parent");
+        printf("%-4s %-3d %-42s %-13s %s\n", info->area, info->level, info->path, threshold,
                info->desc);
     }
+    printf("Threshold: a node counts (shown, can be the bottleneck <==) when its share of issue "
+           "slots is over that %% of all slots (\"of all\", level 1) or of its parent's share "
+           "(\"of parent\"); -v shows the others. An arch table may override them.\n");
     if (max_level >= 4)
         printf("Level 4: the stall reasons of each arch table, under their level-3 node (topdown describe NODE).\n");
     return 0;
@@ -93,6 +98,137 @@ static void print_stalls_below(const td_arch *arch, int node)
         putchar('\n');
 }
 
+/* Case-insensitive: a node's path, else its name; -1 if none. */
+static int find_node_nocase(const char *word)
+{
+    const td_node_set *set = td_nodes_builtin();
+    for (int n = 0; n < set->count; n++)
+        if (strcasecmp(set->nodes[n].path, word) == 0)
+            return n;
+    for (int n = 0; n < set->count; n++)
+        if (strcasecmp(set->nodes[n].name, word) == 0)
+            return n;
+    return -1;
+}
+
+/* Levenshtein distance, case-insensitive, of two short words. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 127 || lb > 127)
+        return (size_t)-1;
+    size_t row[128];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            int same = (a[i - 1] | 0x20) == (b[j - 1] | 0x20);
+            size_t best = diag + !same;
+            best = row[j] + 1 < best ? row[j] + 1 : best;
+            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+typedef struct suggestions {
+    const char *words[3];
+    size_t dist[3];
+} suggestions;
+
+/* Keeps the three closest words within reach of what was typed. */
+static void consider(suggestions *s, const char *typed, const char *word)
+{
+    size_t d = edit_distance(typed, word), reach = strlen(typed) / 3 + 1;
+    if (d > reach || d == 0)
+        return;
+    for (int i = 0; i < 3; i++) {
+        if (s->words[i] && strcmp(s->words[i], word) == 0)
+            return;
+        if (!s->words[i] || d < s->dist[i]) {
+            for (int j = 2; j > i; j--) {
+                s->words[j] = s->words[j - 1];
+                s->dist[j] = s->dist[j - 1];
+            }
+            s->words[i] = word;
+            s->dist[i] = d;
+            return;
+        }
+    }
+}
+
+static int unknown_word(const char *word, const td_arch_set *archs, td_error *err)
+{
+    suggestions s = {{NULL}, {0}};
+    const td_node_set *set = td_nodes_builtin();
+    for (int n = 0; n < set->count; n++) {
+        consider(&s, word, set->nodes[n].name);
+        consider(&s, word, set->nodes[n].path);
+    }
+    for (size_t a = 0; a < archs->count; a++)
+        for (size_t i = 0; i < archs->items[a].n_stalls; i++)
+            consider(&s, word, archs->items[a].stalls[i].reason);
+    if (!s.words[0])
+        return td_usage_fail(err, "unknown node or stall reason \"%s\"; `topdown list-nodes -l 4` "
+                       "lists them", word);
+    return td_usage_fail(err, "unknown node or stall reason \"%s\"; did you mean %s%s%s%s%s? "
+                   "(`topdown list-nodes -l 4` lists them)", word, s.words[0],
+                   s.words[1] ? (s.words[2] ? ", " : " or ") : "", s.words[1] ? s.words[1] : "",
+                   s.words[2] ? " or " : "", s.words[2] ? s.words[2] : "");
+}
+
+static void print_fix(const td_node_info *info)
+{
+    const char *fix = info->long_desc ? strstr(info->long_desc, "Fix: ") : NULL;
+    if (fix)
+        printf("  %s\n", fix);
+}
+
+/* A stall reason of the arch tables: its counter and node in each table. */
+static int describe_stall(const char *word, const td_arch_set *archs)
+{
+    const char *reason = NULL;
+    int node = -1;
+    for (size_t a = 0; a < archs->count; a++)
+        for (size_t i = 0; i < archs->items[a].n_stalls; i++) {
+            const td_stall_map *st = &archs->items[a].stalls[i];
+            if (strcasecmp(st->reason, word) != 0)
+                continue;
+            if (!reason) {
+                reason = st->reason;
+                node = td_node_find(st->node);
+                printf("%s (stall reason, level 4)\n", reason);
+                if (node >= 0)
+                    printf("  Warps stalled for this reason count under %s: %s\n",
+                           td_node_get(node)->path, td_node_get(node)->desc);
+                printf("  Counter, node, per arch table:\n");
+            }
+            printf("    %s: %s under %s\n", archs->items[a].name, st->metric, st->node);
+        }
+    if (reason && node >= 0)
+        print_fix(td_node_get(node));
+    return reason ? 0 : -1;
+}
+
+static void describe_node(int node, const td_arch_set *archs)
+{
+    const td_node_info *info = td_node_get(node);
+    printf("%s (level %d, area %s)\n  %s\n  %s\n", info->path, info->level, info->area,
+           info->desc, info->long_desc);
+    if (td_kind_is_loss(info->kind))
+        printf("  Threshold: %.0f%% of %s\n", 100.0 * info->threshold,
+               info->level == 1 ? "all issue slots" : "its parent");
+    if (td_kind_takes_stalls(info->kind))
+        printf("  Stall reasons under it, per arch table:\n");
+    for (size_t i = 0; i < archs->count; i++)
+        print_stalls_below(&archs->items[i], node);
+}
+
 int cmd_describe(int argc, char **argv, td_error *err)
 {
     cli c;
@@ -108,23 +244,18 @@ int cmd_describe(int argc, char **argv, td_error *err)
         return 0;
     }
     if (n_files != 1)
-        return td_usage_fail(err, "usage: topdown describe NODE (a name or path of `topdown list-nodes`)");
-    int node = td_node_find(files[0]);
-    if (node < 0)
-        return td_usage_fail(err, "unknown node \"%s\"; `topdown list-nodes` lists them", files[0]);
-    const td_node_info *info = td_node_get(node);
-    printf("%s (level %d, area %s)\n  %s\n  %s\n", info->path, info->level, info->area,
-           info->desc, info->long_desc);
-    if (td_kind_is_loss(info->kind))
-        printf("  Threshold: %.0f%% of %s\n", 100.0 * info->threshold,
-               info->level == 1 ? "all issue slots" : "its parent");
+        return td_usage_fail(err, "usage: topdown describe NODE (a name or path of `topdown "
+                             "list-nodes`, or a stall reason)");
     td_arch_set archs;
     if (td_cli_load_archs(&archs, err))
         return -1;
-    if (td_kind_takes_stalls(info->kind))
-        printf("  Stall reasons under it, per arch table:\n");
-    for (size_t i = 0; i < archs.count; i++)
-        print_stalls_below(&archs.items[i], node);
+    int node = td_node_find(files[0]);
+    if (node < 0)
+        node = find_node_nocase(files[0]);
+    if (node >= 0)
+        describe_node(node, &archs);
+    else if (describe_stall(files[0], &archs) != 0)
+        rc = unknown_word(files[0], &archs, err);
     td_arch_set_free(&archs);
-    return 0;
+    return rc;
 }

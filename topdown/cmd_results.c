@@ -108,6 +108,18 @@ static int check_kernel_regex(const char *selector, td_error *err)
                          "kernel)", selector, why);
 }
 
+void cmd_print_hint(const char *path)
+{
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return; /* the report did not get there: main says so, nothing else */
+    fprintf(stderr, "topdown: the result is %s; next:\n"
+            "  stall reasons, each node explained:  topdown report %s -l 4 --desc\n"
+            "  stacked bars per kernel:             topdown plot %s -o bars.png\n"
+            "  one CSV row per kernel:              topdown report %s -l 3 --csv kernels.csv\n"
+            "  compare with another run:            topdown diff %s OTHER.json\n",
+            path, path, path, path, path);
+}
+
 int cmd_report(int argc, char **argv, td_error *err)
 {
     cli c;
@@ -131,7 +143,13 @@ int cmd_report(int argc, char **argv, td_error *err)
     c.report.kernels_shown = c.profile.kernel_filter; /* report -k: the kernels shown */
     if (c.report.kernels_shown && (rc = check_kernel_regex(c.report.kernels_shown, err)))
         return rc;
-    return cmd_print_result_file(file, &c, err) ? -1 : 0;
+    if (cmd_print_result_file(file, &c, err))
+        return -1;
+    int to_stdout = (c.csv && strcmp(c.csv, "-") == 0) ||
+                    (c.csv_launches && strcmp(c.csv_launches, "-") == 0);
+    if (!c.json && !c.timeline && !to_stdout)
+        cmd_print_hint(file);
+    return 0;
 }
 
 /* Legacy GPUs: nvprof's CSV becomes a result file like any other. */
@@ -264,11 +282,13 @@ static void result_label(const char *path, const td_result *res, char *buf, size
              gpu ? ")" : "");
 }
 
-/* FILE.json -> FILE<suffix>, next to it. */
+/* FILE.json (or .json.xz, .json.gz) -> FILE<suffix>, next to it. */
 static void default_output(const char *file, const char *suffix, char *buf, size_t size)
 {
     size_t len = strlen(file);
-    if (len > 5 && strcmp(file + len - 5, ".json") == 0)
+    if (len > 3 && (strcmp(file + len - 3, ".xz") == 0 || strcmp(file + len - 3, ".gz") == 0))
+        len -= 3;
+    if (len > 5 && strncmp(file + len - 5, ".json", 5) == 0)
         len -= 5;
     snprintf(buf, size, "%.*s%s", (int)len, file, suffix);
 }
@@ -283,6 +303,7 @@ static int plot_one(const char *file, const cli *c, td_plot_options *o,
     char title[512];
     result_label(file, &res, title, sizeof title);
     o->title = title;
+    o->res = &res;
     int rc;
     if (c->timeline) {
         const char *name = NULL;
@@ -382,6 +403,7 @@ int cmd_plot(int argc, char **argv, td_error *err)
     o.level = c.report.level;
     o.top = c.top;
     o.phase_threshold = c.phase_threshold;
+    o.name_base = c.report.name_base;
     o.output = output;
     td_arch_set archs;
     if (td_cli_load_archs(&archs, err))
@@ -438,8 +460,8 @@ static int diff_outputs(const char *const *files, const cli *c, const td_arch_se
     if (rc == 0 && c->csv)
         rc = td_diff_csv_file(c->csv, &p.side[0], &p.side[1], c->report.level, err);
     if (rc == 0 && !(c->csv && strcmp(c->csv, "-") == 0))
-        rc = td_diff_text(stdout, &p.side[0], &p.side[1], c->report.level,
-                          c->report.max_kernels, err);
+        rc = td_diff_text_named(stdout, &p.side[0], &p.side[1], c->report.level,
+                                c->report.max_kernels, c->report.name_base, err);
     if (rc == 0) {
         fflush(stdout); /* the diff, then the verdict */
         rc = gate_report(gate, c->fail_if);

@@ -27,5 +27,7 @@ int cmd_check_outputs(const char *const *outputs, size_t n_outputs, int force,
 
 /* Loads, models and prints one result file (`report`, and after profiling). */
 int cmd_print_result_file(const char *path, const cli *c, td_error *err);
+/* After a report, on stderr: where the result is and what to do next. */
+void cmd_print_hint(const char *path);
 
 #endif

@@ -78,6 +78,8 @@ static int cmd_profile(int argc, char **argv, td_error *err)
     fprintf(stderr, "topdown: result saved to %s (%ld launches, %ld profiled, %d replay pass%s)\n",
             outcome.result_path, outcome.launches, outcome.profiled, outcome.passes,
             outcome.passes == 1 ? "" : "es");
+    if (outcome.launches > 0 && !report_failed)
+        cmd_print_hint(outcome.result_path);
     /* The app's exit code passes through; an output that failed after an
      * app that succeeded makes it 1. */
     if (outcome.nothing_measured) {

@@ -130,12 +130,44 @@ static int reserve(const char *path)
     return 0;
 }
 
-/* <app>.topdown.json, else <app>.topdown-1.json, -2, ...: never another
- * run's file. The name is reserved by creating it empty. */
-static int default_output(const char *app, char *out, size_t size, td_error *err)
+static const char *after_slash(const char *path)
 {
-    const char *base = strrchr(app, '/');
-    base = base ? base + 1 : app;
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* python, python3, python3.12, bash, sh, perl, ruby, node. */
+static int is_interpreter(const char *name)
+{
+    static const char *const names[] = {"bash", "sh", "perl", "ruby", "node", NULL};
+    for (const char *const *n = names; *n; n++)
+        if (strcmp(name, *n) == 0)
+            return 1;
+    if (strncmp(name, "python", 6) != 0)
+        return 0;
+    return strspn(name + 6, "0123456789.") == strlen(name + 6);
+}
+
+/* What a run's result is named after: the app, or the script an
+ * interpreter runs (`python train.py` -> "train"). */
+static void run_name(char *const *argv, char *out, size_t size)
+{
+    const char *base = after_slash(argv[0]);
+    size_t len = strlen(base);
+    if (is_interpreter(base) && argv[1] && argv[1][0] != '-' && is_regular(argv[1])) {
+        base = after_slash(argv[1]);
+        const char *dot = strrchr(base, '.');
+        len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    }
+    snprintf(out, size, "%.*s", (int)len, base);
+}
+
+/* <name>.topdown.json, else <name>.topdown-1.json, -2, ...: never another
+ * run's file. The name is reserved by creating it empty. */
+static int default_output(char *const *argv, char *out, size_t size, td_error *err)
+{
+    char base[256];
+    run_name(argv, base, sizeof base);
     for (int n = 0; n < 10000; n++) {
         if (n == 0)
             snprintf(out, size, "%s.topdown.json", base);
@@ -157,7 +189,7 @@ static int choose_output(const td_profile_options *opts, const char *app_path, c
 {
     *reserved = 0;
     if (!opts->output) {
-        if (default_output(opts->app_argv[0], out, size, err))
+        if (default_output(opts->app_argv, out, size, err))
             return -1;
         *reserved = 1;
         return 0;

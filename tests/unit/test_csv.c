@@ -38,13 +38,14 @@ static void check_header(const td_csv_record *h, const char *const *fixed, size_
     td_error err;
     const td_model *models[1] = {&s->models[0]};
     CHECK(td_columns_build(cols, models, 1, level, 3, &err) == 0);
-    CHECK(h->count == n_fixed + cols->count + 2);
+    CHECK(h->count == n_fixed + cols->count + 3);
     for (size_t i = 0; i < n_fixed && i < h->count; i++)
         CHECK_STR(h->fields[i], fixed[i]);
     for (size_t i = 0; i < cols->count && n_fixed + i < h->count; i++)
         CHECK_STR(h->fields[n_fixed + i], cols->items[i].path);
     CHECK(fx_field_index(h, "unattributed") == (int)(n_fixed + cols->count));
     CHECK(fx_field_index(h, "bottleneck") == (int)(n_fixed + cols->count + 1));
+    CHECK(fx_field_index(h, "kernel_function") == (int)(n_fixed + cols->count + 2));
 }
 
 /* The node, unattributed and bottleneck fields of one row against b. */
@@ -90,8 +91,8 @@ static void check_kernels_csv(FILE *f, const td_summary *s, int level)
     check_header(&r, kernel_fixed, 6, s, level, &cols);
     size_t rows = 0;
     while (td_csv_next(f, &r) == 1) {
-        CHECK(r.count == 6 + cols.count + 2);
-        if (r.count != 6 + cols.count + 2)
+        CHECK(r.count == 6 + cols.count + 3);
+        if (r.count != 6 + cols.count + 3)
             break;
         int app = rows == s->n_kernels;
         const td_kernel_summary *ks = app ? NULL : &s->kernels[rows];
@@ -136,8 +137,8 @@ static void check_launches_csv(FILE *f, const td_result *res, const td_summary *
             continue;
         profiled++;
         CHECK(td_csv_next(f, &r) == 1);
-        CHECK(r.count == 7 + cols.count + 2);
-        if (r.count != 7 + cols.count + 2)
+        CHECK(r.count == 7 + cols.count + 3);
+        if (r.count != 7 + cols.count + 3)
             break;
         CHECK_STR(r.fields[0], l->kernel);
         CHECK_NEAR(fx_number(r.fields[1]), invocation, 0);

@@ -35,14 +35,16 @@ static int lacks(const char *file, const char *needle)
 
 static void test_report_k(void)
 {
-    CHECK(run("%s report %s -k multi_tensor --no-desc --kernels 0", bin, torch) == 0);
+    /* Full names (--kernel-name-base demangled): the selection is what is tested. */
+    CHECK(run("%s report %s -k multi_tensor --no-desc --kernels 0 --kernel-name-base demangled",
+              bin, torch) == 0);
     CHECK(has("out.txt", "Kernels shown: 7 of 46 (-k 'multi_tensor')"));
     CHECK(has("out.txt", "\nKernel 4/46: void at::native::(anonymous namespace)::multi_tensor"));
     CHECK(has("out.txt", "\nKernel 11/46: "));
     CHECK(lacks("out.txt", "Kernel 1/46:") && lacks("out.txt", "Kernel 8/46:"));
     CHECK(run("%s report %s -k 'multi_tensor' --kernels 2 --no-desc", bin, torch) == 0);
     CHECK(has("out.txt", "... 5 more kernels"));
-    CHECK(run("%s report %s -k '#4' --no-desc", bin, torch) == 0);
+    CHECK(run("%s report %s -k '#4' --no-desc --kernel-name-base demangled", bin, torch) == 0);
     CHECK(has("out.txt", "Kernels shown: 1 of 46 (-k '#4')"));
     CHECK(has("out.txt", "\nKernel 4/46: void at::native::(anonymous namespace)::multi_tensor_"
               "apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<1>"));
