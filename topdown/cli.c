@@ -365,7 +365,9 @@ static const cli_option options[] = {
      PROFILING_CMDS | ON(TD_CMD_PLOT) | ON(TD_CMD_IMPORT_SPOOL) | ON(TD_CMD_IMPORT_NVPROF),
      STRING(profile.output),
      S_PROFILING,
-     "  -o, --output FILE    result file (default: APP.topdown.json, never overwritten)\n"},
+     "  -o, --output FILE    result file (default: APP.topdown.json, never overwritten);\n"
+     "                       one per process: %p the app's pid, %h the host, %q{VAR}\n"
+     "                       a variable (run.%q{OMPI_COMM_WORLD_RANK}), %i first free number\n"},
     /* every output: the result, CSVs, plots, import-spool's result */
     {"force", 'f', 0, G_OUTPUT, WRITING_COMMANDS, FLAG(profile.force), S_PROFILING,
      "  -f, --force          overwrite existing output files (result, CSV, plot); only\n"

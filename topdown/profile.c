@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -21,6 +22,7 @@
 #include "metrics/arch.h"
 #include "metrics/result.h"
 #include "metrics/spool.h"
+#include "report/outname.h"
 #include "report/output.h"
 
 #define INJECT_LIB "libtopdown_inject.so"
@@ -182,10 +184,30 @@ static int default_output(char *const *argv, char *out, size_t size, td_error *e
     return td_fail(err, "too many %s.topdown-N.json files here: remove some or use -o", base);
 }
 
-/* -o FILE: new, or with -f a regular file that is not the app itself
- * (report/output.h); never a device, FIFO or folder. */
-static int choose_output(const td_profile_options *opts, const char *app_path, char *out,
-                         size_t size, int *reserved, td_error *err)
+/* -o with %i: the first number whose name is free, reserved with O_EXCL
+ * (two runs at once never get the same one). */
+static int reserve_numbered(const td_profile_options *opts, const char *app_path, long pid,
+                            char *out, size_t size, td_error *err)
+{
+    for (long seq = 1; seq < 100000; seq++) {
+        if (td_outname_expand(opts->output, pid, seq, out, size, err))
+            return -1;
+        if (td_output_check(out, 1, &app_path, 1, err))
+            return td_fail_context(err, "-o");
+        if (reserve(out) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return td_fail(err, "cannot write %s: %s", out, strerror(errno));
+    }
+    return td_fail(err, "-o '%s': every number up to 99999 is taken: remove some results",
+                   opts->output);
+}
+
+/* -o FILE (a pattern, outname.h, expanded with the app's pid): new, or
+ * with -f a regular file that is not the app itself (report/output.h);
+ * never a device, FIFO or folder. */
+static int choose_output(const td_profile_options *opts, const char *app_path, long pid,
+                         char *out, size_t size, int *reserved, td_error *err)
 {
     *reserved = 0;
     if (!opts->output) {
@@ -194,7 +216,14 @@ static int choose_output(const td_profile_options *opts, const char *app_path, c
         *reserved = 1;
         return 0;
     }
-    snprintf(out, size, "%s", opts->output);
+    if (td_outname_has_seq(opts->output)) {
+        if (reserve_numbered(opts, app_path, pid, out, size, err))
+            return -1;
+        *reserved = 1;
+        return 0;
+    }
+    if (td_outname_expand(opts->output, pid, 0, out, size, err))
+        return -1;
     if (strcmp(out, "-") == 0)
         return td_fail(err, "-o - : the result is a file; name one (the report goes to "
                        "standard output anyway)");
@@ -265,15 +294,51 @@ typedef struct launch_plan {
     const char *archs;
 } launch_plan;
 
-/* Forks and execs; an exec failure comes back through a close-on-exec pipe
- * so it is reported as an error rather than as the app's exit code.
- * SIGINT/SIGTERM stay blocked until child_pid is known, so none is lost. */
-static pid_t start_app(const launch_plan *plan, const struct sigaction defaults[N_FORWARDED],
-                       td_error *err)
+/* The app's process between fork and exec: it waits on `go` for the
+ * spool's name, which depends on the result's name, which may hold its
+ * pid (-o run.%p.json). An exec failure comes back on `exec_err`. */
+typedef struct app_proc {
+    pid_t pid;
+    int go;       /* a socket: writing to a child that died raises no SIGPIPE */
+    int exec_err; /* close-on-exec pipe: errno of a failed exec */
+} app_proc;
+
+/* In the child: the spool's name, sent whole before `go` is closed; an
+ * empty one means topdown gave up (an output refused): exit unseen. */
+_Noreturn static void child_wait_and_exec(const launch_plan *plan, int go, int exec_err)
 {
-    int pipefd[2];
-    if (pipe2(pipefd, O_CLOEXEC) != 0)
+    char spool[PATH_MAX + 16];
+    size_t len = 0;
+    for (;;) {
+        ssize_t n = read(go, spool + len, sizeof spool - 1 - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || (len += (size_t)n) == sizeof spool - 1)
+            break;
+    }
+    if (len == 0)
+        _exit(127);
+    spool[len] = '\0';
+    set_child_env(plan->opts, plan->lib, spool, plan->archs);
+    execv(plan->app_path, plan->opts->app_argv);
+    int code = errno;
+    if (write(exec_err, &code, sizeof code) < 0)
+        _exit(127);
+    _exit(127);
+}
+
+/* Forks the app's process, held before exec until release_app.
+ * SIGINT/SIGTERM stay blocked until child_pid is known, so none is lost. */
+static int fork_app(const launch_plan *plan, const struct sigaction defaults[N_FORWARDED],
+                    app_proc *app, td_error *err)
+{
+    int go[2], exec_err[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) != 0)
+        return td_fail(err, "cannot start the app: socketpair: %s", strerror(errno));
+    if (pipe2(exec_err, O_CLOEXEC) != 0) {
+        close(go[0]), close(go[1]);
         return td_fail(err, "cannot start the app: pipe: %s", strerror(errno));
+    }
     sigset_t block, old;
     sigemptyset(&block);
     for (int i = 0; i < N_FORWARDED; i++)
@@ -281,38 +346,58 @@ static pid_t start_app(const launch_plan *plan, const struct sigaction defaults[
     sigprocmask(SIG_BLOCK, &block, &old);
     pid_t pid = fork();
     if (pid == 0) {
-        close(pipefd[0]);
+        close(go[1]), close(exec_err[0]);
         for (int i = 0; i < N_FORWARDED; i++)
             sigaction(forwarded_signals[i], &defaults[i], NULL);
         sigprocmask(SIG_SETMASK, &old, NULL);
-        set_child_env(plan->opts, plan->lib, plan->spool, plan->archs);
-        execv(plan->app_path, plan->opts->app_argv);
-        int code = errno;
-        if (write(pipefd[1], &code, sizeof code) < 0)
-            _exit(127);
-        _exit(127);
+        child_wait_and_exec(plan, go[0], exec_err[1]);
     }
     child_pid = pid > 0 ? pid : 0;
     if (pid > 0 && got_signal)
         kill(pid, got_signal); /* it came before the app existed */
     sigprocmask(SIG_SETMASK, &old, NULL);
-    close(pipefd[1]);
+    close(go[0]), close(exec_err[1]);
     if (pid < 0) {
-        close(pipefd[0]);
+        close(go[1]), close(exec_err[0]);
         return td_fail(err, "cannot start the app: fork: %s", strerror(errno));
     }
+    *app = (app_proc){pid, go[1], exec_err[0]};
+    return 0;
+}
+
+/* The held process exits without running the app. */
+static void abandon_app(app_proc *app)
+{
+    close(app->go), close(app->exec_err);
+    waitpid(app->pid, NULL, 0);
+    child_pid = 0;
+}
+
+/* Hands the held process its spool and lets it exec the app. */
+static int release_app(app_proc *app, const launch_plan *plan, td_error *err)
+{
+    size_t len = strlen(plan->spool), sent = 0;
+    while (sent < len) {
+        ssize_t n = send(app->go, plan->spool + sent, len - sent, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; /* it died (a signal): waitpid tells */
+        sent += (size_t)n;
+    }
+    close(app->go);
     int code = 0;
     ssize_t n;
     do
-        n = read(pipefd[0], &code, sizeof code);
+        n = read(app->exec_err, &code, sizeof code);
     while (n < 0 && errno == EINTR);
-    close(pipefd[0]);
+    close(app->exec_err);
     if (n == (ssize_t)sizeof code) {
-        waitpid(pid, NULL, 0);
+        waitpid(app->pid, NULL, 0);
         child_pid = 0;
         return td_fail(err, "cannot run '%s': %s", plan->app_path, strerror(code));
     }
-    return pid;
+    return 0;
 }
 
 /* While the app runs, topdown itself survives SIGINT, SIGTERM, SIGHUP and
@@ -653,31 +738,6 @@ static int check_options(const td_profile_options *opts, td_error *err)
     return 0;
 }
 
-static int run_and_collect(const launch_plan *plan, td_profile_outcome *out, td_error *err)
-{
-    struct sigaction saved[N_FORWARDED];
-    got_signal = 0;
-    catch_signals(saved);
-    pid_t pid = start_app(plan, saved, err);
-    if (pid < 0) {
-        restore_signals(saved);
-        unlink(plan->spool);
-        return -1;
-    }
-    int status = 0;
-    int progress = plan->opts->progress && isatty(STDERR_FILENO);
-    int waited = wait_app(pid, plan->spool, progress, &status);
-    child_pid = 0;
-    restore_signals(saved);
-    if (waited)
-        return td_fail(err, "lost track of the app: waitpid: %s", strerror(errno));
-    if (build_result(plan->opts, plan->spool, status, out, err))
-        return -1;
-    if (!getenv("TOPDOWN_KEEP_SPOOL"))
-        unlink(plan->spool);
-    return 0;
-}
-
 /* --arch NAME names a table of the archs folder (checked before the app
  * runs, not after). */
 static int check_arch(const td_profile_options *opts, const char *archs_dir, td_error *err)
@@ -723,37 +783,88 @@ static int create_spool(const char *result, char *spool, size_t size, td_error *
     return 0;
 }
 
+/* Before anything starts: the options, the app, the library, the tables,
+ * and that -o is a good pattern (its variables set). */
 static int prepare_run(const td_profile_options *opts, char *app, char *lib, char *archs,
-                       td_profile_outcome *out, int *reserved, td_error *err)
+                       td_error *err)
 {
+    char name[PATH_MAX];
     if (check_options(opts, err) || resolve_app(opts->app_argv[0], app, PATH_MAX, err) ||
         find_inject_lib(lib, PATH_MAX, err) || td_arch_default_dir(archs, PATH_MAX, err) ||
         check_arch(opts, archs, err) ||
-        choose_output(opts, app, out->result_path, sizeof out->result_path, reserved, err))
+        (opts->output && td_outname_expand(opts->output, 1, 1, name, sizeof name, err)))
         return -1;
-    if (check_other_outputs(opts, app, out->result_path, err)) {
-        if (*reserved)
-            unlink(out->result_path);
-        return -1;
-    }
     char archs_abs[PATH_MAX];
     if (realpath(archs, archs_abs))
         memcpy(archs, archs_abs, strlen(archs_abs) + 1);
     return 0;
 }
 
+/* Once the app's pid is known (its process held before exec): the result's
+ * name reserved, the other outputs checked, the spool created. */
+static int name_outputs(const launch_plan *plan, long pid, td_profile_outcome *out,
+                        char *spool, size_t spool_size, int *reserved, td_error *err)
+{
+    const td_profile_options *opts = plan->opts;
+    if (choose_output(opts, plan->app_path, pid, out->result_path, sizeof out->result_path,
+                      reserved, err))
+        return -1;
+    if (check_other_outputs(opts, plan->app_path, out->result_path, err) ||
+        create_spool(out->result_path, spool, spool_size, err)) {
+        if (*reserved)
+            unlink(out->result_path);
+        *reserved = 0;
+        return -1;
+    }
+    return 0;
+}
+
+static int run_and_collect(const launch_plan *plan, char *spool, size_t spool_size,
+                           td_profile_outcome *out, int *reserved, td_error *err)
+{
+    struct sigaction saved[N_FORWARDED];
+    got_signal = 0;
+    catch_signals(saved);
+    app_proc app = {0, -1, -1};
+    if (fork_app(plan, saved, &app, err)) {
+        restore_signals(saved);
+        return -1;
+    }
+    if (name_outputs(plan, (long)app.pid, out, spool, spool_size, reserved, err)) {
+        abandon_app(&app);
+        restore_signals(saved);
+        return -1;
+    }
+    if (release_app(&app, plan, err)) {
+        restore_signals(saved);
+        unlink(plan->spool);
+        return -1;
+    }
+    int status = 0;
+    int progress = plan->opts->progress && isatty(STDERR_FILENO);
+    int waited = wait_app(app.pid, plan->spool, progress, &status);
+    child_pid = 0;
+    restore_signals(saved);
+    if (waited)
+        return td_fail(err, "lost track of the app: waitpid: %s", strerror(errno));
+    if (build_result(plan->opts, plan->spool, status, out, err))
+        return -1;
+    if (!getenv("TOPDOWN_KEEP_SPOOL"))
+        unlink(plan->spool);
+    return 0;
+}
+
 int td_profile_run(const td_profile_options *opts, td_profile_outcome *out, td_error *err)
 {
     memset(out, 0, sizeof *out);
-    char app[PATH_MAX], lib[PATH_MAX], archs[PATH_MAX], spool[PATH_MAX + 16];
+    char app[PATH_MAX], lib[PATH_MAX], archs[PATH_MAX], spool[PATH_MAX + 16] = "";
     int reserved = 0;
     if (!opts->app_argv || !opts->app_argv[0])
         return td_fail(err, "no app to profile: topdown [options] [--] APP [ARGS...]");
-    if (prepare_run(opts, app, lib, archs, out, &reserved, err))
+    if (prepare_run(opts, app, lib, archs, err))
         return -1;
     launch_plan plan = {opts, app, lib, spool, archs};
-    if (create_spool(out->result_path, spool, sizeof spool, err) ||
-        run_and_collect(&plan, out, err)) {
+    if (run_and_collect(&plan, spool, sizeof spool, out, &reserved, err)) {
         if (reserved)
             unlink(out->result_path);
         return -1;

@@ -282,6 +282,82 @@ static void test_signals(void)
     td_result_free(&res);
 }
 
+/* Reads the first line of dir/name into buf ("" when it cannot). */
+static void first_line(const char *name, char *buf, size_t size)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f || !fgets(buf, (int)size, f))
+        buf[0] = '\0';
+    if (f)
+        fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* Issue 14, item 1: -o patterns name one result per process: %p the app's
+ * pid (topdown's child: the shell that runs the fake app), %h the host,
+ * %q{VAR} a variable, %i the first free number, %% a '%'. */
+static void test_output_patterns(void)
+{
+    char pid[64], name[512], host[256];
+    CHECK(run("%s -o 'pid.%%p.json' -- sh -c 'echo $$ > apppid; %s'", bin, fake_app) == 0);
+    first_line("apppid", pid, sizeof pid);
+    snprintf(name, sizeof name, "pid.%s.json", pid);
+    CHECK(pid[0] && exists(name));
+    CHECK(contains("err.txt", name));
+    CHECK(gethostname(host, sizeof host) == 0);
+    host[sizeof host - 1] = '\0';
+    CHECK(run("%s -o 'host.%%h.json' -- %s", bin, fake_app) == 0);
+    snprintf(name, sizeof name, "host.%s.json", host);
+    CHECK(exists(name));
+    CHECK(run("OMPI_COMM_WORLD_RANK=3 %s -o 'rank.%%q{OMPI_COMM_WORLD_RANK}.json' -- %s", bin,
+              fake_app) == 0);
+    CHECK(exists("rank.3.json"));
+    CHECK(run("%s -o 'pct%%%%.json' -- %s", bin, fake_app) == 0);
+    CHECK(exists("pct%.json"));
+    /* %i: the first free number; the file taken stays as it was */
+    CHECK(run("touch seq.1.json && %s -o 'seq.%%i.json' -- %s && %s -o 'seq.%%i.json' -- %s",
+              bin, fake_app, bin, fake_app) == 0);
+    td_result res;
+    CHECK(exists("seq.1.json") && load("seq.2.json", &res) == 0);
+    td_result_free(&res);
+    CHECK(load("seq.3.json", &res) == 0);
+    td_result_free(&res);
+    CHECK(!exists("seq.4.json"));
+}
+
+/* Two runs at once with the same %i pattern: two files, never one. */
+static void test_concurrent_numbered_outputs(void)
+{
+    CHECK(run("(%s -o 'conc.%%i.json' -- sh -c 'sleep 0.3; %s' > o1.txt 2>&1 & "
+              "%s -o 'conc.%%i.json' -- sh -c 'sleep 0.3; %s' > o2.txt 2>&1; wait)", bin,
+              fake_app, bin, fake_app) == 0);
+    td_result res;
+    CHECK(load("conc.1.json", &res) == 0 && res.devices[0].n_launches == 14);
+    td_result_free(&res);
+    CHECK(load("conc.2.json", &res) == 0 && res.devices[0].n_launches == 14);
+    td_result_free(&res);
+    CHECK(!exists("conc.3.json"));
+}
+
+/* A bad pattern or an unset variable: one line, before the app runs. */
+static void test_bad_output_patterns(void)
+{
+    CHECK(run("rm -f ran") == 0);
+    CHECK(run("%s -o 'bad.%%z.json' -- %s", bin, fake_app) == TD_EXIT_FAILURE);
+    CHECK(contains("err.txt", "-o 'bad.%z.json': unknown pattern %z (patterns: %p pid"));
+    CHECK(run("%s -o 'bad.%%q{RANK.json' -- %s", bin, fake_app) == TD_EXIT_FAILURE);
+    CHECK(contains("err.txt", "closing '}'"));
+    CHECK(run("%s -o 'bad.%%' -- %s", bin, fake_app) == TD_EXIT_FAILURE);
+    CHECK(contains("err.txt", "lone '%'"));
+    CHECK(run("env -u TD_UNSET_RANK %s -o 'r.%%q{TD_UNSET_RANK}.json' -- %s", bin,
+              fake_app) == TD_EXIT_FAILURE);
+    CHECK(contains("err.txt", "environment variable TD_UNSET_RANK is not set"));
+    CHECK(!exists("ran"));
+    CHECK(run("ls bad.* r.*") != 0); /* no result, no spool */
+}
+
 int main(void)
 {
     bin = getenv("TOPDOWN_BIN");
@@ -323,6 +399,9 @@ int main(void)
     test_spool_kept_when_saving_fails();
     test_more_signals();
     test_signals();
+    test_output_patterns();
+    test_concurrent_numbered_outputs();
+    test_bad_output_patterns();
     td_shell_remove_dir(dir);
     return td_check_summary();
 }
