@@ -60,6 +60,8 @@ typedef struct td_device {
     size_t n_launches;
     size_t cap_launches;
     td_names names;       /* kernel names the launches point into */
+    char *source;         /* optional: the process (rank) the section came from,
+                             set by `topdown merge`; NULL: this file's own */
 } td_device;
 
 typedef struct td_result {
