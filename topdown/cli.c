@@ -28,6 +28,9 @@ static const char commands_usage[] =
     "       topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]\n"
     "                                              compare two results node by node\n"
     "       topdown import-spool SPOOL -o OUT.json  the result of a run whose saving failed\n"
+    "       topdown merge A.json B.json ... -o ALL.json  one result of several processes (ranks)\n"
+    "       topdown imbalance ALL.json | A.json B.json ...  kernels' time and level 1 per rank\n"
+    "       topdown trace FILE -o TRACE.json       Chrome trace-event JSON (Perfetto, chrome://tracing)\n"
     "\n";
 
 /* Option groups, in the order a command's checks look at them. */
@@ -56,7 +59,8 @@ static const char *const section_headers[S_COUNT] = {
 /* The commands that model a result and print it (import-spool only writes
  * one: it takes -o, -f and -h). */
 #define MODEL_COMMANDS (ALL_COMMANDS & ~(ON(TD_CMD_IMPORT_SPOOL) | ON(TD_CMD_IMPORT_NVPROF) | \
-                                        ON(TD_CMD_DESCRIBE) | ON(TD_CMD_LIST_ARCHS)))
+                                        ON(TD_CMD_DESCRIBE) | ON(TD_CMD_LIST_ARCHS) | \
+                                        ON(TD_CMD_MERGE)))
 /* The commands that write a file. */
 #define WRITING_COMMANDS (ALL_COMMANDS & ~(ON(TD_CMD_DESCRIBE) | ON(TD_CMD_LIST_ARCHS)))
 #define NOT_ON(cmds) (MODEL_COMMANDS & ~(cmds))
@@ -144,6 +148,28 @@ static const cli_command commands[TD_CMD_COUNT] = {
     [TD_CMD_LIST_ARCHS] = {
         "list-archs", "usage: topdown list-archs\nLists the architecture tables.\n",
         "  topdown list-archs\n", {NULL}, "topdown list-archs takes no option"},
+    [TD_CMD_MERGE] = {
+        "merge", "usage: topdown merge A.json B.json ... -o ALL.json [-f]\n"
+                 "One result holding every input's device sections, each tagged with its\n"
+                 "source (the input's name); inputs of one chip must share an arch table.\n",
+        "  topdown merge run.0.json run.1.json -o all.json\n"
+        "  topdown imbalance all.json\n",
+        {NULL}, "topdown merge takes -o and -f; see topdown merge --help"},
+    [TD_CMD_IMBALANCE] = {
+        "imbalance", "usage: topdown imbalance ALL.json | A.json B.json ... [--kernels N]\n"
+                     "Per kernel (matched by name): GPU time and level-1 shares per rank (a\n"
+                     "merged result's sources, or each file), the slowest rank marked (*),\n"
+                     "kernels sorted by imbalance (max/mean GPU time).\n",
+        "  topdown imbalance run.0.json run.1.json run.2.json run.3.json\n"
+        "  topdown imbalance all.json --kernels 0\n",
+        {NULL}, "topdown imbalance takes --kernels and --arch; see topdown imbalance --help"},
+    [TD_CMD_TRACE] = {
+        "trace", "usage: topdown trace FILE -o TRACE.json [-f]\n"
+                 "The result's kernel launches as Chrome trace events (Perfetto,\n"
+                 "chrome://tracing): a track per device section and stream, kernels\n"
+                 "coloured by their level-1 bottleneck; see docs/OUTPUTS.md.\n",
+        "  topdown trace run.json -o run.trace.json\n",
+        {NULL}, "topdown trace takes -o, -f and --arch; see topdown trace --help"},
 };
 
 static const char exit_codes_help[] =
@@ -362,7 +388,8 @@ static const cli_option options[] = {
     {"times", 0, 1, G_OUTPUT, ON(TD_CMD_IMPORT_NVPROF), STRING(times), S_DIFF,
      "      --times FILE     import-nvprof: nvprof's GPU-trace CSV, for the durations\n"},
     {"output", 'o', 1, G_PROFILING,
-     PROFILING_CMDS | ON(TD_CMD_PLOT) | ON(TD_CMD_IMPORT_SPOOL) | ON(TD_CMD_IMPORT_NVPROF),
+     PROFILING_CMDS | ON(TD_CMD_PLOT) | ON(TD_CMD_IMPORT_SPOOL) | ON(TD_CMD_IMPORT_NVPROF) |
+         ON(TD_CMD_MERGE) | ON(TD_CMD_TRACE),
      STRING(profile.output),
      S_PROFILING,
      "  -o, --output FILE    result file (default: APP.topdown.json, never overwritten);\n"

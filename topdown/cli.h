@@ -23,6 +23,9 @@ typedef enum td_command {
     TD_CMD_IMPORT_NVPROF,
     TD_CMD_DESCRIBE,
     TD_CMD_LIST_ARCHS,
+    TD_CMD_MERGE,
+    TD_CMD_IMBALANCE,
+    TD_CMD_TRACE,
     TD_CMD_COUNT
 } td_command;
 

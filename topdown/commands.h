@@ -20,6 +20,11 @@ int cmd_plot(int argc, char **argv, td_error *err);
 int cmd_diff(int argc, char **argv, td_error *err);
 int cmd_import_spool(int argc, char **argv, td_error *err);
 
+/* cmd_ranks.c: several processes (ranks) and a trace */
+int cmd_merge(int argc, char **argv, td_error *err);
+int cmd_imbalance(int argc, char **argv, td_error *err);
+int cmd_trace(int argc, char **argv, td_error *err);
+
 /* Checks the outputs a command will write (NULL entries skipped) against
  * its inputs and the -f rule (report/output.h), before any work. */
 int cmd_check_outputs(const char *const *outputs, size_t n_outputs, int force,

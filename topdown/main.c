@@ -115,6 +115,12 @@ int main(int argc, char **argv)
         rc = cmd_diff(argc - 1, argv + 1, &err);
     else if (strcmp(cmd, "import-spool") == 0)
         rc = cmd_import_spool(argc - 1, argv + 1, &err);
+    else if (strcmp(cmd, "merge") == 0)
+        rc = cmd_merge(argc - 1, argv + 1, &err);
+    else if (strcmp(cmd, "imbalance") == 0)
+        rc = cmd_imbalance(argc - 1, argv + 1, &err);
+    else if (strcmp(cmd, "trace") == 0)
+        rc = cmd_trace(argc - 1, argv + 1, &err);
     else
         rc = cmd_profile(argc, argv, &err);
     if (rc < 0) {

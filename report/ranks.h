@@ -1,0 +1,37 @@
+/* Many processes (ranks) and their results: merging results into one,
+ * the imbalance of kernels across ranks, and a Chrome trace of a result's
+ * kernels (docs/OUTPUTS.md). */
+#ifndef TD_REPORT_RANKS_H
+#define TD_REPORT_RANKS_H
+
+#include <stdio.h>
+
+#include "levels/aggregate.h"
+#include "metrics/arch.h"
+#include "metrics/result.h"
+
+/* Moves the device sections of the n inputs into out, in input order; a
+ * section without a source gets labels[i] (the input's file). The header
+ * is the first input's, with a note naming the inputs. Fails, touching
+ * nothing, when two sections of one chip were measured with different
+ * arch tables. */
+int td_results_merge(td_result *inputs, const char *const *labels, size_t n, td_result *out,
+                     td_error *err);
+
+/* Per kernel (matched by demangled name), GPU time and level-1 shares per
+ * rank (a device section's source; sections without one are one rank
+ * named default_source), the slowest rank marked, kernels sorted by
+ * imbalance (max/mean GPU time over the ranks, absent = 0), at most
+ * max_kernels of them (0 = all). */
+int td_imbalance_text(FILE *out, const td_result *res, const td_arch_set *archs,
+                      const char *arch_override, const char *default_source,
+                      size_t max_kernels, td_error *err);
+
+/* Chrome trace-event JSON of the result's kernel launches (those with a
+ * start time): one complete event per launch, pid = device section, tid =
+ * stream, args = its kernel's level-1 shares and bottleneck (from s),
+ * coloured by that bottleneck; written whole or not at all. */
+int td_trace_write(const char *path, const td_result *res, const td_summary *s,
+                   td_error *err);
+
+#endif

@@ -1,0 +1,214 @@
+/* topdown trace: the Chrome trace-event format (ranks.h, docs/OUTPUTS.md),
+ * written event by event with cJSON so a million launches never sit in
+ * one JSON tree. */
+#include "report/ranks.h"
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/columns.h"
+#include "report/kname.h"
+#include "report/output.h"
+
+typedef struct timed {
+    size_t dev, index;
+    uint64_t start;
+} timed;
+
+static int by_start(const void *pa, const void *pb)
+{
+    const timed *a = pa, *b = pb;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    if (a->dev != b->dev)
+        return a->dev < b->dev ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* The launches with a start time, in start order. */
+static int launches_by_start(const td_result *res, timed **out, size_t *n, td_error *err)
+{
+    size_t total = 0;
+    for (size_t d = 0; d < res->n_devices; d++)
+        total += res->devices[d].n_launches;
+    *out = malloc((total ? total : 1) * sizeof **out);
+    *n = 0;
+    if (!*out)
+        return td_fail(err, "out of memory");
+    for (size_t d = 0; d < res->n_devices; d++)
+        for (size_t i = 0; i < res->devices[d].n_launches; i++)
+            if (res->devices[d].launches[i].start_ns)
+                (*out)[(*n)++] = (timed){d, i, res->devices[d].launches[i].start_ns};
+    qsort(*out, *n, sizeof **out, by_start);
+    return 0;
+}
+
+static const td_kernel_summary *kernel_of(const td_summary *s, const char *name)
+{
+    for (size_t k = 0; k < s->n_kernels; k++)
+        if (s->kernels[k].name == name || strcmp(s->kernels[k].name, name) == 0)
+            return &s->kernels[k];
+    return NULL;
+}
+
+/* Chrome's reserved colour names, by level-1 bottleneck. */
+static const char *colour_of(const td_kernel_summary *k)
+{
+    if (!k || !k->has_data)
+        return "grey";
+    switch (k->verdict.bottleneck[1]) {
+    case -1: /* no loss over its threshold: retiring */
+    case TD_N_RETIRE: return "good";
+    case TD_N_DIVERGENCE: return "yellow";
+    case TD_N_FRONTEND: return "rail_response";
+    default: return "terrible";
+    }
+}
+
+static cJSON *kernel_args(const td_summary *s, const td_kernel_summary *k, const td_launch *l)
+{
+    cJSON *args = cJSON_CreateObject();
+    cJSON_AddStringToObject(args, "kernel", l->kernel);
+    cJSON_AddNumberToObject(args, "launch_id", (double)l->id);
+    cJSON_AddNumberToObject(args, "duration_ns", l->duration_ns);
+    if (!k || !k->has_data) {
+        cJSON_AddStringToObject(args, "bottleneck", "no data");
+        return args;
+    }
+    const td_breakdown *b = &k->mean;
+    cJSON_AddNumberToObject(args, "Retire", 100 * b->node[TD_N_RETIRE]);
+    cJSON_AddNumberToObject(args, "Divergence", 100 * b->node[TD_N_DIVERGENCE]);
+    cJSON_AddNumberToObject(args, "Frontend", 100 * b->node[TD_N_FRONTEND]);
+    cJSON_AddNumberToObject(args, "Backend", 100 * b->node[TD_N_BACKEND]);
+    char path[TD_PATH_MAX];
+    td_bottleneck_path(&s->models[k->model], k->verdict.bottleneck[1], path, sizeof path);
+    cJSON_AddStringToObject(args, "bottleneck", path[0] ? path : "none");
+    return args;
+}
+
+static cJSON *kernel_event(const td_result *res, const td_summary *s, const timed *t,
+                           uint64_t t0)
+{
+    const td_launch *l = &res->devices[t->dev].launches[t->index];
+    const td_kernel_summary *k = kernel_of(s, l->kernel);
+    char name[256];
+    td_kernel_base_name(l->kernel, name, sizeof name);
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "name", name);
+    cJSON_AddStringToObject(e, "cat", "kernel");
+    cJSON_AddStringToObject(e, "ph", "X");
+    cJSON_AddNumberToObject(e, "ts", (double)(l->start_ns - t0) / 1e3);
+    cJSON_AddNumberToObject(e, "dur", l->duration_ns / 1e3);
+    cJSON_AddNumberToObject(e, "pid", (double)t->dev);
+    cJSON_AddNumberToObject(e, "tid", (double)l->stream);
+    cJSON_AddStringToObject(e, "cname", colour_of(k));
+    cJSON_AddItemToObject(e, "args", kernel_args(s, k, l));
+    return e;
+}
+
+static cJSON *name_event(const char *what, size_t pid, uint64_t tid, const char *name)
+{
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "name", what);
+    cJSON_AddStringToObject(e, "ph", "M");
+    cJSON_AddNumberToObject(e, "pid", (double)pid);
+    cJSON_AddNumberToObject(e, "tid", (double)tid);
+    cJSON *args = cJSON_AddObjectToObject(e, "args");
+    cJSON_AddStringToObject(args, "name", name);
+    return e;
+}
+
+/* Writes one event (and frees it); -1 when out of memory. */
+static int put(FILE *f, cJSON *e, int *first)
+{
+    char *text = e ? cJSON_PrintUnformatted(e) : NULL;
+    cJSON_Delete(e);
+    if (!text)
+        return -1;
+    fprintf(f, "%s\n%s", *first ? "" : ",", text);
+    *first = 0;
+    cJSON_free(text);
+    return 0;
+}
+
+static int stream_seen(const uint64_t *streams, size_t n, uint64_t s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (streams[i] == s)
+            return 1;
+    return 0;
+}
+
+/* A process name per device section, a thread name per stream it used. */
+static int name_tracks(FILE *f, const td_result *res, int *first)
+{
+    for (size_t d = 0; d < res->n_devices; d++) {
+        const td_device *dev = &res->devices[d];
+        char name[512];
+        snprintf(name, sizeof name, "%s%sGPU %d (%s), context %u", dev->source ? dev->source : "",
+                 dev->source ? ": " : "", dev->index, dev->name ? dev->name : "?",
+                 (unsigned)dev->context);
+        if (put(f, name_event("process_name", d, 0, name), first))
+            return -1;
+        uint64_t *streams = malloc((dev->n_launches ? dev->n_launches : 1) * sizeof *streams);
+        size_t n = 0;
+        if (!streams)
+            return -1;
+        for (size_t i = 0; i < dev->n_launches; i++) {
+            uint64_t s = dev->launches[i].stream;
+            if (!dev->launches[i].start_ns || stream_seen(streams, n, s))
+                continue;
+            streams[n++] = s;
+            snprintf(name, sizeof name, "stream %llu", (unsigned long long)s);
+            if (put(f, name_event("thread_name", d, s, name), first)) {
+                free(streams);
+                return -1;
+            }
+        }
+        free(streams);
+    }
+    return 0;
+}
+
+static int write_events(FILE *f, const td_result *res, const td_summary *s, const timed *t,
+                        size_t n)
+{
+    int first = 1;
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+    if (name_tracks(f, res, &first))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (put(f, kernel_event(res, s, &t[i], t[0].start), &first))
+            return -1;
+    fputs("\n]}\n", f);
+    return 0;
+}
+
+int td_trace_write(const char *path, const td_result *res, const td_summary *s,
+                   td_error *err)
+{
+    timed *t = NULL;
+    size_t n = 0;
+    if (launches_by_start(res, &t, &n, err))
+        return -1;
+    if (n == 0) {
+        free(t);
+        return td_fail(err, "no launch of the result has a start time (a result of kernel "
+                       "replay, or from before start times were kept): nothing to put on a "
+                       "timeline");
+    }
+    td_output o;
+    if (td_output_open(&o, path, err)) {
+        free(t);
+        return -1;
+    }
+    int rc = write_events(o.f, res, s, t, n);
+    free(t);
+    if (rc) {
+        td_output_discard(&o);
+        return td_fail(err, "out of memory writing %s", path);
+    }
+    return td_output_commit(&o, err);
+}

@@ -1,0 +1,249 @@
+/* Issue 14, items 3 and 4 (offline): topdown merge (device sections
+ * tagged with their source, carried by the result file), topdown
+ * imbalance (per kernel and rank, the slowest marked, sorted by max/mean),
+ * and topdown trace (Chrome trace events, parsed back with cJSON). */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "td_shell.h"
+#include "metrics/result.h"
+#include "topdown/cli.h"
+
+static const char *bin;
+static char dir[] = "/tmp/td_ranksXXXXXX";
+static char bench_a[4200], bench_b[4200], groups[4200];
+
+#define run(...) td_shell_run(dir, __VA_ARGS__)
+
+static int load(const char *name, td_result *res)
+{
+    return td_shell_load_result(dir, name, res);
+}
+
+/* Two td_bench recordings as two ranks: one result, each section tagged
+ * with its input, read back from the file. */
+static void test_merge(void)
+{
+    CHECK(run("%s merge %s %s -o all.json", bin, bench_a, bench_b) == 0);
+    CHECK(td_shell_file_has(dir, "err.txt", "wrote all.json (2 device sections from 2 results)"));
+    td_result res, a;
+    CHECK(load("all.json", &res) == 0);
+    CHECK(res.n_devices == 2);
+    if (res.n_devices == 2) {
+        CHECK_STR(res.devices[0].source, bench_a);
+        CHECK_STR(res.devices[1].source, bench_b);
+        CHECK_STR(res.devices[0].arch, "gh100");
+        CHECK(res.devices[0].n_launches == 30 && res.devices[1].n_launches == 50);
+    }
+    CHECK(res.note && strstr(res.note, "merged from 2 results"));
+    CHECK(td_shell_load_result("", bench_a, &a) == 0);
+    CHECK(a.n_devices == 1 && a.devices[0].source == NULL);
+    if (res.n_devices == 2 && a.n_devices == 1)
+        CHECK_STR(res.devices[0].launches[4].kernel, a.devices[0].launches[4].kernel);
+    td_result_free(&a);
+    td_result_free(&res);
+    /* a merged result merges again, keeping its sources */
+    CHECK(run("%s merge all.json %s -o all3.json", bin, groups) == 0);
+    CHECK(load("all3.json", &res) == 0);
+    CHECK(res.n_devices == 3);
+    if (res.n_devices == 3) {
+        CHECK_STR(res.devices[1].source, bench_b);
+        CHECK_STR(res.devices[2].source, groups);
+    }
+    td_result_free(&res);
+    /* the output rules: never over an input, -f to replace */
+    CHECK(run("%s merge %s %s -o all.json", bin, bench_a, bench_b) == TD_EXIT_FAILURE);
+    CHECK(td_shell_file_has(dir, "err.txt", "-f"));
+    CHECK(run("%s merge %s -o %s -f", bin, bench_a, bench_a) == TD_EXIT_FAILURE);
+    CHECK(run("%s merge %s", bin, bench_a) == TD_EXIT_USAGE);
+}
+
+/* The same chip measured with two arch tables: refused, no file. */
+static void test_merge_refuses_other_tables(void)
+{
+    td_result res;
+    td_error err;
+    char path[4300];
+    CHECK(td_shell_load_result("", bench_b, &res) == 0);
+    free(res.devices[0].arch);
+    res.devices[0].arch = td_strdup("gb100");
+    snprintf(path, sizeof path, "%s/other_table.json", dir);
+    CHECK(td_result_save(path, &res, &err) == 0);
+    td_result_free(&res);
+    CHECK(run("%s merge %s other_table.json -o mixed.json", bin, bench_a) == TD_EXIT_FAILURE);
+    CHECK(td_shell_file_has(dir, "err.txt", "the same chip (GH100) measured with different "
+                            "arch tables (gh100, gb100)"));
+    CHECK(access("mixed.json", F_OK) != 0);
+}
+
+/* The max/mean values of the "Kernel i/N:" lines, in order. */
+static size_t ratios(const char *text, double *out, size_t max)
+{
+    size_t n = 0;
+    text = strstr(text, "\nKernel 1/"); /* after the header */
+    for (const char *p = text ? strstr(text, "max/mean ") : NULL; p && n < max; p = strstr(p + 1, "max/mean "))
+        out[n++] = strtod(p + 9, NULL);
+    return n;
+}
+
+static char *read_text(const char *name)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    rewind(f);
+    char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
+    size_t n = text ? fread(text, 1, (size_t)size, f) : 0;
+    fclose(f);
+    if (text)
+        text[n] = '\0';
+    return text;
+}
+
+static void test_imbalance(void)
+{
+    CHECK(run("(%s imbalance %s %s --kernels 0 > two.txt)", bin, bench_a, bench_b) == 0);
+    CHECK(run("(%s imbalance all.json --kernels 0 > merged.txt) && cmp two.txt merged.txt",
+              bin) == 0);
+    char *text = read_text("two.txt");
+    CHECK(text && strstr(text, "Imbalance across 2 ranks"));
+    CHECK(text && strstr(text, "Kernel 10/10:"));
+    double r[16];
+    size_t n = text ? ratios(text, r, 16) : 0;
+    CHECK(n == 10);
+    for (size_t i = 1; i < n; i++)
+        CHECK(r[i] <= r[i - 1]);
+    /* 64 MB and 5 repetitions against 3: every kernel is slower in b, 5/3
+     * of the launches: max/mean a little over 1.2 */
+    CHECK(n && r[0] > 1.1 && r[0] < 1.4);
+    CHECK(text && strstr(text, "  r1   * h100_td_bench_64mb"));
+    CHECK(text && !strstr(text, "  r0   * "));
+    CHECK(text && strstr(text, "Backend.") == NULL); /* level 1 only */
+    free(text);
+    /* one rank: every kernel balanced */
+    CHECK(run("%s imbalance %s --kernels 1", bin, groups) == 0);
+    CHECK(td_shell_file_has(dir, "out.txt", "max/mean 1.00, slowest r0"));
+    CHECK(td_shell_file_has(dir, "out.txt", "(9 more kernels: --kernels 0 lists all)"));
+}
+
+static cJSON *parse_file(const char *name)
+{
+    char *text = read_text(name);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    return root;
+}
+
+static double num(const cJSON *obj, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsNumber(item) ? item->valuedouble : -1;
+}
+
+static const char *str(const cJSON *obj, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(item) ? item->valuestring : "";
+}
+
+static void check_kernel_events(const cJSON *events, const td_device *dev, size_t *n_x,
+                                size_t *n_meta)
+{
+    double last_ts = -1;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, events) {
+        if (strcmp(str(e, "ph"), "M") == 0) {
+            CHECK(*n_x == 0); /* the names first */
+            (*n_meta)++;
+            continue;
+        }
+        CHECK_STR(str(e, "ph"), "X");
+        CHECK(num(e, "ts") >= last_ts);
+        last_ts = num(e, "ts");
+        CHECK(num(e, "dur") > 0 && num(e, "tid") == 7 && num(e, "pid") >= 0);
+        CHECK(strchr(str(e, "name"), '(') == NULL && str(e, "name")[0]);
+        CHECK(str(e, "cname")[0]);
+        const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+        double sum = num(args, "Retire") + num(args, "Divergence") + num(args, "Frontend") +
+                     num(args, "Backend");
+        CHECK(sum > 99 && sum <= 100.0001);
+        CHECK(str(args, "bottleneck")[0]);
+        if (dev && *n_x == 0) { /* the first launch: ts 0, its own duration */
+            CHECK(num(e, "ts") == 0);
+            CHECK_NEAR(num(e, "dur") * 1e3, dev->launches[0].duration_ns, 1e-6);
+        }
+        (*n_x)++;
+    }
+}
+
+static void test_trace(void)
+{
+    CHECK(run("%s trace %s -o trace.json", bin, groups) == 0);
+    td_result res;
+    CHECK(td_shell_load_result("", groups, &res) == 0);
+    size_t timed = 0;
+    for (size_t i = 0; i < res.devices[0].n_launches; i++)
+        timed += res.devices[0].launches[i].start_ns != 0;
+    cJSON *root = parse_file("trace.json");
+    CHECK(root != NULL);
+    const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+    CHECK(cJSON_IsArray(events));
+    size_t n_x = 0, n_meta = 0;
+    check_kernel_events(events, &res.devices[0], &n_x, &n_meta);
+    CHECK(timed > 200 && n_x == timed);
+    CHECK(n_meta == 2); /* one process, one stream */
+    const cJSON *first = cJSON_GetArrayItem(events, 0);
+    CHECK_STR(str(first, "name"), "process_name");
+    cJSON_Delete(root);
+    td_result_free(&res);
+    /* two ranks: a process per section, named by its source */
+    CHECK(run("cp %s copy.json && %s merge %s copy.json -o two.json && %s trace two.json -o "
+              "t2.json", groups, bin, groups, bin) == 0);
+    root = parse_file("t2.json");
+    events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+    n_x = n_meta = 0;
+    check_kernel_events(events, NULL, &n_x, &n_meta);
+    CHECK(n_x == 2 * timed && n_meta == 4);
+    CHECK(strstr(str(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(events, 2), "args"),
+                     "name"), "copy.json: GPU 0"));
+    cJSON_Delete(root);
+    /* a result without start times: said, no file */
+    CHECK(run("%s trace %s -o none.json", bin, bench_a) == TD_EXIT_FAILURE);
+    CHECK(td_shell_file_has(dir, "err.txt", "no launch of the result has a start time"));
+    CHECK(access("none.json", F_OK) != 0);
+    CHECK(run("%s trace %s -o trace.json", bin, groups) == TD_EXIT_FAILURE);
+    CHECK(td_shell_file_has(dir, "err.txt", "-f"));
+}
+
+int main(void)
+{
+    bin = getenv("TOPDOWN_BIN");
+    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    if (!bin || !src || access(bin, X_OK) != 0) {
+        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_SOURCE_DIR must be set\n");
+        return 1;
+    }
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    snprintf(bench_a, sizeof bench_a, "%s/benchmarks/results/h100_td_bench.topdown.json", src);
+    snprintf(bench_b, sizeof bench_b, "%s/benchmarks/results/h100_td_bench_64mb.topdown.json",
+             src);
+    snprintf(groups, sizeof groups, "%s/tests/fixtures/h200/h200_bench_groups.topdown.json",
+             src);
+    test_merge();
+    test_merge_refuses_other_tables();
+    test_imbalance();
+    test_trace();
+    td_shell_remove_dir(dir);
+    return td_check_summary();
+}

@@ -1,0 +1,153 @@
+/* topdown merge, imbalance and trace: results of several processes
+ * (ranks) and a timeline of a result's kernels (report/ranks.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "levels/aggregate.h"
+#include "metrics/result.h"
+#include "report/output.h"
+#include "report/ranks.h"
+#include "topdown/cli.h"
+#include "topdown/commands.h"
+
+#define MAX_INPUTS 4096
+
+/* Parses a command taking files; 1 when it printed its help. */
+static int parse_files(int argc, char **argv, td_command command, cli *c, const char **files,
+                       int *n_files, td_error *err)
+{
+    int rc = td_cli_parse_with_files(argc, argv, c, files, MAX_INPUTS, n_files, err);
+    if (rc)
+        return rc;
+    if (c->help) {
+        td_cli_command_usage(stdout, command);
+        return 1;
+    }
+    return td_cli_check(c, command, err);
+}
+
+static void free_results(td_result *res, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        td_result_free(&res[i]);
+    free(res);
+}
+
+/* Loads the n files and merges them into *out. */
+static int load_merged(const char *const *files, size_t n, td_result *out, td_error *err)
+{
+    td_result *inputs = calloc(n, sizeof *inputs);
+    if (!inputs)
+        return td_fail(err, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (td_result_load(files[i], &inputs[i], err)) {
+            free_results(inputs, i);
+            return -1;
+        }
+    int rc = td_results_merge(inputs, files, n, out, err);
+    free_results(inputs, n);
+    return rc;
+}
+
+static const char **file_list(int argc)
+{
+    return calloc((size_t)argc + 1, sizeof(const char *));
+}
+
+int cmd_merge(int argc, char **argv, td_error *err)
+{
+    cli c;
+    int n = 0;
+    const char **files = file_list(argc);
+    if (!files)
+        return td_fail(err, "out of memory");
+    int rc = parse_files(argc, argv, TD_CMD_MERGE, &c, files, &n, err);
+    const char *output = c.profile.output;
+    if (rc == 0 && (n < 1 || !output))
+        rc = td_usage_fail(err, "usage: topdown merge A.json B.json ... -o ALL.json [-f]");
+    if (rc == 0 && cmd_check_outputs(&output, 1, c.profile.force, files, (size_t)n, err))
+        rc = -1;
+    td_result merged;
+    if (rc == 0 && (rc = load_merged(files, (size_t)n, &merged, err)) == 0) {
+        rc = td_result_save(output, &merged, err);
+        if (rc == 0)
+            fprintf(stderr, "topdown: wrote %s (%zu device sections from %d results); "
+                    "topdown imbalance %s compares them\n", output, merged.n_devices, n,
+                    output);
+        td_result_free(&merged);
+    }
+    free(files);
+    return rc == 1 ? 0 : rc;
+}
+
+int cmd_imbalance(int argc, char **argv, td_error *err)
+{
+    cli c;
+    int n = 0;
+    const char **files = file_list(argc);
+    if (!files)
+        return td_fail(err, "out of memory");
+    int rc = parse_files(argc, argv, TD_CMD_IMBALANCE, &c, files, &n, err);
+    if (rc == 0 && n < 1)
+        rc = td_usage_fail(err, "usage: topdown imbalance ALL.json | A.json B.json ...");
+    td_arch_set archs;
+    td_result merged;
+    if (rc == 0 && (rc = td_cli_load_archs(&archs, err)) == 0) {
+        if ((rc = load_merged(files, (size_t)n, &merged, err)) == 0) {
+            rc = td_imbalance_text(stdout, &merged, &archs, c.arch, files[0],
+                                   (size_t)c.report.max_kernels, err);
+            td_result_free(&merged);
+        }
+        td_arch_set_free(&archs);
+    }
+    free(files);
+    return rc == 1 ? 0 : rc;
+}
+
+static int trace_file(const char *file, const char *output, const char *arch, td_error *err)
+{
+    td_arch_set archs;
+    if (td_cli_load_archs(&archs, err))
+        return -1;
+    td_result res;
+    td_summary s;
+    int rc = td_result_load(file, &res, err);
+    if (rc == 0) {
+        if ((rc = td_summarize(&res, &archs, arch, &s, err)) == 0) {
+            rc = td_trace_write(output, &res, &s, err);
+            if (rc)
+                td_fail_context(err, "%s", file);
+            td_summary_free(&s);
+        }
+        td_result_free(&res);
+    }
+    td_arch_set_free(&archs);
+    return rc;
+}
+
+int cmd_trace(int argc, char **argv, td_error *err)
+{
+    cli c;
+    const char *files[1] = {NULL};
+    int n = 0;
+    int rc = td_cli_parse_with_files(argc, argv, &c, files, 1, &n, err);
+    if (rc)
+        return rc;
+    if (c.help) {
+        td_cli_command_usage(stdout, TD_CMD_TRACE);
+        return 0;
+    }
+    if ((rc = td_cli_check(&c, TD_CMD_TRACE, err)))
+        return rc;
+    const char *output = c.profile.output;
+    if (!files[0] || !output)
+        return td_usage_fail(err, "usage: topdown trace FILE -o TRACE.json [-f]");
+    if (cmd_check_outputs(&output, 1, c.profile.force, files, 1, err))
+        return -1;
+    if (trace_file(files[0], output, c.arch, err))
+        return -1;
+    fprintf(stderr, "topdown: wrote %s; open it in https://ui.perfetto.dev or "
+            "chrome://tracing\n", output);
+    return 0;
+}
