@@ -6,7 +6,7 @@ _topdown_command() {
     local i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            report|plot|diff|list-archs|list-nodes|describe|import-nvprof|import-spool)
+            report|plot|diff|list-archs|list-nodes|describe|import-nvprof|import-spool|merge|imbalance|trace)
                 printf '%s' "${COMP_WORDS[i]}"; return ;;
             --) printf 'app'; return ;;
             -*) ;;
@@ -55,7 +55,7 @@ _topdown() {
         return
     fi
     if [[ -z $cmd ]]; then
-        COMPREPLY=($(compgen -W "report plot diff list-archs list-nodes describe import-nvprof import-spool" -- "$cur"))
+        COMPREPLY=($(compgen -W "report plot diff list-archs list-nodes describe import-nvprof import-spool merge imbalance trace" -- "$cur"))
         COMPREPLY+=($(compgen -c -- "$cur"))
     elif [[ $cmd == describe ]]; then
         COMPREPLY=($(compgen -W "$(_topdown_nodes "$bin")" -- "$cur"))
