@@ -60,9 +60,11 @@ static const char *const section_headers[S_COUNT] = {
  * one: it takes -o, -f and -h). */
 #define MODEL_COMMANDS (ALL_COMMANDS & ~(ON(TD_CMD_IMPORT_SPOOL) | ON(TD_CMD_IMPORT_NVPROF) | \
                                         ON(TD_CMD_DESCRIBE) | ON(TD_CMD_LIST_ARCHS) | \
-                                        ON(TD_CMD_MERGE)))
+                                        ON(TD_CMD_MERGE) | ON(TD_CMD_IMBALANCE) | \
+                                        ON(TD_CMD_TRACE)))
 /* The commands that write a file. */
-#define WRITING_COMMANDS (ALL_COMMANDS & ~(ON(TD_CMD_DESCRIBE) | ON(TD_CMD_LIST_ARCHS)))
+#define WRITING_COMMANDS (ALL_COMMANDS & ~(ON(TD_CMD_DESCRIBE) | ON(TD_CMD_LIST_ARCHS) | \
+                                          ON(TD_CMD_IMBALANCE)))
 #define NOT_ON(cmds) (MODEL_COMMANDS & ~(cmds))
 
 typedef struct cli_option cli_option;
@@ -360,11 +362,13 @@ static const cli_option options[] = {
      "      --kernel-name-base function|demangled|mangled  kernel names in the text,\n"
      "                       plots and diff (default function: base name, no templates\n"
      "                       or parameters; CSVs keep full names)\n"},
-    {"kernels", 0, 1, G_REPORT, EVERYWHERE, COUNT(report.max_kernels, 0, LONG_MAX), S_REPORT,
+    {"kernels", 0, 1, G_REPORT, EVERYWHERE | ON(TD_CMD_IMBALANCE), COUNT(report.max_kernels, 0, LONG_MAX), S_REPORT,
      "      --kernels N      kernels listed, heaviest first (default 10, 0 = all)\n"},
     {"app-only", 0, 0, G_REPORT, EVERYWHERE, FLAG(report.app_only), S_REPORT,
      "      --app-only       only the application tree\n"},
-    {"arch", 0, 1, G_REPORT, NOT_ON(ON(TD_CMD_DIFF)) | ON(TD_CMD_IMPORT_NVPROF), OWN(set_arch),
+    {"arch", 0, 1, G_REPORT,
+     NOT_ON(ON(TD_CMD_DIFF)) | ON(TD_CMD_IMPORT_NVPROF) | ON(TD_CMD_IMBALANCE) | ON(TD_CMD_TRACE),
+     OWN(set_arch),
      S_REPORT,
      "      --arch NAME      arch table to use instead of the detected/recorded one\n"},
     {"csv", 0, 1, G_OUTPUT, NOT_ON(ON(TD_CMD_PLOT)), STRING(csv), S_REPORT,

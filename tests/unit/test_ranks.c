@@ -60,6 +60,8 @@ static void test_merge(void)
     CHECK(td_shell_file_has(dir, "err.txt", "-f"));
     CHECK(run("%s merge %s -o %s -f", bin, bench_a, bench_a) == TD_EXIT_FAILURE);
     CHECK(run("%s merge %s", bin, bench_a) == TD_EXIT_USAGE);
+    CHECK(run("%s merge %s -o m.json -l 2", bin, bench_a) == TD_EXIT_USAGE);
+    CHECK(td_shell_file_has(dir, "err.txt", "topdown merge takes -o and -f"));
 }
 
 /* The same chip measured with two arch tables: refused, no file. */
@@ -219,6 +221,10 @@ static void test_trace(void)
     CHECK(run("%s trace %s -o none.json", bin, bench_a) == TD_EXIT_FAILURE);
     CHECK(td_shell_file_has(dir, "err.txt", "no launch of the result has a start time"));
     CHECK(access("none.json", F_OK) != 0);
+    CHECK(run("%s trace %s -o t3.json --csv k.csv", bin, groups) == TD_EXIT_USAGE);
+    CHECK(td_shell_file_has(dir, "err.txt", "topdown trace takes -o, -f and --arch"));
+    CHECK(run("%s imbalance %s --json", bin, groups) == TD_EXIT_USAGE);
+    CHECK(td_shell_file_has(dir, "err.txt", "topdown imbalance takes --kernels and --arch"));
     CHECK(run("%s trace %s -o trace.json", bin, groups) == TD_EXIT_FAILURE);
     CHECK(td_shell_file_has(dir, "err.txt", "-f"));
 }
