@@ -7,10 +7,11 @@
 
 #include "metrics/xorshift.h"
 
-static void welford(double *mean, double *m2, double x, double w, double total)
+/* share: w / (sum of weights so far, w included). */
+static void welford(double *mean, double *m2, double x, double w, double share)
 {
     double delta = x - *mean;
-    *mean += w / total * delta;
+    *mean += share * delta;
     *m2 += w * delta * (x - *mean);
 }
 
@@ -20,9 +21,10 @@ void td_spread_add(td_spread_acc *a, const td_breakdown *x, double w)
         return;
     a->w += w;
     a->w2 += w * w;
+    double share = w / a->w;
     for (int n = 0; n < TD_TREE_MAX; n++)
-        welford(&a->mean[n], &a->m2[n], x->value[n], w, a->w);
-    welford(&a->unattributed_mean, &a->unattributed_m2, x->unattributed, w, a->w);
+        welford(&a->mean[n], &a->m2[n], x->value[n], w, share);
+    welford(&a->unattributed_mean, &a->unattributed_m2, x->unattributed, w, share);
 }
 
 static double standard_error(double m2, double w, double n_eff)
