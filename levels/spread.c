@@ -112,6 +112,16 @@ static void resample(const td_combine *single, const group_key *keys, size_t n,
     }
 }
 
+/* Whether every value of a tree is a finite number (a resample that
+ * draws huge counters several times may overflow where the kernel did not). */
+static int all_finite(const td_breakdown *x)
+{
+    for (int n = 0; n < TD_TREE_MAX; n++)
+        if (!isfinite(x->value[n]))
+            return 0;
+    return isfinite(x->unattributed);
+}
+
 typedef struct boot_ctx {
     const td_boot_set *set;
     const td_model *models;
@@ -132,7 +142,7 @@ static void boot_resamples(const boot_ctx *c, const td_combine *single, const gr
         td_error why;
         if (sample->launches == 0 ||
             td_combine_model(sample, &c->models[k], &c->bindings[k], &c->devices[k], &x,
-                             &missing, &why) != 0 || !x.has_slots)
+                             &missing, &why) != 0 || !x.has_slots || !all_finite(&x))
             continue;
         td_spread_add(acc, &x, 1.0);
     }
