@@ -1,6 +1,7 @@
 #include "levels/aggregate.h"
 
 #include "combine.h"
+#include "spread.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -92,16 +93,40 @@ static int init_models(td_summary *s, const td_result *res, const td_arch_set *a
     return 0;
 }
 
+/* What td_summarize gathers per kernel (by index before sorting). */
+typedef struct kernel_work {
+    double *weights;       /* sum of the mean's weights */
+    td_combine **acc;      /* a kernel's combination of counter groups */
+    td_spread_acc **spread; /* its full-set launches' deviations */
+    td_boot_set *boot;     /* its combination's last launches, for the bootstrap */
+} kernel_work;
+
 /* Replay-free launches of kernel k, combined (levels/combine.h). */
-static int add_to_combination(td_summary *s, td_combine **acc, int k, size_t d,
+static int add_to_combination(td_summary *s, kernel_work *w, int k, size_t d,
                               const td_device *dev, const td_launch *l, td_error *err)
 {
     td_kernel_summary *ks = &s->kernels[k];
     if (s->models[ks->model].arch != s->models[d].arch)
         return 0; /* another table: its counters mean other things */
-    if (!acc[k] && !(acc[k] = calloc(1, sizeof *acc[k])))
+    if (!w->acc[k] && !(w->acc[k] = calloc(1, sizeof *w->acc[k])))
         return td_fail(err, "out of memory");
-    td_combine_add(acc[k], &s->models[d], &s->bindings[d], dev, l);
+    td_combine_add(w->acc[k], &s->models[d], &s->bindings[d], dev, l);
+    return td_boot_set_add(&w->boot[k], l, d, err);
+}
+
+/* A full-set launch's model, into its kernel's mean and spread. */
+static int add_full_launch(td_kernel_summary *ks, kernel_work *w, int k, const td_breakdown *b,
+                           const td_launch *l, td_error *err)
+{
+    /* Weight by duration; launches of no recorded duration count 1 ns
+     * so a kernel is never left without a mean. */
+    double weight = l->duration_ns > 0 ? l->duration_ns : 1.0;
+    td_breakdown_accumulate(&ks->mean, b, weight);
+    w->weights[k] += weight;
+    ks->has_data = 1;
+    if (!w->spread[k] && !(w->spread[k] = calloc(1, sizeof *w->spread[k])))
+        return td_fail(err, "out of memory");
+    td_spread_add(w->spread[k], b, weight);
     return 0;
 }
 
@@ -135,6 +160,7 @@ static void inherit_graph_trees(td_summary *s, double *weights)
             if (!whole->graph_whole || whole->graph != ks->graph || !whole->has_data)
                 continue;
             ks->mean = whole->mean; /* final: a combination (weight 1) */
+            ks->spread = whole->spread;
             ks->has_data = 1;
             ks->graph_level = 1;
             weights[k] = 1.0;
@@ -144,7 +170,7 @@ static void inherit_graph_trees(td_summary *s, double *weights)
 }
 
 static int add_launches(td_summary *s, name_index *idx, const td_result *res,
-                        double *weights, td_combine **acc, td_error *err)
+                        kernel_work *w, td_error *err)
 {
     for (size_t d = 0; d < res->n_devices; d++) {
         const td_device *dev = &res->devices[d];
@@ -168,7 +194,7 @@ static int add_launches(td_summary *s, name_index *idx, const td_result *res,
                 ks->group_launches++;
                 s->profiled++;
                 s->group_launches++;
-                if (add_to_combination(s, acc, k, d, dev, l, err))
+                if (add_to_combination(s, w, k, d, dev, l, err))
                     return -1;
                 continue;
             }
@@ -177,14 +203,8 @@ static int add_launches(td_summary *s, name_index *idx, const td_result *res,
                 return -1;
             ks->profiled++;
             s->profiled++;
-            if (!b.has_slots)
-                continue;
-            /* Weight by duration; launches of no recorded duration count 1 ns
-             * so a kernel is never left without a mean. */
-            double w = l->duration_ns > 0 ? l->duration_ns : 1.0;
-            td_breakdown_accumulate(&ks->mean, &b, w);
-            weights[k] += w;
-            ks->has_data = 1;
+            if (b.has_slots && add_full_launch(ks, w, k, &b, l, err))
+                return -1;
         }
     }
     return 0;
@@ -193,7 +213,7 @@ static int add_launches(td_summary *s, name_index *idx, const td_result *res,
 /* Launches that measured the full set count in their kernel's combination
  * too, when the kernel has one (a replayed first launch, say). */
 static int add_full_launches(td_summary *s, name_index *idx, const td_result *res,
-                             td_combine **acc, td_error *err)
+                             kernel_work *w, td_error *err)
 {
     for (size_t d = 0; d < res->n_devices; d++) {
         const td_device *dev = &res->devices[d];
@@ -204,17 +224,20 @@ static int add_full_launches(td_summary *s, name_index *idx, const td_result *re
             int k = find_or_add_kernel(s, idx, l->kernel, (int)d, err);
             if (k < 0)
                 return -1;
-            if (acc[k] && add_to_combination(s, acc, k, d, dev, l, err))
+            if (w->acc[k] && add_to_combination(s, w, k, d, dev, l, err))
                 return -1;
         }
     }
     return 0;
 }
 
-/* A kernel with replay-free launches gets the model of its combination. */
-static void finish_combinations(td_summary *s, const td_result *res, td_combine **acc,
-                                double *weights)
+/* A kernel with replay-free launches gets the model of its combination,
+ * and the bootstrap's spread. */
+static int finish_combinations(td_summary *s, const td_result *res, kernel_work *w,
+                               td_error *err)
 {
+    td_combine **acc = w->acc;
+    double *weights = w->weights;
     for (size_t k = 0; k < s->n_kernels; k++) {
         if (!acc[k])
             continue;
@@ -240,6 +263,20 @@ static void finish_combinations(td_summary *s, const td_result *res, td_combine 
         ks->mean = b;
         ks->has_data = 1;
         weights[k] = 1.0;
+        if (td_spread_bootstrap(&w->boot[k], s->models, s->bindings, res->devices,
+                                (size_t)d, &ks->spread, err))
+            return -1;
+    }
+    return 0;
+}
+
+/* Kernels of full-set launches only: the standard error of their mean. */
+static void finish_standard_errors(td_summary *s, const kernel_work *w)
+{
+    for (size_t k = 0; k < s->n_kernels; k++) {
+        td_kernel_summary *ks = &s->kernels[k];
+        if (ks->has_data && !ks->multiplexed && w->spread[k])
+            td_spread_standard_error(w->spread[k], &ks->spread);
     }
 }
 
@@ -270,23 +307,51 @@ static void finish_means(td_summary *s, const double *weights)
         td_breakdown_scale(&ks->mean, 1.0 / weights[k]);
         /* Stall i means a different reason under each table, and a legacy
          * table has no level 3: keep only what every table of the mix shares. */
-        if (ks->mixed_arch)
+        ks->spread.n_stalls = ks->mean.n_stalls;
+        ks->spread.has_slots = ks->mean.has_slots;
+        if (ks->mixed_arch) {
             td_breakdown_keep_shared(&s->models[ks->model], &ks->mean, min_model_depth(s));
+            td_breakdown_keep_shared(&s->models[ks->model], &ks->spread, min_model_depth(s));
+        }
         /* Unprofiled launches count with the kernel's mean (section 6). */
         double w = ks->total_ns > 0 ? ks->total_ns : weights[k];
         td_breakdown_accumulate(&s->app, &ks->mean, w);
+        td_spread_accumulate_sq(&s->app_spread, &ks->spread, w);
         s->covered_ns += w;
         s->app_has_data = 1;
     }
-    if (s->app_has_data)
+    if (s->app_has_data) {
         td_breakdown_scale(&s->app, 1.0 / s->covered_ns);
-    if (s->mixed_arch)
+        td_breakdown_scale(&s->app_spread, 1.0 / (s->covered_ns * s->covered_ns));
+        td_spread_sqrt(&s->app_spread);
+        s->app_spread.n_stalls = s->app.n_stalls;
+        s->app_spread.has_slots = s->app.has_slots;
+    }
+    if (s->mixed_arch) {
         td_breakdown_keep_shared(td_summary_model(s), &s->app, min_model_depth(s));
+        td_breakdown_keep_shared(td_summary_model(s), &s->app_spread, min_model_depth(s));
+    }
     td_model_judge(td_summary_model(s), &s->app, &s->app_verdict);
     for (size_t k = 0; k < s->n_kernels; k++)
         td_model_judge(&s->models[s->kernels[k].model], &s->kernels[k].mean,
                        &s->kernels[k].verdict);
     qsort(s->kernels, s->n_kernels, sizeof *s->kernels, by_time_desc);
+}
+
+static void kernel_work_free(kernel_work *w, size_t n_kernels)
+{
+    for (size_t k = 0; k < n_kernels; k++) {
+        if (w->acc)
+            free(w->acc[k]);
+        if (w->spread)
+            free(w->spread[k]);
+        if (w->boot)
+            td_boot_set_free(&w->boot[k]);
+    }
+    free(w->acc);
+    free(w->spread);
+    free(w->boot);
+    free(w->weights);
 }
 
 int td_summarize(const td_result *res, const td_arch_set *archs,
@@ -303,8 +368,7 @@ int td_summarize_nodes(const td_result *res, const td_arch_set *archs,
     if (res->n_devices == 0)
         return td_fail(err, "the result holds no device section: the app launched no kernel on a GPU");
     name_index idx = {0};
-    double *weights = NULL;
-    td_combine **acc = NULL;
+    kernel_work w = {0};
     size_t total_launches = 0;
     for (size_t d = 0; d < res->n_devices; d++)
         total_launches += res->devices[d].n_launches;
@@ -312,23 +376,24 @@ int td_summarize_nodes(const td_result *res, const td_arch_set *archs,
         return td_fail(err, "the result holds no kernel launch: the app launched no kernel (or the filters matched none)");
     int rc = init_models(out, res, archs, arch_override, nodes, err);
     if (rc == 0) {
-        weights = calloc(total_launches, sizeof *weights);
-        acc = calloc(total_launches, sizeof *acc);
-        rc = weights && acc ? add_launches(out, &idx, res, weights, acc, err)
-                            : td_fail(err, "out of memory");
+        w.weights = calloc(total_launches, sizeof *w.weights);
+        w.acc = calloc(total_launches, sizeof *w.acc);
+        w.spread = calloc(total_launches, sizeof *w.spread);
+        w.boot = calloc(total_launches, sizeof *w.boot);
+        rc = w.weights && w.acc && w.spread && w.boot ? add_launches(out, &idx, res, &w, err)
+                                                      : td_fail(err, "out of memory");
     }
     if (rc == 0 && out->group_launches)
-        rc = add_full_launches(out, &idx, res, acc, err);
+        rc = add_full_launches(out, &idx, res, &w, err);
     if (rc == 0 && out->group_launches)
-        finish_combinations(out, res, acc, weights);
+        rc = finish_combinations(out, res, &w, err);
     if (rc == 0)
-        inherit_graph_trees(out, weights);
+        finish_standard_errors(out, &w);
     if (rc == 0)
-        finish_means(out, weights);
-    for (size_t k = 0; acc && k < out->n_kernels; k++)
-        free(acc[k]);
-    free(acc);
-    free(weights);
+        inherit_graph_trees(out, w.weights);
+    if (rc == 0)
+        finish_means(out, w.weights);
+    kernel_work_free(&w, out->n_kernels);
     free(idx.slots);
     if (rc)
         td_summary_free(out);

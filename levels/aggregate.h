@@ -10,6 +10,9 @@ typedef struct td_kernel_summary {
     size_t profiled;       /* launches with counters */
     double total_ns;       /* all launches */
     td_breakdown mean;     /* duration-weighted over profiled launches */
+    td_breakdown spread;   /* each node's spread (levels/spread.h): standard
+                              error over launches, or the bootstrap's standard
+                              deviation of a combination; 0 from one launch */
     td_verdict verdict;    /* its bottleneck and nodes over threshold */
     int has_data;          /* some profiled launch had active cycles */
     int model;             /* index into td_summary.models of its first device */
@@ -29,6 +32,7 @@ typedef struct td_summary {
     td_kernel_summary *kernels; /* heaviest (total time) first */
     size_t n_kernels;
     td_breakdown app;      /* weighted by each kernel's total time */
+    td_breakdown app_spread; /* the kernels' spreads weighted by time shares */
     td_verdict app_verdict;
     int app_has_data;
     double total_ns;       /* all launches */

@@ -18,19 +18,39 @@ static void write_names(FILE *out, const char *const *names, size_t n)
     }
 }
 
+/* The header; with_spread appends a "<node>_spread" column per node. */
 static void write_header(FILE *out, const char *const *fixed, size_t n_fixed,
-                         const td_columns *cols)
+                         const td_columns *cols, int with_spread)
 {
     write_names(out, fixed, n_fixed);
     for (size_t i = 0; i < cols->count; i++) {
         fputc(',', out);
         td_csv_field(out, cols->items[i].path);
     }
-    fputs(",unattributed,bottleneck,kernel_function\n", out);
+    fputs(",unattributed,bottleneck,kernel_function", out);
+    for (size_t i = 0; with_spread && i < cols->count; i++) {
+        char name[TD_PATH_MAX + 16];
+        snprintf(name, sizeof name, "%s_spread", cols->items[i].path);
+        fputc(',', out);
+        td_csv_field(out, name);
+    }
+    fputc('\n', out);
+}
+
+/* Each node's spread (levels/spread.h), after the tree: kernel rows end. */
+static void write_spread(FILE *out, const td_columns *cols, const td_model *m,
+                         const td_breakdown *spread, int has_data)
+{
+    for (size_t i = 0; i < cols->count; i++) {
+        fputc(',', out);
+        if (has_data)
+            td_csv_number(out, 100.0 * td_column_value(&cols->items[i], m, spread),
+                          PCT_DECIMALS);
+    }
 }
 
 /* Node columns, unattributed, bottleneck and the kernel's base function
- * name (empty for the application): the end of every row. */
+ * name (empty for the application); a kernel row goes on with spreads. */
 static void write_tree(FILE *out, const td_columns *cols, const td_model *m,
                        const td_breakdown *b, const td_verdict *v, int has_data, int level,
                        const char *kernel)
@@ -53,7 +73,6 @@ static void write_tree(FILE *out, const td_columns *cols, const td_model *m,
         td_kernel_base_name(kernel, base, sizeof base);
         td_csv_field(out, base);
     }
-    fputc('\n', out);
 }
 
 static int summary_columns(const td_summary *s, int level, td_columns *cols, td_error *err)
@@ -84,6 +103,8 @@ static void write_kernel_row(FILE *out, const td_summary *s, const td_columns *c
     if (ks->has_data)
         td_csv_number(out, ks->mean.ipc, PCT_DECIMALS);
     write_tree(out, cols, m, &ks->mean, &ks->verdict, ks->has_data, level, ks->name);
+    write_spread(out, cols, m, &ks->spread, ks->has_data);
+    fputc('\n', out);
 }
 
 static void write_app_row(FILE *out, const td_summary *s, const td_columns *cols, int level)
@@ -96,6 +117,8 @@ static void write_app_row(FILE *out, const td_summary *s, const td_columns *cols
         td_csv_number(out, s->app.ipc, PCT_DECIMALS);
     write_tree(out, cols, td_summary_model(s), &s->app, &s->app_verdict, s->app_has_data, level,
                NULL);
+    write_spread(out, cols, td_summary_model(s), &s->app_spread, s->app_has_data);
+    fputc('\n', out);
 }
 
 int td_csv_kernels(FILE *out, const td_summary *s, int level, td_error *err)
@@ -108,7 +131,7 @@ int td_csv_kernels(FILE *out, const td_summary *s, int level, td_error *err)
         td_columns_free(&cols);
         return -1;
     }
-    write_header(out, kernel_fixed, sizeof kernel_fixed / sizeof *kernel_fixed, &cols);
+    write_header(out, kernel_fixed, sizeof kernel_fixed / sizeof *kernel_fixed, &cols, 1);
     for (size_t k = 0; k < s->n_kernels; k++)
         write_kernel_row(out, s, &cols, &s->kernels[k], level);
     write_app_row(out, s, &cols, level);
@@ -147,6 +170,7 @@ static int write_launch_row(FILE *out, const td_result *res, const td_summary *s
     if (b.has_slots)
         td_csv_number(out, b.ipc, PCT_DECIMALS);
     write_tree(out, cols, m, &b, &v, b.has_slots, level, l->kernel);
+    fputc('\n', out);
     return 0;
 }
 
@@ -164,7 +188,7 @@ int td_csv_launches(FILE *out, const td_result *res, const td_summary *s, int le
         td_columns_free(&cols);
         return -1;
     }
-    write_header(out, launch_fixed, sizeof launch_fixed / sizeof *launch_fixed, &cols);
+    write_header(out, launch_fixed, sizeof launch_fixed / sizeof *launch_fixed, &cols, 0);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
         if (res->devices[refs[i].dev].launches[refs[i].index].profiled)

@@ -15,6 +15,7 @@ typedef struct json_view {
     int has_data;
     const td_model *model;
     const td_breakdown *b;
+    const td_breakdown *spread; /* each node's spread (levels/spread.h) */
     const td_verdict *v;
 } json_view;
 
@@ -29,6 +30,7 @@ static int add_node(cJSON *nodes, const json_view *view, int node, int level)
              cJSON_AddNumberToObject(item, "level", t->level) &&
              cJSON_AddStringToObject(item, "kind", td_kind_name(t->kind)) &&
              cJSON_AddNumberToObject(item, "pct_slots", 100.0 * view->b->value[node]) &&
+             cJSON_AddNumberToObject(item, "spread", 100.0 * view->spread->value[node]) &&
              cJSON_AddBoolToObject(item, "over_threshold", view->v->over[node]) &&
              cJSON_AddBoolToObject(item, "bottleneck", view->v->bottleneck[level] == node);
     return ok ? 0 : -1;
@@ -93,7 +95,7 @@ static cJSON *view_object(const json_view *view, int level)
 static json_view app_view(const td_summary *s)
 {
     json_view v = {TD_APP_ROW, s->launches, s->profiled, s->total_ns, 100.0, s->app_has_data,
-                   td_summary_model(s), &s->app, &s->app_verdict};
+                   td_summary_model(s), &s->app, &s->app_spread, &s->app_verdict};
     return v;
 }
 
@@ -101,7 +103,7 @@ static json_view kernel_view(const td_summary *s, const td_kernel_summary *ks)
 {
     json_view v = {ks->name, ks->launches, ks->profiled, ks->total_ns,
                    s->total_ns > 0 ? 100.0 * ks->total_ns / s->total_ns : 0, ks->has_data,
-                   &s->models[ks->model], &ks->mean, &ks->verdict};
+                   &s->models[ks->model], &ks->mean, &ks->spread, &ks->verdict};
     return v;
 }
 

@@ -6,6 +6,7 @@
 #include "columns.h"
 #include "report/kname.h"
 #include "report/select.h"
+#include "spread.h"
 
 #define NAME_WIDTH 52
 #define MAX_DESCRIBED 256
@@ -15,6 +16,7 @@ void td_report_options_init(td_report_options *o)
     memset(o, 0, sizeof *o);
     o->level = 1;
     o->max_kernels = 10;
+    o->spread_threshold = TD_SPREAD_THRESHOLD_DEFAULT;
 }
 
 /* The nodes whose description the report printed: each once. */
@@ -27,6 +29,7 @@ typedef struct tree_ctx {
     FILE *out;
     const td_model *model;
     const td_breakdown *b;
+    const td_breakdown *spread;
     const td_verdict *v;
     const td_report_options *o;
     described_set *described;
@@ -52,12 +55,34 @@ static const char *node_fix(const td_model *m, int node)
     return text ? strstr(text, "Fix: ") : NULL;
 }
 
+/* " +-1.1" where the node's spread exceeds the threshold (0: always). */
+static void print_spread(const tree_ctx *t, int node)
+{
+    double points = 100.0 * t->spread->value[node];
+    if (t->o->spread_threshold <= 0 || points > t->o->spread_threshold)
+        fprintf(t->out, " +-%.1f", points);
+}
+
+/* The bottleneck marker, and its runner-up when their ranges overlap. */
+static void print_marker(const tree_ctx *t, int node)
+{
+    fputs("  <==", t->out);
+    int rival = td_spread_rival(t->model, t->b, t->spread, t->v, node);
+    if (rival >= 0)
+        fprintf(t->out, " (within spread of %s)", t->model->tree[rival].path);
+}
+
 static void print_line(const tree_ctx *t, int node, int below)
 {
     const td_tree_node *n = &t->model->tree[node];
     int bottleneck = node == t->v->bottleneck[t->o->level];
-    fprintf(t->out, "  %-4s  %-*s  %% Slots %6.1f%s%s\n", n->area, NAME_WIDTH, n->path,
-            100.0 * t->b->value[node], below ? " <" : "", bottleneck ? "  <==" : "");
+    fprintf(t->out, "  %-4s  %-*s  %% Slots %6.1f", n->area, NAME_WIDTH, n->path,
+            100.0 * t->b->value[node]);
+    print_spread(t, node);
+    fputs(below ? " <" : "", t->out);
+    if (bottleneck)
+        print_marker(t, node);
+    fputc('\n', t->out);
     if (t->o->no_desc)
         return;
     if (t->o->desc || (bottleneck && first_time(t->described, n->path))) {
@@ -90,9 +115,10 @@ static void print_subtree(const tree_ctx *t, int node, int ancestor_below)
 }
 
 static void print_tree(FILE *out, const td_model *m, const td_breakdown *b,
-                       const td_verdict *v, const td_report_options *o, described_set *d)
+                       const td_breakdown *spread, const td_verdict *v,
+                       const td_report_options *o, described_set *d)
 {
-    tree_ctx t = {out, m, b, v, o, d};
+    tree_ctx t = {out, m, b, spread, v, o, d};
     for (int n = td_model_next_child(m, -1, -1); n >= 0; n = td_model_next_child(m, -1, n))
         print_subtree(&t, n, 0);
     if (b->unattributed <= 0.0005)
@@ -236,7 +262,7 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
                 m->arch->n_stalls);
     if (ks->mixed_arch && o->level >= 3)
         fprintf(out, "  NOTE: launches under different arch tables; only the levels they share are shown\n");
-    print_tree(out, m, &ks->mean, &ks->verdict, o, d);
+    print_tree(out, m, &ks->mean, &ks->spread, &ks->verdict, o, d);
 }
 
 /* The kernels, heaviest first, --kernels N of those -k keeps, each under its
@@ -324,7 +350,7 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
         if (s->covered_ns < s->total_ns * 0.999)
             fprintf(out, "(%.1f%% of GPU time has counters) ", 100.0 * (s->covered_ns / s->total_ns));
         print_rates(out, &s->app, m->arch->ipc_max);
-        print_tree(out, m, &s->app, &s->app_verdict, o, &described);
+        print_tree(out, m, &s->app, &s->app_spread, &s->app_verdict, o, &described);
     }
     int rc = o->app_only ? 0 : print_kernels(out, res, s, o, keep, selected, &described, err);
     free(keep);

@@ -6,6 +6,9 @@
 
 #include "levels/aggregate.h"
 
+/* Spreads over this many points of issue slots are printed ("+-1.1"). */
+#define TD_SPREAD_THRESHOLD_DEFAULT 0.5
+
 typedef struct td_report_options {
     int level;            /* 1..4 */
     int verbose;          /* show nodes below threshold, marked '<' */
@@ -16,6 +19,7 @@ typedef struct td_report_options {
     int app_only;         /* only the application tree */
     const char *source;   /* file name for the header, may be NULL */
     const char *kernels_shown; /* report -k: "#N" or an ERE on the name; NULL: all */
+    double spread_threshold; /* points; a node's spread shows above it (0: always) */
 } td_report_options;
 
 void td_report_options_init(td_report_options *o);

@@ -299,6 +299,12 @@ static int set_phase_threshold(cli *c, const cli_option *o, const char *arg, td_
     return parse_points(arg, "--phase-threshold", &c->phase_threshold, err);
 }
 
+static int set_spread_threshold(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    return parse_points(arg, "--spread-threshold", &c->report.spread_threshold, err);
+}
+
 static int set_replay_mode(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
     (void)o;
@@ -366,6 +372,9 @@ static const cli_option options[] = {
      "      --kernels N      kernels listed, heaviest first (default 10, 0 = all)\n"},
     {"app-only", 0, 0, G_REPORT, EVERYWHERE, FLAG(report.app_only), S_REPORT,
      "      --app-only       only the application tree\n"},
+    {"spread-threshold", 0, 1, G_REPORT, EVERYWHERE, OWN(set_spread_threshold), S_REPORT,
+     "      --spread-threshold POINTS  show a node's spread over launches (+-P) above\n"
+     "                       this many points (default 0.5, 0 = always)\n"},
     {"arch", 0, 1, G_REPORT,
      NOT_ON(ON(TD_CMD_DIFF)) | ON(TD_CMD_IMPORT_NVPROF) | ON(TD_CMD_IMBALANCE) | ON(TD_CMD_TRACE),
      OWN(set_arch),

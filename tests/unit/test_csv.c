@@ -31,14 +31,21 @@ static const char *const kernel_fixed[] = {
     "kernel", "launches", "profiled_launches", "total_ns", "gpu_time_pct", "ipc"};
 
 /* Header: the fixed columns, the node columns in tree order, then the
- * trailing two; returns the columns the level should have. */
+ * trailing three, then (kernel CSV) "<node>_spread" per node column;
+ * returns the columns the level should have. */
 static void check_header(const td_csv_record *h, const char *const *fixed, size_t n_fixed,
-                         const td_summary *s, int level, td_columns *cols)
+                         const td_summary *s, int level, td_columns *cols, int spread)
 {
     td_error err;
     const td_model *models[1] = {&s->models[0]};
     CHECK(td_columns_build(cols, models, 1, level, 3, &err) == 0);
-    CHECK(h->count == n_fixed + cols->count + 3);
+    CHECK(h->count == n_fixed + cols->count * (spread ? 2 : 1) + 3);
+    for (size_t i = 0; spread && i < cols->count && n_fixed + cols->count + 3 + i < h->count;
+         i++) {
+        char name[TD_PATH_MAX + 16];
+        snprintf(name, sizeof name, "%s_spread", cols->items[i].path);
+        CHECK_STR(h->fields[n_fixed + cols->count + 3 + i], name);
+    }
     for (size_t i = 0; i < n_fixed && i < h->count; i++)
         CHECK_STR(h->fields[i], fixed[i]);
     for (size_t i = 0; i < cols->count && n_fixed + i < h->count; i++)
@@ -76,6 +83,20 @@ static void check_tree(const td_csv_record *r, size_t first, const td_columns *c
     }
 }
 
+/* The spread fields of a kernel row against the summary's. */
+static void check_spread(const td_csv_record *r, size_t first, const td_columns *cols,
+                         const td_model *m, const td_breakdown *spread, int has_data)
+{
+    for (size_t i = 0; i < cols->count; i++) {
+        double got = fx_number(r->fields[first + i]);
+        double want = has_data ? 100.0 * td_column_value(&cols->items[i], m, spread) : NAN;
+        if (isnan(want))
+            CHECK(isnan(got));
+        else
+            CHECK(got >= 0 && fabs(got - want) <= 1e-4);
+    }
+}
+
 static FILE *reopen(FILE *f)
 {
     fflush(f);
@@ -88,11 +109,11 @@ static void check_kernels_csv(FILE *f, const td_summary *s, int level)
     td_csv_record r = {0};
     td_columns cols;
     CHECK(td_csv_next(reopen(f), &r) == 1);
-    check_header(&r, kernel_fixed, 6, s, level, &cols);
+    check_header(&r, kernel_fixed, 6, s, level, &cols, 1);
     size_t rows = 0;
     while (td_csv_next(f, &r) == 1) {
-        CHECK(r.count == 6 + cols.count + 3);
-        if (r.count != 6 + cols.count + 3)
+        CHECK(r.count == 6 + 2 * cols.count + 3);
+        if (r.count != 6 + 2 * cols.count + 3)
             break;
         int app = rows == s->n_kernels;
         const td_kernel_summary *ks = app ? NULL : &s->kernels[rows];
@@ -108,6 +129,8 @@ static void check_kernels_csv(FILE *f, const td_summary *s, int level)
         else
             CHECK(isnan(fx_number(r.fields[5])));
         check_tree(&r, 6, &cols, td_summary_model(s), b, has_data, level);
+        check_spread(&r, 6 + cols.count + 3, &cols, td_summary_model(s),
+                     app ? &s->app_spread : &ks->spread, has_data);
         rows++;
     }
     CHECK(rows == s->n_kernels + 1);
@@ -124,7 +147,7 @@ static void check_launches_csv(FILE *f, const td_result *res, const td_summary *
     td_columns cols;
     td_error err;
     CHECK(td_csv_next(reopen(f), &r) == 1);
-    check_header(&r, launch_fixed, 7, s, level, &cols);
+    check_header(&r, launch_fixed, 7, s, level, &cols, 0);
     /* Expected: the profiled launches in order; invocations count all. */
     const td_device *dev = &res->devices[0];
     size_t row = 0, profiled = 0;

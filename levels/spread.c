@@ -1,0 +1,220 @@
+#include "spread.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics/xorshift.h"
+
+/* share: w / (sum of weights so far, w included). */
+static void welford(double *mean, double *m2, double x, double w, double share)
+{
+    double delta = x - *mean;
+    *mean += share * delta;
+    *m2 += w * delta * (x - *mean);
+}
+
+void td_spread_add(td_spread_acc *a, const td_breakdown *x, double w)
+{
+    if (!(w > 0))
+        return;
+    a->w += w;
+    a->w2 += w * w;
+    double share = w / a->w;
+    for (int n = 0; n < TD_TREE_MAX; n++)
+        welford(&a->mean[n], &a->m2[n], x->value[n], w, share);
+    welford(&a->unattributed_mean, &a->unattributed_m2, x->unattributed, w, share);
+}
+
+static double standard_error(double m2, double w, double n_eff)
+{
+    double var = m2 / w;
+    return var > 0 ? sqrt(var / (n_eff - 1.0)) : 0.0;
+}
+
+void td_spread_standard_error(const td_spread_acc *a, td_breakdown *out)
+{
+    memset(out, 0, sizeof *out);
+    double n_eff = a->w2 > 0 ? a->w * a->w / a->w2 : 0;
+    if (!(n_eff > 1.0 + 1e-9))
+        return;
+    for (int n = 0; n < TD_TREE_MAX; n++)
+        out->value[n] = standard_error(a->m2[n], a->w, n_eff);
+    out->unattributed = standard_error(a->unattributed_m2, a->w, n_eff);
+}
+
+int td_boot_set_add(td_boot_set *set, const td_launch *l, size_t dev, td_error *err)
+{
+    if (set->n == set->cap && set->cap < TD_BOOTSTRAP_MAX_LAUNCHES) {
+        size_t cap = set->cap ? set->cap * 2 : 16;
+        if (cap > TD_BOOTSTRAP_MAX_LAUNCHES)
+            cap = TD_BOOTSTRAP_MAX_LAUNCHES;
+        td_boot_launch *bigger = realloc(set->items, cap * sizeof *bigger);
+        if (!bigger)
+            return td_fail(err, "out of memory");
+        set->items = bigger;
+        set->cap = cap;
+    }
+    td_boot_launch item = {l, dev};
+    if (set->n < set->cap) {
+        set->items[set->n++] = item;
+    } else { /* full: replace the oldest */
+        set->items[set->next] = item;
+        set->next = (set->next + 1) % set->cap;
+    }
+    set->total++;
+    return 0;
+}
+
+void td_boot_set_free(td_boot_set *set)
+{
+    if (set)
+        free(set->items);
+}
+
+/* Launch indices ordered by counter group, then by position. */
+typedef struct group_key {
+    int group;
+    size_t index;
+} group_key;
+
+static int by_group(const void *a, const void *b)
+{
+    const group_key *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void combine_merge(td_combine *acc, const td_combine *x)
+{
+    for (size_t i = 0; i < TD_COUNTER_COUNT + TD_MAX_STALLS; i++) {
+        acc->num[i] += x->num[i];
+        acc->den[i] += x->den[i];
+    }
+    acc->cycles += x->cycles;
+    acc->launches += x->launches;
+}
+
+/* One resample: each group's launches drawn with replacement from it. */
+static void resample(const td_combine *single, const group_key *keys, size_t n,
+                     uint32_t *rng, td_combine *out)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t a = 0; a < n;) {
+        size_t b = a;
+        while (b < n && keys[b].group == keys[a].group)
+            b++;
+        for (size_t j = a; j < b; j++)
+            combine_merge(out, &single[keys[a + td_xorshift32(rng) % (b - a)].index]);
+        a = b;
+    }
+}
+
+/* Whether every value of a tree is a finite number (a resample that
+ * draws huge counters several times may overflow where the kernel did not). */
+static int all_finite(const td_breakdown *x)
+{
+    for (int n = 0; n < TD_TREE_MAX; n++)
+        if (!isfinite(x->value[n]))
+            return 0;
+    return isfinite(x->unattributed);
+}
+
+typedef struct boot_ctx {
+    const td_boot_set *set;
+    const td_model *models;
+    const td_binding *bindings;
+    const td_device *devices;
+    size_t kdev;
+} boot_ctx;
+
+static void boot_resamples(const boot_ctx *c, const td_combine *single, const group_key *keys,
+                           td_combine *sample, td_spread_acc *acc)
+{
+    uint32_t rng = TD_BOOTSTRAP_SEED;
+    size_t k = c->kdev;
+    for (int r = 0; r < TD_BOOTSTRAP_RESAMPLES; r++) {
+        resample(single, keys, c->set->n, &rng, sample);
+        td_breakdown x;
+        size_t missing;
+        td_error why;
+        if (sample->launches == 0 ||
+            td_combine_model(sample, &c->models[k], &c->bindings[k], &c->devices[k], &x,
+                             &missing, &why) != 0 || !x.has_slots || !all_finite(&x))
+            continue;
+        td_spread_add(acc, &x, 1.0);
+    }
+}
+
+static void boot_finish(const td_spread_acc *acc, double scale, td_breakdown *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!(acc->w > 1.5))
+        return;
+    for (int n = 0; n < TD_TREE_MAX; n++)
+        out->value[n] = scale * sqrt(acc->m2[n] > 0 ? acc->m2[n] / (acc->w - 1.0) : 0.0);
+    out->unattributed =
+        scale * sqrt(acc->unattributed_m2 > 0 ? acc->unattributed_m2 / (acc->w - 1.0) : 0.0);
+}
+
+int td_spread_bootstrap(const td_boot_set *set, const td_model *models,
+                        const td_binding *bindings, const td_device *devices, size_t kdev,
+                        td_breakdown *out, td_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (set->n < 2)
+        return 0;
+    td_combine *single = calloc(set->n + 1, sizeof *single);
+    group_key *keys = calloc(set->n, sizeof *keys);
+    td_spread_acc *acc = calloc(1, sizeof *acc);
+    if (!single || !keys || !acc) {
+        free(single), free(keys), free(acc);
+        return td_fail(err, "out of memory");
+    }
+    for (size_t i = 0; i < set->n; i++) {
+        const td_boot_launch *b = &set->items[i];
+        td_combine_add(&single[i], &models[b->dev], &bindings[b->dev], &devices[b->dev],
+                       b->launch);
+        keys[i].group = b->launch->group;
+        keys[i].index = i;
+    }
+    qsort(keys, set->n, sizeof *keys, by_group);
+    boot_ctx c = {set, models, bindings, devices, kdev};
+    boot_resamples(&c, single, keys, &single[set->n], acc);
+    boot_finish(acc, sqrt((double)set->n / (double)set->total), out);
+    free(single), free(keys), free(acc);
+    return 0;
+}
+
+void td_spread_accumulate_sq(td_breakdown *acc, const td_breakdown *x, double w)
+{
+    for (int n = 0; n < TD_TREE_MAX; n++)
+        acc->value[n] += w * w * x->value[n] * x->value[n];
+    acc->unattributed += w * w * x->unattributed * x->unattributed;
+}
+
+void td_spread_sqrt(td_breakdown *acc)
+{
+    for (int n = 0; n < TD_TREE_MAX; n++)
+        acc->value[n] = sqrt(acc->value[n]);
+    acc->unattributed = sqrt(acc->unattributed);
+}
+
+int td_spread_rival(const td_model *m, const td_breakdown *b, const td_breakdown *spread,
+                    const td_verdict *v, int node)
+{
+    if (node < 0)
+        return -1;
+    int rival = -1;
+    for (int n = td_model_next_child(m, m->tree[node].parent, -1); n >= 0;
+         n = td_model_next_child(m, m->tree[node].parent, n))
+        if (n != node && v->over[n] && (rival < 0 || b->value[n] > b->value[rival]))
+            rival = n;
+    if (rival < 0)
+        return -1;
+    double gap = b->value[node] - b->value[rival];
+    double reach = spread->value[node] + spread->value[rival];
+    return reach > 0 && gap <= reach ? rival : -1;
+}
