@@ -614,6 +614,19 @@ int td_cli_load_archs(td_arch_set *archs, td_error *err)
     return 0;
 }
 
+int td_cli_parse_command(int argc, char **argv, td_command command, cli *c,
+                         const char **files, int max_files, int *n_files, td_error *err)
+{
+    int rc = td_cli_parse_with_files(argc, argv, c, files, max_files, n_files, err);
+    if (rc)
+        return rc;
+    if (c->help) {
+        td_cli_command_usage(stdout, command);
+        return 1;
+    }
+    return td_cli_check(c, command, err);
+}
+
 int td_cli_parse_with_files(int argc, char **argv, cli *c, const char **files, int max_files,
                             int *n_files, td_error *err)
 {

@@ -77,6 +77,12 @@ int td_cli_parse_options(int argc, char **argv, cli *c, td_error *err);
 int td_cli_parse_with_files(int argc, char **argv, cli *c, const char **files, int max_files,
                             int *n_files, td_error *err);
 
+/* A command's arguments: its options (checked against the command) and up
+ * to max_files file names. 1 when --help was asked for and printed (the
+ * command then returns 0), else 0 or TD_USAGE_ERROR. */
+int td_cli_parse_command(int argc, char **argv, td_command command, cli *c,
+                         const char **files, int max_files, int *n_files, td_error *err);
+
 /* Fails (TD_USAGE_ERROR) with the command's message when an option it does
  * not take was given. */
 int td_cli_check(const cli *c, td_command command, td_error *err);

@@ -14,15 +14,9 @@ int cmd_list_archs(int argc, char **argv, td_error *err)
     cli c;
     const char *files[1];
     int n_files = 0;
-    int rc = td_cli_parse_with_files(argc, argv, &c, files, 0, &n_files, err);
-    if (rc == 0 && !c.help)
-        rc = td_cli_check(&c, TD_CMD_LIST_ARCHS, err);
+    int rc = td_cli_parse_command(argc, argv, TD_CMD_LIST_ARCHS, &c, files, 0, &n_files, err);
     if (rc)
-        return rc;
-    if (c.help) {
-        td_cli_command_usage(stdout, TD_CMD_LIST_ARCHS);
-        return 0;
-    }
+        return rc == 1 ? 0 : rc;
     td_arch_set archs;
     if (td_cli_load_archs(&archs, err))
         return -1;
@@ -234,15 +228,9 @@ int cmd_describe(int argc, char **argv, td_error *err)
     cli c;
     const char *files[1] = {NULL};
     int n_files = 0;
-    int rc = td_cli_parse_with_files(argc, argv, &c, files, 1, &n_files, err);
-    if (rc == 0 && !c.help)
-        rc = td_cli_check(&c, TD_CMD_DESCRIBE, err);
+    int rc = td_cli_parse_command(argc, argv, TD_CMD_DESCRIBE, &c, files, 1, &n_files, err);
     if (rc)
-        return rc;
-    if (c.help) {
-        td_cli_command_usage(stdout, TD_CMD_DESCRIBE);
-        return 0;
-    }
+        return rc == 1 ? 0 : rc;
     if (n_files != 1)
         return td_usage_fail(err, "usage: topdown describe NODE (a name or path of `topdown "
                              "list-nodes`, or a stall reason)");

@@ -13,20 +13,6 @@
 
 #define MAX_INPUTS 4096
 
-/* Parses a command taking files; 1 when it printed its help. */
-static int parse_files(int argc, char **argv, td_command command, cli *c, const char **files,
-                       int *n_files, td_error *err)
-{
-    int rc = td_cli_parse_with_files(argc, argv, c, files, MAX_INPUTS, n_files, err);
-    if (rc)
-        return rc;
-    if (c->help) {
-        td_cli_command_usage(stdout, command);
-        return 1;
-    }
-    return td_cli_check(c, command, err);
-}
-
 static void free_results(td_result *res, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -62,7 +48,7 @@ int cmd_merge(int argc, char **argv, td_error *err)
     const char **files = file_list(argc);
     if (!files)
         return td_fail(err, "out of memory");
-    int rc = parse_files(argc, argv, TD_CMD_MERGE, &c, files, &n, err);
+    int rc = td_cli_parse_command(argc, argv, TD_CMD_MERGE, &c, files, MAX_INPUTS, &n, err);
     const char *output = c.profile.output;
     if (rc == 0 && (n < 1 || !output))
         rc = td_usage_fail(err, "usage: topdown merge A.json B.json ... -o ALL.json [-f]");
@@ -88,7 +74,7 @@ int cmd_imbalance(int argc, char **argv, td_error *err)
     const char **files = file_list(argc);
     if (!files)
         return td_fail(err, "out of memory");
-    int rc = parse_files(argc, argv, TD_CMD_IMBALANCE, &c, files, &n, err);
+    int rc = td_cli_parse_command(argc, argv, TD_CMD_IMBALANCE, &c, files, MAX_INPUTS, &n, err);
     if (rc == 0 && n < 1)
         rc = td_usage_fail(err, "usage: topdown imbalance ALL.json | A.json B.json ...");
     td_arch_set archs;
@@ -131,15 +117,9 @@ int cmd_trace(int argc, char **argv, td_error *err)
     cli c;
     const char *files[1] = {NULL};
     int n = 0;
-    int rc = td_cli_parse_with_files(argc, argv, &c, files, 1, &n, err);
+    int rc = td_cli_parse_command(argc, argv, TD_CMD_TRACE, &c, files, 1, &n, err);
     if (rc)
-        return rc;
-    if (c.help) {
-        td_cli_command_usage(stdout, TD_CMD_TRACE);
-        return 0;
-    }
-    if ((rc = td_cli_check(&c, TD_CMD_TRACE, err)))
-        return rc;
+        return rc == 1 ? 0 : rc;
     const char *output = c.profile.output;
     if (!files[0] || !output)
         return td_usage_fail(err, "usage: topdown trace FILE -o TRACE.json [-f]");

@@ -125,16 +125,10 @@ int cmd_report(int argc, char **argv, td_error *err)
     cli c;
     const char *files[1] = {NULL};
     int n_files = 0;
-    int rc = td_cli_parse_with_files(argc, argv, &c, files, 1, &n_files, err);
+    int rc = td_cli_parse_command(argc, argv, TD_CMD_REPORT, &c, files, 1, &n_files, err);
     if (rc)
-        return rc;
+        return rc == 1 ? 0 : rc;
     const char *file = files[0];
-    if (c.help) {
-        td_cli_command_usage(stdout, TD_CMD_REPORT);
-        return 0;
-    }
-    if ((rc = td_cli_check(&c, TD_CMD_REPORT, err)))
-        return rc;
     if (!file)
         return td_usage_fail(err, "topdown report needs a result file: topdown report FILE [-l N]");
     const char *outputs[] = {c.csv, c.csv_launches};
@@ -158,15 +152,9 @@ int cmd_import_nvprof(int argc, char **argv, td_error *err)
     cli c;
     const char *files[1] = {NULL};
     int n_files = 0;
-    int rc = td_cli_parse_with_files(argc, argv, &c, files, 1, &n_files, err);
+    int rc = td_cli_parse_command(argc, argv, TD_CMD_IMPORT_NVPROF, &c, files, 1, &n_files, err);
     if (rc)
-        return rc;
-    if (c.help) {
-        td_cli_command_usage(stdout, TD_CMD_IMPORT_NVPROF);
-        return 0;
-    }
-    if ((rc = td_cli_check(&c, TD_CMD_IMPORT_NVPROF, err)))
-        return rc;
+        return rc == 1 ? 0 : rc;
     const char *metrics = files[0], *times = c.times, *arch_name = c.arch;
     const char *output = c.profile.output;
     int force = c.profile.force;
@@ -228,15 +216,9 @@ int cmd_import_spool(int argc, char **argv, td_error *err)
     cli c;
     const char *files[1] = {NULL};
     int n_files = 0;
-    int rc = td_cli_parse_with_files(argc, argv, &c, files, 1, &n_files, err);
+    int rc = td_cli_parse_command(argc, argv, TD_CMD_IMPORT_SPOOL, &c, files, 1, &n_files, err);
     if (rc)
-        return rc;
-    if (c.help) {
-        td_cli_command_usage(stdout, TD_CMD_IMPORT_SPOOL);
-        return 0;
-    }
-    if ((rc = td_cli_check(&c, TD_CMD_IMPORT_SPOOL, err)))
-        return rc;
+        return rc == 1 ? 0 : rc;
     const char *spool = files[0], *output = c.profile.output;
     int force = c.profile.force;
     if (!spool || !output)
@@ -371,15 +353,9 @@ int cmd_plot(int argc, char **argv, td_error *err)
     cli c;
     const char *files[2] = {NULL, NULL};
     int n_files = 0;
-    int rc = td_cli_parse_with_files(argc, argv, &c, files, 2, &n_files, err);
+    int rc = td_cli_parse_command(argc, argv, TD_CMD_PLOT, &c, files, 2, &n_files, err);
     if (rc)
-        return rc;
-    if (c.help) {
-        td_cli_command_usage(stdout, TD_CMD_PLOT);
-        return 0;
-    }
-    if ((rc = td_cli_check(&c, TD_CMD_PLOT, err)))
-        return rc;
+        return rc == 1 ? 0 : rc;
     int want = c.plot_diff ? 2 : 1;
     if (n_files != want)
         return td_usage_fail(err, "%s", c.plot_diff ? "usage: topdown plot --diff A.json B.json [-l N] [-o OUT.png]"
@@ -475,15 +451,9 @@ int cmd_diff(int argc, char **argv, td_error *err)
     cli c;
     const char *files[2] = {NULL, NULL};
     int n_files = 0;
-    int rc = td_cli_parse_with_files(argc, argv, &c, files, 2, &n_files, err);
+    int rc = td_cli_parse_command(argc, argv, TD_CMD_DIFF, &c, files, 2, &n_files, err);
     if (rc)
-        return rc;
-    if (c.help) {
-        td_cli_command_usage(stdout, TD_CMD_DIFF);
-        return 0;
-    }
-    if ((rc = td_cli_check(&c, TD_CMD_DIFF, err)))
-        return rc;
+        return rc == 1 ? 0 : rc;
     if (n_files != 2)
         return td_usage_fail(err, "usage: topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N] [--fail-if RULES]");
     if (cmd_check_outputs(&c.csv, 1, c.profile.force, files, 2, err))
