@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* A table with the counters of MODEL.md section 2 and four stall reasons. */
@@ -78,6 +79,38 @@ static inline void td_test_cleanup(const char *dir)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", dir);
+}
+
+/* topdown (TOPDOWN_BIN) run with a shell-quoted string of fixed test
+ * words, from the current folder, its exit status and what it printed
+ * (kept in dir/out and dir/err). */
+typedef struct td_run_output {
+    int status;
+    char out[1 << 17];
+    char err[8192];
+} td_run_output;
+
+static inline void td_test_slurp(const char *path, char *buf, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+    buf[n] = '\0';
+    if (f)
+        fclose(f);
+}
+
+static inline void td_test_run_topdown(const char *dir, const char *args, td_run_output *r)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s >'%s/out' 2>'%s/err'", getenv("TOPDOWN_BIN"), args,
+             dir, dir);
+    int status = system(cmd);
+    r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+    char path[256];
+    snprintf(path, sizeof path, "%s/out", dir);
+    td_test_slurp(path, r->out, sizeof r->out);
+    snprintf(path, sizeof path, "%s/err", dir);
+    td_test_slurp(path, r->err, sizeof r->err);
 }
 
 #endif

@@ -10,34 +10,11 @@
 
 static char dir[64];
 
-typedef struct run_output {
-    int status;
-    char out[65536];
-    char err[4096];
-} run_output;
+typedef td_run_output run_output;
 
-static void slurp(const char *path, char *buf, size_t size)
-{
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, size - 1, f) : 0;
-    buf[n] = '\0';
-    if (f)
-        fclose(f);
-}
-
-/* Runs topdown with args (a shell-quoted string of fixed test words). */
 static void run(const char *args, run_output *r)
 {
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s' %s >'%s/out' 2>'%s/err'", getenv("TOPDOWN_BIN"),
-             args, dir, dir);
-    int status = system(cmd);
-    r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 255;
-    char path[256];
-    snprintf(path, sizeof path, "%s/out", dir);
-    slurp(path, r->out, sizeof r->out);
-    snprintf(path, sizeof path, "%s/err", dir);
-    slurp(path, r->err, sizeof r->err);
+    td_test_run_topdown(dir, args, r);
 }
 
 static int count_lines(const char *s)

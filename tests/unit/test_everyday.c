@@ -11,34 +11,11 @@
 
 static char dir[64];
 
-typedef struct run_output {
-    int status;
-    char out[1 << 17];
-    char err[8192];
-} run_output;
+typedef td_run_output run_output;
 
-static void slurp(const char *path, char *buf, size_t size)
-{
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, size - 1, f) : 0;
-    buf[n] = '\0';
-    if (f)
-        fclose(f);
-}
-
-/* Runs topdown with args (a shell-quoted string of fixed test words). */
 static void run(const char *args, run_output *r)
 {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' %s >'%s/out' 2>'%s/err'", getenv("TOPDOWN_BIN"), args,
-             dir, dir);
-    int status = system(cmd);
-    r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 255;
-    char path[256];
-    snprintf(path, sizeof path, "%s/out", dir);
-    slurp(path, r->out, sizeof r->out);
-    snprintf(path, sizeof path, "%s/err", dir);
-    slurp(path, r->err, sizeof r->err);
+    td_test_run_topdown(dir, args, r);
 }
 
 static int count(const char *text, const char *needle)
@@ -96,7 +73,7 @@ static void test_names(void)
     /* plot labels: base names, the colliding ones kept apart */
     run("plot names.json -l 1 -o bars.png", &r);
     char dat[1 << 14];
-    slurp("bars.dat", dat, sizeof dat);
+    td_test_slurp("bars.dat", dat, sizeof dat);
     CHECK(strstr(dat, "\ngemm (") != NULL);
     CHECK(strstr(dat, "\napply_kernel [Meta<1>") != NULL);
     CHECK(strstr(dat, "\napply_kernel [Meta<2>") != NULL);
@@ -216,10 +193,10 @@ static void test_build_progress(void)
              "bash '%s/scripts/build_progress.sh' build.log 2>progress.txt",
              getenv("TOPDOWN_SOURCE_DIR"));
     CHECK(system(cmd) == 0);
-    slurp("progress.txt", err, sizeof err);
+    td_test_slurp("progress.txt", err, sizeof err);
     CHECK(strstr(err, "setup: building... 45%\n") != NULL);
     CHECK(strstr(err, "setup: building... 100%\n") != NULL);
-    slurp("build.log", err, sizeof err);
+    td_test_slurp("build.log", err, sizeof err);
     CHECK(strstr(err, "warning\n") != NULL); /* the whole output is logged */
 }
 

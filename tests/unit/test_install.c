@@ -17,15 +17,6 @@ static int sh(const char *cmd)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
 }
 
-static void slurp(const char *path, char *buf, size_t size)
-{
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, size - 1, f) : 0;
-    buf[n] = '\0';
-    if (f)
-        fclose(f);
-}
-
 static int is_file(const char *path)
 {
     struct stat st;
@@ -43,7 +34,7 @@ static void check_man_page(const char *page)
     else
         snprintf(cmd, sizeof cmd, "cp '%s' man.txt", page);
     CHECK(sh(cmd) == 0);
-    slurp("man.txt", text, sizeof text);
+    td_test_slurp("man.txt", text, sizeof text);
     CHECK(strstr(text, "TopDown bottleneck profiler for NVIDIA GPUs") != NULL);
     CHECK(strstr(text, "report") != NULL && strstr(text, "--kernel-name-base") != NULL);
     CHECK(strstr(text, "EXAMPLES") != NULL && strstr(text, "TOPDOWN_ARCHS") != NULL);
@@ -59,7 +50,7 @@ static void complete(const char *completion, const char *words, char *out, size_
              "_topdown; printf \"%%s\\n\" \"${COMPREPLY[@]}\"' > completion.txt 2>&1",
              completion, words);
     CHECK(sh(cmd) == 0);
-    slurp("completion.txt", out, size);
+    td_test_slurp("completion.txt", out, size);
 }
 
 static void check_completion(const char *completion, const char *bin)
