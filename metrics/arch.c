@@ -14,6 +14,7 @@
 
 #include "metrics/file_text.h"
 #include "metrics/json_field.h"
+#include "metrics/pcsamp.h"
 #include "metrics/result.h" /* td_strdup */
 
 /* Fields are read with the reader results and spools use (json_field.h). */
@@ -202,6 +203,49 @@ static int parse_thresholds(const cJSON *root, td_arch *arch, const char *path,
     return 0;
 }
 
+/* "pc_sampling": {"reason": "node path" or null, ...}; optional. */
+static int parse_pc_reasons(const cJSON *root, td_arch *arch, const char *path,
+                            td_error *err)
+{
+    const cJSON *map = cJSON_GetObjectItemCaseSensitive(root, "pc_sampling");
+    if (!map)
+        return 0;
+    if (!cJSON_IsObject(map))
+        return td_fail(err, "%s: \"pc_sampling\" must be an object (reason -> node)", path);
+    size_t n = (size_t)cJSON_GetArraySize(map);
+    arch->pc_reasons = calloc(n ? n : 1, sizeof *arch->pc_reasons);
+    if (!arch->pc_reasons)
+        return td_fail(err, "out of memory");
+    const cJSON *item;
+    cJSON_ArrayForEach(item, map) {
+        if (!cJSON_IsNull(item) && !(cJSON_IsString(item) && item->valuestring[0]))
+            return td_fail(err, "%s: \"pc_sampling\": \"%s\" must name a node or be null",
+                           path, item->string);
+        if (strncmp(item->string, TD_PCSAMP_PREFIX, strlen(TD_PCSAMP_PREFIX)) == 0)
+            return td_fail(err, "%s: \"pc_sampling\": write \"%s\" without the prefix %s",
+                           path, item->string, TD_PCSAMP_PREFIX);
+        if (td_arch_pc_reason(arch, item->string))
+            return td_fail(err, "%s: \"pc_sampling\" lists \"%s\" twice", path, item->string);
+        td_pc_map *m = &arch->pc_reasons[arch->n_pc_reasons++];
+        m->reason = td_strdup(item->string);
+        m->node = cJSON_IsString(item) ? td_strdup(item->valuestring) : NULL;
+        if (!m->reason || (cJSON_IsString(item) && !m->node))
+            return td_fail(err, "out of memory");
+    }
+    return 0;
+}
+
+const td_pc_map *td_arch_pc_reason(const td_arch *arch, const char *name)
+{
+    size_t plen = strlen(TD_PCSAMP_PREFIX);
+    if (strncmp(name, TD_PCSAMP_PREFIX, plen) == 0)
+        name += plen;
+    for (size_t i = 0; i < arch->n_pc_reasons; i++)
+        if (strcmp(arch->pc_reasons[i].reason, name) == 0)
+            return &arch->pc_reasons[i];
+    return NULL;
+}
+
 static int parse_source(const cJSON *root, td_arch *arch, const char *path,
                         td_error *err)
 {
@@ -245,7 +289,8 @@ static int parse_arch(const cJSON *root, td_arch *arch, const char *path,
     return parse_counters(root, arch, path, err) ||
                    parse_stalls(root, arch, path, err) ||
                    parse_thresholds(root, arch, path, err) ||
-                   parse_groups(root, arch, path, err)
+                   parse_groups(root, arch, path, err) ||
+                   parse_pc_reasons(root, arch, path, err)
                ? -1
                : 0;
 }
@@ -503,6 +548,11 @@ void td_arch_free(td_arch *arch)
     for (size_t g = 0; g < arch->n_groups; g++)
         free_strings(arch->groups[g].metrics, arch->groups[g].n);
     free(arch->groups);
+    for (size_t i = 0; i < arch->n_pc_reasons; i++) {
+        free(arch->pc_reasons[i].reason);
+        free(arch->pc_reasons[i].node);
+    }
+    free(arch->pc_reasons);
     memset(arch, 0, sizeof *arch);
 }
 

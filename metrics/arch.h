@@ -24,6 +24,14 @@ typedef struct td_threshold {
     double value; /* fraction: 0.2 = 20% */
 } td_threshold;
 
+/* A PC-sampling stall reason (TD_PCSAMP_PREFIX taken off, as CUPTI's PC
+ * sampling API names it) and the model node its samples go to. */
+typedef struct td_pc_map {
+    char *reason; /* "long_scoreboard", "no_instructions" */
+    char *node;   /* "Backend.Memory_Bound.L1_Bound"; NULL: a state that is
+                     no loss and no issue ("not_selected") */
+} td_pc_map;
+
 /* One replay-free counter group (metrics/groups.h): metric names. */
 typedef struct td_arch_group {
     char **metrics;
@@ -50,6 +58,8 @@ typedef struct td_arch {
     size_t n_thresholds;
     td_arch_group *groups;    /* optional one-pass groups, "groups" */
     size_t n_groups;
+    td_pc_map *pc_reasons;    /* optional "pc_sampling": PC-sampling reasons */
+    size_t n_pc_reasons;
 } td_arch;
 
 typedef struct td_arch_set {
@@ -81,6 +91,10 @@ const td_arch *td_arch_for_cc(const td_arch_set *set, int major, int minor);
 /* Every metric the table needs collected, counters first, then stalls, in
  * table order and without duplicates. Returns the count written (<= cap). */
 size_t td_arch_metrics(const td_arch *arch, const char **names, size_t cap);
+/* The table's entry for a PC-sampling reason, named as CUPTI does
+ * ("smsp__pcsamp_warps_issue_stalled_wait") or short ("wait"); NULL when
+ * the table does not know it. */
+const td_pc_map *td_arch_pc_reason(const td_arch *arch, const char *name);
 /* Threshold override for a node path or reason; returns fallback if none. */
 double td_arch_threshold(const td_arch *arch, const char *node, double fallback);
 

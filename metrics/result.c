@@ -5,6 +5,7 @@
 
 #include "compress.h"
 #include "file_text.h"
+#include "pcsamp.h"
 #include "result_io.h"
 
 #include <errno.h>
@@ -183,6 +184,7 @@ static void free_device(td_device *dev)
     free(dev->chip);
     free(dev->arch);
     free(dev->source);
+    td_pcsamp_free(dev->pcsamp);
 }
 
 void td_result_free(td_result *res)

@@ -62,6 +62,7 @@ typedef struct td_device {
     td_names names;       /* kernel names the launches point into */
     char *source;         /* optional: the process (rank) the section came from,
                              set by `topdown merge`; NULL: this file's own */
+    struct td_pcsamp *pcsamp; /* optional PC samples (--source, metrics/pcsamp.h) */
 } td_device;
 
 typedef struct td_result {

@@ -3,6 +3,7 @@
  * block, stream) once per device section, launches as columns of numbers
  * and counters only for profiled launches, only their group's values. */
 #include "result_io.h"
+#include "pcsamp.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -199,7 +200,8 @@ static cJSON *device_json(const td_device *dev, kernel_table *kernels)
         obj = td_result_device_head_json(dev);
     if (obj && (attach(obj, "configs", configs_json(&configs, kernels)) ||
                 add_launches(obj, dev, config_of) ||
-                attach(obj, "profiled", profiled_json(dev)))) {
+                attach(obj, "profiled", profiled_json(dev)) ||
+                (dev->pcsamp && attach(obj, "pc_sampling", td_pcsamp_json(dev->pcsamp))))) {
         cJSON_Delete(obj);
         obj = NULL;
     }
@@ -536,7 +538,8 @@ static int read_device(const cJSON *obj, size_t d, const kernel_names *kernels,
     size_t n_configs = 0;
     int rc = !dev || td_result_read_device_head(obj, dev, &c) ||
              read_configs(obj, kernels, dev, &configs, &n_configs, &c) ||
-             read_launch_table(obj, dev, configs, n_configs, &c) || read_profiled(obj, dev, &c);
+             read_launch_table(obj, dev, configs, n_configs, &c) || read_profiled(obj, dev, &c) ||
+             td_pcsamp_read(obj, &dev->pcsamp, &c);
     free(configs);
     return rc ? -1 : 0;
 }

@@ -7,6 +7,7 @@
 #include "file_text.h"
 #include "intern.h"
 #include "json_field.h"
+#include "pcsamp.h"
 #include "result_io.h"
 
 #include <cjson/cJSON.h>
@@ -393,6 +394,24 @@ static int read_kernel_time(reader *r, const cJSON *obj)
     return 0;
 }
 
+/* pcsamp_config and pcsamp records (--source): into the PC samples of the
+ * device section of their (pid, context), which must come first. */
+static int read_pcsamp(reader *r, const cJSON *obj, int config)
+{
+    uint64_t pid = 0, context = 0;
+    if (td_json_uint(&r->c, obj, "pid", 1, MAX_PID, &pid) ||
+        td_json_uint(&r->c, obj, "context", 1, UINT32_MAX, &context))
+        return -1;
+    dev_slot *slot = find_slot(r, pid, context);
+    if (!slot)
+        return fail_line(r, "PC samples before the device record of their context");
+    td_device *dev = &r->res->devices[slot->index];
+    if (!dev->pcsamp && !(dev->pcsamp = td_pcsamp_new()))
+        return td_fail(r->err, "out of memory");
+    return config ? td_pcsamp_read_spool_config(obj, dev->pcsamp, &r->c)
+                  : td_pcsamp_read_spool_rows(obj, dev->pcsamp, &r->c);
+}
+
 static int read_message(reader *r, const cJSON *obj, char **list)
 {
     const char *msg = NULL;
@@ -422,6 +441,8 @@ static int read_record(reader *r, const cJSON *obj)
         return read_launch(r, obj);
     if (strcmp(t, "kernel_time") == 0)
         return read_kernel_time(r, obj);
+    if (strcmp(t, "pcsamp_config") == 0 || strcmp(t, "pcsamp") == 0)
+        return read_pcsamp(r, obj, t[6] == '_');
     if (strcmp(t, "error") == 0)
         return read_message(r, obj, &r->sum->errors);
     if (strcmp(t, "warning") == 0)

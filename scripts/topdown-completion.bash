@@ -6,7 +6,7 @@ _topdown_command() {
     local i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            report|plot|diff|list-archs|list-nodes|describe|import-nvprof|import-spool|merge|imbalance|trace)
+            report|plot|diff|list-archs|list-nodes|describe|import-nvprof|import-spool|merge|imbalance|trace|source)
                 printf '%s' "${COMP_WORDS[i]}"; return ;;
             --) printf 'app'; return ;;
             -*) ;;
@@ -42,12 +42,13 @@ _topdown() {
         --kernel-name-base) COMPREPLY=($(compgen -W "function demangled mangled" -- "$cur")); return ;;
         --replay-mode) COMPREPLY=($(compgen -W "auto none kernel" -- "$cur")); return ;;
         --graph-profiling) COMPREPLY=($(compgen -W "node graph" -- "$cur")); return ;;
+        --node) COMPREPLY=($(compgen -W "$(_topdown_nodes "$bin")" -- "$cur")); return ;;
         --arch)
             COMPREPLY=($(compgen -W "$(_topdown_archs "$bin")" -- "$cur"))
             return ;;
         -o|--output|--csv|--csv-launches|--times)
             COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        -k|--kernel-name|--kernels|--top|--timeline|--launch-skip|--launch-count|--per-kernel|--overhead|--phase-threshold|--spread-threshold)
+        -k|--kernel-name|--kernels|--top|--timeline|--launch-skip|--launch-count|--per-kernel|--overhead|--phase-threshold|--spread-threshold|-n|--lines|--pc-sampling-period)
             return ;;
     esac
     if [[ $cur == -* ]]; then
@@ -55,7 +56,7 @@ _topdown() {
         return
     fi
     if [[ -z $cmd ]]; then
-        COMPREPLY=($(compgen -W "report plot diff list-archs list-nodes describe import-nvprof import-spool merge imbalance trace" -- "$cur"))
+        COMPREPLY=($(compgen -W "report plot diff list-archs list-nodes describe import-nvprof import-spool merge imbalance trace source" -- "$cur"))
         COMPREPLY+=($(compgen -c -- "$cur"))
     elif [[ $cmd == describe ]]; then
         COMPREPLY=($(compgen -W "$(_topdown_nodes "$bin")" -- "$cur"))

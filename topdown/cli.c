@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics/pcsamp.h"
 #include "report/kname.h"
 #include "report/plot.h"
 #include "report/timeline.h"
@@ -31,6 +32,8 @@ static const char commands_usage[] =
     "       topdown merge A.json B.json ... -o ALL.json  one result of several processes (ranks)\n"
     "       topdown imbalance ALL.json | A.json B.json ...  kernels' time and level 1 per rank\n"
     "       topdown trace FILE -o TRACE.json       Chrome trace-event JSON (Perfetto, chrome://tracing)\n"
+    "       topdown source FILE KERNEL [-n 20] [--node NODE] [--sass] [--csv FILE]\n"
+    "                                              a kernel's hottest source lines (--source runs)\n"
     "\n";
 
 /* Option groups, in the order a command's checks look at them. */
@@ -44,12 +47,13 @@ typedef enum cli_group {
 } cli_group;
 
 /* The usage's sections, in order; a row is listed under its section. */
-typedef enum cli_section { S_REPORT, S_PLOT, S_DIFF, S_PROFILING, S_END, S_COUNT } cli_section;
+typedef enum cli_section { S_REPORT, S_PLOT, S_DIFF, S_SOURCE, S_PROFILING, S_END, S_COUNT } cli_section;
 
 static const char *const section_headers[S_COUNT] = {
     [S_REPORT] = "report options (profiling and `report`):\n",
     [S_PLOT] = "plot options (also -l, -o, --timeline; see docs/OUTPUTS.md):\n",
     [S_DIFF] = "diff and import-nvprof options:\n",
+    [S_SOURCE] = "source options (also --csv, --arch; docs/SOURCE.md):\n",
     [S_PROFILING] = "profiling options:\n",
     [S_END] = "",
 };
@@ -61,7 +65,7 @@ static const char *const section_headers[S_COUNT] = {
 #define MODEL_COMMANDS (ALL_COMMANDS & ~(ON(TD_CMD_IMPORT_SPOOL) | ON(TD_CMD_IMPORT_NVPROF) | \
                                         ON(TD_CMD_DESCRIBE) | ON(TD_CMD_LIST_ARCHS) | \
                                         ON(TD_CMD_MERGE) | ON(TD_CMD_IMBALANCE) | \
-                                        ON(TD_CMD_TRACE)))
+                                        ON(TD_CMD_TRACE) | ON(TD_CMD_SOURCE)))
 /* The commands that write a file. */
 #define WRITING_COMMANDS (ALL_COMMANDS & ~(ON(TD_CMD_DESCRIBE) | ON(TD_CMD_LIST_ARCHS) | \
                                           ON(TD_CMD_IMBALANCE)))
@@ -172,6 +176,18 @@ static const cli_command commands[TD_CMD_COUNT] = {
                  "coloured by their level-1 bottleneck; see docs/OUTPUTS.md.\n",
         "  topdown trace run.json -o run.trace.json\n",
         {NULL}, "topdown trace takes -o, -f and --arch; see topdown trace --help"},
+    [TD_CMD_SOURCE] = {
+        "source", "usage: topdown source FILE KERNEL [-n N] [--node NODE] [--sass] [--csv FILE]\n"
+                  "A kernel's hottest source lines (PCs without line information, or\n"
+                  "instructions with --sass) from a result profiled with --source: each\n"
+                  "line's share of the kernel's PC samples and their split over the model's\n"
+                  "leaves, sorted by NODE's samples (default: the kernel's bottleneck).\n"
+                  "KERNEL: #N (the report's numbering) or a regex (report -k's rules).\n",
+        "  topdown --source -k triad -- ./app         profile with PC sampling\n"
+        "  topdown source app.topdown.json triad\n"
+        "  topdown source run.json '#1' -n 5 --node Backend.Memory_Bound\n"
+        "  topdown source run.json '#2' --sass --csv pcs.csv\n",
+        {NULL}, "topdown source takes -n, --node, --sass, --csv, -f and --arch; see topdown source --help"},
 };
 
 static const char exit_codes_help[] =
@@ -376,11 +392,12 @@ static const cli_option options[] = {
      "      --spread-threshold POINTS  show a node's spread over launches (+-P) above\n"
      "                       this many points (default 0.5, 0 = always)\n"},
     {"arch", 0, 1, G_REPORT,
-     NOT_ON(ON(TD_CMD_DIFF)) | ON(TD_CMD_IMPORT_NVPROF) | ON(TD_CMD_IMBALANCE) | ON(TD_CMD_TRACE),
+     NOT_ON(ON(TD_CMD_DIFF)) | ON(TD_CMD_IMPORT_NVPROF) | ON(TD_CMD_IMBALANCE) | ON(TD_CMD_TRACE) |
+         ON(TD_CMD_SOURCE),
      OWN(set_arch),
      S_REPORT,
      "      --arch NAME      arch table to use instead of the detected/recorded one\n"},
-    {"csv", 0, 1, G_OUTPUT, NOT_ON(ON(TD_CMD_PLOT)), STRING(csv), S_REPORT,
+    {"csv", 0, 1, G_OUTPUT, NOT_ON(ON(TD_CMD_PLOT)) | ON(TD_CMD_SOURCE), STRING(csv), S_REPORT,
      "      --csv FILE       also write one CSV row per kernel and the app (- = stdout)\n"},
     {"csv-launches", 0, 1, G_OUTPUT, RESULTS_AND_PROFILING, STRING(csv_launches), S_REPORT,
      "      --csv-launches FILE  also write one CSV row per profiled launch\n"},
@@ -400,6 +417,14 @@ static const cli_option options[] = {
      "                       share); comma-separated, e.g. 'Backend.Memory_Bound>+5'\n"},
     {"times", 0, 1, G_OUTPUT, ON(TD_CMD_IMPORT_NVPROF), STRING(times), S_DIFF,
      "      --times FILE     import-nvprof: nvprof's GPU-trace CSV, for the durations\n"},
+    {"lines", 'n', 1, G_OUTPUT, ON(TD_CMD_SOURCE), COUNT(lines, 0, LONG_MAX), S_SOURCE,
+     "  -n, --lines N        source: lines (or instructions) shown, hottest first\n"
+     "                       (default 20, 0 = all)\n"},
+    {"node", 0, 1, G_OUTPUT, ON(TD_CMD_SOURCE), STRING(node), S_SOURCE,
+     "      --node NODE      source: sort by this node's samples (a level 1-3 node of\n"
+     "                       topdown list-nodes; default: the kernel's bottleneck)\n"},
+    {"sass", 0, 0, G_OUTPUT, ON(TD_CMD_SOURCE), FLAG(sass), S_SOURCE,
+     "      --sass           source: one row per instruction (PC) instead of per line\n"},
     {"output", 'o', 1, G_PROFILING,
      PROFILING_CMDS | ON(TD_CMD_PLOT) | ON(TD_CMD_IMPORT_SPOOL) | ON(TD_CMD_IMPORT_NVPROF) |
          ON(TD_CMD_MERGE) | ON(TD_CMD_TRACE),
@@ -437,6 +462,14 @@ static const cli_option options[] = {
      S_PROFILING,
      "      --graph-profiling node|graph  kernels of CUDA graphs: each node its own\n"
      "                       range (default), or one range per graph launch\n"},
+    {"source", 0, 0, G_PROFILING, PROFILING_CMDS, FLAG(profile.source), S_PROFILING,
+     "      --source         also sample the selected kernels' PCs (CUPTI PC sampling,\n"
+     "                       no replay) for `topdown source`; saves their cubins in\n"
+     "                       RESULT.cubins/ (docs/SOURCE.md)\n"},
+    {"pc-sampling-period", 0, 1, G_PROFILING, PROFILING_CMDS,
+     COUNT(profile.pc_period, TD_PCSAMP_PERIOD_MIN, TD_PCSAMP_PERIOD_MAX), S_PROFILING,
+     "      --pc-sampling-period N  with --source: sampling period of 2^N cycles, N\n"
+     "                       from 5 to 31 (default: CUPTI's, chosen by the SM count)\n"},
     {"no-progress", 0, 0, G_PROFILING, PROFILING_CMDS, OWN(set_no_progress), S_PROFILING,
      "      --no-progress    no progress line on stderr\n"},
     {"help", 'h', 0, G_GENERAL, ALL_COMMANDS, FLAG(help), S_END,
@@ -532,6 +565,7 @@ static void cli_init(cli *c)
     td_profile_options_init(&c->profile);
     c->phase_threshold = TD_PHASE_THRESHOLD_DEFAULT;
     c->top = TD_PLOT_TOP_DEFAULT;
+    c->lines = TD_SOURCE_LINES_DEFAULT;
 }
 
 /* The option as written, for messages: "-x" for a short option (optopt is

@@ -26,6 +26,7 @@ typedef enum td_command {
     TD_CMD_MERGE,
     TD_CMD_IMBALANCE,
     TD_CMD_TRACE,
+    TD_CMD_SOURCE,
     TD_CMD_COUNT
 } td_command;
 
@@ -42,6 +43,9 @@ typedef enum td_command {
  * -1 is any other failure. Both come with a td_error. */
 #define TD_USAGE_ERROR (-2)
 
+/* topdown source -n: lines shown by default. */
+#define TD_SOURCE_LINES_DEFAULT 20
+
 typedef struct cli {
     td_report_options report;
     td_profile_options profile;
@@ -55,6 +59,9 @@ typedef struct cli {
     double phase_threshold;
     long top;
     int plot_diff;
+    const char *node;    /* source --node */
+    int sass;            /* source --sass */
+    long lines;          /* source -n */
     unsigned char seen[TD_CLI_MAX_OPTIONS]; /* per option row: given on the command line */
 } cli;
 

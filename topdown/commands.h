@@ -25,6 +25,9 @@ int cmd_merge(int argc, char **argv, td_error *err);
 int cmd_imbalance(int argc, char **argv, td_error *err);
 int cmd_trace(int argc, char **argv, td_error *err);
 
+/* cmd_source.c: PC samples by source line */
+int cmd_source(int argc, char **argv, td_error *err);
+
 /* Checks the outputs a command will write (NULL entries skipped) against
  * its inputs and the -f rule (report/output.h), before any work. */
 int cmd_check_outputs(const char *const *outputs, size_t n_outputs, int force,

@@ -121,6 +121,8 @@ int main(int argc, char **argv)
         rc = cmd_imbalance(argc - 1, argv + 1, &err);
     else if (strcmp(cmd, "trace") == 0)
         rc = cmd_trace(argc - 1, argv + 1, &err);
+    else if (strcmp(cmd, "source") == 0)
+        rc = cmd_source(argc - 1, argv + 1, &err);
     else
         rc = cmd_profile(argc, argv, &err);
     if (rc < 0) {

@@ -274,6 +274,8 @@ static void set_child_env(const td_profile_options *opts, const char *lib,
     setenv("TOPDOWN_REPLAY_MODE", opts->replay_mode, 1);
     set_count("TOPDOWN_OVERHEAD", (long)opts->overhead_pct, -1);
     setenv("TOPDOWN_GRAPH_PROFILING", opts->graph_profiling, 1);
+    set_count("TOPDOWN_SOURCE", opts->source, 0);
+    set_count("TOPDOWN_PC_PERIOD", opts->pc_period, 0);
 }
 
 /* The signals topdown passes on to the app while it runs: the ways a user,

@@ -23,6 +23,7 @@
 #include "arch.h"
 #include "groups.h"
 #include "kernels.h"
+#include "pcsampling.h"
 #include "range_profiler.h"
 #include "spool.h"
 #include "spool_writer.h"
@@ -735,6 +736,7 @@ static void setup_context(ctx_state *c)
     double t0 = now_s();
     const td_arch *arch = setup_profiler(c, dev, gpu, chip.pChipName, major, minor);
     emit_device(c, device, gpu, chip.pChipName, major, minor, sms, arch);
+    td_pcs_context_start(c->ctx, c->uid); /* --source; after the profiler is set up */
     g.spent_s += now_s() - t0;
     g.setup_s += now_s() - t0;
 }
@@ -762,6 +764,7 @@ static void forget_context(uint32_t uid)
         if (c->uid != uid)
             continue;
         close_window(c);
+        td_pcs_context_end(c->ctx, uid);
         close_configs(c);
         td_rp_close(&c->rp);
         *p = c->next;
@@ -921,6 +924,8 @@ static void launch_exit(const CUpti_CallbackData *cb)
         emit_launch(c, &g.current, NULL);
     }
     g.launches += c && ok;
+    if (c)
+        td_pcs_tick(c->ctx, c->uid);
     g.current_ctx = NULL;
     in_our_code = 0;
     holding_launch = 0;
@@ -1035,6 +1040,19 @@ static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
         const CUpti_ModuleResourceData *module = rd->resourceDescriptor;
         if (module && cubin_uses_device_heap(module->pCubin, module->cubinSize))
             g.device_heap = 1;
+        if (module)
+            td_pcs_module_loaded(module->pCubin, module->cubinSize);
+        return;
+    }
+    if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
+        /* Continuous PC sampling must be read before a module goes: its
+         * PCs may be reused by the next one. */
+        uint32_t uid = 0;
+        if (cuptiGetContextId(rd->context, &uid) == CUPTI_SUCCESS) {
+            pthread_mutex_lock(&g.lock);
+            td_pcs_collect(rd->context, uid);
+            pthread_mutex_unlock(&g.lock);
+        }
         return;
     }
     if (cbid != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
@@ -1094,6 +1112,7 @@ static void at_exit(void)
     pthread_mutex_lock(&g.lock);
     in_our_code = 1;
     flush_all();
+    td_pcs_end_all();
     emit_end();
     in_our_code = 0;
     pthread_mutex_unlock(&g.lock);
@@ -1208,6 +1227,13 @@ static void collection_from_env(void)
     g.budgeted = g.overhead > 0 && g.filter.per_kernel < 0 && g.filter.launch_count < 0;
 }
 
+/* --source: PC samples are kept for the kernels -k selects. */
+static int pcs_selected(const char *function)
+{
+    td_kernel *k = td_kernel_get(function, &g.filter);
+    return k && k->matches;
+}
+
 static int subscribe(void)
 {
     CUptiResult res = cuptiSubscribe(&g.subscriber, on_callback, NULL);
@@ -1229,6 +1255,9 @@ static int subscribe(void)
                         CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                         CUPTI_CBID_RESOURCE_MODULE_LOADED);
+    if (td_pcs_enabled())
+        cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                            CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);
     for (size_t i = 0; i < sizeof launch_callbacks / sizeof *launch_callbacks; i++)
         cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, launch_callbacks[i]);
     return 0;
@@ -1255,6 +1284,7 @@ TD_EXPORT int InitializeInjection(void)
     int filter_ok = td_filter_from_env(&g.filter, msg, sizeof msg) == 0;
     g.batch = batch_from_env();
     collection_from_env();
+    td_pcs_init(pcs_selected);
     emit_start();
     if (!filter_ok)
         td_sw_error("bad_option", "%s; every launch is profiled", msg);

@@ -1,0 +1,441 @@
+/* --source: PC sampling (topdown/inject/pcsampling.h). The sequence follows
+ * cupti_pcsampling.h: per context cuptiPCSamplingEnable, then the stall
+ * reason table (GetNumStallReasons, GetStallReasons), then the
+ * configuration (continuous mode, the period, the buffer CUPTI fills on
+ * Disable); cuptiPCSamplingGetData at sync-free points until
+ * remainingNumPcs is 0; cuptiPCSamplingDisable at the end, whose records
+ * land in the configured buffer. */
+#include "pcsampling.h"
+
+#include <cupti_pcsampling.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pcsamp.h"
+#include "spool_writer.h"
+
+enum {
+    BUFFER_PCS = 4096,   /* PCs per GetData call */
+    TICK_LAUNCHES = 256, /* launches of a context between collections */
+    MAX_GETDATA = 10000  /* calls per collection, against a CUPTI that never empties */
+};
+
+typedef struct pcs_ctx {
+    CUcontext ctx;
+    uint32_t uid;
+    int on;                     /* enabled and configured */
+    size_t n_reasons;
+    uint32_t *reason_index;
+    char **reason_names;
+    CUpti_PCSamplingData config_buf; /* filled by cuptiPCSamplingDisable */
+    CUpti_PCSamplingData get_buf;    /* filled by cuptiPCSamplingGetData */
+    long launches;
+    struct pcs_ctx *next;
+} pcs_ctx;
+
+static struct {
+    int enabled;
+    uint32_t period;            /* 0: CUPTI's default */
+    char cubin_dir[4096];       /* "" where none could be made */
+    int dir_made;
+    td_pcs_selected_fn selected;
+    pcs_ctx *contexts;
+    int said_full, said_save;
+} s;
+
+static const char *why(CUptiResult rc)
+{
+    const char *name = "?";
+    cuptiGetResultString(rc, &name);
+    return name;
+}
+
+/* <result>.XXXXXX.spool -> <result>.cubins */
+static void cubin_dir_from_spool(const char *spool)
+{
+    const char *dir = getenv("TOPDOWN_CUBIN_DIR");
+    if (dir && *dir) {
+        snprintf(s.cubin_dir, sizeof s.cubin_dir, "%s", dir);
+        return;
+    }
+    char base[4000];
+    snprintf(base, sizeof base, "%s", spool ? spool : "");
+    char *dot = strrchr(base, '.');
+    if (dot && strcmp(dot, ".spool") == 0) {
+        *dot = '\0';
+        if ((dot = strrchr(base, '.')) != NULL)
+            *dot = '\0';
+    }
+    if (base[0])
+        snprintf(s.cubin_dir, sizeof s.cubin_dir, "%s.cubins", base);
+}
+
+void td_pcs_init(td_pcs_selected_fn selected)
+{
+    const char *on = getenv("TOPDOWN_SOURCE");
+    s.enabled = on && strcmp(on, "1") == 0;
+    s.selected = selected;
+    const char *period = getenv("TOPDOWN_PC_PERIOD");
+    long p = period ? strtol(period, NULL, 10) : 0;
+    s.period = p >= TD_PCSAMP_PERIOD_MIN && p <= TD_PCSAMP_PERIOD_MAX ? (uint32_t)p : 0;
+    cubin_dir_from_spool(getenv("TOPDOWN_SPOOL"));
+}
+
+int td_pcs_enabled(void)
+{
+    return s.enabled;
+}
+
+/* ---- buffers ------------------------------------------------------------------ */
+
+static int alloc_buffer(CUpti_PCSamplingData *d, size_t n_reasons)
+{
+    memset(d, 0, sizeof *d);
+    d->size = sizeof *d;
+    d->collectNumPcs = BUFFER_PCS;
+    d->pPcData = calloc(BUFFER_PCS, sizeof *d->pPcData);
+    if (!d->pPcData)
+        return -1;
+    for (size_t i = 0; i < BUFFER_PCS; i++) {
+        d->pPcData[i].size = sizeof d->pPcData[i];
+        d->pPcData[i].stallReason = calloc(n_reasons ? n_reasons : 1,
+                                           sizeof *d->pPcData[i].stallReason);
+        if (!d->pPcData[i].stallReason)
+            return -1;
+    }
+    return 0;
+}
+
+static void free_buffer(CUpti_PCSamplingData *d)
+{
+    for (size_t i = 0; d->pPcData && i < BUFFER_PCS; i++)
+        free(d->pPcData[i].stallReason);
+    free(d->pPcData);
+    memset(d, 0, sizeof *d);
+}
+
+static void free_ctx(pcs_ctx *c)
+{
+    for (size_t i = 0; c->reason_names && i < c->n_reasons; i++)
+        free(c->reason_names[i]);
+    free(c->reason_names);
+    free(c->reason_index);
+    free_buffer(&c->config_buf);
+    free_buffer(&c->get_buf);
+    free(c);
+}
+
+/* ---- records -------------------------------------------------------------------- */
+
+static void emit_config(const pcs_ctx *c, uint32_t period)
+{
+    cJSON *rec = td_sw_record("pcsamp_config");
+    if (!rec)
+        return;
+    cJSON_AddNumberToObject(rec, "context", c->uid);
+    if (period)
+        cJSON_AddNumberToObject(rec, "period", period);
+    if (s.dir_made)
+        cJSON_AddStringToObject(rec, "cubin_dir", s.cubin_dir);
+    cJSON *reasons = cJSON_AddArrayToObject(rec, "reasons");
+    for (size_t i = 0; reasons && i < c->n_reasons; i++) {
+        cJSON *pair = cJSON_CreateArray();
+        cJSON_AddItemToArray(pair, cJSON_CreateNumber(c->reason_index[i]));
+        cJSON_AddItemToArray(pair, cJSON_CreateString(c->reason_names[i]));
+        cJSON_AddItemToArray(reasons, pair);
+    }
+    td_sw_emit(rec);
+}
+
+static cJSON *row_json(const CUpti_PCSamplingPCData *pc)
+{
+    char crc[17];
+    snprintf(crc, sizeof crc, "%016" PRIx64, pc->cubinCrc);
+    cJSON *row = cJSON_CreateArray();
+    cJSON_AddItemToArray(row, cJSON_CreateString(pc->functionName));
+    cJSON_AddItemToArray(row, cJSON_CreateString(crc));
+    cJSON_AddItemToArray(row, cJSON_CreateNumber((double)pc->pcOffset));
+    for (size_t k = 0; k < pc->stallReasonCount; k++) {
+        if (!pc->stallReason[k].samples)
+            continue;
+        cJSON_AddItemToArray(row, cJSON_CreateNumber(pc->stallReason[k].pcSamplingStallReasonIndex));
+        cJSON_AddItemToArray(row, cJSON_CreateNumber(pc->stallReason[k].samples));
+    }
+    return row;
+}
+
+/* One "pcsamp" record of a filled buffer: the selected kernels' PCs. The
+ * function names are CUPTI's, shared between records: never freed here. */
+static void emit_buffer(const pcs_ctx *c, const CUpti_PCSamplingData *d)
+{
+    if (d->totalNumPcs == 0 && d->totalSamples == 0)
+        return;
+    cJSON *rec = td_sw_record("pcsamp");
+    if (!rec)
+        return;
+    cJSON_AddNumberToObject(rec, "context", c->uid);
+    cJSON_AddNumberToObject(rec, "total", (double)d->totalSamples);
+    cJSON_AddNumberToObject(rec, "dropped", (double)d->droppedSamples);
+    cJSON *pcs = cJSON_AddArrayToObject(rec, "pcs");
+    size_t n = d->totalNumPcs < BUFFER_PCS ? d->totalNumPcs : BUFFER_PCS;
+    for (size_t i = 0; pcs && i < n; i++) {
+        const CUpti_PCSamplingPCData *pc = &d->pPcData[i];
+        if (pc->functionName && (!s.selected || s.selected(pc->functionName)))
+            cJSON_AddItemToArray(pcs, row_json(pc));
+    }
+    td_sw_emit(rec);
+}
+
+static int make_dir(void);
+
+/* ---- contexts ---------------------------------------------------------------------- */
+
+static pcs_ctx *find(uint32_t uid)
+{
+    for (pcs_ctx *c = s.contexts; c; c = c->next)
+        if (c->uid == uid)
+            return c;
+    return NULL;
+}
+
+static int read_reasons(pcs_ctx *c)
+{
+    CUpti_PCSamplingGetNumStallReasonsParams num = {0};
+    num.size = CUpti_PCSamplingGetNumStallReasonsParamsSize;
+    num.ctx = c->ctx;
+    num.numStallReasons = &c->n_reasons;
+    CUptiResult rc = cuptiPCSamplingGetNumStallReasons(&num);
+    if (rc != CUPTI_SUCCESS)
+        return (int)rc;
+    c->reason_index = calloc(c->n_reasons ? c->n_reasons : 1, sizeof *c->reason_index);
+    c->reason_names = calloc(c->n_reasons ? c->n_reasons : 1, sizeof *c->reason_names);
+    if (!c->reason_index || !c->reason_names)
+        return (int)CUPTI_ERROR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < c->n_reasons; i++)
+        if (!(c->reason_names[i] = calloc(CUPTI_STALL_REASON_STRING_SIZE, 1)))
+            return (int)CUPTI_ERROR_OUT_OF_MEMORY;
+    CUpti_PCSamplingGetStallReasonsParams names = {0};
+    names.size = CUpti_PCSamplingGetStallReasonsParamsSize;
+    names.ctx = c->ctx;
+    names.numStallReasons = c->n_reasons;
+    names.stallReasonIndex = c->reason_index;
+    names.stallReasons = c->reason_names;
+    return (int)cuptiPCSamplingGetStallReasons(&names);
+}
+
+static CUptiResult configure(pcs_ctx *c)
+{
+    CUpti_PCSamplingConfigurationInfo info[3];
+    size_t n = 0;
+    memset(info, 0, sizeof info);
+    info[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
+    info[n++].attributeData.collectionModeData.collectionMode =
+        CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
+    info[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
+    info[n++].attributeData.samplingDataBufferData.samplingDataBuffer = &c->config_buf;
+    if (s.period) {
+        info[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
+        info[n++].attributeData.samplingPeriodData.samplingPeriod = s.period;
+    }
+    CUpti_PCSamplingConfigurationInfoParams p = {0};
+    p.size = CUpti_PCSamplingConfigurationInfoParamsSize;
+    p.ctx = c->ctx;
+    p.numAttributes = n;
+    p.pPCSamplingConfigurationInfo = info;
+    return cuptiPCSamplingSetConfigurationAttribute(&p);
+}
+
+/* The period in force (CUPTI's default unless --pc-sampling-period). */
+static uint32_t period_in_force(const pcs_ctx *c)
+{
+    CUpti_PCSamplingConfigurationInfo info;
+    memset(&info, 0, sizeof info);
+    info.attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
+    CUpti_PCSamplingConfigurationInfoParams p = {0};
+    p.size = CUpti_PCSamplingConfigurationInfoParamsSize;
+    p.ctx = c->ctx;
+    p.numAttributes = 1;
+    p.pPCSamplingConfigurationInfo = &info;
+    if (cuptiPCSamplingGetConfigurationAttribute(&p) != CUPTI_SUCCESS)
+        return s.period;
+    return info.attributeData.samplingPeriodData.samplingPeriod;
+}
+
+static void disable(pcs_ctx *c)
+{
+    CUpti_PCSamplingDisableParams p = {0};
+    p.size = CUpti_PCSamplingDisableParamsSize;
+    p.ctx = c->ctx;
+    cuptiPCSamplingDisable(&p);
+}
+
+void td_pcs_context_start(CUcontext ctx, uint32_t uid)
+{
+    if (!s.enabled || find(uid))
+        return;
+    pcs_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    c->ctx = ctx;
+    c->uid = uid;
+    c->next = s.contexts;
+    s.contexts = c;
+    CUpti_PCSamplingEnableParams en = {0};
+    en.size = CUpti_PCSamplingEnableParamsSize;
+    en.ctx = ctx;
+    CUptiResult rc = cuptiPCSamplingEnable(&en);
+    const char *step = "cuptiPCSamplingEnable";
+    if (rc == CUPTI_SUCCESS && (rc = (CUptiResult)read_reasons(c)) != CUPTI_SUCCESS)
+        step = "cuptiPCSamplingGetStallReasons";
+    if (rc == CUPTI_SUCCESS && (alloc_buffer(&c->config_buf, c->n_reasons) ||
+                                alloc_buffer(&c->get_buf, c->n_reasons))) {
+        rc = CUPTI_ERROR_OUT_OF_MEMORY;
+        step = "the sample buffers";
+    }
+    if (rc == CUPTI_SUCCESS && (rc = configure(c)) != CUPTI_SUCCESS)
+        step = "cuptiPCSamplingSetConfigurationAttribute";
+    if (rc != CUPTI_SUCCESS) {
+        if (strcmp(step, "cuptiPCSamplingEnable") != 0)
+            disable(c);
+        td_sw_warning("--source: no PC sampling on context %u (%s: %s); the counters are "
+                      "collected as usual", uid, step, why(rc));
+        return;
+    }
+    c->on = 1;
+    if (make_dir() != 0 && !s.said_save++)
+        td_sw_warning("--source: cannot make %s for the app's cubins: `topdown source` will "
+                      "show PC offsets, not lines", s.cubin_dir);
+    emit_config(c, period_in_force(c));
+}
+
+/* GetData until CUPTI has nothing left (it never synchronises). */
+static void collect(pcs_ctx *c)
+{
+    if (!c || !c->on)
+        return;
+    CUpti_PCSamplingGetDataParams p = {0};
+    p.size = CUpti_PCSamplingGetDataParamsSize;
+    p.ctx = c->ctx;
+    p.pcSamplingData = &c->get_buf;
+    for (int calls = 0; calls < MAX_GETDATA; calls++) {
+        c->get_buf.totalNumPcs = 0;
+        c->get_buf.remainingNumPcs = 0;
+        CUptiResult rc = cuptiPCSamplingGetData(&p);
+        if (rc == CUPTI_ERROR_OUT_OF_MEMORY && !s.said_full) {
+            s.said_full = 1;
+            td_sw_warning("--source: CUPTI's PC sampling hardware buffer filled up and samples "
+                          "were lost; a longer --pc-sampling-period samples less often");
+        }
+        if (rc != CUPTI_SUCCESS)
+            return;
+        emit_buffer(c, &c->get_buf);
+        if (c->get_buf.remainingNumPcs == 0)
+            return;
+    }
+}
+
+void td_pcs_tick(CUcontext ctx, uint32_t uid)
+{
+    (void)ctx;
+    pcs_ctx *c = s.enabled ? find(uid) : NULL;
+    if (c && ++c->launches % TICK_LAUNCHES == 0)
+        collect(c);
+}
+
+void td_pcs_collect(CUcontext ctx, uint32_t uid)
+{
+    (void)ctx;
+    if (s.enabled)
+        collect(find(uid));
+}
+
+static void end(pcs_ctx *c)
+{
+    if (c->on) {
+        collect(c);
+        c->config_buf.totalNumPcs = 0;
+        disable(c);
+        emit_buffer(c, &c->config_buf); /* what Disable copied out */
+    }
+    free_ctx(c);
+}
+
+void td_pcs_context_end(CUcontext ctx, uint32_t uid)
+{
+    (void)ctx;
+    for (pcs_ctx **p = &s.contexts; s.enabled && *p; p = &(*p)->next)
+        if ((*p)->uid == uid) {
+            pcs_ctx *c = *p;
+            *p = c->next;
+            end(c);
+            return;
+        }
+}
+
+void td_pcs_end_all(void)
+{
+    while (s.contexts) {
+        pcs_ctx *c = s.contexts;
+        s.contexts = c->next;
+        end(c);
+    }
+}
+
+/* ---- cubins ------------------------------------------------------------------------ */
+
+static int make_dir(void)
+{
+    if (s.dir_made)
+        return 0;
+    if (!s.cubin_dir[0] || (mkdir(s.cubin_dir, 0777) != 0 && errno != EEXIST))
+        return -1;
+    s.dir_made = 1;
+    return 0;
+}
+
+static int write_all(int fd, const char *data, size_t size)
+{
+    while (size > 0) {
+        ssize_t n = write(fd, data, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        data += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+void td_pcs_module_loaded(const void *cubin, size_t size)
+{
+    if (!s.enabled || !cubin || !size)
+        return;
+    CUpti_GetCubinCrcParams crc = {0};
+    crc.size = CUpti_GetCubinCrcParamsSize;
+    crc.cubin = cubin;
+    crc.cubinSize = size;
+    char name[40], path[4200];
+    if (cuptiGetCubinCrc(&crc) != CUPTI_SUCCESS || make_dir() != 0) {
+        if (!s.said_save++)
+            td_sw_warning("--source: cannot save the app's cubins in %s: `topdown source` "
+                          "will show PC offsets, not lines", s.cubin_dir);
+        return;
+    }
+    td_pcsamp_cubin_name(crc.cubinCrc, name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s", s.cubin_dir, name);
+    /* O_EXCL: the same module loaded twice (or by another process) is kept once. */
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    int failed = write_all(fd, cubin, size) != 0;
+    failed |= close(fd) != 0;
+    if (failed)
+        unlink(path);
+}

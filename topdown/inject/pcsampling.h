@@ -1,0 +1,36 @@
+/* --source: CUPTI's PC sampling API in continuous mode (no replay, no
+ * serialisation) on every context, its records for the kernels the
+ * kernel-name filter selects written to the spool ("pcsamp_config",
+ * "pcsamp"), and every loaded module's cubin saved for the offline
+ * source correlation of `topdown source` (docs/SOURCE.md). Callers hold
+ * the injection's lock. Nothing here may make the app fail: a CUPTI
+ * refusal becomes one warning record and sampling stays off. */
+#ifndef TD_PCSAMPLING_H
+#define TD_PCSAMPLING_H
+
+#include <cuda.h>
+#include <cupti.h>
+#include <stdint.h>
+
+/* Whether the kernel of this (mangled) function name is selected. */
+typedef int (*td_pcs_selected_fn)(const char *function);
+
+/* Reads TOPDOWN_SOURCE, TOPDOWN_PC_PERIOD and the cubin folder (next to
+ * the result: TOPDOWN_SPOOL without ".XXXXXX.spool", plus ".cubins"). */
+void td_pcs_init(td_pcs_selected_fn selected);
+int td_pcs_enabled(void);
+
+/* A context's first launch: enable and configure sampling on it. */
+void td_pcs_context_start(CUcontext ctx, uint32_t uid);
+/* Collect what CUPTI has decoded (every so many launches: no sync). */
+void td_pcs_tick(CUcontext ctx, uint32_t uid);
+/* Before a module is unloaded or the context destroyed: collect all. */
+void td_pcs_collect(CUcontext ctx, uint32_t uid);
+/* The context goes away (or the process ends): collect, disable. */
+void td_pcs_context_end(CUcontext ctx, uint32_t uid);
+void td_pcs_end_all(void);
+
+/* CUPTI_CBID_RESOURCE_MODULE_LOADED: save the cubin as <crc>.cubin. */
+void td_pcs_module_loaded(const void *cubin, size_t size);
+
+#endif
