@@ -7,6 +7,10 @@
 // (not run by default, --all runs them) are the alternative designs that
 // were measured while tuning and show what the hardware does instead.
 //
+// "TD_HOT(name)" marks the source lines designed to cause kernel name's
+// bottleneck: tests/gpu/test_source.c checks that `topdown source` puts
+// one of them first (the build compiles with -lineinfo).
+//
 // Every kernel keeps its result alive by storing it only when it equals a
 // run-time key that never matches, so the compiler cannot delete the work
 // and the kernels make no memory traffic they were not designed to make.
@@ -70,14 +74,14 @@ __global__ void __launch_bounds__(256) bench_retire(Sink s, int iters, float see
     for (int i = 0; i < iters; i++) {
 #pragma unroll
         for (int j = 0; j < 16; j++) {
-            a0 = fmaf(a0, 0.9999f, 0.5f);
-            a1 = fmaf(a1, 0.9998f, 0.5f);
-            a2 = fmaf(a2, 0.9997f, 0.5f);
-            a3 = fmaf(a3, 0.9996f, 0.5f);
-            a4 = fmaf(a4, 0.9995f, 0.5f);
-            a5 = fmaf(a5, 0.9994f, 0.5f);
-            a6 = fmaf(a6, 0.9993f, 0.5f);
-            a7 = fmaf(a7, 0.9992f, 0.5f);
+            a0 = fmaf(a0, 0.9999f, 0.5f); // TD_HOT(retire)
+            a1 = fmaf(a1, 0.9998f, 0.5f); // TD_HOT(retire)
+            a2 = fmaf(a2, 0.9997f, 0.5f); // TD_HOT(retire)
+            a3 = fmaf(a3, 0.9996f, 0.5f); // TD_HOT(retire)
+            a4 = fmaf(a4, 0.9995f, 0.5f); // TD_HOT(retire)
+            a5 = fmaf(a5, 0.9994f, 0.5f); // TD_HOT(retire)
+            a6 = fmaf(a6, 0.9993f, 0.5f); // TD_HOT(retire)
+            a7 = fmaf(a7, 0.9992f, 0.5f); // TD_HOT(retire)
         }
     }
     keep(s, a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7);
@@ -96,14 +100,14 @@ __global__ void __launch_bounds__(256) bench_divergence(Sink s, int iters, unsig
         for (int i = 0; i < iters; i++) {
 #pragma unroll
             for (int j = 0; j < 16; j++) {
-                a0 = fmaf(a0, 0.9999f, 0.5f);
-                a1 = fmaf(a1, 0.9998f, 0.5f);
-                a2 = fmaf(a2, 0.9997f, 0.5f);
-                a3 = fmaf(a3, 0.9996f, 0.5f);
-                a4 = fmaf(a4, 0.9995f, 0.5f);
-                a5 = fmaf(a5, 0.9994f, 0.5f);
-                a6 = fmaf(a6, 0.9993f, 0.5f);
-                a7 = fmaf(a7, 0.9992f, 0.5f);
+                a0 = fmaf(a0, 0.9999f, 0.5f); // TD_HOT(divergence)
+                a1 = fmaf(a1, 0.9998f, 0.5f); // TD_HOT(divergence)
+                a2 = fmaf(a2, 0.9997f, 0.5f); // TD_HOT(divergence)
+                a3 = fmaf(a3, 0.9996f, 0.5f); // TD_HOT(divergence)
+                a4 = fmaf(a4, 0.9995f, 0.5f); // TD_HOT(divergence)
+                a5 = fmaf(a5, 0.9994f, 0.5f); // TD_HOT(divergence)
+                a6 = fmaf(a6, 0.9993f, 0.5f); // TD_HOT(divergence)
+                a7 = fmaf(a7, 0.9992f, 0.5f); // TD_HOT(divergence)
             }
         }
     }
@@ -123,10 +127,10 @@ __device__ __forceinline__ void ifetch_block(float &a, float &b, float &c, float
 #pragma unroll
     for (int i = 0; i < 16; i++) {
         // Distinct immediates keep every instruction distinct.
-        a = fmaf(a, 1.0f + (B * 64 + i * 4 + 0) * 2.5e-7f, b);
-        b = fmaf(b, 1.0f - (B * 64 + i * 4 + 1) * 2.5e-7f, c);
-        c = fmaf(c, 1.0f + (B * 64 + i * 4 + 2) * 2.5e-7f, d);
-        d = fmaf(d, 1.0f - (B * 64 + i * 4 + 3) * 2.5e-7f, a);
+        a = fmaf(a, 1.0f + (B * 64 + i * 4 + 0) * 2.5e-7f, b); // TD_HOT(ifetch)
+        b = fmaf(b, 1.0f - (B * 64 + i * 4 + 1) * 2.5e-7f, c); // TD_HOT(ifetch)
+        c = fmaf(c, 1.0f + (B * 64 + i * 4 + 2) * 2.5e-7f, d); // TD_HOT(ifetch)
+        d = fmaf(d, 1.0f - (B * 64 + i * 4 + 3) * 2.5e-7f, a); // TD_HOT(ifetch)
     }
 }
 
@@ -179,7 +183,7 @@ __global__ void __launch_bounds__(1024) bench_sync(Sink s, int steps, int work)
             a = fmaf(a, 0.9999f, b);
             b = fmaf(b, 0.9998f, a);
         }
-        __syncthreads();
+        __syncthreads(); // TD_HOT(sync)
     }
     keep(s, a + b);
 }
@@ -196,9 +200,9 @@ __global__ void __launch_bounds__(256) bench_l1_bound(Sink s, const unsigned *bu
     unsigned idx = hash32(blockIdx.x * blockDim.x + threadIdx.x);
     unsigned acc = 0;
     for (int i = 0; i < steps; i++) {
-        unsigned v = buf[(unsigned)(((uint64_t)idx * n_words) >> 32)];
-        acc += v;
-        idx = hash32(idx + v + (unsigned)i);
+        unsigned v = buf[(unsigned)(((uint64_t)idx * n_words) >> 32)]; // TD_HOT(l1_bound)
+        acc += v; // TD_HOT(l1_bound)
+        idx = hash32(idx + v + (unsigned)i); // TD_HOT(l1_bound)
     }
     keep(s, (float)acc);
 }
@@ -219,12 +223,12 @@ __global__ void __launch_bounds__(256) bench_mio_bound(Sink s, int iters)
     unsigned k = 0;
     float acc = 0.0f;
     for (int i = 0; i < iters; i++) {
-        float v0 = t[lane * 32 + ((k + 0) & 31)];
-        float v1 = t[lane * 32 + ((k + 5) & 31)];
-        float v2 = t[lane * 32 + ((k + 11) & 31)];
-        float v3 = t[lane * 32 + ((k + 17) & 31)];
-        acc += (v0 + v1) + (v2 + v3);
-        k += (unsigned)acc & 7u; // the next addresses depend on these loads
+        float v0 = t[lane * 32 + ((k + 0) & 31)]; // TD_HOT(mio_bound)
+        float v1 = t[lane * 32 + ((k + 5) & 31)]; // TD_HOT(mio_bound)
+        float v2 = t[lane * 32 + ((k + 11) & 31)]; // TD_HOT(mio_bound)
+        float v3 = t[lane * 32 + ((k + 17) & 31)]; // TD_HOT(mio_bound)
+        acc += (v0 + v1) + (v2 + v3); // TD_HOT(mio_bound)
+        k += (unsigned)acc & 7u; // the next addresses depend on these loads; TD_HOT(mio_bound)
         k += 1;
     }
     keep(s, acc);
@@ -246,8 +250,8 @@ __device__ __forceinline__ void const_block(float &a, float &b)
 {
 #pragma unroll
     for (int i = 0; i < 32; i++) {
-        a = fmaf(a, c_table[(B * 64 + 2 * i) * 16], b);
-        b = fmaf(b, c_table[(B * 64 + 2 * i + 1) * 16], a);
+        a = fmaf(a, c_table[(B * 64 + 2 * i) * 16], b); // TD_HOT(constant)
+        b = fmaf(b, c_table[(B * 64 + 2 * i + 1) * 16], a); // TD_HOT(constant)
     }
 }
 
@@ -303,7 +307,7 @@ __global__ void __launch_bounds__(256) bench_math_pipe(Sink s, int iters)
         for (int j = 0; j < 4; j++) {
 #pragma unroll
             for (int c = 0; c < 8; c++)
-                x[c] = fma(x[c], 0.999999, 0.5);
+                x[c] = fma(x[c], 0.999999, 0.5); // TD_HOT(math_pipe)
         }
     }
     double sum = 0.0;
@@ -363,7 +367,7 @@ __global__ void __launch_bounds__(128) bench_dependency(Sink s, int iters)
     for (int i = 0; i < iters; i++) {
 #pragma unroll
         for (int j = 0; j < 64; j++)
-            a = fmaf(a, 0.9999f, 0.5f);
+            a = fmaf(a, 0.9999f, 0.5f); // TD_HOT(dependency)
     }
     keep(s, a);
 }

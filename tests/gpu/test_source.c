@@ -1,0 +1,181 @@
+/* GPU, issue 13: `topdown --source` on each designed td_bench kernel, then
+ * `topdown source`: the hottest line for the kernel's designed node (the
+ * node of `td_bench --list`) is one of the lines td_bench.cu marks
+ * TD_HOT(name). Also: PC samples and cubins were saved, every stall reason
+ * CUPTI named is known to the arch table, lines are resolved (td_bench is
+ * built with -lineinfo). Skipped (77) without a GPU or td_bench. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../check.h"
+#include "../td_shell.h"
+#include "metrics/arch.h"
+#include "metrics/pcsamp.h"
+#include "metrics/result.h"
+
+#define MAX_KERNELS 32
+
+typedef struct bench_kernel {
+    char name[64];
+    char node[96];
+} bench_kernel;
+
+static char dir[] = "/tmp/td_source_gpu_XXXXXX";
+static const char *topdown, *src_dir;
+static char bench[4096];
+
+/* Designed kernels of `td_bench --list` (name TAB node TAB default|variant). */
+static int load_kernels(bench_kernel *ks, int cap)
+{
+    if (td_shell_run(dir, "%s --list", bench) != 0)
+        return -1;
+    char path[4200], line[512];
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    FILE *f = fopen(path, "r");
+    int n = 0;
+    while (f && n < cap && fgets(line, sizeof line, f)) {
+        char name[64], node[96], kind[16];
+        if (sscanf(line, "%63[^\t]\t%95[^\t]\t%15[^\t]", name, node, kind) != 3 ||
+            strcmp(kind, "default") != 0 || strcmp(node, "-") == 0)
+            continue;
+        snprintf(ks[n].name, sizeof ks[n].name, "%s", name);
+        snprintf(ks[n].node, sizeof ks[n].node, "%s", node);
+        n++;
+    }
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* Whether line `number` of td_bench.cu is marked TD_HOT(name). */
+static int is_hot_line(unsigned number, const char *name)
+{
+    char path[4200], line[1024], marker[96];
+    snprintf(path, sizeof path, "%s/benchmarks/td_bench.cu", src_dir);
+    snprintf(marker, sizeof marker, "TD_HOT(%s)", name);
+    FILE *f = fopen(path, "r");
+    unsigned n = 0;
+    int hot = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (++n == number) {
+            hot = strstr(line, marker) != NULL;
+            if (!hot)
+                fprintf(stderr, "td_bench.cu:%u is not marked %s: %s", number, marker, line);
+            break;
+        }
+    if (f)
+        fclose(f);
+    return hot;
+}
+
+/* The result holds PC samples of the kernel, their reasons are all in the
+ * arch table, and the cubin folder holds a file. */
+static void check_result(const char *json, const char *name)
+{
+    td_result res;
+    CHECK(td_shell_load_result(dir, json, &res) == 0);
+    const td_pcsamp *p = res.n_devices ? res.devices[0].pcsamp : NULL;
+    CHECK(p && p->n_records > 0 && p->n_reasons > 0 && p->total_samples > 0);
+    CHECK(p && p->cubin_dir && p->n_modules > 0);
+    td_arch_set archs;
+    td_error err;
+    char archs_dir[4200];
+    snprintf(archs_dir, sizeof archs_dir, "%s", getenv("TOPDOWN_ARCHS"));
+    CHECK(td_arch_load_dir(archs_dir, &archs, &err) == 0);
+    const td_arch *t = res.n_devices ? td_arch_find(&archs, res.devices[0].arch) : NULL;
+    CHECK(t != NULL);
+    for (size_t r = 0; p && t && r < p->n_reasons; r++) {
+        char reason[128];
+        if (td_pcsamp_short_reason(p->reasons[r], reason, sizeof reason) != 1)
+            continue;
+        if (!td_arch_pc_reason(t, reason)) {
+            fprintf(stderr, "%s: CUPTI's reason %s is not in arch table %s's \"pc_sampling\"\n",
+                    name, p->reasons[r], t->name);
+            CHECK(0);
+        }
+    }
+    if (p && p->cubin_dir) {
+        char path[4300], crc[40];
+        td_pcsamp_cubin_name(p->modules[0], crc, sizeof crc);
+        snprintf(path, sizeof path, "%s/%s", p->cubin_dir, crc);
+        struct stat st;
+        CHECK(stat(path, &st) == 0 && st.st_size > 0);
+    }
+    td_arch_set_free(&archs);
+    td_result_free(&res);
+}
+
+/* The first CSV row's file and line. */
+static int first_row(char *file, size_t size, unsigned *line)
+{
+    char path[4200], text[4096];
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    FILE *f = fopen(path, "r");
+    int ok = f && fgets(text, sizeof text, f) && fgets(text, sizeof text, f);
+    if (f)
+        fclose(f);
+    /* rank,location,file,line,... (no commas in td_bench's path) */
+    char *p = ok ? strchr(text, ',') : NULL;
+    p = p ? strchr(p + 1, ',') : NULL;
+    char *q = p ? strchr(p + 1, ',') : NULL;
+    if (!q)
+        return -1;
+    snprintf(file, size, "%.*s", (int)(q - p - 1), p + 1);
+    *line = (unsigned)strtoul(q + 1, NULL, 10);
+    return 0;
+}
+
+static void check_kernel(const bench_kernel *k)
+{
+    char json[128];
+    snprintf(json, sizeof json, "%s.json", k->name);
+    int rc = td_shell_run(dir, "%s --source --no-progress -f -o %s -k '^bench_%s\\(' -- %s "
+                          "--kernel %s --reps 1", topdown, json, k->name, bench, k->name);
+    if (rc != 0)
+        fprintf(stderr, "td_bench %s: topdown --source exited with %d\n", k->name, rc);
+    CHECK(rc == 0);
+    check_result(json, k->name);
+    /* PC sampling has no reason for divergence (issued with lanes off is
+     * "selected"): the divergent kernel's designed line is its hottest
+     * Retire line */
+    const char *node = strncmp(k->node, "Divergence", 10) == 0 ? "Retire" : k->node;
+    rc = td_shell_run(dir, "%s source %s 'bench_%s' --node %s --csv - -n 1", topdown, json,
+                      k->name, node);
+    CHECK(rc == 0);
+    char file[4096];
+    unsigned line = 0;
+    CHECK(first_row(file, sizeof file, &line) == 0);
+    CHECK(strstr(file, "td_bench.cu") != NULL && line > 0);
+    CHECK(is_hot_line(line, k->name));
+    printf("%-12s hottest %s line: td_bench.cu:%u\n", k->name, node, line);
+    td_shell_run(dir, "%s source %s 'bench_%s' -n 5 >&2", topdown, json, k->name);
+}
+
+int main(void)
+{
+    const char *build = getenv("TOPDOWN_BUILD_DIR");
+    topdown = getenv("TOPDOWN_BIN");
+    src_dir = getenv("TOPDOWN_SOURCE_DIR");
+    snprintf(bench, sizeof bench, "%s/benchmarks/td_bench", build ? build : ".");
+    if (system("nvidia-smi -L > /dev/null 2>&1") != 0) {
+        printf("skipped: no NVIDIA GPU (nvidia-smi -L failed)\n");
+        return 77;
+    }
+    if (access(bench, X_OK) != 0) {
+        printf("skipped: %s not built (needs nvcc at configure time)\n", bench);
+        return 77;
+    }
+    CHECK(topdown && src_dir && mkdtemp(dir));
+    if (!topdown || !src_dir)
+        return td_check_summary();
+    static bench_kernel kernels[MAX_KERNELS];
+    int n = load_kernels(kernels, MAX_KERNELS);
+    CHECK(n >= 9);
+    for (int i = 0; i < n; i++)
+        check_kernel(&kernels[i]);
+    td_shell_remove_dir(dir);
+    return td_check_summary();
+}
