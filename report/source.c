@@ -92,20 +92,41 @@ static int map_reasons(const td_model *m, const td_pcsamp *p, td_source_table *t
 
 /* ---- the kernel's functions and its cubins ------------------------------------- */
 
-/* Whether a sampled function is one of the kernel's: CUPTI names it by its
- * mangled name (an extern "C" kernel by its plain name). */
-static int is_kernel_function(const td_result *res, const char *kernel, const char *function)
+/* The names CUPTI gives the kernel's function: the mangled names of its
+ * launches (an extern "C" kernel's plain name), and the demangled name. */
+typedef struct fn_names {
+    const char *name[16];
+    size_t n;
+} fn_names;
+
+static void kernel_functions(const td_result *res, const char *kernel, fn_names *out)
 {
+    out->n = 0;
+    out->name[out->n++] = kernel;
     for (size_t d = 0; d < res->n_devices; d++) {
         const td_device *dev = &res->devices[d];
+        const char *last = NULL; /* launches share the device's interned names */
         for (size_t i = 0; i < dev->n_launches; i++) {
             const td_launch *l = &dev->launches[i];
             const char *name = l->mangled ? l->mangled : l->kernel;
-            if (strcmp(name, function) == 0)
-                return strcmp(l->kernel, kernel) == 0;
+            if (name == last || strcmp(l->kernel, kernel) != 0)
+                continue;
+            last = name;
+            size_t k = 0;
+            while (k < out->n && strcmp(out->name[k], name) != 0)
+                k++;
+            if (k == out->n && out->n < sizeof out->name / sizeof *out->name)
+                out->name[out->n++] = name;
         }
     }
-    return strcmp(function, kernel) == 0;
+}
+
+static int is_kernel_function(const fn_names *names, const char *function)
+{
+    for (size_t k = 0; k < names->n; k++)
+        if (strcmp(names->name[k], function) == 0)
+            return 1;
+    return 0;
 }
 
 typedef struct cubin {
@@ -232,18 +253,21 @@ static int add_record(builder *b, const td_pcsamp *p, const td_pc_record *r, siz
 }
 
 static int add_device(builder *b, const td_result *res, const td_model *m, size_t d,
-                      const char *result_path, td_error *err)
+                      const fn_names *names, const char *result_path, td_error *err)
 {
     const td_pcsamp *p = res->devices[d].pcsamp;
     long *bucket = calloc(p->n_reasons ? p->n_reasons : 1, sizeof *bucket);
     cubin *cubins = calloc(p->n_modules ? p->n_modules : 1, sizeof *cubins);
-    int rc = !bucket || !cubins ? td_fail(err, "out of memory") : 0;
+    unsigned char *mine = calloc(p->n_functions ? p->n_functions : 1, 1);
+    int rc = !bucket || !cubins || !mine ? td_fail(err, "out of memory") : 0;
     if (rc == 0)
         rc = map_reasons(m, p, b->t, bucket, err);
+    for (size_t f = 0; rc == 0 && f < p->n_functions; f++)
+        mine[f] = (unsigned char)is_kernel_function(names, p->functions[f]);
     int loaded = 0;
     for (size_t i = 0; rc == 0 && i < p->n_records; i++) {
         const td_pc_record *r = &p->records[i];
-        if (!is_kernel_function(res, b->t->kernel, p->functions[r->function]))
+        if (!mine[r->function])
             continue;
         if (!loaded++)
             load_cubins(p, result_path, cubins, b->t);
@@ -253,6 +277,7 @@ static int add_device(builder *b, const td_result *res, const td_model *m, size_
     }
     free_cubins(cubins, p->n_modules);
     free(bucket);
+    free(mine);
     return rc;
 }
 
@@ -303,11 +328,13 @@ int td_source_build(const td_result *res, const td_summary *s, size_t k, const c
         return -1;
     builder b = {.t = out};
     td_keyset_init(&b.index, sizeof(const char *));
+    fn_names names;
+    kernel_functions(res, ks->name, &names);
     int rc = 0, any = 0;
     for (size_t d = 0; rc == 0 && d < res->n_devices; d++)
         if (res->devices[d].pcsamp) {
             any = 1;
-            rc = add_device(&b, res, m, d, result_path, err);
+            rc = add_device(&b, res, m, d, &names, result_path, err);
         }
     td_keyset_free(&b.index);
     td_names_free(&b.keys);
