@@ -11,6 +11,7 @@
 #include "metrics/intern.h"
 #include "metrics/pcsamp.h"
 #include "report/output.h"
+#include "report/sass_text.h"
 
 #define SPLIT_SHOWN 3 /* buckets named in a text row's split */
 
@@ -132,6 +133,7 @@ static int is_kernel_function(const fn_names *names, const char *function)
 typedef struct cubin {
     void *data;
     size_t size;
+    char *path; /* where it was read from */
 } cubin;
 
 /* Reads cubin `name` from the folder the result names, else (the result
@@ -145,13 +147,13 @@ static int read_cubin(const char *cubin_dir, const char *result_dir, const char 
     if (cubin_dir[0] == '/') {
         snprintf(path, sizeof path, "%s/%s", cubin_dir, name);
         if (td_cubin_read(path, &out->data, &out->size, &ignored) == 0)
-            return 0;
+            return (out->path = td_strdup(path)) ? 0 : -1;
     }
     snprintf(base, sizeof base, "%s", cubin_dir);
     snprintf(path, sizeof path, "%s/%s/%s", result_dir,
              cubin_dir[0] == '/' ? basename(base) : cubin_dir, name);
     if (td_cubin_read(path, &out->data, &out->size, &ignored) == 0)
-        return 0;
+        return (out->path = td_strdup(path)) ? 0 : -1;
     snprintf(tried, tried_size, "%s", path);
     return -1;
 }
@@ -178,8 +180,10 @@ static void load_cubins(const td_pcsamp *p, const char *result_path, cubin *out,
 
 static void free_cubins(cubin *c, size_t n)
 {
-    for (size_t i = 0; c && i < n; i++)
+    for (size_t i = 0; c && i < n; i++) {
         free(c[i].data);
+        free(c[i].path);
+    }
     free(c);
 }
 
@@ -225,11 +229,11 @@ static int add_record(builder *b, const td_pcsamp *p, const td_pc_record *r, siz
     char file[512] = "", key[700];
     unsigned line = 0;
     const cubin *c = &cubins[r->module];
-    if (!b->t->by_pc && c->data &&
+    if (c->data &&
         td_cubin_source_line(c->data, c->size, p->functions[r->function], r->pc, file,
                              sizeof file, &line, err) < 0)
         return -1;
-    if (line)
+    if (line && !b->t->by_pc)
         snprintf(key, sizeof key, "L%s\n%u", file, line);
     else
         snprintf(key, sizeof key, "P%zu\n%zu\n%" PRIu64, dev, r->module, r->pc);
@@ -240,6 +244,7 @@ static int add_record(builder *b, const td_pcsamp *p, const td_pc_record *r, siz
         row->pc = r->pc;
         row->module = r->module;
         row->dev = dev;
+        row->function = r->function;
     }
     snprintf(row->file, sizeof row->file, "%s", file);
     row->line = line;
@@ -248,6 +253,30 @@ static int add_record(builder *b, const td_pcsamp *p, const td_pc_record *r, siz
         if (bucket[k] >= 0) {
             row->bucket[bucket[k]] += r->counts[k];
             row->samples += r->counts[k];
+        }
+    return 0;
+}
+
+/* --sass: each row's instruction, where nvdisasm can say it. */
+static int add_sass_text(td_source_table *t, const td_pcsamp *p, size_t dev,
+                         const cubin *cubins, const unsigned char *mine, td_error *err)
+{
+    for (size_t m = 0; m < p->n_modules; m++)
+        for (size_t f = 0; cubins[m].path && f < p->n_functions; f++) {
+            if (!mine[f])
+                continue;
+            td_sass_listing listing = {0};
+            int rc = td_sass_disassemble(cubins[m].path, p->functions[f], &listing, err);
+            for (size_t i = 0; rc == 0 && i < t->n_rows; i++) {
+                td_source_row *row = &t->rows[i];
+                const char *text = row->dev == dev && row->module == m && row->function == f
+                                       ? td_sass_at(&listing, row->pc) : NULL;
+                if (text)
+                    snprintf(row->sass, sizeof row->sass, "%s", text);
+            }
+            td_sass_free(&listing);
+            if (rc)
+                return -1;
         }
     return 0;
 }
@@ -275,6 +304,8 @@ static int add_device(builder *b, const td_result *res, const td_model *m, size_
             b->t->period = p->period;
         rc = add_record(b, p, r, d, cubins, bucket, err);
     }
+    if (rc == 0 && b->t->by_pc && loaded)
+        rc = add_sass_text(b->t, p, d, cubins, mine, err);
     free_cubins(cubins, p->n_modules);
     free(bucket);
     free(mine);
@@ -360,14 +391,29 @@ void td_source_free(td_source_table *t)
 
 /* ---- text and CSV --------------------------------------------------------------- */
 
-static void location(const td_source_row *row, int full, char *buf, size_t size)
+static void location(const td_source_row *row, int by_pc, int full, char *buf, size_t size)
 {
-    if (row->line) {
+    if (row->line && !by_pc) {
         const char *slash = full ? NULL : strrchr(row->file, '/');
         snprintf(buf, size, "%s:%u", slash ? slash + 1 : row->file, row->line);
     } else {
         snprintf(buf, size, "pc+0x%" PRIx64, row->pc);
     }
+}
+
+/* --sass: "pc+0x1a0 td_bench.cu:204  LDG.E R2, ... ;", the line and the
+ * instruction where they are known. */
+static void text_location(const td_source_row *row, int by_pc, char *buf, size_t size)
+{
+    location(row, by_pc, 0, buf, size);
+    size_t len = strlen(buf);
+    if (by_pc && row->line) {
+        const char *slash = strrchr(row->file, '/');
+        snprintf(buf + len, size - len, " %s:%u", slash ? slash + 1 : row->file, row->line);
+        len = strlen(buf);
+    }
+    if (row->sass[0])
+        snprintf(buf + len, size - len, "  %s", row->sass);
 }
 
 static double pct(uint64_t part, uint64_t whole)
@@ -423,17 +469,17 @@ int td_source_text(FILE *out, const td_source_table *t, long top, td_error *err)
                 t->cubin_note);
     const char *node_name = t->node >= 0 ? strrchr(t->node_path, '.') : NULL;
     node_name = node_name ? node_name + 1 : (t->node >= 0 ? t->node_path : "");
-    fprintf(out, "\n  %4s %7s %9s  %-28s %s\n", "#", "samples", t->node >= 0 ? "node" : "", unit,
+    fprintf(out, "\n  %4s %7s %9s  %-28s  %s\n", "#", "samples", t->node >= 0 ? "node" : "", unit,
             "split over the model's leaves");
     size_t n = shown_rows(t, top);
     for (size_t i = 0; i < n; i++) {
         const td_source_row *row = &t->rows[i];
-        char loc[600], split[400], node_share[16] = "";
-        location(row, 0, loc, sizeof loc);
+        char loc[700], split[400], node_share[16] = "";
+        text_location(row, t->by_pc, loc, sizeof loc);
         split_text(t, row, split, sizeof split);
         if (t->node >= 0)
             snprintf(node_share, sizeof node_share, "%.1f%%", pct(row->node_samples, t->node_total));
-        fprintf(out, "  %4zu %6.1f%% %9s  %-28s %s\n", i + 1, pct(row->samples, t->total),
+        fprintf(out, "  %4zu %6.1f%% %9s  %-28s  %s\n", i + 1, pct(row->samples, t->total),
                 node_share, loc, split);
     }
     if (t->node >= 0)
@@ -450,7 +496,8 @@ int td_source_csv(FILE *out, const td_source_table *t, long top, td_error *err)
     td_c_numeric numeric;
     if (td_c_numeric_begin(&numeric, err))
         return -1;
-    fputs("rank,location,file,line,pc,samples,share_pct,node,node_samples,node_share_pct", out);
+    fputs("rank,location,file,line,pc,samples,share_pct,node,node_samples,node_share_pct,sass",
+          out);
     for (size_t b = 0; b < t->n_buckets; b++) {
         fputc(',', out);
         td_csv_field(out, t->buckets[b].label);
@@ -460,7 +507,7 @@ int td_source_csv(FILE *out, const td_source_table *t, long top, td_error *err)
     for (size_t i = 0; i < n; i++) {
         const td_source_row *row = &t->rows[i];
         char loc[600], pc[32];
-        location(row, 1, loc, sizeof loc);
+        location(row, t->by_pc, 1, loc, sizeof loc);
         snprintf(pc, sizeof pc, "0x%" PRIx64, row->pc);
         fprintf(out, "%zu,", i + 1);
         td_csv_field(out, loc);
@@ -472,6 +519,8 @@ int td_source_csv(FILE *out, const td_source_table *t, long top, td_error *err)
         td_csv_field(out, t->node >= 0 ? t->node_path : "");
         fprintf(out, ",%" PRIu64 ",", row->node_samples);
         td_csv_number(out, pct(row->node_samples, t->node_total), 2);
+        fputc(',', out);
+        td_csv_field(out, row->sass);
         for (size_t b = 0; b < t->n_buckets; b++)
             fprintf(out, ",%" PRIu64, row->bucket[b]);
         fputc('\n', out);

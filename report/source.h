@@ -26,8 +26,10 @@ typedef struct td_source_row {
     char file[512];     /* "" when the PC has no line information */
     unsigned line;
     uint64_t pc;        /* the row's lowest PC offset */
-    size_t module;      /* (device section, module) of that PC, for --sass */
+    size_t module;      /* (device section, module, function) of that PC */
     size_t dev;
+    size_t function;
+    char sass[96];      /* --sass: the instruction (nvdisasm on PATH), else "" */
     size_t pcs;         /* PC records folded into the row */
     uint64_t samples;   /* every counted sample (no _not_issued subsets) */
     uint64_t node_samples;

@@ -162,6 +162,24 @@ static void test_source_command(void)
     CHECK(td_shell_run(dir, "%s source r.json " KERNEL " --sass -n 0", bin) == 0);
     snprintf(line, sizeof line, "pc+0x%llx", (unsigned long long)pc_math2);
     CHECK(td_shell_file_has(dir, "out.txt", line));
+    /* --sass with nvdisasm on PATH (a stand-in printing its layout): the
+     * instruction of each PC, and its line */
+    char script[4300];
+    snprintf(script, sizeof script, "%s/nvdisasm", dir);
+    FILE *f = fopen(script, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fprintf(f, "#!/bin/sh\n[ \"$1\" = -c ] || exit 1\n"
+                   "printf '\\t.section\\t.text." KERNEL ",\"ax\",@progbits\\n'\n"
+                   "printf '        /*%04llx*/   FFMA R5, R5, R4, 1 ;   /* 0x0 */\\n'\n",
+                (unsigned long long)pc_math2);
+        fclose(f);
+        chmod(script, 0755);
+    }
+    CHECK(td_shell_run(dir, "PATH=%s:$PATH %s source r.json " KERNEL " --sass -n 0", dir, bin) == 0);
+    snprintf(wide, sizeof wide, "pc+0x%llx td_lines.cu:%u  FFMA R5, R5, R4, 1 ;",
+             (unsigned long long)pc_math2, line_math);
+    CHECK(td_shell_file_has(dir, "out.txt", wide));
     /* the result and its cubins moved together: found next to the result */
     CHECK(write_result("moved.json", "/nowhere/r.json.cubins") == 0);
     CHECK(td_shell_run(dir, "%s source moved.json " KERNEL, bin) == 0);

@@ -17,6 +17,7 @@
 #include "metrics/pcsamp.h"
 #include "metrics/result.h"
 #include "metrics/spool.h"
+#include "report/sass_text.h"
 #include "topdown/cli.h"
 
 #define P TD_PCSAMP_PREFIX
@@ -113,6 +114,47 @@ static void test_short_reason(void)
     CHECK_STR(buf, "wait");
     td_pcsamp_cubin_name(0xabcULL, buf, sizeof buf);
     CHECK_STR(buf, "0000000000000abc.cubin");
+}
+
+/* nvdisasm's layout: a section per function, "/ *offset* /  INSTR ;  / *encoding* /"
+ * lines, encoding continuation lines, labels. */
+static const char nvdisasm_text[] =
+    "\t.headerflags\t@\"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90\"\n"
+    "//--------------------- .text._Z5otherv --------------------------\n"
+    "\t.section\t.text._Z5otherv,\"ax\",@progbits\n"
+    "        /*0000*/                   LDC R1, c[0x0][0x28] ;  /* 0x00000a00ff017b82 */\n"
+    "//--------------------- .text._Z1kPf --------------------------\n"
+    "\t.section\t.text._Z1kPf,\"ax\",@progbits\n"
+    "        .global         _Z1kPf\n"
+    "_Z1kPf:\n"
+    ".text._Z1kPf:\n"
+    "        /*0000*/                   LDC R1, c[0x0][0x28] ;                       /* 0x00000a00ff017b82 */\n"
+    "                                                                                /* 0x000fe40000000800 */\n"
+    "        /*0010*/              @!P0 LDG.E R2, desc[UR4][R2.64] ;                /* 0x0000000402028981 */\n"
+    ".L_x_0:\n"
+    "        /*01a0*/                   EXIT ;                                       /* 0x000000000000794d */\n";
+
+static void test_sass_parse(void)
+{
+    td_sass_listing l = {0};
+    td_error err;
+    CHECK(td_sass_parse(nvdisasm_text, "_Z1kPf", &l, &err) == 0);
+    CHECK(l.n == 3);
+    CHECK_STR(td_sass_at(&l, 0x10), "@!P0 LDG.E R2, desc[UR4][R2.64] ;");
+    CHECK_STR(td_sass_at(&l, 0x1a0), "EXIT ;");
+    CHECK(td_sass_at(&l, 0x20) == NULL);
+    td_sass_free(&l);
+    CHECK(td_sass_parse(nvdisasm_text, "_Z5otherv", &l, &err) == 0 && l.n == 1);
+    td_sass_free(&l);
+    CHECK(td_sass_parse(nvdisasm_text, "_Z4nonev", &l, &err) == 0 && l.n == 0);
+    /* no nvdisasm on PATH: an empty listing, no error */
+    const char *path = getenv("PATH");
+    char *saved = path ? strdup(path) : NULL;
+    setenv("PATH", "/nonexistent", 1);
+    CHECK(td_sass_disassemble("/dev/null", "_Z1kPf", &l, &err) == 0 && l.n == 0);
+    if (saved)
+        setenv("PATH", saved, 1);
+    free(saved);
 }
 
 /* ---- the spool -------------------------------------------------------------------- */
@@ -308,10 +350,10 @@ static void test_source_default_node(void)
     CHECK(td_shell_file_has(dir, "out.txt", "4 PCs without line information"));
     /* L1_Bound's samples first, then by samples: 0x100, 0x200, 0x300, 0x400 */
     CHECK(td_shell_file_has(dir, "out.txt",
-                            "     1   32.5%     85.7%  pc+0x100                     L1_Bound 92%, Retire 8%\n"
-                            "     2   20.0%     14.3%  pc+0x200                     Dependency_Wait 75%, L1_Bound 25%\n"
-                            "     3   45.0%      0.0%  pc+0x300                     Retire 100%\n"
-                            "     4    2.5%      0.0%  pc+0x400                     mystery 60%, not_selected 40%\n"));
+                            "     1   32.5%     85.7%  pc+0x100                      L1_Bound 92%, Retire 8%\n"
+                            "     2   20.0%     14.3%  pc+0x200                      Dependency_Wait 75%, L1_Bound 25%\n"
+                            "     3   45.0%      0.0%  pc+0x300                      Retire 100%\n"
+                            "     4    2.5%      0.0%  pc+0x400                      mystery 60%, not_selected 40%\n"));
 }
 
 static void test_source_node_and_top(void)
@@ -409,6 +451,7 @@ int main(void)
     snprintf(bench, sizeof bench, "%s/benchmarks/results/h100_td_bench.topdown.json", src);
     test_arch_maps();
     test_short_reason();
+    test_sass_parse();
     test_spool();
     test_result_refuses();
     make_result();
