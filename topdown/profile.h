@@ -17,6 +17,8 @@ typedef struct td_profile_options {
     const char *replay_mode;    /* --replay-mode: "auto" (default), "none", "kernel" */
     double overhead_pct;        /* --overhead: budget in % of native time, 0: unlimited */
     const char *graph_profiling; /* --graph-profiling: "node" (default) or "graph" */
+    const char *cache_control;  /* --cache-control: "none" (default) or "all" */
+    const char *clock_control;  /* --clock-control: "none" (default) or "base" */
     int progress;               /* 1: progress line on stderr when it is a tty */
     const char *const *outputs; /* files the caller writes after the run (CSVs),
                                    checked before the app starts: the -f rule,
@@ -40,6 +42,8 @@ typedef struct td_profile_outcome {
     int nothing_measured; /* no launch was profiled: no result file when no
                              launch was seen, else one whose note says why */
     char warning[1024];   /* -k matched no kernel name: the filter and real names */
+    char clock_notice[1024]; /* --clock-control base: GPUs found locked by someone
+                               else, or clocks that could not be unlocked */
 } td_profile_outcome;
 
 /* Fails only where no result can be written (app not found, output exists
