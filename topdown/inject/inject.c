@@ -722,7 +722,7 @@ static void emit_device(const ctx_state *c, uint32_t device, const char *gpu,
     cJSON_AddStringToObject(rec, "arch", arch ? arch->name : "none");
     cJSON_AddNumberToObject(rec, "passes", c->profiling ? (double)c->full_passes : 0);
     cJSON_AddNumberToObject(rec, "batch", (double)g.batch);
-    if (g.flush_caches)
+    if (g.flush_caches && c->profiling)
         cJSON_AddStringToObject(rec, "cache_control", c->flush.ready ? "all" : "none");
     cJSON_AddItemToObject(rec, "metrics", cJSON_CreateStringArray(c->metrics,
                                                                    (int)c->n_metrics));
