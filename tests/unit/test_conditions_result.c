@@ -1,7 +1,8 @@
 /* Measurement conditions (metrics/conditions.h): saved and read back in a
  * result; old results (none recorded) and wrong words; the spool's start
  * and device records; the report header's line; `topdown diff`'s warning
- * when the two results were measured under different conditions, and
+ * when the two results were measured under different conditions (in the
+ * text, or on stderr with --csv -), and
  * silence when they were not, or when one did not record them. */
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +187,38 @@ static void test_diff(const td_arch_set *archs)
     CHECK(strstr(text, "WARNING") == NULL && strstr(text, "A: a.json") != NULL);
 }
 
+/* The command: with --csv - there is no text, so the warning goes to stderr. */
+static void test_diff_command(const char *dir)
+{
+    td_result ra, rb;
+    td_error err;
+    char a[128], b[128], args[512];
+    snprintf(a, sizeof a, "%s/a.json", dir);
+    snprintf(b, sizeof b, "%s/b.json", dir);
+    build(&ra, "all", "base", 1590);
+    build(&rb, "none", "none", 0);
+    CHECK(td_result_save(a, &ra, &err) == 0 && td_result_save(b, &rb, &err) == 0);
+    td_result_free(&ra);
+    td_result_free(&rb);
+    char archs[128];
+    snprintf(archs, sizeof archs, "%s/archs", dir);
+    setenv("TOPDOWN_ARCHS", archs, 1);
+    td_run_output r;
+    snprintf(args, sizeof args, "diff '%s' '%s' -l 1 --csv -", a, b);
+    td_test_run_topdown(dir, args, &r);
+    CHECK(r.status == 0);
+    CHECK(strstr(r.err, "topdown: warning: A and B were measured under different conditions")
+          != NULL);
+    CHECK(strstr(r.out, "WARNING") == NULL && strstr(r.out, "kernel,in,") == r.out);
+    snprintf(args, sizeof args, "diff '%s' '%s' -l 1", a, b);
+    td_test_run_topdown(dir, args, &r);
+    CHECK(r.status == 0 && strstr(r.out, "\nWARNING: A and B were measured") != NULL);
+    CHECK(strstr(r.err, "warning") == NULL); /* said once, in the text */
+    snprintf(args, sizeof args, "report '%s' -l 1", a);
+    td_test_run_topdown(dir, args, &r);
+    CHECK(strstr(r.out, "\nConditions: cache-control all") != NULL);
+}
+
 int main(void)
 {
     char dir[64];
@@ -196,6 +229,7 @@ int main(void)
     test_spool();
     test_header(&archs);
     test_diff(&archs);
+    test_diff_command(dir);
     td_arch_set_free(&archs);
     td_test_cleanup(dir);
     return td_check_summary();
