@@ -309,8 +309,8 @@ static int print_kernels(FILE *out, const td_result *res, const td_summary *s,
 
 /* keep[k]: kernel k is shown (all, or those -k names); checked before any
  * output. */
-static unsigned char *kernels_kept(const td_summary *s, const td_report_options *o,
-                                   size_t *selected, td_error *err)
+static unsigned char *kernels_kept(const td_result *res, const td_summary *s,
+                                   const td_report_options *o, size_t *selected, td_error *err)
 {
     unsigned char *keep = malloc(s->n_kernels ? s->n_kernels : 1);
     if (!keep) {
@@ -319,7 +319,8 @@ static unsigned char *kernels_kept(const td_summary *s, const td_report_options 
     }
     memset(keep, 1, s->n_kernels);
     *selected = s->n_kernels;
-    if (o->kernels_shown && td_kernel_select(s, o->kernels_shown, keep, selected, err)) {
+    if (o->kernels_shown && td_kernel_select(s, res, o->kernels_shown,
+                                             (td_name_base)o->name_base, keep, selected, err)) {
         free(keep);
         return NULL;
     }
@@ -334,7 +335,7 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
     if (td_summary_printable(s, err))
         return -1;
     size_t selected = 0;
-    unsigned char *keep = kernels_kept(s, o, &selected, err);
+    unsigned char *keep = kernels_kept(res, s, o, &selected, err);
     if (!keep)
         return -1;
     print_header(out, res, s, o);

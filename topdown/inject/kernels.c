@@ -108,9 +108,20 @@ td_kernel *td_kernel_get(const char *mangled, const td_filter *f)
         memset(k, 0, sizeof *k);
         return NULL;
     }
-    k->matches = !f->has_name_re || regexec(&f->name_re, k->name, 0, NULL, 0) == 0;
+    k->matches = !f->name_match || td_kmatch_test(f->name_match, k->name, k->mangled);
     table_used++;
     return k;
+}
+
+void td_kernels_reset(void)
+{
+    for (size_t i = 0; i < table_cap; i++) {
+        free(table[i].mangled);
+        free(table[i].name);
+    }
+    free(table);
+    table = NULL;
+    table_cap = table_used = 0;
 }
 
 size_t td_kernel_count(void)
@@ -171,18 +182,25 @@ int td_filter_from_env(td_filter *f, char *msg, size_t size)
         env_long("TOPDOWN_LAUNCH_COUNT", -1, &f->launch_count, msg, size) ||
         env_long("TOPDOWN_PER_KERNEL", -1, &f->per_kernel, msg, size))
         return -1;
+    const char *base_word = getenv("TOPDOWN_KERNEL_NAME_BASE");
+    td_name_base base = TD_NAME_FUNCTION;
+    td_error err;
+    if (base_word && *base_word && td_name_base_parse(base_word, &base, &err)) {
+        snprintf(msg, size, "TOPDOWN_KERNEL_NAME_BASE: %s", err.msg);
+        return -1;
+    }
     const char *re = getenv("TOPDOWN_KERNEL_REGEX");
-    if (re && *re) {
-        int rc = regcomp(&f->name_re, re, REG_EXTENDED | REG_NOSUB);
-        if (rc != 0) {
-            char why[256];
-            regerror(rc, &f->name_re, why, sizeof why);
-            snprintf(msg, size, "kernel-name regex '%s': %s", re, why);
-            return -1;
-        }
-        f->has_name_re = 1;
+    if (re && *re && td_kmatch_compile(re, base, &f->name_match, &err)) {
+        snprintf(msg, size, "TOPDOWN_KERNEL_REGEX: %s", err.msg);
+        return -1;
     }
     return 0;
+}
+
+void td_filter_release(td_filter *f)
+{
+    td_kmatch_free(f->name_match);
+    f->name_match = NULL;
 }
 
 int td_filter_allows(td_filter *f, td_kernel *k)

@@ -3,8 +3,9 @@
 #ifndef TD_KERNELS_H
 #define TD_KERNELS_H
 
-#include <regex.h>
 #include <stddef.h>
+
+#include "metrics/kmatch.h"
 
 #define TD_KERNEL_MAX_GROUPS 32 /* TD_MAX_GROUPS of metrics/groups.h */
 
@@ -24,8 +25,7 @@ typedef struct td_kernel {
 /* Which launches get counters; the rest are only timed. From the
  * TOPDOWN_* variables that the launcher sets (docs/COLLECTION.md). */
 typedef struct td_filter {
-    regex_t name_re;
-    int has_name_re;
+    td_kmatch *name_match; /* TOPDOWN_KERNEL_REGEX under TOPDOWN_KERNEL_NAME_BASE; NULL: all */
     long launch_skip;   /* matching launches to leave out first */
     long launch_count;  /* at most this many profiled, -1: no limit */
     long per_kernel;    /* at most this many of each kernel, -1: no limit */
@@ -44,6 +44,11 @@ size_t td_kernels_uncovered(size_t n_groups);
 
 /* Reads the filter from the environment; -1 (with msg) on a bad value. */
 int td_filter_from_env(td_filter *f, char *msg, size_t size);
+/* Frees what td_filter_from_env allocated. */
+void td_filter_release(td_filter *f);
+
+/* Forgets every kernel seen (tests: a fresh table). */
+void td_kernels_reset(void);
 
 /* The kernel of this mangled name, added on first sight. NULL: no memory. */
 td_kernel *td_kernel_get(const char *mangled, const td_filter *f);
