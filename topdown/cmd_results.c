@@ -1,4 +1,5 @@
 /* topdown report, import-nvprof, plot and diff: the commands that read result files. */
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,17 +250,13 @@ static int load_result(const char *path, const char *arch, const td_arch_set *ar
     return 0;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* "file.json (GPU name)": how plots and diffs name a result. */
 static void result_label(const char *path, const td_result *res, char *buf, size_t size)
 {
     const char *gpu = res->n_devices && res->devices[0].name ? res->devices[0].name : NULL;
-    snprintf(buf, size, "%s%s%s%s", base_name(path), gpu ? " (" : "", gpu ? gpu : "",
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
+    snprintf(buf, size, "%s%s%s%s", basename(copy), gpu ? " (" : "", gpu ? gpu : "",
              gpu ? ")" : "");
 }
 

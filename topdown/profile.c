@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -97,9 +98,9 @@ static int exe_dir(char *buf, size_t size, td_error *err)
         return td_fail(err, "cannot find topdown's own folder (/proc/self/exe: %s)",
                        strerror(errno));
     buf[n] = '\0';
-    char *slash = strrchr(buf, '/');
-    if (slash)
-        *slash = '\0';
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", buf);
+    snprintf(buf, size, "%s", dirname(copy)); /* libgen.h, on a copy */
     return 0;
 }
 
@@ -132,12 +133,6 @@ static int reserve(const char *path)
     return 0;
 }
 
-static const char *after_slash(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* python, python3, python3.12, bash, sh, perl, ruby, node. */
 static int is_interpreter(const char *name)
 {
@@ -154,10 +149,13 @@ static int is_interpreter(const char *name)
  * interpreter runs (`python train.py` -> "train"). */
 static void run_name(char *const *argv, char *out, size_t size)
 {
-    const char *base = after_slash(argv[0]);
+    char app[PATH_MAX], script[PATH_MAX]; /* copies: basename may modify its argument */
+    snprintf(app, sizeof app, "%s", argv[0]);
+    const char *base = basename(app);
     size_t len = strlen(base);
     if (is_interpreter(base) && argv[1] && argv[1][0] != '-' && is_regular(argv[1])) {
-        base = after_slash(argv[1]);
+        snprintf(script, sizeof script, "%s", argv[1]);
+        base = basename(script);
         const char *dot = strrchr(base, '.');
         len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
     }
