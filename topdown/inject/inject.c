@@ -73,6 +73,8 @@ typedef struct ctx_state {
     int window_group;     /* configuration of the open batch */
     int phase_group;      /* the counter group of the current phase */
     size_t phase_launches; /* launches profiled in this phase so far */
+    unsigned long coverage_seen; /* td_kernels_version() at the last coverage check */
+    int coverage_phase;   /* phase_group at the last coverage check */
     int failures;         /* failed decodes of replay-free launches */
     int warned_mismatch;
     struct ctx_state *next;
@@ -289,12 +291,8 @@ static void group_failed(ctx_state *c)
 /* What a measured launch adds to its kernel's rotation. */
 static void count_measurement(const launch_rec *l)
 {
-    if (!l->kernel)
-        return;
-    if (l->group == TD_GROUP_ALL)
-        l->kernel->full_measured = 1;
-    else if (l->group < TD_KERNEL_MAX_GROUPS)
-        l->kernel->group_measured[l->group]++;
+    if (l->kernel)
+        td_kernel_measured(l->kernel, l->group);
 }
 
 /* Stops the profiler, decodes the batch, writes its launches in launch
@@ -468,19 +466,37 @@ static size_t phase_length(void)
     return length < 16 ? 16 : length;
 }
 
-/* A phase ends after phase_length() launches, or as soon as no kernel
- * lacks the phase's group while some kernel still lacks another (kernels
- * without a full tree: coverage does not wait on the phase length). */
+/* A phase ends after phase_length() profiled launches. */
 static void count_phase(ctx_state *c, int group)
 {
     if (group == TD_GROUP_ALL || c->n_group_cfg == 0)
         return;
-    int coverage_elsewhere = td_kernels_missing(group) == 0 &&
-                             td_kernels_uncovered(c->n_group_cfg) > 0;
-    if (++c->phase_launches < phase_length() && !coverage_elsewhere)
+    if (++c->phase_launches < phase_length())
         return;
     c->phase_launches = 0;
     c->phase_group = (c->phase_group + 1) % (int)c->n_group_cfg;
+}
+
+/* Coverage does not wait on the phase length: before a group is chosen,
+ * a phase whose group every kernel without a full tree has already
+ * measured moves to a group one of them lacks. Checked at choice time, not
+ * when a profiled launch is counted: under a budget a kernel in a long run
+ * of its own is profiled only while it lacks the phase's group, so a check
+ * at counting time would never see it covered (--replay-mode none). The
+ * answer is cached until a kernel is added or measures something. */
+static void advance_for_coverage(ctx_state *c)
+{
+    unsigned long version = td_kernels_version();
+    if (c->n_group_cfg == 0 ||
+        (c->coverage_seen == version && c->coverage_phase == c->phase_group))
+        return;
+    int group = td_kernels_coverage_group(c->phase_group, c->n_group_cfg);
+    if (group != c->phase_group) {
+        c->phase_group = group;
+        c->phase_launches = 0;
+    }
+    c->coverage_seen = version;
+    c->coverage_phase = c->phase_group;
 }
 
 /* The cost budget: profile while the time spent profiling stays within
@@ -499,7 +515,7 @@ static int budget_allows(const td_kernel *k, int group)
 }
 
 /* 1 and the configuration if this launch is to be profiled. */
-static int choose_config(const ctx_state *c, const td_kernel *k, int *group)
+static int choose_config(ctx_state *c, const td_kernel *k, int *group)
 {
     if (wants_replay(c, k)) {
         *group = TD_GROUP_ALL;
@@ -507,6 +523,7 @@ static int choose_config(const ctx_state *c, const td_kernel *k, int *group)
     }
     if (c->n_group_cfg == 0)
         return 0;
+    advance_for_coverage(c);
     *group = c->phase_group;
     return budget_allows(k, *group);
 }
@@ -982,6 +999,7 @@ static void graph_enter(const CUpti_CallbackData *cb)
         double t0 = now_s();
         g.waited_s = 0;
         say_graph_view();
+        advance_for_coverage(c);
         if (l.kernel && td_filter_allows(&g.filter, l.kernel) &&
             budget_allows(l.kernel, c->phase_group)) {
             l.group = c->phase_group;

@@ -59,6 +59,9 @@ char *td_demangle(const char *mangled)
 
 static td_kernel *table;
 static size_t table_cap, table_used;
+/* Moves whenever a kernel is added or measures something, so that answers
+ * about coverage are recomputed only when they can have changed. */
+static unsigned long coverage_version;
 
 static uint64_t hash_name(const char *s)
 {
@@ -110,6 +113,7 @@ td_kernel *td_kernel_get(const char *mangled, const td_filter *f)
     }
     k->matches = !f->name_match || td_kmatch_test(f->name_match, k->name, k->mangled);
     table_used++;
+    coverage_version++;
     return k;
 }
 
@@ -122,27 +126,12 @@ void td_kernels_reset(void)
     free(table);
     table = NULL;
     table_cap = table_used = 0;
+    coverage_version++; /* answers cached on the old table are stale */
 }
 
 size_t td_kernel_count(void)
 {
     return table_used;
-}
-
-size_t td_kernels_uncovered(size_t n_groups)
-{
-    size_t uncovered = 0;
-    for (size_t i = 0; i < table_cap; i++) {
-        const td_kernel *k = &table[i];
-        if (!k->mangled || !k->matches || k->full_measured)
-            continue;
-        for (size_t g = 0; g < n_groups && g < TD_KERNEL_MAX_GROUPS; g++)
-            if (k->group_measured[g] == 0) {
-                uncovered++;
-                break;
-            }
-    }
-    return uncovered;
 }
 
 size_t td_kernels_missing(int group)
@@ -154,6 +143,32 @@ size_t td_kernels_missing(int group)
                    k->group_measured[group] == 0;
     }
     return missing;
+}
+
+unsigned long td_kernels_version(void)
+{
+    return coverage_version;
+}
+
+void td_kernel_measured(td_kernel *k, int group)
+{
+    if (group < 0)
+        k->full_measured = 1;
+    else if (group < TD_KERNEL_MAX_GROUPS)
+        k->group_measured[group]++;
+    coverage_version++;
+}
+
+int td_kernels_coverage_group(int current, size_t n_groups)
+{
+    if (current < 0 || (size_t)current >= n_groups || td_kernels_missing(current) > 0)
+        return current;
+    for (size_t step = 1; step < n_groups; step++) {
+        int next = (int)((current + step) % n_groups);
+        if (td_kernels_missing(next) > 0)
+            return next;
+    }
+    return current;
 }
 
 /* ---- the filter --------------------------------------------------------- */

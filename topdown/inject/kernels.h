@@ -38,9 +38,15 @@ size_t td_kernel_count(void);
 /* Kernels the filter selects that have no full tree yet and never
  * measured counter group `group`. */
 size_t td_kernels_missing(int group);
-/* Kernels the filter selects that have no full tree and lack one of the
- * first n_groups counter groups. */
-size_t td_kernels_uncovered(size_t n_groups);
+
+/* Moves whenever a kernel is added or td_kernel_measured is called. */
+unsigned long td_kernels_version(void);
+/* Counts a decoded measurement of k: group < 0 is the full set. */
+void td_kernel_measured(td_kernel *k, int group);
+/* The group a replay-free phase should measure, of n_groups: `current`
+ * while some selected kernel without a full tree lacks it, else the next
+ * group one of them lacks, else `current`. */
+int td_kernels_coverage_group(int current, size_t n_groups);
 
 /* Reads the filter from the environment; -1 (with msg) on a bad value. */
 int td_filter_from_env(td_filter *f, char *msg, size_t size);
