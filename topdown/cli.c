@@ -190,7 +190,7 @@ static const char environment_help[] =
     "  TOPDOWN_ARCHS       folder of the arch tables (default: archs/ of the build or install)\n"
     "  TOPDOWN_KEEP_SPOOL  keep the collection spool after the run (for bug reports)\n"
     "  TOPDOWN_DEBUG       the injection library's per-batch decoding on stderr\n"
-    "  (topdown sets the other TOPDOWN_* variables for the app: docs/DESIGN.md)\n";
+    "  (topdown sets the other TOPDOWN_* variables for the app: docs/COLLECTION.md)\n";
 
 /* ---- values ------------------------------------------------------------------ */
 
