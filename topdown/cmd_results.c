@@ -17,6 +17,7 @@
 #include "report/json.h"
 #include "report/output.h"
 #include "report/plot.h"
+#include "report/copies.h"
 #include "report/text.h"
 #include "report/timeline.h"
 #include "topdown/cli.h"
@@ -39,7 +40,8 @@ static int print_timeline(const td_result *res, const td_summary *s, const cli *
 /* The CSV files asked for, then the tree (or the timeline) unless a CSV
  * went to stdout. */
 static int write_outputs(const char *path, const td_result *res, const td_summary *s,
-                         const cli *c, td_error *err)
+                         const td_summary *device_sums, size_t n_device_sums, const cli *c,
+                         td_error *err)
 {
     int level = c->report.level;
     if (c->csv && td_csv_kernels_file(c->csv, s, level, err))
@@ -55,6 +57,8 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
         return 0;
     td_report_options o = c->report;
     o.source = path;
+    o.device_sums = device_sums;
+    o.n_device_sums = n_device_sums;
     return td_report_text(stdout, res, s, &o, err);
 }
 
@@ -78,10 +82,14 @@ int cmd_print_result_file(const char *path, const cli *c, td_error *err)
         td_arch_set_free(&archs);
         return -1;
     }
-    td_summary summary;
+    td_summary summary, *device_sums = NULL;
+    size_t n_device_sums = 0;
     int rc = td_summarize(&res, &archs, c->arch, &summary, err);
     if (rc == 0) {
-        rc = write_outputs(path, &res, &summary, c, err);
+        rc = td_device_summaries(&res, &archs, c->arch, &device_sums, &n_device_sums, err);
+        if (rc == 0)
+            rc = write_outputs(path, &res, &summary, device_sums, n_device_sums, c, err);
+        td_device_summaries_free(device_sums, n_device_sums);
         td_summary_free(&summary);
     }
     if (rc)
