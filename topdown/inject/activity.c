@@ -123,8 +123,12 @@ static void emit_copy(uint32_t context, uint32_t device, int kind, uint8_t direc
     cJSON_AddNumberToObject(rec, "duration_ns", (double)(end - start));
     cJSON_AddNumberToObject(rec, "stream", stream);
     cJSON_AddNumberToObject(rec, "corr", corr);
-    cJSON_AddNumberToObject(rec, "src_device", (double)src);
-    cJSON_AddNumberToObject(rec, "dst_device", (double)dst);
+    /* -1 (host memory, or none) is the reader's default: left out, as a
+     * million copies make a million lines */
+    if (src >= 0)
+        cJSON_AddNumberToObject(rec, "src_device", (double)src);
+    if (dst >= 0)
+        cJSON_AddNumberToObject(rec, "dst_device", (double)dst);
     td_sw_emit(rec);
 }
 
