@@ -74,6 +74,8 @@ typedef struct ctx_state {
     int window_group;     /* configuration of the open batch */
     int phase_group;      /* the counter group of the current phase */
     size_t phase_launches; /* launches profiled in this phase so far */
+    unsigned long coverage_seen; /* progress.version at the last coverage check */
+    int coverage_phase;   /* phase_group at the last coverage check */
     int failures;         /* failed decodes of replay-free launches */
     td_progress progress; /* what each kernel measured on this context */
     int warned_mismatch;
@@ -304,7 +306,7 @@ static td_kernel_progress *progress_of(ctx_state *c, const td_kernel *k)
 static void count_measurement(ctx_state *c, const launch_rec *l)
 {
     if (l->kernel)
-        td_progress_measured(progress_of(c, l->kernel), l->group);
+        td_progress_measured(&c->progress, progress_of(c, l->kernel), l->group);
 }
 
 /* Stops the profiler, decodes the batch, writes its launches in launch
@@ -478,19 +480,38 @@ static size_t phase_length(void)
     return length < 16 ? 16 : length;
 }
 
-/* A phase ends after phase_length() launches, or as soon as no kernel
- * lacks the phase's group while some kernel still lacks another (kernels
- * without a full tree: coverage does not wait on the phase length). */
+/* A phase ends after phase_length() profiled launches. */
 static void count_phase(ctx_state *c, int group)
 {
     if (group == TD_GROUP_ALL || c->n_group_cfg == 0)
         return;
-    int coverage_elsewhere = td_progress_missing(&c->progress, group) == 0 &&
-                             td_progress_uncovered(&c->progress, c->n_group_cfg) > 0;
-    if (++c->phase_launches < phase_length() && !coverage_elsewhere)
+    if (++c->phase_launches < phase_length())
         return;
     c->phase_launches = 0;
     c->phase_group = (c->phase_group + 1) % (int)c->n_group_cfg;
+}
+
+/* Coverage does not wait on the phase length: before a group is chosen,
+ * a phase whose group every kernel without a full tree has already
+ * measured moves to a group one of them lacks. Checked at choice time, not
+ * when a profiled launch is counted: under a budget a kernel in a long run
+ * of its own is profiled only while it lacks the phase's group, so a check
+ * at counting time would never see it covered (--replay-mode none). The
+ * answer is cached until a kernel is first seen here or measures something.
+ * Per context: each device covers its own kernels. */
+static void advance_for_coverage(ctx_state *c)
+{
+    unsigned long version = c->progress.version;
+    if (c->n_group_cfg == 0 ||
+        (c->coverage_seen == version && c->coverage_phase == c->phase_group))
+        return;
+    int group = td_progress_coverage_group(&c->progress, c->phase_group, c->n_group_cfg);
+    if (group != c->phase_group) {
+        c->phase_group = group;
+        c->phase_launches = 0;
+    }
+    c->coverage_seen = version;
+    c->coverage_phase = c->phase_group;
 }
 
 /* The cost budget: profile while the time spent profiling stays within
@@ -516,6 +537,7 @@ static int choose_config(ctx_state *c, const td_kernel *k, int *group)
     }
     if (c->n_group_cfg == 0)
         return 0;
+    advance_for_coverage(c);
     *group = c->phase_group;
     return budget_allows(c, k, *group);
 }
@@ -994,6 +1016,7 @@ static void graph_enter(const CUpti_CallbackData *cb)
         double t0 = now_s();
         g.waited_s = 0;
         say_graph_view();
+        advance_for_coverage(c);
         if (l.kernel && td_filter_allows(&g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
             budget_allows(c, l.kernel, c->phase_group)) {
             l.group = c->phase_group;

@@ -20,16 +20,18 @@ td_kernel_progress *td_progress_of(td_progress *p, size_t ordinal, int matches)
     if (!k->seen) {
         k->seen = 1;
         k->matches = matches;
+        p->version++;
     }
     return k;
 }
 
-void td_progress_measured(td_kernel_progress *k, int group)
+void td_progress_measured(td_progress *p, td_kernel_progress *k, int group)
 {
     if (group < 0)
         k->full_measured = 1;
     else if (group < TD_PROGRESS_MAX_GROUPS)
         k->group_measured[group]++;
+    p->version++;
 }
 
 int td_progress_lacks(const td_kernel_progress *k, int group)
@@ -47,20 +49,16 @@ size_t td_progress_missing(const td_progress *p, int group)
     return missing;
 }
 
-size_t td_progress_uncovered(const td_progress *p, size_t n_groups)
+int td_progress_coverage_group(const td_progress *p, int current, size_t n_groups)
 {
-    size_t uncovered = 0;
-    for (size_t i = 0; i < p->cap; i++) {
-        const td_kernel_progress *k = &p->items[i];
-        if (!k->seen || !k->matches || k->full_measured)
-            continue;
-        for (size_t g = 0; g < n_groups && g < TD_PROGRESS_MAX_GROUPS; g++)
-            if (k->group_measured[g] == 0) {
-                uncovered++;
-                break;
-            }
+    if (current < 0 || (size_t)current >= n_groups || td_progress_missing(p, current) > 0)
+        return current;
+    for (size_t step = 1; step < n_groups; step++) {
+        int next = (int)((current + step) % n_groups);
+        if (td_progress_missing(p, next) > 0)
+            return next;
     }
-    return uncovered;
+    return current;
 }
 
 void td_progress_free(td_progress *p)
@@ -68,4 +66,5 @@ void td_progress_free(td_progress *p)
     free(p->items);
     p->items = NULL;
     p->cap = 0;
+    p->version = 0;
 }
