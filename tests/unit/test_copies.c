@@ -437,6 +437,9 @@ int main(void)
     test_merge_keeps_copies();
     test_spool();
     test_many_copies();
-    td_shell_remove_dir(dir);
+    if (!getenv("TD_KEEP_TEST_DIR"))
+        td_shell_remove_dir(dir);
+    else
+        fprintf(stderr, "kept %s\n", dir);
     return td_check_summary();
 }
