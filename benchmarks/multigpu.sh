@@ -22,7 +22,9 @@
 #   -o OUT      the output folder
 #
 # Build first (bash scripts/setup.sh: topdown, libtopdown_inject.so and
-# build/tests/gpu/td_peer). DDP runs with --replay-mode none: kernel replay
+# build/tests/gpu/td_peer); on a device machine without this machine's
+# Debian libraries, after scripts/device_prep.sh, run it as
+# LD_LIBRARY_PATH=$PWD/build/devlib benchmarks/multigpu.sh. DDP runs with --replay-mode none: kernel replay
 # would re-run NCCL kernels whose peers do not run them again. Without
 # torchrun or torch the DDP part is skipped and the README says so.
 # Environment: TOPDOWN (default BUILD/topdown), BUILD (default build).
@@ -43,7 +45,7 @@ while getopts "s:r:t:o:h" opt; do
         r) reps=$OPTARG ;;
         t) tlimit=$OPTARG ;;
         o) out=$OPTARG ;;
-        h) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        h) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option; see multigpu.sh -h" ;;
     esac
 done
