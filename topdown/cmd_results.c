@@ -18,6 +18,7 @@
 #include "report/json.h"
 #include "report/output.h"
 #include "report/plot.h"
+#include "report/copies.h"
 #include "report/text.h"
 #include "report/timeline.h"
 #include "topdown/cli.h"
@@ -40,7 +41,7 @@ static int print_timeline(const td_result *res, const td_summary *s, const cli *
 /* The CSV files asked for, then the tree (or the timeline) unless a CSV
  * went to stdout. */
 static int write_outputs(const char *path, const td_result *res, const td_summary *s,
-                         const cli *c, td_error *err)
+                         const td_arch_set *archs, const cli *c, td_error *err)
 {
     int level = c->report.level;
     if (c->csv && td_csv_kernels_file(c->csv, s, level, err))
@@ -56,7 +57,14 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
         return 0;
     td_report_options o = c->report;
     o.source = path;
-    return td_report_text(stdout, res, s, &o, err);
+    /* several device sections: a tree each, modelled on their own */
+    td_summary *device_sums = NULL;
+    if (td_device_summaries(res, archs, c->arch, &device_sums, &o.n_device_sums, err))
+        return -1;
+    o.device_sums = device_sums;
+    int rc = td_report_text(stdout, res, s, &o, err);
+    td_device_summaries_free(device_sums, o.n_device_sums);
+    return rc;
 }
 
 int cmd_check_outputs(const char *const *outputs, size_t n_outputs, int force,
@@ -82,7 +90,7 @@ int cmd_print_result_file(const char *path, const cli *c, td_error *err)
     td_summary summary;
     int rc = td_summarize(&res, &archs, c->arch, &summary, err);
     if (rc == 0) {
-        rc = write_outputs(path, &res, &summary, c, err);
+        rc = write_outputs(path, &res, &summary, &archs, c, err);
         td_summary_free(&summary);
     }
     if (rc)
