@@ -4,10 +4,12 @@
  * CUPTI offers no such call to a Range Profiler client (CUDA 13.0), and
  * writing the L2 full (cuMemsetD8) would leave it dirty, so the app's
  * kernel would pay our write-backs in its DRAM counters. So the flush reads:
- * one 32-bit load per 32-byte sector of a zeroed buffer twice the L2's
- * size, spread over every SM. Afterwards the L2 holds only clean lines of
- * that buffer (the app's dirty lines were written back during the flush,
- * outside any range) and each SM's L1 holds none of the app's data. The
+ * one 32-bit load per 32-byte sector of a buffer twice the L2's size,
+ * spread over every SM. The buffer is never written (what it holds does
+ * not matter, and a memset would show up among the app's copies).
+ * Afterwards the L2 holds only clean lines of that buffer (the app's dirty
+ * lines were written back during the flush, outside any range) and each
+ * SM's L1 holds none of the app's data. The
  * instruction caches are not flushed (nothing a client can do reaches
  * them beyond the L2): that is where this differs from ncu. */
 #include "cache_flush.h"
@@ -25,7 +27,7 @@ _Thread_local int td_flush_active;
  *     for (unsigned long long i = ((unsigned long long)blockIdx.x * blockDim.x +
  *                                  threadIdx.x) * 8; i < words; i += stride)
  *       acc ^= buf[i];
- *     if (acc == 0x9e3779b9u) *sink = acc;   // keeps the loads; never true
+ *     if (acc == 0x9e3779b9u) *sink = acc;   // keeps the loads; harmless
  *   }
  * with .version lowered to 7.0 (nothing newer is used), so that any driver
  * since CUDA 11 JIT-compiles it for its GPU. */
@@ -119,9 +121,6 @@ static int open_flush(td_flush *f, CUdevice dev, char *why, size_t size)
         return failed(f, why, size, "cuMemAlloc", rc);
     if ((rc = cuStreamCreate(&f->stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
         return failed(f, why, size, "cuStreamCreate", rc);
-    if ((rc = cuMemsetD8Async(f->buf, 0, bytes, f->stream)) != CUDA_SUCCESS ||
-        (rc = cuStreamSynchronize(f->stream)) != CUDA_SUCCESS)
-        return failed(f, why, size, "clearing the flush buffer", rc);
     if ((rc = cuModuleLoadData(&f->module, flush_ptx)) != CUDA_SUCCESS)
         return failed(f, why, size, "loading the flush kernel (PTX JIT)", rc);
     if ((rc = cuModuleGetFunction(&f->kernel, f->module, TD_FLUSH_KERNEL)) != CUDA_SUCCESS)

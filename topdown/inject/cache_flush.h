@@ -8,9 +8,9 @@
 #include <stddef.h>
 
 typedef struct td_flush {
-    CUdeviceptr buf;   /* 2 x L2 bytes, zeroed once */
+    CUdeviceptr buf;   /* 2 x L2 bytes, only ever read */
     size_t words;      /* 32-bit words in buf */
-    CUdeviceptr sink;  /* where the kernel would write (never, in practice) */
+    CUdeviceptr sink;  /* where the kernel writes when its xor hits a magic value */
     CUmodule module;
     CUfunction kernel;
     CUstream stream;   /* topdown's own: never the app's */
