@@ -90,7 +90,7 @@ echo "lib_agreement: ncu, the same metrics..." >&2
     { tail -20 "$work/ncu.err" >&2; die "ncu failed (the end of its stderr above)"; }
 
 python3 "$here/ncu_to_spool.py" --csv "$work/ncu.csv" --result "$work/topdown.json" \
-    -o "$work/ncu.spool" || die "ncu_to_spool.py failed"
+    --cache-control "$cache" -o "$work/ncu.spool" || die "ncu_to_spool.py failed"
 "$topdown" import-spool "$work/ncu.spool" -f -o "$work/ncu.json" > /dev/null 2>&1 ||
     die "topdown import-spool of ncu's counters failed"
 "$topdown" diff "$work/topdown.json" "$work/ncu.json" -l 3 -f --csv "$work/diff.csv" \

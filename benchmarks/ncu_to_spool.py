@@ -90,6 +90,8 @@ def main():
     ap.add_argument("--csv", required=True, help="ncu --csv output")
     ap.add_argument("--result", required=True, help="topdown result of the same app")
     ap.add_argument("-o", "--output", required=True, help="spool to write")
+    ap.add_argument("--cache-control", choices=["all", "none"],
+                    help="what ncu ran with, recorded in the result's conditions")
     args = ap.parse_args()
     head = device_head(args.result)
     metrics = head["metrics"]
@@ -115,8 +117,11 @@ def main():
     with open(args.output, "w") as out:
         def emit(rec):
             out.write(json.dumps(rec, separators=(",", ":")) + "\n")
-        emit({"type": "start", "pid": 1, "format": "topdown-spool/2",
-              "tool_version": "ncu (benchmarks/ncu_to_spool.py)", "replay_mode": "kernel"})
+        start = {"type": "start", "pid": 1, "format": "topdown-spool/2",
+                 "tool_version": "ncu (benchmarks/ncu_to_spool.py)", "replay_mode": "kernel"}
+        if args.cache_control:
+            start["cache_control"] = args.cache_control
+        emit(start)
         emit({"type": "device", "pid": 1, "context": 1, "device": 0, "name": head["name"],
               "chip": head["chip"], "cc": head["cc"], "sm_count": head["sm_count"],
               "arch": head["arch"], "passes": 0, "batch": 1, "metrics": metrics})

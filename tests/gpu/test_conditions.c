@@ -1,6 +1,6 @@
 /* GPU: measurement conditions (docs/COLLECTION.md, "Measurement
  * conditions"). td_smoke --l2-reread launches a kernel that re-reads an
- * 8 MiB buffer: without flushing, each launch finds it in the L2 the
+ * 16 MiB buffer: without flushing, each launch finds it in the L2 the
  * launch before left it in; with --cache-control all every profiled pass
  * starts from an L2 without it, so its Memory_Bound share rises. Both
  * results record their conditions, the report says them, the flush kernel
