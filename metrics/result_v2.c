@@ -201,6 +201,7 @@ static cJSON *device_json(const td_device *dev, kernel_table *kernels)
     if (obj && (attach(obj, "configs", configs_json(&configs, kernels)) ||
                 add_launches(obj, dev, config_of) ||
                 attach(obj, "profiled", profiled_json(dev)) ||
+                td_result_write_copies(obj, dev) ||
                 (dev->pcsamp && attach(obj, "pc_sampling", td_pcsamp_json(dev->pcsamp))))) {
         cJSON_Delete(obj);
         obj = NULL;
@@ -539,6 +540,7 @@ static int read_device(const cJSON *obj, size_t d, const kernel_names *kernels,
     int rc = !dev || td_result_read_device_head(obj, dev, &c) ||
              read_configs(obj, kernels, dev, &configs, &n_configs, &c) ||
              read_launch_table(obj, dev, configs, n_configs, &c) || read_profiled(obj, dev, &c) ||
+             td_result_read_copies(obj, dev, &c) ||
              td_pcsamp_read(obj, &dev->pcsamp, &c);
     free(configs);
     return rc ? -1 : 0;

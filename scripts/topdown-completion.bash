@@ -43,12 +43,14 @@ _topdown() {
         --replay-mode) COMPREPLY=($(compgen -W "auto none kernel" -- "$cur")); return ;;
         --graph-profiling) COMPREPLY=($(compgen -W "node graph" -- "$cur")); return ;;
         --node) COMPREPLY=($(compgen -W "$(_topdown_nodes "$bin")" -- "$cur")); return ;;
+        --cache-control) COMPREPLY=($(compgen -W "none all" -- "$cur")); return ;;
+        --clock-control) COMPREPLY=($(compgen -W "none base" -- "$cur")); return ;;
         --arch)
             COMPREPLY=($(compgen -W "$(_topdown_archs "$bin")" -- "$cur"))
             return ;;
         -o|--output|--csv|--csv-launches|--times)
             COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        -k|--kernel-name|--kernels|--top|--timeline|--launch-skip|--launch-count|--per-kernel|--overhead|--phase-threshold|--spread-threshold|-n|--lines|--pc-sampling-period)
+        -k|--kernel-name|--kernels|--top|--timeline|-s|--launch-skip|-c|--launch-count|--per-kernel|--overhead|--phase-threshold|--spread-threshold|-n|--lines|--pc-sampling-period)
             return ;;
     esac
     if [[ $cur == -* ]]; then

@@ -6,6 +6,7 @@
 
 #include "levels/aggregate.h"
 #include "levels/tree.h"
+#include "metrics/kernel_base.h"
 #include "metrics/result.h"
 #include "report/output.h"
 #include "report/select.h"
@@ -15,19 +16,30 @@
 
 #define SOURCE_USAGE "topdown source FILE KERNEL [-n N] [--node NODE] [--sass] [--csv FILE]"
 
-/* The one kernel the selector names (report -k's rules: "#N" or a regex);
- * several matches are fine when one of them is exactly the selector. */
-static int pick_kernel(const td_summary *s, const char *selector, size_t *k, td_error *err)
+/* Whether kernel k is exactly what the selector names: its full name or
+ * its base function name. */
+static int names_exactly(const td_summary *s, size_t k, const char *selector)
+{
+    char base[1024];
+    td_kernel_base_name(s->kernels[k].name, base, sizeof base);
+    return strcmp(s->kernels[k].name, selector) == 0 || strcmp(base, selector) == 0;
+}
+
+/* The one kernel the selector names (report -k's rules: "#N" or a regex
+ * on the base function name); several matches are fine when one of them
+ * is exactly the selector. */
+static int pick_kernel(const td_summary *s, const td_result *res, const char *selector,
+                       size_t *k, td_error *err)
 {
     unsigned char *keep = malloc(s->n_kernels ? s->n_kernels : 1);
     size_t n_kept = 0, which[6], n_which = 0;
     if (!keep)
         return td_fail(err, "out of memory");
-    int rc = td_kernel_select(s, selector, keep, &n_kept, err);
+    int rc = td_kernel_select(s, res, selector, TD_NAME_FUNCTION, keep, &n_kept, err);
     for (size_t i = 0; rc == 0 && i < s->n_kernels; i++) {
         if (!keep[i])
             continue;
-        if (n_kept == 1 || strcmp(s->kernels[i].name, selector) == 0) {
+        if (n_kept == 1 || names_exactly(s, i, selector)) {
             *k = i;
             n_which = 0;
             break;
@@ -77,7 +89,7 @@ static int run(const char *file, const char *selector, const cli *c, td_error *e
     if (rc == 0) {
         size_t k = 0;
         td_source_table t;
-        rc = pick_kernel(&s, selector, &k, err) ||
+        rc = pick_kernel(&s, &res, selector, &k, err) ||
              td_source_build(&res, &s, k, c->node, c->sass, file, &t, err);
         if (rc == 0) {
             rc = print_table(&t, c, err);
@@ -120,6 +132,8 @@ int cmd_source(int argc, char **argv, td_error *err)
                              SOURCE_USAGE);
     if (c.node && td_node_find(c.node) < 0)
         return bad_node(c.node, err);
+    if ((rc = cmd_check_kernel_name(files[1], TD_NAME_FUNCTION, 1, err)))
+        return rc;
     const char *outputs[] = {c.csv};
     if (cmd_check_outputs(outputs, 1, c.profile.force, files, 1, err))
         return -1;

@@ -7,8 +7,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
-#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +20,11 @@
 #include <unistd.h>
 
 #include "metrics/arch.h"
+#include "metrics/kmatch.h"
 #include "metrics/result.h"
 #include "metrics/spool.h"
 #include "report/outname.h"
+#include "topdown/clocks.h"
 #include "report/output.h"
 
 #define INJECT_LIB "libtopdown_inject.so"
@@ -36,6 +38,8 @@ void td_profile_options_init(td_profile_options *opts)
     opts->replay_mode = "auto";
     opts->overhead_pct = 40;
     opts->graph_profiling = "node";
+    opts->cache_control = "none";
+    opts->clock_control = "none";
 }
 
 /* ---- finding things ----------------------------------------------------- */
@@ -97,9 +101,9 @@ static int exe_dir(char *buf, size_t size, td_error *err)
         return td_fail(err, "cannot find topdown's own folder (/proc/self/exe: %s)",
                        strerror(errno));
     buf[n] = '\0';
-    char *slash = strrchr(buf, '/');
-    if (slash)
-        *slash = '\0';
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", buf);
+    snprintf(buf, size, "%s", dirname(copy)); /* libgen.h, on a copy */
     return 0;
 }
 
@@ -132,12 +136,6 @@ static int reserve(const char *path)
     return 0;
 }
 
-static const char *after_slash(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* python, python3, python3.12, bash, sh, perl, ruby, node. */
 static int is_interpreter(const char *name)
 {
@@ -154,10 +152,13 @@ static int is_interpreter(const char *name)
  * interpreter runs (`python train.py` -> "train"). */
 static void run_name(char *const *argv, char *out, size_t size)
 {
-    const char *base = after_slash(argv[0]);
+    char app[PATH_MAX], script[PATH_MAX]; /* copies: basename may modify its argument */
+    snprintf(app, sizeof app, "%s", argv[0]);
+    const char *base = basename(app);
     size_t len = strlen(base);
     if (is_interpreter(base) && argv[1] && argv[1][0] != '-' && is_regular(argv[1])) {
-        base = after_slash(argv[1]);
+        snprintf(script, sizeof script, "%s", argv[1]);
+        base = basename(script);
         const char *dot = strrchr(base, '.');
         len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
     }
@@ -268,6 +269,7 @@ static void set_child_env(const td_profile_options *opts, const char *lib,
     setenv("TOPDOWN_ARCHS", archs, 1);
     set_or_unset("TOPDOWN_ARCH", opts->arch);
     set_or_unset("TOPDOWN_KERNEL_REGEX", opts->kernel_filter);
+    setenv("TOPDOWN_KERNEL_NAME_BASE", td_name_base_word((td_name_base)opts->name_base), 1);
     set_count("TOPDOWN_LAUNCH_SKIP", opts->launch_skip, 0);
     set_count("TOPDOWN_LAUNCH_COUNT", opts->launch_count, -1);
     set_count("TOPDOWN_PER_KERNEL", opts->per_kernel, -1);
@@ -276,6 +278,7 @@ static void set_child_env(const td_profile_options *opts, const char *lib,
     setenv("TOPDOWN_GRAPH_PROFILING", opts->graph_profiling, 1);
     set_count("TOPDOWN_SOURCE", opts->source, 0);
     set_count("TOPDOWN_PC_PERIOD", opts->pc_period, 0);
+    setenv("TOPDOWN_CACHE_CONTROL", opts->cache_control, 1);
 }
 
 /* The signals topdown passes on to the app while it runs: the ways a user,
@@ -629,27 +632,36 @@ static int listed(const char *const *names, size_t n, const char *name)
 
 /* -k RE that matched none of the kernels launched: a warning naming the
  * filter and a few real names (the injection library matches the same
- * demangled names with the same ERE). */
+ * names with the same module, metrics/kmatch.h). */
 static void check_filter_matched(const td_profile_options *opts, const td_result *res,
                                  td_profile_outcome *out)
 {
-    regex_t re;
-    if (!opts->kernel_filter || regcomp(&re, opts->kernel_filter, REG_EXTENDED | REG_NOSUB))
+    td_kmatch *m = NULL;
+    td_error ignored;
+    if (!opts->kernel_filter ||
+        td_kmatch_compile(opts->kernel_filter, (td_name_base)opts->name_base, &m, &ignored))
         return;
     const char *names[NAMES_SHOWN];
+    char shown[NAMES_SHOWN][128];
     size_t n = 0, seen = 0; /* launches with a name */
     int matched = 0;
     for (size_t d = 0; d < res->n_devices && !matched; d++)
         for (size_t i = 0; i < res->devices[d].n_launches && !matched; i++) {
-            const char *name = res->devices[d].launches[i].kernel;
-            if (!name)
+            const td_launch *l = &res->devices[d].launches[i];
+            if (!l->kernel)
                 continue;
-            matched = regexec(&re, name, 0, NULL, 0) == 0;
-            if (!listed(names, n, name) && n < NAMES_SHOWN)
-                names[n++] = name;
+            matched = td_kmatch_test(m, l->kernel, l->mangled);
+            char scratch[sizeof shown[0]];
+            const char *name = td_kernel_name_in((td_name_base)opts->name_base, l->kernel,
+                                                 l->mangled, scratch, sizeof scratch);
+            if (n < NAMES_SHOWN && !listed(names, n, name)) {
+                snprintf(shown[n], sizeof shown[n], "%s", name);
+                names[n] = shown[n];
+                n++;
+            }
             seen++;
         }
-    regfree(&re);
+    td_kmatch_free(m);
     if (matched || seen == 0)
         return;
     size_t len = (size_t)snprintf(out->warning, sizeof out->warning, "-k '%s' matched no "
@@ -658,9 +670,9 @@ static void check_filter_matched(const td_profile_options *opts, const td_result
         len += (size_t)snprintf(out->warning + len, sizeof out->warning - len, "%s \"%.80s\"",
                                 i ? "," : "", names[i]);
     if (len < sizeof out->warning)
-        snprintf(out->warning + len, sizeof out->warning - len, "%s (names are demangled, "
-                 "with \"void \" and the parameter list; `topdown report FILE` lists them)",
-                 n == NAMES_SHOWN ? ", ..." : "");
+        snprintf(out->warning + len, sizeof out->warning - len, "%s (%s names, as "
+                 "--kernel-name-base says; `topdown report FILE` lists them)",
+                 n == NAMES_SHOWN ? ", ..." : "", td_name_base_word((td_name_base)opts->name_base));
 }
 
 /* Launches seen but none profiled: why, for the result's note and the
@@ -677,8 +689,23 @@ static void nothing_profiled_note(const td_profile_options *opts, const td_profi
                  out->launches);
 }
 
-static int build_result(const td_profile_options *opts, const char *spool, int status,
-                        td_profile_outcome *out, td_error *err)
+/* What the run was measured under: the cache control the library
+ * recorded (else the one asked for) and the clocks the launcher set. */
+static int set_conditions(const td_profile_options *opts, const td_clock_lock *clocks,
+                          td_result *res)
+{
+    td_conditions *c = &res->conditions;
+    if (!c->cache_control && !(c->cache_control = td_strdup(opts->cache_control)))
+        return -1;
+    int locked = strcmp(opts->clock_control, "base") == 0;
+    if (!(c->clock_control = td_strdup(locked ? td_clocks_condition(clocks) : "none")))
+        return -1;
+    c->clock_mhz = locked ? clocks->mhz : 0;
+    return 0;
+}
+
+static int build_result(const td_profile_options *opts, const td_clock_lock *clocks,
+                        const char *spool, int status, td_profile_outcome *out, td_error *err)
 {
     td_result res;
     td_spool_summary sum;
@@ -708,7 +735,9 @@ static int build_result(const td_profile_options *opts, const char *spool, int s
         snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "%s%s",
                  extra[0] ? "; " : "", survived);
     res.note = join_notes(&sum, extra);
-    int rc = copy_argv(&res, opts->app_argv) ? td_fail(err, "out of memory") : 0;
+    int rc = copy_argv(&res, opts->app_argv) || set_conditions(opts, clocks, &res)
+                 ? td_fail(err, "out of memory")
+                 : 0;
     if (rc == 0 && res.status)
         describe_outcome(&res, &sum, out);
     if (rc == 0 && !out->message[0] && survived[0])
@@ -727,16 +756,11 @@ static int build_result(const td_profile_options *opts, const char *spool, int s
 
 static int check_options(const td_profile_options *opts, td_error *err)
 {
-    if (opts->kernel_filter) {
-        regex_t re;
-        int rc = regcomp(&re, opts->kernel_filter, REG_EXTENDED | REG_NOSUB);
-        if (rc != 0) {
-            char why[256];
-            regerror(rc, &re, why, sizeof why);
-            return td_fail(err, "bad kernel-name regex '%s': %s", opts->kernel_filter, why);
-        }
-        regfree(&re);
-    }
+    td_kmatch *m = NULL;
+    if (opts->kernel_filter &&
+        td_kmatch_compile(opts->kernel_filter, (td_name_base)opts->name_base, &m, err))
+        return -1;
+    td_kmatch_free(m);
     return 0;
 }
 
@@ -821,35 +845,72 @@ static int name_outputs(const launch_plan *plan, long pid, td_profile_outcome *o
     return 0;
 }
 
+/* --clock-control base: locked before the app's process exists, so a
+ * refusal stops the run before anything started. */
+static int lock_clocks(const td_profile_options *opts, td_clock_lock *clocks,
+                       td_profile_outcome *out, td_error *err)
+{
+    memset(clocks, 0, sizeof *clocks);
+    if (strcmp(opts->clock_control, "base") != 0)
+        return 0;
+    if (td_clocks_lock(clocks, td_nvml_clock_ops(), err))
+        return -1;
+    snprintf(out->clock_notice, sizeof out->clock_notice, "%s", clocks->notice);
+    return 0;
+}
+
+/* Gives the clocks back as soon as the app has ended (or never started):
+ * signals are still caught then, so nothing can stop topdown in between.
+ * A failed reset is said, never fatal: the result is still worth keeping. */
+static void unlock_clocks(td_clock_lock *clocks, td_profile_outcome *out)
+{
+    td_error why;
+    if (td_clocks_restore(clocks, &why))
+        snprintf(out->clock_notice, sizeof out->clock_notice, "%s", why.msg);
+}
+
+/* The app's process from fork to exit, the clocks locked around it. */
+static int run_app(const launch_plan *plan, const struct sigaction saved[N_FORWARDED],
+                   char *spool, size_t spool_size, td_profile_outcome *out, int *reserved,
+                   int *status, td_error *err)
+{
+    app_proc app = {0, -1, -1};
+    if (fork_app(plan, saved, &app, err))
+        return -1;
+    if (name_outputs(plan, (long)app.pid, out, spool, spool_size, reserved, err)) {
+        abandon_app(&app);
+        return -1;
+    }
+    if (release_app(&app, plan, err)) {
+        unlink(plan->spool);
+        return -1;
+    }
+    int progress = plan->opts->progress && isatty(STDERR_FILENO);
+    int waited = wait_app(app.pid, plan->spool, progress, status);
+    child_pid = 0;
+    if (waited)
+        return td_fail(err, "lost track of the app: waitpid: %s", strerror(errno));
+    return 0;
+}
+
 static int run_and_collect(const launch_plan *plan, char *spool, size_t spool_size,
                            td_profile_outcome *out, int *reserved, td_error *err)
 {
     struct sigaction saved[N_FORWARDED];
     got_signal = 0;
     catch_signals(saved);
-    app_proc app = {0, -1, -1};
-    if (fork_app(plan, saved, &app, err)) {
+    td_clock_lock clocks;
+    if (lock_clocks(plan->opts, &clocks, out, err)) {
         restore_signals(saved);
-        return -1;
-    }
-    if (name_outputs(plan, (long)app.pid, out, spool, spool_size, reserved, err)) {
-        abandon_app(&app);
-        restore_signals(saved);
-        return -1;
-    }
-    if (release_app(&app, plan, err)) {
-        restore_signals(saved);
-        unlink(plan->spool);
         return -1;
     }
     int status = 0;
-    int progress = plan->opts->progress && isatty(STDERR_FILENO);
-    int waited = wait_app(app.pid, plan->spool, progress, &status);
-    child_pid = 0;
+    int rc = run_app(plan, saved, spool, spool_size, out, reserved, &status, err);
+    unlock_clocks(&clocks, out);
     restore_signals(saved);
-    if (waited)
-        return td_fail(err, "lost track of the app: waitpid: %s", strerror(errno));
-    if (build_result(plan->opts, plan->spool, status, out, err))
+    if (rc)
+        return -1;
+    if (build_result(plan->opts, &clocks, plan->spool, status, out, err))
         return -1;
     if (!getenv("TOPDOWN_KEEP_SPOOL"))
         unlink(plan->spool);

@@ -21,9 +21,11 @@
 
 #include "activity.h"
 #include "arch.h"
+#include "cache_flush.h"
 #include "groups.h"
 #include "kernels.h"
 #include "pcsampling.h"
+#include "progress.h"
 #include "range_profiler.h"
 #include "spool.h"
 #include "spool_writer.h"
@@ -74,8 +76,13 @@ typedef struct ctx_state {
     int window_group;     /* configuration of the open batch */
     int phase_group;      /* the counter group of the current phase */
     size_t phase_launches; /* launches profiled in this phase so far */
+    unsigned long coverage_seen; /* progress.version at the last coverage check */
+    int coverage_phase;   /* phase_group at the last coverage check */
     int failures;         /* failed decodes of replay-free launches */
+    td_progress progress; /* what each kernel measured on this context */
     int warned_mismatch;
+    td_flush flush;       /* --cache-control all: ready when it can flush */
+    int flush_failed_said;
     struct ctx_state *next;
 } ctx_state;
 
@@ -111,6 +118,7 @@ static struct {
     int device_heap;          /* a loaded module uses the device heap */
     int heap_said;
     int graph_view;           /* --graph-profiling graph */
+    int flush_caches;         /* --cache-control all */
     long replay_failures;
 } g;
 
@@ -287,15 +295,23 @@ static void group_failed(ctx_state *c)
         stop_profiling(c, "restarting the profiler after a failed decode failed");
 }
 
-/* What a measured launch adds to its kernel's rotation. */
-static void count_measurement(const launch_rec *l)
+/* A kernel's measurements on this context (each device rotates and covers
+ * its kernels on its own); a blank entry when out of memory. */
+static td_kernel_progress *progress_of(ctx_state *c, const td_kernel *k)
 {
-    if (!l->kernel)
-        return;
-    if (l->group == TD_GROUP_ALL)
-        l->kernel->full_measured = 1;
-    else if (l->group < TD_KERNEL_MAX_GROUPS)
-        l->kernel->group_measured[l->group]++;
+    static td_kernel_progress blank;
+    td_kernel_progress *p = td_progress_of(&c->progress, k->ordinal, k->matches);
+    if (p)
+        return p;
+    memset(&blank, 0, sizeof blank);
+    return &blank;
+}
+
+/* What a measured launch adds to its kernel's rotation. */
+static void count_measurement(ctx_state *c, const launch_rec *l)
+{
+    if (l->kernel)
+        td_progress_measured(&c->progress, progress_of(c, l->kernel), l->group);
 }
 
 /* Stops the profiler, decodes the batch, writes its launches in launch
@@ -332,7 +348,7 @@ static void close_window(ctx_state *c)
         range++;
         emit_launch(c, l, have ? values : NULL);
         if (have)
-            count_measurement(l);
+            count_measurement(c, l);
     }
     if (!decoded && c->window_group == TD_GROUP_ALL)
         replay_failed(c);
@@ -357,7 +373,22 @@ static void close_window(ctx_state *c)
  * failing replay is pinned on its kernel), the batch size otherwise. */
 static size_t window_capacity(int group)
 {
-    return group == TD_GROUP_ALL && g.mode == MODE_KERNEL ? g.batch : 1;
+    /* --cache-control all: a flush before each launch, so one per session. */
+    return group == TD_GROUP_ALL && g.mode == MODE_KERNEL && !g.flush_caches ? g.batch : 1;
+}
+
+/* --cache-control all: the app's queued work drained (it would refill the
+ * L2), then the flush, before the session starts (so the flush is in no
+ * range). Under kernel replay CUPTI's own save of device memory still runs
+ * between this flush and the first pass (docs/COLLECTION.md). */
+static void flush_before_pass(ctx_state *c)
+{
+    if (!c->flush.ready)
+        return;
+    wait_for_gpu();
+    if (td_flush_run(&c->flush) != 0 && !c->flush_failed_said++)
+        td_sw_warning("--cache-control all: the cache flush failed in context %u; launches "
+                      "are measured with the caches as they were", c->uid);
 }
 
 static td_rp_config *config_of(ctx_state *c, int group)
@@ -395,6 +426,7 @@ static int add_to_window(ctx_state *c, const launch_rec *l)
      * work queued before it (its launch is then the only one running). */
     if (l->group != TD_GROUP_ALL)
         wait_for_gpu();
+    flush_before_pass(c);
     if (td_rp_start(&c->rp) != 0 || td_rp_push(&c->rp, "launch") != 0) {
         stop_profiling(c, "starting the profiler failed");
         return 0;
@@ -447,7 +479,7 @@ static void say_no_replay_for_heap(void)
  * each kernel launched throughout the run collects every group. A kernel
  * the mode wants replayed (auto: its first launch; kernel: every launch)
  * takes the full set whatever the phase. */
-static int wants_replay(const ctx_state *c, const td_kernel *k)
+static int wants_replay(ctx_state *c, const td_kernel *k)
 {
     if (!c->has_full || k->no_replay)
         return 0;
@@ -456,7 +488,7 @@ static int wants_replay(const ctx_state *c, const td_kernel *k)
         return 0;
     }
     return g.mode == MODE_KERNEL || c->n_group_cfg == 0 ||
-           (g.mode == MODE_AUTO && !k->full_measured);
+           (g.mode == MODE_AUTO && !progress_of(c, k)->full_measured);
 }
 
 /* Launches of a phase: eight times the kernels seen so far, at least 16.
@@ -469,28 +501,46 @@ static size_t phase_length(void)
     return length < 16 ? 16 : length;
 }
 
-/* A phase ends after phase_length() launches, or as soon as no kernel
- * lacks the phase's group while some kernel still lacks another (kernels
- * without a full tree: coverage does not wait on the phase length). */
+/* A phase ends after phase_length() profiled launches. */
 static void count_phase(ctx_state *c, int group)
 {
     if (group == TD_GROUP_ALL || c->n_group_cfg == 0)
         return;
-    int coverage_elsewhere = td_kernels_missing(group) == 0 &&
-                             td_kernels_uncovered(c->n_group_cfg) > 0;
-    if (++c->phase_launches < phase_length() && !coverage_elsewhere)
+    if (++c->phase_launches < phase_length())
         return;
     c->phase_launches = 0;
     c->phase_group = (c->phase_group + 1) % (int)c->n_group_cfg;
 }
 
+/* Coverage does not wait on the phase length: before a group is chosen,
+ * a phase whose group every kernel without a full tree has already
+ * measured moves to a group one of them lacks. Checked at choice time, not
+ * when a profiled launch is counted: under a budget a kernel in a long run
+ * of its own is profiled only while it lacks the phase's group, so a check
+ * at counting time would never see it covered (--replay-mode none). The
+ * answer is cached until a kernel is first seen here or measures something.
+ * Per context: each device covers its own kernels. */
+static void advance_for_coverage(ctx_state *c)
+{
+    unsigned long version = c->progress.version;
+    if (c->n_group_cfg == 0 ||
+        (c->coverage_seen == version && c->coverage_phase == c->phase_group))
+        return;
+    int group = td_progress_coverage_group(&c->progress, c->phase_group, c->n_group_cfg);
+    if (group != c->phase_group) {
+        c->phase_group = group;
+        c->phase_launches = 0;
+    }
+    c->coverage_seen = version;
+    c->coverage_phase = c->phase_group;
+}
+
 /* The cost budget: profile while the time spent profiling stays within
  * --overhead of the app's own time so far. A kernel without a full tree
  * that has not measured this group yet is always measured (coverage first). */
-static int budget_allows(const td_kernel *k, int group)
+static int budget_allows(ctx_state *c, const td_kernel *k, int group)
 {
-    if (!g.budgeted ||
-        (!k->full_measured && group < TD_KERNEL_MAX_GROUPS && k->group_measured[group] == 0))
+    if (!g.budgeted || td_progress_lacks(progress_of(c, k), group))
         return 1;
     double native = now_s() - g.start_s - g.spent_s;
     if (g.spent_s <= g.overhead * native)
@@ -500,7 +550,7 @@ static int budget_allows(const td_kernel *k, int group)
 }
 
 /* 1 and the configuration if this launch is to be profiled. */
-static int choose_config(const ctx_state *c, const td_kernel *k, int *group)
+static int choose_config(ctx_state *c, const td_kernel *k, int *group)
 {
     if (wants_replay(c, k)) {
         *group = TD_GROUP_ALL;
@@ -508,8 +558,9 @@ static int choose_config(const ctx_state *c, const td_kernel *k, int *group)
     }
     if (c->n_group_cfg == 0)
         return 0;
+    advance_for_coverage(c);
     *group = c->phase_group;
-    return budget_allows(k, *group);
+    return budget_allows(c, k, *group);
 }
 
 /* ---- contexts ----------------------------------------------------------- */
@@ -703,6 +754,8 @@ static void emit_device(const ctx_state *c, uint32_t device, const char *gpu,
     cJSON_AddStringToObject(rec, "arch", arch ? arch->name : "none");
     cJSON_AddNumberToObject(rec, "passes", c->profiling ? (double)c->full_passes : 0);
     cJSON_AddNumberToObject(rec, "batch", (double)g.batch);
+    if (g.flush_caches && c->profiling)
+        cJSON_AddStringToObject(rec, "cache_control", c->flush.ready ? "all" : "none");
     cJSON_AddItemToObject(rec, "metrics", cJSON_CreateStringArray(c->metrics,
                                                                    (int)c->n_metrics));
     if (c->profiling && c->n_group_cfg) {
@@ -715,6 +768,17 @@ static void emit_device(const ctx_state *c, uint32_t device, const char *gpu,
         }
     }
     td_sw_emit(rec);
+}
+
+/* --cache-control all: where it cannot be set up, the context's launches
+ * are measured unflushed, and the device record and a warning say so. */
+static void setup_flush(ctx_state *c, CUdevice dev)
+{
+    char why[256];
+    if (!g.flush_caches || !c->profiling || td_flush_open(&c->flush, dev, why, sizeof why) == 0)
+        return;
+    td_sw_warning("--cache-control all: cannot flush the caches of context %u (%s); its "
+                  "launches are measured with the caches as the app left them", c->uid, why);
 }
 
 static void setup_context(ctx_state *c)
@@ -735,6 +799,7 @@ static void setup_context(ctx_state *c)
         chip.pChipName = "unknown";
     double t0 = now_s();
     const td_arch *arch = setup_profiler(c, dev, gpu, chip.pChipName, major, minor);
+    setup_flush(c, dev);
     emit_device(c, device, gpu, chip.pChipName, major, minor, sms, arch);
     td_pcs_context_start(c->ctx, c->uid); /* --source; after the profiler is set up */
     g.spent_s += now_s() - t0;
@@ -767,6 +832,12 @@ static void forget_context(uint32_t uid)
         td_pcs_context_end(c->ctx, uid);
         close_configs(c);
         td_rp_close(&c->rp);
+        if (c->flush.ready && cuCtxPushCurrent(c->ctx) == CUDA_SUCCESS) {
+            CUcontext popped;
+            td_flush_close(&c->flush);
+            cuCtxPopCurrent(&popped);
+        }
+        td_progress_free(&c->progress);
         *p = c->next;
         free(c->window);
         free(c);
@@ -836,7 +907,8 @@ static int is_captured(CUstream stream, int per_thread)
  * costs from t0, its enter callback, to its exit callback. */
 static void begin_profiled_launch(ctx_state *c, const launch_rec *l, double t0)
 {
-    td_filter_count_profiled(&g.filter, l->kernel);
+    td_filter_count_profiled(&g.filter);
+    progress_of(c, l->kernel)->profiled++;
     count_phase(c, l->group);
     g.in_profiled_launch = 1;
     g.launch_t0 = t0;
@@ -889,7 +961,8 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     if (c && c->profiling && l.kernel) {
         double t0 = now_s();
         g.waited_s = 0;
-        if (td_filter_allows(&g.filter, l.kernel) && choose_config(c, l.kernel, &l.group))
+        if (td_filter_allows(&g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
+            choose_config(c, l.kernel, &l.group))
             profile = add_to_window(c, &l);
         if (profile)
             begin_profiled_launch(c, &l, t0);
@@ -987,8 +1060,9 @@ static void graph_enter(const CUpti_CallbackData *cb)
         double t0 = now_s();
         g.waited_s = 0;
         say_graph_view();
-        if (l.kernel && td_filter_allows(&g.filter, l.kernel) &&
-            budget_allows(l.kernel, c->phase_group)) {
+        advance_for_coverage(c);
+        if (l.kernel && td_filter_allows(&g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
+            budget_allows(c, l.kernel, c->phase_group)) {
             l.group = c->phase_group;
             l.id = next_launch_id();
             profile = add_to_window(c, &l);
@@ -1072,6 +1146,8 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
                                  CUpti_CallbackId cbid, const void *data)
 {
     (void)userdata;
+    if (td_flush_active)
+        return; /* topdown's own cache flush, not the app's */
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
         on_driver(cbid, data);
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE)
@@ -1197,6 +1273,7 @@ static void emit_start(void)
     cJSON_AddStringToObject(rec, "format", TD_SPOOL_FORMAT);
     cJSON_AddStringToObject(rec, "tool_version", TOPDOWN_VERSION);
     cJSON_AddStringToObject(rec, "replay_mode", mode_names[g.mode]);
+    cJSON_AddStringToObject(rec, "cache_control", g.flush_caches ? "all" : "none");
     cJSON_AddNumberToObject(rec, "overhead_pct", g.overhead * 100);
     td_sw_emit(rec);
 }
@@ -1223,6 +1300,8 @@ static void collection_from_env(void)
     g.overhead = pct > 0 ? pct / 100 : 0;
     const char *view = getenv("TOPDOWN_GRAPH_PROFILING");
     g.graph_view = view && strcmp(view, "graph") == 0;
+    const char *cache = getenv("TOPDOWN_CACHE_CONTROL");
+    g.flush_caches = cache && strcmp(cache, "all") == 0;
     /* Explicit counts are the user's cost decision: no budget on top. */
     g.budgeted = g.overhead > 0 && g.filter.per_kernel < 0 && g.filter.launch_count < 0;
 }
