@@ -86,7 +86,7 @@ static int cmd_profile(int argc, char **argv, td_error *err)
     if (outcome.launches > 0 && !report_failed)
         cmd_print_hint(outcome.result_path);
     if (outcome.launches > 0 && !report_failed && c.profile.source)
-        fprintf(stderr, "  hottest source lines (--source):      topdown source %s '#1'\n",
+        fprintf(stderr, "  hottest source lines (--source):     topdown source %s '#1'\n",
                 outcome.result_path);
     /* The app's exit code passes through; an output that failed after an
      * app that succeeded makes it 1. */
