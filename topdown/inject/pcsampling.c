@@ -10,7 +10,6 @@
 #include <cupti_pcsampling.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "pcsamp.h"
+#include "pcsamp_records.h"
 #include "spool_writer.h"
 
 enum {
@@ -56,24 +56,14 @@ static const char *why(CUptiResult rc)
     return name;
 }
 
-/* <result>.XXXXXX.spool -> <result>.cubins */
+/* TOPDOWN_CUBIN_DIR, else next to the result: <result>.cubins. */
 static void cubin_dir_from_spool(const char *spool)
 {
     const char *dir = getenv("TOPDOWN_CUBIN_DIR");
-    if (dir && *dir) {
+    if (dir && *dir)
         snprintf(s.cubin_dir, sizeof s.cubin_dir, "%s", dir);
-        return;
-    }
-    char base[4000];
-    snprintf(base, sizeof base, "%s", spool ? spool : "");
-    char *dot = strrchr(base, '.');
-    if (dot && strcmp(dot, ".spool") == 0) {
-        *dot = '\0';
-        if ((dot = strrchr(base, '.')) != NULL)
-            *dot = '\0';
-    }
-    if (base[0])
-        snprintf(s.cubin_dir, sizeof s.cubin_dir, "%s.cubins", base);
+    else
+        td_pcsamp_cubin_dir_for_spool(spool, s.cubin_dir, sizeof s.cubin_dir);
 }
 
 void td_pcs_init(td_pcs_selected_fn selected)
@@ -138,36 +128,11 @@ static void emit_config(const pcs_ctx *c, uint32_t period)
     cJSON *rec = td_sw_record("pcsamp_config");
     if (!rec)
         return;
-    cJSON_AddNumberToObject(rec, "context", c->uid);
-    if (period)
-        cJSON_AddNumberToObject(rec, "period", period);
-    if (s.dir_made)
-        cJSON_AddStringToObject(rec, "cubin_dir", s.cubin_dir);
-    cJSON *reasons = cJSON_AddArrayToObject(rec, "reasons");
-    for (size_t i = 0; reasons && i < c->n_reasons; i++) {
-        cJSON *pair = cJSON_CreateArray();
-        cJSON_AddItemToArray(pair, cJSON_CreateNumber(c->reason_index[i]));
-        cJSON_AddItemToArray(pair, cJSON_CreateString(c->reason_names[i]));
-        cJSON_AddItemToArray(reasons, pair);
-    }
-    td_sw_emit(rec);
-}
-
-static cJSON *row_json(const CUpti_PCSamplingPCData *pc)
-{
-    char crc[17];
-    snprintf(crc, sizeof crc, "%016" PRIx64, pc->cubinCrc);
-    cJSON *row = cJSON_CreateArray();
-    cJSON_AddItemToArray(row, cJSON_CreateString(pc->functionName));
-    cJSON_AddItemToArray(row, cJSON_CreateString(crc));
-    cJSON_AddItemToArray(row, cJSON_CreateNumber((double)pc->pcOffset));
-    for (size_t k = 0; k < pc->stallReasonCount; k++) {
-        if (!pc->stallReason[k].samples)
-            continue;
-        cJSON_AddItemToArray(row, cJSON_CreateNumber(pc->stallReason[k].pcSamplingStallReasonIndex));
-        cJSON_AddItemToArray(row, cJSON_CreateNumber(pc->stallReason[k].samples));
-    }
-    return row;
+    if (td_pcsamp_config_fill(rec, c->uid, period, s.dir_made ? s.cubin_dir : NULL,
+                              c->reason_index, c->reason_names, c->n_reasons) == 0)
+        td_sw_emit(rec);
+    else
+        cJSON_Delete(rec);
 }
 
 /* One "pcsamp" record of a filled buffer: the selected kernels' PCs. The
@@ -179,17 +144,10 @@ static void emit_buffer(const pcs_ctx *c, const CUpti_PCSamplingData *d)
     cJSON *rec = td_sw_record("pcsamp");
     if (!rec)
         return;
-    cJSON_AddNumberToObject(rec, "context", c->uid);
-    cJSON_AddNumberToObject(rec, "total", (double)d->totalSamples);
-    cJSON_AddNumberToObject(rec, "dropped", (double)d->droppedSamples);
-    cJSON *pcs = cJSON_AddArrayToObject(rec, "pcs");
-    size_t n = d->totalNumPcs < BUFFER_PCS ? d->totalNumPcs : BUFFER_PCS;
-    for (size_t i = 0; pcs && i < n; i++) {
-        const CUpti_PCSamplingPCData *pc = &d->pPcData[i];
-        if (pc->functionName && (!s.selected || s.selected(pc->functionName)))
-            cJSON_AddItemToArray(pcs, row_json(pc));
-    }
-    td_sw_emit(rec);
+    if (td_pcsamp_rows_fill(rec, c->uid, d, BUFFER_PCS, s.selected) >= 0)
+        td_sw_emit(rec);
+    else
+        cJSON_Delete(rec);
 }
 
 static int make_dir(void);
