@@ -132,7 +132,7 @@ static void check_kernel(const bench_kernel *k)
 {
     char json[128];
     snprintf(json, sizeof json, "%s.json", k->name);
-    int rc = td_shell_run(dir, "%s --source --no-progress -f -o %s -k '^bench_%s\\(' -- %s "
+    int rc = td_shell_run(dir, "%s --source --no-progress -f -o %s -k '^bench_%s$' -- %s "
                           "--kernel %s --reps 1", topdown, json, k->name, bench, k->name);
     if (rc != 0)
         fprintf(stderr, "td_bench %s: topdown --source exited with %d\n", k->name, rc);
@@ -142,7 +142,7 @@ static void check_kernel(const bench_kernel *k)
      * "selected"): the divergent kernel's designed line is its hottest
      * Retire line */
     const char *node = strncmp(k->node, "Divergence", 10) == 0 ? "Retire" : k->node;
-    rc = td_shell_run(dir, "%s source %s 'bench_%s' --node %s --csv - -n 1", topdown, json,
+    rc = td_shell_run(dir, "%s source %s '^bench_%s$' --node %s --csv - -n 1", topdown, json,
                       k->name, node);
     CHECK(rc == 0);
     char file[4096];
@@ -151,7 +151,7 @@ static void check_kernel(const bench_kernel *k)
     CHECK(strstr(file, "td_bench.cu") != NULL && line > 0);
     CHECK(is_hot_line(line, k->name));
     printf("%-12s hottest %s line: td_bench.cu:%u\n", k->name, node, line);
-    td_shell_run(dir, "%s source %s 'bench_%s' -n 5 >&2", topdown, json, k->name);
+    td_shell_run(dir, "%s source %s '^bench_%s$' -n 5 >&2", topdown, json, k->name);
 }
 
 int main(void)

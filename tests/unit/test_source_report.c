@@ -358,6 +358,8 @@ static void test_source_default_node(void)
 
 static void test_source_node_and_top(void)
 {
+    CHECK(run("%s source pcs.json '^bench_l1_bound$' -n 1", bin) == 0); /* kmatch's rules */
+    CHECK(td_shell_file_has(dir, "out.txt", "Kernel #8: bench_l1_bound("));
     CHECK(run("%s source pcs.json '#8' --node Retire -n 2", bin) == 0);
     CHECK(td_shell_file_has(dir, "out.txt", "sorted by Retire: 950 samples (47.5%)"));
     CHECK(td_shell_file_has(dir, "out.txt", "     1   45.0%     94.7%  pc+0x300"));
@@ -438,6 +440,13 @@ static void test_source_errors(void)
     CHECK(run("%s --pc-sampling-period 4 -- true", bin) == TD_EXIT_USAGE);
     CHECK(td_shell_file_has(dir, "err.txt", "--pc-sampling-period needs an integer from 5 to 31"));
     CHECK(run("%s report pcs.json --source", bin) == TD_EXIT_USAGE);
+    /* a bad regex is a usage error, as for report -k */
+    CHECK(run("%s source pcs.json 'bench_(l1'", bin) == TD_EXIT_USAGE);
+    /* profiling with --source where nothing launches a kernel: nothing
+     * measured (3), no result, no cubin folder */
+    CHECK(run("%s --source --pc-sampling-period 9 -o none.json -- true", bin) ==
+          TD_EXIT_NOTHING_MEASURED);
+    CHECK(run("test ! -e none.json && test ! -e none.json.cubins") == 0);
 }
 
 int main(void)
