@@ -181,8 +181,8 @@ __global__ void __launch_bounds__(1024) bench_sync(Sink s, int steps, int work)
 {
     float a = threadIdx.x, b = a + 1;
     unsigned warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
-    // A warp waiting at the barrier is sampled at the instruction it waits
-    // to issue, the one after BAR.SYNC: the loop's step, on the for line.
+    // A warp waiting at the barrier may be sampled at BAR.SYNC or at the
+    // instruction after it (the loop's step, on the for line): both count.
     for (int step = 0; step < steps; step++) { // TD_HOT(sync)
         int n = ((unsigned)step % nwarps == warp) ? work * 128 : work;
         for (int i = 0; i < n; i++) {
