@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What --source (CUPTI PC sampling, continuous mode) costs: each command
 # runs N times natively, under `topdown -l 1` (counters only), under
-# `topdown -l 1 --source` (CUPTI's default period) and under `topdown -l 1
-# --source --pc-sampling-period P` for each P of -p; prints the median wall
+# `topdown -l 1 --source` (CUPTI's default period), under `--source-only`
+# (PC samples, no counters) and under `topdown -l 1 --source
+# --pc-sampling-period P` for each P of -p; prints the median wall
 # times, the ratios to native, and the PC samples (and dropped samples) of
 # the last --source run, and writes the table with the device name and
 # date to benchmarks/results/pcsampling_<gpu>_<date>.md.
@@ -70,7 +71,7 @@ time_run() {
     [ $rc -eq 0 ] || { echo "[$mode] exit $rc: $*" >&2; tail -n 3 "$work/last.err" >&2; }
 }
 
-modes=(native counters source)
+modes=(native counters source source_only)
 for p in $periods; do modes+=("period$p"); done
 for i in "${!commands[@]}"; do
     read -r -a cmd <<< "${commands[$i]}"
@@ -82,6 +83,7 @@ for i in "${!commands[@]}"; do
                 native) time_run "$i" "$mode" "${cmd[@]}" ;;
                 counters) time_run "$i" "$mode" "$topdown" -l 1 --no-progress -f -o "$res" -- "${cmd[@]}" ;;
                 source) time_run "$i" "$mode" "$topdown" -l 1 --no-progress --source -f -o "$res" -- "${cmd[@]}" ;;
+                source_only) time_run "$i" "$mode" "$topdown" -l 1 --no-progress --source-only -f -o "$res" -- "${cmd[@]}" ;;
                 period*) time_run "$i" "$mode" "$topdown" -l 1 --no-progress --source \
                              --pc-sampling-period "${mode#period}" -f -o "$res" -- "${cmd[@]}" ;;
             esac
@@ -135,7 +137,8 @@ for i, cmd in enumerate(commands):
     cells += [samples(i, m) for m in modes[2:]]
     rows.append('| ' + ' | '.join(cells) + ' |')
 text = '# PC sampling overhead on %s\n\nMedian wall time of %s runs; `counters`: `topdown -l 1`; ' \
-       '`source`: `topdown -l 1 --source` (CUPTI\'s default period); `periodN`: ' \
+       '`source`: `topdown -l 1 --source` (CUPTI\'s default period); `source_only`: ' \
+       '`--source-only` (no counters); `periodN`: ' \
        '`--pc-sampling-period N` (2^N cycles). Samples: CUPTI\'s totals of the last run.\n\n' % (gpu, runs)
 text += '\n'.join(rows) + '\n'
 print(text)

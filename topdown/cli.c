@@ -368,6 +368,14 @@ static int set_name_base(cli *c, const cli_option *o, const char *arg, td_error 
     return 0;
 }
 
+/* --source-only: PC sampling without the Range Profiler (profile.source 2). */
+static int set_source_only(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o, (void)arg, (void)err;
+    c->profile.source = 2;
+    return 0;
+}
+
 static int set_no_progress(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
     (void)o, (void)arg, (void)err;
@@ -487,6 +495,9 @@ static const cli_option options[] = {
      "      --source         also sample the selected kernels' PCs (CUPTI PC sampling,\n"
      "                       no replay) for `topdown source`; saves their cubins in\n"
      "                       RESULT.cubins/ (docs/SOURCE.md)\n"},
+    {"source-only", 0, 0, G_PROFILING, PROFILING_CMDS, OWN(set_source_only), S_PROFILING,
+     "      --source-only    PC samples without counters: kernels are timed and sampled,\n"
+     "                       not profiled (no tree; `topdown source` sorts by samples)\n"},
     {"pc-sampling-period", 0, 1, G_PROFILING, PROFILING_CMDS,
      COUNT(profile.pc_period, TD_PCSAMP_PERIOD_MIN, TD_PCSAMP_PERIOD_MAX), S_PROFILING,
      "      --pc-sampling-period N  with --source: sampling period of 2^N cycles, N\n"

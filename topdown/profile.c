@@ -22,6 +22,7 @@
 #include "metrics/arch.h"
 #include "metrics/kmatch.h"
 #include "metrics/result.h"
+#include "metrics/pcsamp.h"
 #include "metrics/spool.h"
 #include "report/outname.h"
 #include "topdown/clocks.h"
@@ -276,7 +277,7 @@ static void set_child_env(const td_profile_options *opts, const char *lib,
     setenv("TOPDOWN_REPLAY_MODE", opts->replay_mode, 1);
     set_count("TOPDOWN_OVERHEAD", (long)opts->overhead_pct, -1);
     setenv("TOPDOWN_GRAPH_PROFILING", opts->graph_profiling, 1);
-    set_count("TOPDOWN_SOURCE", opts->source, 0);
+    set_or_unset("TOPDOWN_SOURCE", opts->source == 2 ? "only" : opts->source ? "1" : NULL);
     set_count("TOPDOWN_PC_PERIOD", opts->pc_period, 0);
     setenv("TOPDOWN_CACHE_CONTROL", opts->cache_control, 1);
 }
@@ -704,6 +705,14 @@ static int set_conditions(const td_profile_options *opts, const td_clock_lock *c
     return 0;
 }
 
+static int has_pc_samples(const td_result *res)
+{
+    for (size_t d = 0; d < res->n_devices; d++)
+        if (res->devices[d].pcsamp && res->devices[d].pcsamp->n_records > 0)
+            return 1;
+    return 0;
+}
+
 static int build_result(const td_profile_options *opts, const td_clock_lock *clocks,
                         const char *spool, int status, td_profile_outcome *out, td_error *err)
 {
@@ -725,7 +734,8 @@ static int build_result(const td_profile_options *opts, const td_clock_lock *clo
     res.tool_version = td_strdup(TOPDOWN_VERSION);
     res.created = iso_now();
     res.status = td_strdup(status_of(out->app_signal, &sum));
-    out->nothing_measured = sum.profiled == 0;
+    /* --source-only measures PC samples, not counters */
+    out->nothing_measured = sum.profiled == 0 && !has_pc_samples(&res);
     check_filter_matched(opts, &res, out);
     char survived[256], extra[512] = "";
     survived_signal_note(out, survived, sizeof survived);

@@ -21,7 +21,8 @@ typedef struct td_profile_options {
     const char *cache_control;  /* --cache-control: "none" (default) or "all" */
     const char *clock_control;  /* --clock-control: "none" (default) or "base" */
     int progress;               /* 1: progress line on stderr when it is a tty */
-    int source;                 /* --source: PC sampling of the selected kernels */
+    int source;                 /* --source: PC sampling of the selected kernels (1), also
+                                   without counters (2: --source-only) */
     long pc_period;             /* --pc-sampling-period N: 2^N cycles; 0: CUPTI's default */
     const char *const *outputs; /* files the caller writes after the run (CSVs),
                                    checked before the app starts: the -f rule,

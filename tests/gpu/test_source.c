@@ -154,6 +154,29 @@ static void check_kernel(const bench_kernel *k)
     td_shell_run(dir, "%s source %s '^bench_%s$' -n 5 >&2", topdown, json, k->name);
 }
 
+/* --source-only: PC samples, no counters; the dependency kernel's
+ * hottest line by samples is still its designed one. */
+static void check_source_only(void)
+{
+    int rc = td_shell_run(dir, "%s --source-only --no-progress -f -o only.json -- %s "
+                          "--kernel dependency --reps 1", topdown, bench);
+    CHECK(rc == 0);
+    td_result res;
+    CHECK(td_shell_load_result(dir, "only.json", &res) == 0);
+    size_t profiled = 0;
+    for (size_t d = 0; d < res.n_devices; d++)
+        for (size_t i = 0; i < res.devices[d].n_launches; i++)
+            profiled += res.devices[d].launches[i].profiled != 0;
+    CHECK(profiled == 0);
+    CHECK(res.n_devices && res.devices[0].pcsamp && res.devices[0].pcsamp->n_records > 0);
+    td_result_free(&res);
+    CHECK(td_shell_run(dir, "%s source only.json '^bench_dependency$' --csv - -n 1", topdown) == 0);
+    char file[4096];
+    unsigned line = 0;
+    CHECK(first_row(file, sizeof file, &line) == 0);
+    CHECK(is_hot_line(line, "dependency"));
+}
+
 int main(void)
 {
     const char *build = getenv("TOPDOWN_BUILD_DIR");
@@ -176,6 +199,7 @@ int main(void)
     CHECK(n >= 9);
     for (int i = 0; i < n; i++)
         check_kernel(&kernels[i]);
+    check_source_only();
     td_shell_remove_dir(dir);
     return td_check_summary();
 }

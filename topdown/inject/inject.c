@@ -723,6 +723,8 @@ static const td_arch *setup_profiler(ctx_state *c, CUdevice dev, const char *gpu
         td_sw_error("unsupported_gpu", "cannot profile %s: %s", gpu, problem);
         return arch;
     }
+    if (td_pcs_only())
+        return arch; /* --source-only: the table names the device, no counters */
     c->n_metrics = td_arch_metrics(arch, c->metrics, MAX_METRICS);
     c->duration_metric = arch->counter[TD_C_DURATION_NS];
     snprintf(c->chip, sizeof c->chip, "%s", chip);

@@ -41,6 +41,7 @@ typedef struct pcs_ctx {
 
 static struct {
     int enabled;
+    int only;                   /* --source-only: no counters */
     uint32_t period;            /* 0: CUPTI's default */
     char cubin_dir[4096];       /* "" where none could be made */
     int dir_made;
@@ -69,7 +70,8 @@ static void cubin_dir_from_spool(const char *spool)
 void td_pcs_init(td_pcs_selected_fn selected)
 {
     const char *on = getenv("TOPDOWN_SOURCE");
-    s.enabled = on && strcmp(on, "1") == 0;
+    s.only = on && strcmp(on, "only") == 0;
+    s.enabled = s.only || (on && strcmp(on, "1") == 0);
     s.selected = selected;
     const char *period = getenv("TOPDOWN_PC_PERIOD");
     long p = period ? strtol(period, NULL, 10) : 0;
@@ -80,6 +82,11 @@ void td_pcs_init(td_pcs_selected_fn selected)
 int td_pcs_enabled(void)
 {
     return s.enabled;
+}
+
+int td_pcs_only(void)
+{
+    return s.only;
 }
 
 /* ---- buffers ------------------------------------------------------------------ */

@@ -19,6 +19,8 @@ typedef int (*td_pcs_selected_fn)(const char *function);
  * the result: TOPDOWN_SPOOL without ".XXXXXX.spool", plus ".cubins"). */
 void td_pcs_init(td_pcs_selected_fn selected);
 int td_pcs_enabled(void);
+/* --source-only (TOPDOWN_SOURCE=only): no Range Profiler, PC samples only. */
+int td_pcs_only(void);
 
 /* A context's first launch: enable and configure sampling on it. */
 void td_pcs_context_start(CUcontext ctx, uint32_t uid);
