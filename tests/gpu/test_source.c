@@ -3,7 +3,8 @@
  * node of `td_bench --list`) is one of the lines td_bench.cu marks
  * TD_HOT(name). Also: PC samples and cubins were saved, every stall reason
  * CUPTI named is known to the arch table, lines are resolved (td_bench is
- * built with -lineinfo). Skipped (77) without a GPU or td_bench. */
+ * built with -lineinfo); --source-only; a cuBLAS and a Thrust kernel (SASS
+ * only, td_libs). Skipped (77) without a GPU or td_bench. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,24 @@ static void check_source_only(void)
     CHECK(is_hot_line(line, "dependency"));
 }
 
+/* A library kernel (cuBLAS SGEMM, then a Thrust sort; no -lineinfo in
+ * their cubins): the hottest kernel's rows are instructions. */
+static void check_library(const char *build)
+{
+    char libs[4200];
+    snprintf(libs, sizeof libs, "%s/benchmarks/td_libs", build);
+    if (access(libs, X_OK) != 0) {
+        printf("library check skipped: %s not built\n", libs);
+        return;
+    }
+    int rc = td_shell_run(dir, "%s --source --no-progress -f -o libs.json -- %s "
+                          "--only sgemm_square,thrust_sort --reps 1", topdown, libs);
+    CHECK(rc == 0);
+    CHECK(td_shell_run(dir, "%s source libs.json '#1' --sass --csv - -n 3", topdown) == 0);
+    CHECK(td_shell_file_has(dir, "out.txt", "\n1,pc+0x"));
+    td_shell_run(dir, "%s source libs.json '#1' --sass -n 10 >&2", topdown);
+}
+
 int main(void)
 {
     const char *build = getenv("TOPDOWN_BUILD_DIR");
@@ -200,6 +219,7 @@ int main(void)
     for (int i = 0; i < n; i++)
         check_kernel(&kernels[i]);
     check_source_only();
+    check_library(build ? build : ".");
     td_shell_remove_dir(dir);
     return td_check_summary();
 }
