@@ -462,6 +462,13 @@ int td_source_text(FILE *out, const td_source_table *t, long top, td_error *err)
                 pct(t->node_total, t->total));
     else
         fprintf(out, ", sorted by samples (the kernel has no bottleneck: --node picks one)\n");
+    /* Divergence, say: no sampled state is a divergence stall */
+    if (t->node >= 0 && t->node_total == 0)
+        fprintf(out, "no PC sample falls in %s: rows sorted by samples%s\n", t->node_path,
+                strncmp(t->node_path, "Divergence", 10) == 0
+                    ? " (an instruction issued with lanes off is sampled as Retire's "
+                      "'selected': --node Retire)"
+                    : "");
     const char *unit = t->by_pc ? "instruction" : "line";
     if (t->no_line && !t->by_pc)
         fprintf(out, "%zu %s without line information (build with -lineinfo)%s%s\n", t->no_line,

@@ -365,6 +365,10 @@ static void test_source_node_and_top(void)
     CHECK(td_shell_file_has(dir, "out.txt", "     1   45.0%     94.7%  pc+0x300"));
     CHECK(td_shell_file_has(dir, "out.txt", "     2   32.5%      5.3%  pc+0x100"));
     CHECK(td_shell_file_has(dir, "out.txt", "(2 more lines: -n 0 lists all)"));
+    /* a node no sample falls in: said, and the order is by samples */
+    CHECK(run("%s source pcs.json bench_l1_bound --node Divergence -n 1", bin) == 0);
+    CHECK(td_shell_file_has(dir, "out.txt", "no PC sample falls in Divergence"));
+    CHECK(td_shell_file_has(dir, "out.txt", "     1   45.0%      0.0%  pc+0x300"));
     /* a level-2 node adds its leaves: Backend = L1_Bound + Dependency_Wait */
     CHECK(run("%s source pcs.json bench_l1_bound --node Backend --sass", bin) == 0);
     CHECK(td_shell_file_has(dir, "out.txt", "sorted by Backend: 1000 samples (50.0%)"));
