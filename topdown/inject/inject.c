@@ -1116,8 +1116,11 @@ static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
         const CUpti_ModuleResourceData *module = rd->resourceDescriptor;
         if (module && cubin_uses_device_heap(module->pCubin, module->cubinSize))
             g.device_heap = 1;
-        if (module)
+        if (module && td_pcs_enabled()) {
+            pthread_mutex_lock(&g.lock); /* recursive: a launch may load it */
             td_pcs_module_loaded(module->pCubin, module->cubinSize);
+            pthread_mutex_unlock(&g.lock);
+        }
         return;
     }
     if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
