@@ -51,7 +51,7 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
     if (c->timeline)
         return print_timeline(res, s, c, err);
     if (c->json)
-        return td_report_json(stdout, s, level, path, err);
+        return td_report_json(stdout, s, level, path, &res->conditions, err);
     if ((c->csv && strcmp(c->csv, "-") == 0) ||
         (c->csv_launches && strcmp(c->csv_launches, "-") == 0))
         return 0;
