@@ -23,6 +23,7 @@
 #include "arch.h"
 #include "groups.h"
 #include "kernels.h"
+#include "nvtx.h"
 #include "range_profiler.h"
 #include "spool.h"
 #include "spool_writer.h"
@@ -44,6 +45,7 @@ typedef struct launch_rec {
     int group;  /* counter group it is measured with, TD_GROUP_ALL: replay */
     uint32_t graph; /* a whole CUDA graph launch: the graph's CUPTI id */
     int failed; /* the launch call returned an error: it made no range */
+    const char *region; /* NVTX region (nvtx.h), NULL: none */
 } launch_rec;
 
 /* --replay-mode (docs/COLLECTION.md): auto = the full set by kernel replay
@@ -176,6 +178,8 @@ static void emit_launch(const ctx_state *c, const launch_rec *l, const double *v
     cJSON_AddItemToObject(rec, "grid", dims_json(l->grid));
     cJSON_AddItemToObject(rec, "block", dims_json(l->block));
     cJSON_AddNumberToObject(rec, "stream", l->stream);
+    if (l->region)
+        cJSON_AddStringToObject(rec, "region", l->region);
     size_t n_values = l->group == TD_GROUP_ALL ? c->n_metrics : c->groups.size[l->group];
     if (values && !all_finite(values, n_values)) {
         td_sw_warning("launch %llu (%s): CUPTI gave a value that is not a count; its "
@@ -882,8 +886,11 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
      * the device heap is known before its first launch is replayed. */
     if (l.kernel && l.kernel->launches == 0 && f)
         load_module_of(f);
-    int profile = 0;
-    if (c && c->profiling && l.kernel) {
+    int profile = 0, nvtx_allows = 1;
+    l.region = td_nvtx_launch_region(&nvtx_allows);
+    if (c && c->profiling && l.kernel && !nvtx_allows) {
+        l.kernel->launches++; /* outside --nvtx-include/--nvtx-exclude: timed only */
+    } else if (c && c->profiling && l.kernel) {
         double t0 = now_s();
         g.waited_s = 0;
         if (td_filter_allows(&g.filter, l.kernel) && choose_config(c, l.kernel, &l.group))
@@ -974,8 +981,9 @@ static void graph_enter(const CUpti_CallbackData *cb)
         close_window(c);
     launch_rec l = {.group = TD_GROUP_ALL, .grid = {1, 1, 1}, .block = {1, 1, 1},
                     .graph = graph_exec_id(cb)};
-    int profile = 0;
-    if (c && c->profiling && c->n_group_cfg && l.graph) {
+    int profile = 0, nvtx_allows = 1;
+    l.region = td_nvtx_launch_region(&nvtx_allows);
+    if (c && c->profiling && c->n_group_cfg && l.graph && nvtx_allows) {
         char name[64];
         snprintf(name, sizeof name, "CUDA graph %u", l.graph);
         l.kernel = td_kernel_get(name, &g.filter);
@@ -1058,6 +1066,8 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
         on_driver(cbid, data);
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE)
         on_resource(cbid, data);
+    else if (domain == CUPTI_CB_DOMAIN_NVTX)
+        td_nvtx_callback(cbid, data);
 }
 
 /* ---- flushing at exit and on signals ------------------------------------ */
@@ -1231,6 +1241,7 @@ static int subscribe(void)
                         CUPTI_CBID_RESOURCE_MODULE_LOADED);
     for (size_t i = 0; i < sizeof launch_callbacks / sizeof *launch_callbacks; i++)
         cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, launch_callbacks[i]);
+    td_nvtx_enable(g.subscriber);
     return 0;
 }
 
@@ -1258,6 +1269,8 @@ TD_EXPORT int InitializeInjection(void)
     emit_start();
     if (!filter_ok)
         td_sw_error("bad_option", "%s; every launch is profiled", msg);
+    if (td_nvtx_setup(msg, sizeof msg) != 0)
+        td_sw_error("bad_option", "%s; no NVTX filter is applied", msg);
     free(td_demangle("_Z4warmv")); /* load the demangler before threads race */
     cuptiGetTimestamp(&g.t0);
     if (subscribe() != 0)
