@@ -281,3 +281,17 @@ int td_csv_launches_file(const char *path, const td_result *res, const td_summar
     }
     return td_output_commit(&o, err);
 }
+
+int td_csv_kernels_by_region_file(const char *path, const td_summary *summaries,
+                                  const char *const *regions, size_t n, int level,
+                                  td_error *err)
+{
+    td_output o;
+    if (td_output_open(&o, path, err))
+        return -1;
+    if (td_csv_kernels_by_region(o.f, summaries, regions, n, level, err)) {
+        td_output_discard(&o);
+        return -1;
+    }
+    return td_output_commit(&o, err);
+}

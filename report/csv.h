@@ -24,6 +24,9 @@ int td_csv_launches(FILE *out, const td_result *res, const td_summary *s, int le
 
 /* The same into a file ("-": stdout). */
 int td_csv_kernels_file(const char *path, const td_summary *s, int level, td_error *err);
+int td_csv_kernels_by_region_file(const char *path, const td_summary *summaries,
+                                  const char *const *regions, size_t n, int level,
+                                  td_error *err);
 int td_csv_launches_file(const char *path, const td_result *res, const td_summary *s,
                          int level, td_error *err);
 
