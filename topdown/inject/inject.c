@@ -113,6 +113,7 @@ static struct {
     int heap_said;
     int graph_view;           /* --graph-profiling graph */
     long replay_failures;
+    td_sample_every sample;   /* --sample-every (metrics/sample_policy.h) */
 } g;
 
 static double now_s(void)
@@ -192,6 +193,10 @@ static void emit_launch(const ctx_state *c, const launch_rec *l, const double *v
         int duration = l->graph ? -1 : config_index(c, l->group, c->duration_metric);
         if (duration >= 0)
             cJSON_AddNumberToObject(rec, "duration_ns", values[duration]);
+        if (duration >= 0 && l->kernel) { /* --sample-every T's estimate */
+            l->kernel->duration_sum += values[duration];
+            l->kernel->durations++;
+        }
         if (l->group != TD_GROUP_ALL)
             cJSON_AddNumberToObject(rec, "group", l->group);
         if (l->graph)
@@ -502,9 +507,37 @@ static int budget_allows(const td_kernel *k, int group)
     return 0;
 }
 
-/* 1 and the configuration if this launch is to be profiled. */
-static int choose_config(const ctx_state *c, const td_kernel *k, int *group)
+/* The counter group the context's profiler is configured for, -1: none. */
+static int active_group(const ctx_state *c)
 {
+    for (size_t gi = 0; gi < c->n_group_cfg; gi++)
+        if (c->rp.active == &c->group_cfg[gi])
+            return (int)gi;
+    return -1;
+}
+
+/* --sample-every: the kernel's periodic points decide (sample_policy.h),
+ * each a burst of consecutive launches covering every counter group, or
+ * one replayed launch of the full set. */
+static int choose_sampled(const ctx_state *c, td_kernel *k, int *group)
+{
+    double est_ns = k->durations ? k->duration_sum / (double)k->durations : 0;
+    int wanted;
+    if (!td_sample_decide(&g.sample, &k->sample, c->n_group_cfg, active_group(c), est_ns,
+                          &wanted))
+        return 0;
+    *group = wants_replay(c, k) ? TD_GROUP_ALL : wanted;
+    if (*group != TD_GROUP_ALL && c->n_group_cfg == 0)
+        return 0;
+    td_sample_taken(&k->sample, c->n_group_cfg, *group);
+    return 1;
+}
+
+/* 1 and the configuration if this launch is to be profiled. */
+static int choose_config(const ctx_state *c, td_kernel *k, int *group)
+{
+    if (g.sample.unit != TD_SAMPLE_OFF)
+        return choose_sampled(c, k, group);
     if (wants_replay(c, k)) {
         *group = TD_GROUP_ALL;
         return 1; /* coverage: a kernel's one replay is not budgeted */
@@ -1214,8 +1247,13 @@ static void collection_from_env(void)
     g.overhead = pct > 0 ? pct / 100 : 0;
     const char *view = getenv("TOPDOWN_GRAPH_PROFILING");
     g.graph_view = view && strcmp(view, "graph") == 0;
-    /* Explicit counts are the user's cost decision: no budget on top. */
-    g.budgeted = g.overhead > 0 && g.filter.per_kernel < 0 && g.filter.launch_count < 0;
+    td_error err = {{0}};
+    if (td_sample_every_parse(getenv("TOPDOWN_SAMPLE_EVERY"), &g.sample, &err) != 0)
+        td_sw_error("bad_option", "%s; profiled as without it", err.msg);
+    /* Explicit counts and periods are the user's cost decision: no budget
+     * on top. */
+    g.budgeted = g.overhead > 0 && g.filter.per_kernel < 0 && g.filter.launch_count < 0 &&
+                 g.sample.unit == TD_SAMPLE_OFF;
 }
 
 static int subscribe(void)

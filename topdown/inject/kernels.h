@@ -6,6 +6,8 @@
 #include <regex.h>
 #include <stddef.h>
 
+#include "sample_policy.h"
+
 #define TD_KERNEL_MAX_GROUPS 32 /* TD_MAX_GROUPS of metrics/groups.h */
 
 typedef struct td_kernel {
@@ -19,6 +21,9 @@ typedef struct td_kernel {
     unsigned group_measured[TD_KERNEL_MAX_GROUPS];
     int full_measured;
     int no_replay;     /* a replay of it failed: never replay it again */
+    td_sample_kernel sample; /* --sample-every: its periodic points */
+    double duration_sum;     /* measured durations of its profiled launches */
+    long durations;
 } td_kernel;
 
 /* Which launches get counters; the rest are only timed. From the
