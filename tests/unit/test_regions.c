@@ -226,6 +226,22 @@ static void test_cli(const char *dir)
     CHECK(strstr(csv, "region") == NULL);
 }
 
+/* The profiling options are checked before any app runs (no GPU needed):
+ * exit 2 and a line naming the problem. */
+static void test_option_errors(const char *dir)
+{
+    static fx_output r;
+    fx_run(dir, NULL, "--nvtx-include 'a//b' -- /bin/true", &r);
+    CHECK(r.status == 2);
+    CHECK(strstr(r.err, "NVTX filter 'a//b': a range name is empty") != NULL);
+    fx_run(dir, NULL, "--nvtx-exclude 'x@y@z/' -- /bin/true", &r);
+    CHECK(r.status == 2 && strstr(r.err, "two '@'") != NULL);
+    fx_run(dir, NULL, "--sample-every 5min -- /bin/true", &r);
+    CHECK(r.status == 2 && strstr(r.err, "--sample-every needs") != NULL);
+    fx_run(dir, NULL, "report x.json --nvtx-include a/", &r);
+    CHECK(r.status == 2 && strstr(r.err, "for profiling") != NULL);
+}
+
 int main(void)
 {
     char dir[64];
@@ -235,6 +251,7 @@ int main(void)
     test_spool_region();
     test_region_set();
     test_cli(dir);
+    test_option_errors(dir);
     td_arch_set_free(&archs);
     td_test_cleanup(dir);
     return td_check_summary();

@@ -991,6 +991,22 @@ static uint32_t graph_exec_id(const CUpti_CallbackData *cb)
     return id;
 }
 
+/* A sampled graph launch's counter group (a graph is measured in one user
+ * range, never replayed): --sample-every's points, else the phase's group
+ * under the budget. A graph's own duration is not measured, so a time
+ * period (--sample-every 5ms) gives a graph only its first point. */
+static int graph_config(ctx_state *c, td_kernel *k, int *group)
+{
+    if (g.sample.unit == TD_SAMPLE_OFF) {
+        *group = c->phase_group;
+        return budget_allows(k, c->phase_group);
+    }
+    if (!td_sample_decide(&g.sample, &k->sample, c->n_group_cfg, active_group(c), 0, group))
+        return 0;
+    td_sample_taken(&k->sample, c->n_group_cfg, *group);
+    return 1;
+}
+
 static void say_graph_view(void)
 {
     if (graph_note_said++)
@@ -1024,8 +1040,7 @@ static void graph_enter(const CUpti_CallbackData *cb)
         g.waited_s = 0;
         say_graph_view();
         if (l.kernel && td_filter_allows(&g.filter, l.kernel) &&
-            budget_allows(l.kernel, c->phase_group)) {
-            l.group = c->phase_group;
+            graph_config(c, l.kernel, &l.group)) {
             l.id = next_launch_id();
             profile = add_to_window(c, &l);
         }
