@@ -393,8 +393,9 @@ int td_timeline_text(FILE *out, const td_timeline *t, const td_summary *s, int l
                      double threshold, td_error *err)
 {
     fprintf(out, "Timeline of kernel %s\n", t->kernel);
-    fprintf(out, "  %zu invocation%s, %zu profiled with active cycles; level %d, %% of issue slots\n",
-            t->invocations, t->invocations == 1 ? "" : "s", t->n_points, level);
+    fprintf(out, "  %zu invocation%s, %zu %s with active cycles; level %d, %% of issue slots\n",
+            t->invocations, t->invocations == 1 ? "" : "s", t->n_points,
+            t->combined ? (t->n_points == 1 ? "point" : "points") : "profiled", level);
     if (t->combined)
         fprintf(out, "  %zu point%s consecutive sampled invocations, one per counter "
                 "group (samples); spread: the widest node's bootstrap spread, in points\n",
