@@ -174,6 +174,7 @@ static void free_device(td_device *dev)
     for (size_t i = 0; i < dev->n_launches; i++)
         free(dev->launches[i].counters);
     free(dev->launches);
+    free(dev->copies);
     td_names_free(&dev->names);
     for (size_t i = 0; i < dev->n_metrics; i++)
         free(dev->metrics[i]);
@@ -555,7 +556,7 @@ static int check_result(const td_result *res, td_error *err)
         return td_fail(err, "replay_mode is empty");
     for (size_t d = 0; d < res->n_devices; d++) {
         const td_device *dev = &res->devices[d];
-        if (check_device(dev, d, err))
+        if (check_device(dev, d, err) || td_result_check_copies(dev, d, err))
             return -1;
         for (size_t i = 0; i < dev->n_launches; i++)
             if (check_launch(dev, &dev->launches[i], d, i, err))

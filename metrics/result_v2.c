@@ -232,7 +232,8 @@ static cJSON *device_json(const td_device *dev, kernel_table *kernels)
         obj = td_result_device_head_json(dev);
     if (obj && (attach(obj, "configs", configs_json(&configs, kernels)) ||
                 add_launches(obj, dev, config_of) ||
-                attach(obj, "profiled", profiled_json(dev)))) {
+                attach(obj, "profiled", profiled_json(dev)) ||
+                td_result_write_copies(obj, dev))) {
         cJSON_Delete(obj);
         obj = NULL;
     }
@@ -608,7 +609,8 @@ static int read_device(const cJSON *obj, size_t d, const kernel_names *kernels,
     size_t n_configs = 0;
     int rc = !dev || td_result_read_device_head(obj, dev, &c) ||
              read_configs(obj, kernels, dev, &configs, &n_configs, &c) ||
-             read_launch_table(obj, dev, configs, n_configs, &c) || read_profiled(obj, dev, &c);
+             read_launch_table(obj, dev, configs, n_configs, &c) || read_profiled(obj, dev, &c) ||
+             td_result_read_copies(obj, dev, &c);
     free(configs);
     return rc ? -1 : 0;
 }

@@ -1,6 +1,8 @@
 /* topdown merge and topdown imbalance (ranks.h). */
 #include "report/ranks.h"
 
+#include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,9 +233,10 @@ static int by_imbalance(const void *pa, const void *pb)
 
 static void print_rank_line(FILE *out, const rank *rk, size_t r, const kernel_row *row)
 {
-    const char *slash = strrchr(rk->source, '/');
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", rk->source);
     fprintf(out, "  r%-3zu %c %-28.28s", r, r == row->slowest ? '*' : ' ',
-            slash ? slash + 1 : rk->source);
+            basename(copy)); /* libgen.h, on a copy */
     if (!row->at[r]) {
         fputs("  (not launched)\n", out);
         return;

@@ -11,10 +11,27 @@
 
 #define LISTED_CANDIDATES 6
 
-int td_kernel_lookup(const td_summary *s, const char *pattern, const char **name,
-                     td_error *err)
+/* The kernels m matches: how many, the first LISTED_CANDIDATES of them in
+ * which, the last in *name. */
+static size_t matching_kernels(const td_summary *s, const td_result *res, const td_kmatch *m,
+                               size_t *which, const char **name)
 {
-    size_t which[LISTED_CANDIDATES], matches = 0, index = 0;
+    size_t matches = 0;
+    for (size_t k = 0; k < s->n_kernels; k++) {
+        if (!td_kernel_matches(s, res, k, m))
+            continue;
+        if (matches < LISTED_CANDIDATES)
+            which[matches] = k;
+        matches++;
+        *name = s->kernels[k].name;
+    }
+    return matches;
+}
+
+int td_kernel_lookup(const td_summary *s, const td_result *res, const char *pattern,
+                     td_name_base base, const char **name, td_error *err)
+{
+    size_t which[LISTED_CANDIDATES], index = 0;
     int ranked = td_kernel_rank(s, pattern, &index, err);
     if (ranked < 0)
         return -1;
@@ -27,14 +44,11 @@ int td_kernel_lookup(const td_summary *s, const char *pattern, const char **name
             *name = s->kernels[k].name;
             return 0;
         }
-    for (size_t k = 0; k < s->n_kernels; k++) {
-        if (!strstr(s->kernels[k].name, pattern))
-            continue;
-        if (matches < LISTED_CANDIDATES)
-            which[matches] = k;
-        matches++;
-        *name = s->kernels[k].name;
-    }
+    td_kmatch *m = NULL;
+    if (td_kmatch_compile(pattern, base, &m, err))
+        return -1;
+    size_t matches = matching_kernels(s, res, m, which, name);
+    td_kmatch_free(m);
     if (matches == 1)
         return 0;
     *name = NULL;
@@ -42,14 +56,15 @@ int td_kernel_lookup(const td_summary *s, const char *pattern, const char **name
     if (matches > 1) {
         td_kernel_candidates(s, which, LISTED_CANDIDATES < matches ? LISTED_CANDIDATES : matches,
                              listed, sizeof listed);
-        return td_fail(err, "kernel \"%s\" is ambiguous: %zu kernels contain it (%s%s); give "
+        return td_fail(err, "kernel \"%s\" is ambiguous: %zu kernels match it (%s%s); give "
                        "more of the name, or its rank: --timeline '#%zu'", pattern, matches,
                        listed, matches > LISTED_CANDIDATES ? ", ..." : "", which[0] + 1);
     }
     for (size_t k = 0; k < s->n_kernels && k < LISTED_CANDIDATES; k++)
         which[matches++] = k;
     td_kernel_candidates(s, which, matches, listed, sizeof listed);
-    return td_fail(err, "no kernel name contains \"%s\"; the heaviest are %s%s", pattern, listed,
+    return td_fail(err, "no kernel name matches \"%s\" (%s names, --kernel-name-base); the "
+                   "heaviest are %s%s", pattern, td_name_base_word(base), listed,
                    s->n_kernels > LISTED_CANDIDATES ? ", ... (topdown report FILE --kernels 0 lists all)" : "");
 }
 

@@ -7,14 +7,18 @@
 #include <stdio.h>
 
 #include "levels/aggregate.h"
+#include "metrics/kernel_base.h"
+#include "metrics/result.h"
 
 /* Default --phase-threshold: points of issue-slot share. */
 #define TD_PHASE_THRESHOLD_DEFAULT 5.0
 
-/* The kernel named by pattern: its exact demangled name, else the one name
- * containing it. Ambiguous or unknown patterns are errors listing names. */
-int td_kernel_lookup(const td_summary *s, const char *pattern, const char **name,
-                     td_error *err);
+/* The kernel named by pattern: "#N" (its rank), its exact demangled name,
+ * else the one kernel the pattern matches as -k does (report/select.h:
+ * names under base, res for the mangled ones, may be NULL). Ambiguous or
+ * unknown patterns are errors listing names. */
+int td_kernel_lookup(const td_summary *s, const td_result *res, const char *pattern,
+                     td_name_base base, const char **name, td_error *err);
 
 /* A point is one profiled launch that measured the full set, or (replay-
  * free collection, --sample-every) the consecutive profiled launches of

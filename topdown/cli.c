@@ -104,6 +104,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
             "Profiles APP (its kernel launches), saves APP.topdown.json and prints the tree.\n",
         "  topdown -l 3 -- ./app args\n"
         "  topdown -l 2 -o run.json -f -k 'gemm|conv' -- ./app\n"
+        "  topdown -k 'regex:^sgemm_\\d+' -s 2 -c 5 -- ./app   (ncu's forms)\n"
         "  topdown --overhead 10 -- python train.py\n",
         {[G_PLOT] = PLOT_ONLY}, NULL},
     [TD_CMD_REPORT] = {
@@ -111,6 +112,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
                   "Prints the tree of a result file (no GPU needed).\n",
         "  topdown report run.json -l 3\n"
         "  topdown report run.json -l 4 -v -k 'gemm'     kernels whose name matches\n"
+        "  topdown report run.json -k '^Kernel2$' --kernel-name-base function\n"
         "  topdown report run.json -l 3 -k '#4'          the 4th kernel (\"Kernel 4/N\")\n"
         "  topdown report run.json --timeline '#2'       one kernel over its invocations\n"
         "  topdown report run.json -l 2 --csv k.csv\n",
@@ -190,7 +192,7 @@ static const char environment_help[] =
     "  TOPDOWN_ARCHS       folder of the arch tables (default: archs/ of the build or install)\n"
     "  TOPDOWN_KEEP_SPOOL  keep the collection spool after the run (for bug reports)\n"
     "  TOPDOWN_DEBUG       the injection library's per-batch decoding on stderr\n"
-    "  (topdown sets the other TOPDOWN_* variables for the app: docs/DESIGN.md)\n";
+    "  (topdown sets the other TOPDOWN_* variables for the app: docs/COLLECTION.md)\n";
 
 /* ---- values ------------------------------------------------------------------ */
 
@@ -334,6 +336,7 @@ static int set_name_base(cli *c, const cli_option *o, const char *arg, td_error 
     if (td_name_base_parse(arg, &base, err))
         return -1;
     c->report.name_base = (int)base;
+    c->profile.name_base = (int)base; /* what -k matches, too */
     return 0;
 }
 
@@ -410,8 +413,9 @@ static const cli_option options[] = {
      "      --desc           every node's description (default: the bottleneck's, once)\n"},
     {"kernel-name-base", 0, 1, G_REPORT, EVERYWHERE, OWN(set_name_base), S_REPORT,
      "      --kernel-name-base function|demangled|mangled  kernel names in the text,\n"
-     "                       plots and diff (default function: base name, no templates\n"
-     "                       or parameters; CSVs keep full names)\n"},
+     "                       plots and diff, and the name -k and --timeline match\n"
+     "                       (default function: base name, no templates or\n"
+     "                       parameters; CSVs keep full names)\n"},
     {"kernels", 0, 1, G_REPORT, EVERYWHERE | ON(TD_CMD_IMBALANCE), COUNT(report.max_kernels, 0, LONG_MAX), S_REPORT,
      "      --kernels N      kernels listed, heaviest first (default 10, 0 = all)\n"},
     {"app-only", 0, 0, G_REPORT, EVERYWHERE, FLAG(report.app_only), S_REPORT,
@@ -461,13 +465,16 @@ static const cli_option options[] = {
      "                       regular files, never an input of the command\n"},
     {"kernel-name", 'k', 1, G_PROFILING, PROFILING_CMDS | ON(TD_CMD_REPORT),
      STRING(profile.kernel_filter), S_PROFILING,
-     "  -k, --kernel-name RE profile only kernels whose name matches RE (POSIX ERE);\n"
-     "                       report -k RE shows only those; -k '#4': the 4th kernel\n"},
-    {"launch-skip", 0, 1, G_PROFILING, PROFILING_CMDS, COUNT(profile.launch_skip, 0, LONG_MAX),
-     S_PROFILING, "      --launch-skip N  skip the first N matching launches\n"},
-    {"launch-count", 0, 1, G_PROFILING, PROFILING_CMDS,
+     "  -k, --kernel-name RE profile only kernels whose name matches RE: a Perl-style\n"
+     "                       regex ('gemm_\\d+', '^sgemm') or ncu's regex:RE, searched\n"
+     "                       for in the --kernel-name-base name (default: the function's\n"
+     "                       base name); report -k RE shows only those, and -k '#4'\n"
+     "                       the 4th kernel\n"},
+    {"launch-skip", 's', 1, G_PROFILING, PROFILING_CMDS, COUNT(profile.launch_skip, 0, LONG_MAX),
+     S_PROFILING, "  -s, --launch-skip N  skip the first N matching launches\n"},
+    {"launch-count", 'c', 1, G_PROFILING, PROFILING_CMDS,
      COUNT(profile.launch_count, 1, LONG_MAX), S_PROFILING,
-     "      --launch-count N profile at most N launches\n"},
+     "  -c, --launch-count N profile at most N launches\n"},
     {"per-kernel", 0, 1, G_PROFILING, PROFILING_CMDS, COUNT(profile.per_kernel, 1, LONG_MAX),
      S_PROFILING,
      "      --per-kernel N   profile at most N launches of each kernel, time the rest\n"},

@@ -41,6 +41,9 @@ static int cmd_profile(int argc, char **argv, td_error *err)
     }
     if (optind >= argc)
         return td_usage_fail(err, "no application given: topdown [options] -- APP [ARGS...] (see topdown --help)");
+    if (c.profile.kernel_filter &&
+        (rc = cmd_check_kernel_name(c.profile.kernel_filter, c.report.name_base, 0, err)))
+        return rc;
     c.profile.app_argv = &argv[optind];
     const char *outputs[] = {c.csv, c.csv_launches};
     c.profile.outputs = outputs;

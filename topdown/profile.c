@@ -8,8 +8,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
-#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "metrics/arch.h"
+#include "metrics/kmatch.h"
 #include "metrics/result.h"
 #include "metrics/spool.h"
 #include "report/outname.h"
@@ -98,9 +99,9 @@ static int exe_dir(char *buf, size_t size, td_error *err)
         return td_fail(err, "cannot find topdown's own folder (/proc/self/exe: %s)",
                        strerror(errno));
     buf[n] = '\0';
-    char *slash = strrchr(buf, '/');
-    if (slash)
-        *slash = '\0';
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", buf);
+    snprintf(buf, size, "%s", dirname(copy)); /* libgen.h, on a copy */
     return 0;
 }
 
@@ -133,12 +134,6 @@ static int reserve(const char *path)
     return 0;
 }
 
-static const char *after_slash(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* python, python3, python3.12, bash, sh, perl, ruby, node. */
 static int is_interpreter(const char *name)
 {
@@ -155,10 +150,13 @@ static int is_interpreter(const char *name)
  * interpreter runs (`python train.py` -> "train"). */
 static void run_name(char *const *argv, char *out, size_t size)
 {
-    const char *base = after_slash(argv[0]);
+    char app[PATH_MAX], script[PATH_MAX]; /* copies: basename may modify its argument */
+    snprintf(app, sizeof app, "%s", argv[0]);
+    const char *base = basename(app);
     size_t len = strlen(base);
     if (is_interpreter(base) && argv[1] && argv[1][0] != '-' && is_regular(argv[1])) {
-        base = after_slash(argv[1]);
+        snprintf(script, sizeof script, "%s", argv[1]);
+        base = basename(script);
         const char *dot = strrchr(base, '.');
         len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
     }
@@ -269,6 +267,7 @@ static void set_child_env(const td_profile_options *opts, const char *lib,
     setenv("TOPDOWN_ARCHS", archs, 1);
     set_or_unset("TOPDOWN_ARCH", opts->arch);
     set_or_unset("TOPDOWN_KERNEL_REGEX", opts->kernel_filter);
+    setenv("TOPDOWN_KERNEL_NAME_BASE", td_name_base_word((td_name_base)opts->name_base), 1);
     set_count("TOPDOWN_LAUNCH_SKIP", opts->launch_skip, 0);
     set_count("TOPDOWN_LAUNCH_COUNT", opts->launch_count, -1);
     set_count("TOPDOWN_PER_KERNEL", opts->per_kernel, -1);
@@ -635,27 +634,36 @@ static int listed(const char *const *names, size_t n, const char *name)
 
 /* -k RE that matched none of the kernels launched: a warning naming the
  * filter and a few real names (the injection library matches the same
- * demangled names with the same ERE). */
+ * names with the same module, metrics/kmatch.h). */
 static void check_filter_matched(const td_profile_options *opts, const td_result *res,
                                  td_profile_outcome *out)
 {
-    regex_t re;
-    if (!opts->kernel_filter || regcomp(&re, opts->kernel_filter, REG_EXTENDED | REG_NOSUB))
+    td_kmatch *m = NULL;
+    td_error ignored;
+    if (!opts->kernel_filter ||
+        td_kmatch_compile(opts->kernel_filter, (td_name_base)opts->name_base, &m, &ignored))
         return;
     const char *names[NAMES_SHOWN];
+    char shown[NAMES_SHOWN][128];
     size_t n = 0, seen = 0; /* launches with a name */
     int matched = 0;
     for (size_t d = 0; d < res->n_devices && !matched; d++)
         for (size_t i = 0; i < res->devices[d].n_launches && !matched; i++) {
-            const char *name = res->devices[d].launches[i].kernel;
-            if (!name)
+            const td_launch *l = &res->devices[d].launches[i];
+            if (!l->kernel)
                 continue;
-            matched = regexec(&re, name, 0, NULL, 0) == 0;
-            if (!listed(names, n, name) && n < NAMES_SHOWN)
-                names[n++] = name;
+            matched = td_kmatch_test(m, l->kernel, l->mangled);
+            char scratch[sizeof shown[0]];
+            const char *name = td_kernel_name_in((td_name_base)opts->name_base, l->kernel,
+                                                 l->mangled, scratch, sizeof scratch);
+            if (n < NAMES_SHOWN && !listed(names, n, name)) {
+                snprintf(shown[n], sizeof shown[n], "%s", name);
+                names[n] = shown[n];
+                n++;
+            }
             seen++;
         }
-    regfree(&re);
+    td_kmatch_free(m);
     if (matched || seen == 0)
         return;
     size_t len = (size_t)snprintf(out->warning, sizeof out->warning, "-k '%s' matched no "
@@ -664,9 +672,9 @@ static void check_filter_matched(const td_profile_options *opts, const td_result
         len += (size_t)snprintf(out->warning + len, sizeof out->warning - len, "%s \"%.80s\"",
                                 i ? "," : "", names[i]);
     if (len < sizeof out->warning)
-        snprintf(out->warning + len, sizeof out->warning - len, "%s (names are demangled, "
-                 "with \"void \" and the parameter list; `topdown report FILE` lists them)",
-                 n == NAMES_SHOWN ? ", ..." : "");
+        snprintf(out->warning + len, sizeof out->warning - len, "%s (%s names, as "
+                 "--kernel-name-base says; `topdown report FILE` lists them)",
+                 n == NAMES_SHOWN ? ", ..." : "", td_name_base_word((td_name_base)opts->name_base));
 }
 
 /* Launches seen but none profiled: why, for the result's note and the
@@ -733,16 +741,11 @@ static int build_result(const td_profile_options *opts, const char *spool, int s
 
 static int check_options(const td_profile_options *opts, td_error *err)
 {
-    if (opts->kernel_filter) {
-        regex_t re;
-        int rc = regcomp(&re, opts->kernel_filter, REG_EXTENDED | REG_NOSUB);
-        if (rc != 0) {
-            char why[256];
-            regerror(rc, &re, why, sizeof why);
-            return td_fail(err, "bad kernel-name regex '%s': %s", opts->kernel_filter, why);
-        }
-        regfree(&re);
-    }
+    td_kmatch *m = NULL;
+    if (opts->kernel_filter &&
+        td_kmatch_compile(opts->kernel_filter, (td_name_base)opts->name_base, &m, err))
+        return -1;
+    td_kmatch_free(m);
     return 0;
 }
 

@@ -9,7 +9,8 @@ typedef struct td_profile_options {
     char **app_argv;            /* NULL-terminated; app_argv[0] is the app */
     const char *output;         /* -o FILE; NULL: default name from the app */
     int force;                  /* -f: overwrite an existing result */
-    const char *kernel_filter;  /* -k/--kernel-name REGEX (POSIX ERE), NULL: all */
+    const char *kernel_filter;  /* -k/--kernel-name: regex:RE or RE (metrics/kmatch.h), NULL: all */
+    int name_base;              /* --kernel-name-base: what -k matches (td_name_base) */
     long launch_skip;           /* --launch-skip N: launches to skip first */
     long launch_count;          /* --launch-count N: profile at most N, -1 all */
     long per_kernel;            /* --per-kernel N: profile first N of each kernel, -1 all */

@@ -155,7 +155,7 @@ static void test_sample_every(void)
     }
     CHECK(td_summarize(&res, &archs, NULL, &s, &err) == 0);
     const char *name = NULL;
-    CHECK(td_kernel_lookup(&s, "triad", &name, &err) == 0);
+    CHECK(td_kernel_lookup(&s, &res, "triad", TD_NAME_FUNCTION, &name, &err) == 0);
     td_timeline t;
     if (name && td_timeline_build(&res, &s, name, &t, &err) == 0) {
         CHECK(t.invocations == 2000);

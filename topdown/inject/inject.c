@@ -24,6 +24,7 @@
 #include "groups.h"
 #include "kernels.h"
 #include "nvtx.h"
+#include "progress.h"
 #include "range_profiler.h"
 #include "spool.h"
 #include "spool_writer.h"
@@ -75,7 +76,10 @@ typedef struct ctx_state {
     int window_group;     /* configuration of the open batch */
     int phase_group;      /* the counter group of the current phase */
     size_t phase_launches; /* launches profiled in this phase so far */
+    unsigned long coverage_seen; /* progress.version at the last coverage check */
+    int coverage_phase;   /* phase_group at the last coverage check */
     int failures;         /* failed decodes of replay-free launches */
+    td_progress progress; /* what each kernel measured on this context */
     int warned_mismatch;
     struct ctx_state *next;
 } ctx_state;
@@ -295,15 +299,23 @@ static void group_failed(ctx_state *c)
         stop_profiling(c, "restarting the profiler after a failed decode failed");
 }
 
-/* What a measured launch adds to its kernel's rotation. */
-static void count_measurement(const launch_rec *l)
+/* A kernel's measurements on this context (each device rotates and covers
+ * its kernels on its own); a blank entry when out of memory. */
+static td_kernel_progress *progress_of(ctx_state *c, const td_kernel *k)
 {
-    if (!l->kernel)
-        return;
-    if (l->group == TD_GROUP_ALL)
-        l->kernel->full_measured = 1;
-    else if (l->group < TD_KERNEL_MAX_GROUPS)
-        l->kernel->group_measured[l->group]++;
+    static td_kernel_progress blank;
+    td_kernel_progress *p = td_progress_of(&c->progress, k->ordinal, k->matches);
+    if (p)
+        return p;
+    memset(&blank, 0, sizeof blank);
+    return &blank;
+}
+
+/* What a measured launch adds to its kernel's rotation. */
+static void count_measurement(ctx_state *c, const launch_rec *l)
+{
+    if (l->kernel)
+        td_progress_measured(&c->progress, progress_of(c, l->kernel), l->group);
 }
 
 /* Stops the profiler, decodes the batch, writes its launches in launch
@@ -340,7 +352,7 @@ static void close_window(ctx_state *c)
         range++;
         emit_launch(c, l, have ? values : NULL);
         if (have)
-            count_measurement(l);
+            count_measurement(c, l);
     }
     if (!decoded && c->window_group == TD_GROUP_ALL)
         replay_failed(c);
@@ -455,7 +467,7 @@ static void say_no_replay_for_heap(void)
  * each kernel launched throughout the run collects every group. A kernel
  * the mode wants replayed (auto: its first launch; kernel: every launch)
  * takes the full set whatever the phase. */
-static int wants_replay(const ctx_state *c, const td_kernel *k)
+static int wants_replay(ctx_state *c, const td_kernel *k)
 {
     if (!c->has_full || k->no_replay)
         return 0;
@@ -464,7 +476,7 @@ static int wants_replay(const ctx_state *c, const td_kernel *k)
         return 0;
     }
     return g.mode == MODE_KERNEL || c->n_group_cfg == 0 ||
-           (g.mode == MODE_AUTO && !k->full_measured);
+           (g.mode == MODE_AUTO && !progress_of(c, k)->full_measured);
 }
 
 /* Launches of a phase: eight times the kernels seen so far, at least 16.
@@ -477,28 +489,46 @@ static size_t phase_length(void)
     return length < 16 ? 16 : length;
 }
 
-/* A phase ends after phase_length() launches, or as soon as no kernel
- * lacks the phase's group while some kernel still lacks another (kernels
- * without a full tree: coverage does not wait on the phase length). */
+/* A phase ends after phase_length() profiled launches. */
 static void count_phase(ctx_state *c, int group)
 {
     if (group == TD_GROUP_ALL || c->n_group_cfg == 0)
         return;
-    int coverage_elsewhere = td_kernels_missing(group) == 0 &&
-                             td_kernels_uncovered(c->n_group_cfg) > 0;
-    if (++c->phase_launches < phase_length() && !coverage_elsewhere)
+    if (++c->phase_launches < phase_length())
         return;
     c->phase_launches = 0;
     c->phase_group = (c->phase_group + 1) % (int)c->n_group_cfg;
 }
 
+/* Coverage does not wait on the phase length: before a group is chosen,
+ * a phase whose group every kernel without a full tree has already
+ * measured moves to a group one of them lacks. Checked at choice time, not
+ * when a profiled launch is counted: under a budget a kernel in a long run
+ * of its own is profiled only while it lacks the phase's group, so a check
+ * at counting time would never see it covered (--replay-mode none). The
+ * answer is cached until a kernel is first seen here or measures something.
+ * Per context: each device covers its own kernels. */
+static void advance_for_coverage(ctx_state *c)
+{
+    unsigned long version = c->progress.version;
+    if (c->n_group_cfg == 0 ||
+        (c->coverage_seen == version && c->coverage_phase == c->phase_group))
+        return;
+    int group = td_progress_coverage_group(&c->progress, c->phase_group, c->n_group_cfg);
+    if (group != c->phase_group) {
+        c->phase_group = group;
+        c->phase_launches = 0;
+    }
+    c->coverage_seen = version;
+    c->coverage_phase = c->phase_group;
+}
+
 /* The cost budget: profile while the time spent profiling stays within
  * --overhead of the app's own time so far. A kernel without a full tree
  * that has not measured this group yet is always measured (coverage first). */
-static int budget_allows(const td_kernel *k, int group)
+static int budget_allows(ctx_state *c, const td_kernel *k, int group)
 {
-    if (!g.budgeted ||
-        (!k->full_measured && group < TD_KERNEL_MAX_GROUPS && k->group_measured[group] == 0))
+    if (!g.budgeted || td_progress_lacks(progress_of(c, k), group))
         return 1;
     double native = now_s() - g.start_s - g.spent_s;
     if (g.spent_s <= g.overhead * native)
@@ -519,7 +549,7 @@ static int active_group(const ctx_state *c)
 /* --sample-every: the kernel's periodic points decide (sample_policy.h),
  * each a burst of consecutive launches covering every counter group, or
  * one replayed launch of the full set. */
-static int choose_sampled(const ctx_state *c, td_kernel *k, int *group)
+static int choose_sampled(ctx_state *c, td_kernel *k, int *group)
 {
     double est_ns = k->durations ? k->duration_sum / (double)k->durations : 0;
     int wanted;
@@ -534,7 +564,7 @@ static int choose_sampled(const ctx_state *c, td_kernel *k, int *group)
 }
 
 /* 1 and the configuration if this launch is to be profiled. */
-static int choose_config(const ctx_state *c, td_kernel *k, int *group)
+static int choose_config(ctx_state *c, td_kernel *k, int *group)
 {
     if (g.sample.unit != TD_SAMPLE_OFF)
         return choose_sampled(c, k, group);
@@ -544,8 +574,9 @@ static int choose_config(const ctx_state *c, td_kernel *k, int *group)
     }
     if (c->n_group_cfg == 0)
         return 0;
+    advance_for_coverage(c);
     *group = c->phase_group;
-    return budget_allows(k, *group);
+    return budget_allows(c, k, *group);
 }
 
 /* ---- contexts ----------------------------------------------------------- */
@@ -801,6 +832,7 @@ static void forget_context(uint32_t uid)
         close_window(c);
         close_configs(c);
         td_rp_close(&c->rp);
+        td_progress_free(&c->progress);
         *p = c->next;
         free(c->window);
         free(c);
@@ -870,7 +902,8 @@ static int is_captured(CUstream stream, int per_thread)
  * costs from t0, its enter callback, to its exit callback. */
 static void begin_profiled_launch(ctx_state *c, const launch_rec *l, double t0)
 {
-    td_filter_count_profiled(&g.filter, l->kernel);
+    td_filter_count_profiled(&g.filter);
+    progress_of(c, l->kernel)->profiled++;
     count_phase(c, l->group);
     g.in_profiled_launch = 1;
     g.launch_t0 = t0;
@@ -926,7 +959,8 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     } else if (c && c->profiling && l.kernel) {
         double t0 = now_s();
         g.waited_s = 0;
-        if (td_filter_allows(&g.filter, l.kernel) && choose_config(c, l.kernel, &l.group))
+        if (td_filter_allows(&g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
+            choose_config(c, l.kernel, &l.group))
             profile = add_to_window(c, &l);
         if (profile)
             begin_profiled_launch(c, &l, t0);
@@ -999,7 +1033,7 @@ static int graph_config(ctx_state *c, td_kernel *k, int *group)
 {
     if (g.sample.unit == TD_SAMPLE_OFF) {
         *group = c->phase_group;
-        return budget_allows(k, c->phase_group);
+        return budget_allows(c, k, c->phase_group);
     }
     if (!td_sample_decide(&g.sample, &k->sample, c->n_group_cfg, active_group(c), 0, group))
         return 0;
@@ -1039,7 +1073,8 @@ static void graph_enter(const CUpti_CallbackData *cb)
         double t0 = now_s();
         g.waited_s = 0;
         say_graph_view();
-        if (l.kernel && td_filter_allows(&g.filter, l.kernel) &&
+        advance_for_coverage(c);
+        if (l.kernel && td_filter_allows(&g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
             graph_config(c, l.kernel, &l.group)) {
             l.id = next_launch_id();
             profile = add_to_window(c, &l);
