@@ -685,6 +685,11 @@ static void nothing_profiled_note(const td_profile_options *opts, const td_profi
     if (out->warning[0])
         snprintf(buf, size, "nothing was profiled: -k '%s' matched no kernel name (%ld "
                  "launches timed only)", opts->kernel_filter, out->launches);
+    else if (opts->n_nvtx_include + opts->n_nvtx_exclude > 0)
+        snprintf(buf, size, "nothing was profiled: none of the %ld launches got counters "
+                 "(--nvtx-include/--nvtx-exclude, --launch-skip, --launch-count or -k left "
+                 "none; `topdown report FILE --by-region` shows the NVTX regions launches "
+                 "were made in)", out->launches);
     else
         snprintf(buf, size, "nothing was profiled: none of the %ld launches got counters "
                  "(--launch-skip, --launch-count or -k left none, or the collection failed)",
