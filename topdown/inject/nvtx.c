@@ -21,6 +21,8 @@ enum {
     MAX_DOMAINS = 32,    /* NVTX domains told apart; later ones share the last */
     MAX_DEPTH = 64,      /* push/pop depth kept per thread and domain */
     MAX_STRINGS = 4096,  /* registered strings remembered */
+    MAX_STARTED = 256,   /* open start/end ranges; past it the oldest is
+                            dropped (an app that never ends its ranges) */
     REGION_SIZE = 1024,
 };
 
@@ -178,6 +180,10 @@ static void start(int domain, const char *name, const void *ret)
 {
     if (!ret)
         return;
+    if (nv.n_started == MAX_STARTED) {
+        memmove(&nv.started[0], &nv.started[1], (nv.n_started - 1) * sizeof *nv.started);
+        nv.n_started--;
+    }
     if (nv.n_started == nv.cap_started) {
         size_t cap = nv.cap_started ? nv.cap_started * 2 : 16;
         started_range *bigger = realloc(nv.started, cap * sizeof *bigger);
