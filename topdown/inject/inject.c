@@ -118,6 +118,8 @@ static struct {
     int graph_view;           /* --graph-profiling graph */
     long replay_failures;
     td_sample_every sample;   /* --sample-every (metrics/sample_policy.h) */
+    char sample_error[sizeof ((td_error *)0)->msg]; /* a bad TOPDOWN_SAMPLE_EVERY, said
+                                                      after the start record */
 } g;
 
 static double now_s(void)
@@ -1299,7 +1301,7 @@ static void collection_from_env(void)
     g.graph_view = view && strcmp(view, "graph") == 0;
     td_error err = {{0}};
     if (td_sample_every_parse(getenv("TOPDOWN_SAMPLE_EVERY"), &g.sample, &err) != 0)
-        td_sw_error("bad_option", "%s; profiled as without it", err.msg);
+        snprintf(g.sample_error, sizeof g.sample_error, "%s", err.msg); /* after start */
     /* Explicit counts and periods are the user's cost decision: no budget
      * on top. */
     g.budgeted = g.overhead > 0 && g.filter.per_kernel < 0 && g.filter.launch_count < 0 &&
@@ -1357,6 +1359,8 @@ TD_EXPORT int InitializeInjection(void)
     emit_start();
     if (!filter_ok)
         td_sw_error("bad_option", "%s; every launch is profiled", msg);
+    if (g.sample_error[0])
+        td_sw_error("bad_option", "%s; profiled as without it", g.sample_error);
     if (td_nvtx_setup(msg, sizeof msg) != 0)
         td_sw_error("bad_option", "%s; no NVTX filter is applied", msg);
     free(td_demangle("_Z4warmv")); /* load the demangler before threads race */
