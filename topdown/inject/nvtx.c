@@ -53,6 +53,13 @@ typedef struct thread_stacks {
 } thread_stacks;
 
 static _Thread_local thread_stacks *stacks;
+static pthread_key_t stacks_key; /* frees a thread's stacks when it exits */
+static pthread_once_t stacks_key_once = PTHREAD_ONCE_INIT;
+
+static void make_stacks_key(void)
+{
+    pthread_key_create(&stacks_key, free);
+}
 
 int td_nvtx_setup(char *msg, size_t size)
 {
@@ -161,8 +168,12 @@ static const char *attrib_message(const nvtxEventAttributes_t *a)
 
 static void push(int domain, const char *name)
 {
-    if (!stacks && !(stacks = calloc(1, sizeof *stacks)))
-        return; /* one per thread that uses NVTX, kept to the end */
+    if (!stacks) {
+        if (!(stacks = calloc(1, sizeof *stacks)))
+            return;
+        pthread_once(&stacks_key_once, make_stacks_key);
+        pthread_setspecific(stacks_key, stacks);
+    }
     int depth = stacks->depth[domain]++;
     if (depth < MAX_DEPTH)
         stacks->name[domain][depth] = name;
