@@ -201,6 +201,7 @@ void td_result_free(td_result *res)
     free(res->note);
     free(res->status);
     free(res->replay_mode);
+    td_conditions_free(&res->conditions);
     memset(res, 0, sizeof *res);
 }
 
@@ -416,6 +417,8 @@ static int parse_header(const cJSON *root, td_result *res, const parse_ctx *ctx)
         return -1;
     if (res->replay_mode && !res->replay_mode[0])
         return td_fail(ctx->err, "%s: \"replay_mode\" is empty", ctx->name);
+    if (td_conditions_read(root, &res->conditions, ctx->name, ctx->err))
+        return -1;
     return parse_app(root, res, ctx);
 }
 
@@ -554,6 +557,8 @@ static int check_result(const td_result *res, td_error *err)
         return td_fail(err, "signal %d is out of range", res->term_signal);
     if (res->replay_mode && !res->replay_mode[0])
         return td_fail(err, "replay_mode is empty");
+    if (td_conditions_check(&res->conditions, err))
+        return -1;
     for (size_t d = 0; d < res->n_devices; d++) {
         const td_device *dev = &res->devices[d];
         if (check_device(dev, d, err) || td_result_check_copies(dev, d, err))
@@ -613,6 +618,7 @@ static cJSON *header_json(const td_result *res)
         cJSON_AddStringToObject(root, "replay_mode", res->replay_mode);
     if (res->overhead_pct > 0)
         cJSON_AddItemToObject(root, "overhead_pct", td_json_exact_number(res->overhead_pct));
+    td_conditions_add_json(root, &res->conditions);
     cJSON *app = cJSON_AddObjectToObject(root, "app");
     cJSON *argv = cJSON_AddArrayToObject(app, "argv");
     for (size_t i = 0; i < res->argc; i++)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conditions.h"
 #include "error.h"
 #include "intern.h"
 
@@ -99,6 +100,7 @@ typedef struct td_result {
     char *status;         /* "complete", "partial", "crashed", "interrupted" */
     char *replay_mode;    /* "kernel", "none", "auto"; NULL: unknown (old files) */
     double overhead_pct;  /* cost budget asked for, % of native; 0: none/unknown */
+    td_conditions conditions; /* caches and clocks while measuring; optional */
     td_device *devices;
     size_t n_devices;
 } td_result;

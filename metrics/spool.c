@@ -121,6 +121,27 @@ static dev_slot *find_slot(reader *r, uint64_t pid, uint64_t context)
     return NULL;
 }
 
+/* --cache-control: the start record says what was asked; a device record
+ * says "none" when its context could not flush (a warning record says
+ * why), and the result then says none: it holds unflushed passes. */
+static int read_cache_control(reader *r, const cJSON *obj, int from_device)
+{
+    const char *word = NULL;
+    if (td_json_string(&r->c, obj, "cache_control", 0, &word))
+        return -1;
+    if (!word)
+        return 0;
+    if (strcmp(word, "all") != 0 && strcmp(word, "none") != 0)
+        return fail_line(r, "\"cache_control\" is neither all nor none");
+    td_conditions *c = &r->res->conditions;
+    if (c->cache_control && !(from_device && strcmp(word, "none") == 0))
+        return 0;
+    free(c->cache_control);
+    if (!(c->cache_control = td_strdup(word)))
+        return td_fail(r->err, "out of memory");
+    return 0;
+}
+
 static int read_start(reader *r, const cJSON *obj)
 {
     const char *format = NULL, *mode = NULL;
@@ -141,6 +162,8 @@ static int read_start(reader *r, const cJSON *obj)
         return td_fail(r->err, "out of memory");
     if (overhead > 0 && r->res->overhead_pct == 0)
         r->res->overhead_pct = overhead;
+    if (read_cache_control(r, obj, 0))
+        return -1;
     r->sum->processes++;
     return 0;
 }
@@ -230,7 +253,7 @@ static int read_device(reader *r, const cJSON *obj)
     slot->context = context;
     slot->index = r->res->n_devices - 1;
     return read_device_identity(r, obj, dev) || read_device_metrics(r, obj, dev) ||
-                   td_result_read_groups(obj, dev, &r->c)
+                   td_result_read_groups(obj, dev, &r->c) || read_cache_control(r, obj, 1)
                ? -1
                : 0;
 }

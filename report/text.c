@@ -229,6 +229,10 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
         fprintf(out, "NOTE: no launch was profiled, so only times are shown%s%s\n",
                 res->note ? ": " : "", res->note ? res->note : "");
     print_collection(out, res, s);
+    char conditions[256];
+    td_conditions_describe(&res->conditions, conditions, sizeof conditions);
+    if (conditions[0])
+        fprintf(out, "Conditions: %s\n", conditions);
     if (s->mixed_arch && o->level >= 4)
         fprintf(out, "NOTE: devices use different arch tables; the application tree stops at level 3\n");
 }

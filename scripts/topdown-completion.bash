@@ -42,6 +42,8 @@ _topdown() {
         --kernel-name-base) COMPREPLY=($(compgen -W "function demangled mangled" -- "$cur")); return ;;
         --replay-mode) COMPREPLY=($(compgen -W "auto none kernel" -- "$cur")); return ;;
         --graph-profiling) COMPREPLY=($(compgen -W "node graph" -- "$cur")); return ;;
+        --cache-control) COMPREPLY=($(compgen -W "none all" -- "$cur")); return ;;
+        --clock-control) COMPREPLY=($(compgen -W "none base" -- "$cur")); return ;;
         --arch)
             COMPREPLY=($(compgen -W "$(_topdown_archs "$bin")" -- "$cur"))
             return ;;

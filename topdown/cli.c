@@ -329,6 +329,20 @@ static int set_graph_profiling(cli *c, const cli_option *o, const char *arg, td_
     return parse_word(arg, "--graph-profiling", views, &c->profile.graph_profiling, err);
 }
 
+static int set_cache_control(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    static const char *const words[] = {"none", "all", NULL};
+    return parse_word(arg, "--cache-control", words, &c->profile.cache_control, err);
+}
+
+static int set_clock_control(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    static const char *const words[] = {"none", "base", NULL};
+    return parse_word(arg, "--clock-control", words, &c->profile.clock_control, err);
+}
+
 static int set_name_base(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
     (void)o;
@@ -491,6 +505,13 @@ static const cli_option options[] = {
      S_PROFILING,
      "      --graph-profiling node|graph  kernels of CUDA graphs: each node its own\n"
      "                       range (default), or one range per graph launch\n"},
+    {"cache-control", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_cache_control), S_PROFILING,
+     "      --cache-control none|all  none (default): caches as the app leaves them;\n"
+     "                       all: L2 flushed before each profiled pass, as ncu does\n"},
+    {"clock-control", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_clock_control), S_PROFILING,
+     "      --clock-control none|base  none (default): clocks as the GPU runs them;\n"
+     "                       base: locked to base while the app runs, as ncu does\n"
+     "                       (needs root; restored after)\n"},
     {"nvtx-include", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_nvtx_include), S_PROFILING,
      "      --nvtx-include SPEC  profile only launches in these NVTX ranges (ncu's\n"
      "                       syntax: 'fwd/' push/pop range, 'Dom@fwd/' in a domain,\n"

@@ -467,6 +467,11 @@ static int diff_outputs(const char *const *files, const cli *c, const td_arch_se
     if (load_pair(files, archs, &p, err))
         return -1;
     int rc = gate_check(&p, gate, err);
+    char warning[768];
+    /* The text says it; with --csv - there is no text: stderr does. */
+    if (c->csv && strcmp(c->csv, "-") == 0 &&
+        td_diff_conditions_warning(&p.res[0], &p.res[1], warning, sizeof warning))
+        fprintf(stderr, "topdown: warning: %s\n", warning);
     if (rc == 0 && c->csv)
         rc = td_diff_csv_file(c->csv, &p.side[0], &p.side[1], c->report.level, err);
     if (rc == 0 && !(c->csv && strcmp(c->csv, "-") == 0))

@@ -58,6 +58,8 @@ static int cmd_profile(int argc, char **argv, td_error *err)
         fprintf(stderr, "topdown: warning: %s\n", outcome.warning);
     if (outcome.nvtx_note[0])
         fprintf(stderr, "topdown: note: %s\n", outcome.nvtx_note);
+    if (outcome.clock_notice[0])
+        fprintf(stderr, "topdown: warning: %s\n", outcome.clock_notice);
     /* The app's exit code passes through; when it is 0, a run that
      * measured nothing says so with its own code. */
     int nothing = outcome.app_exit_code ? outcome.app_exit_code : TD_EXIT_NOTHING_MEASURED;

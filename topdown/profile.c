@@ -25,6 +25,7 @@
 #include "metrics/result.h"
 #include "metrics/spool.h"
 #include "report/outname.h"
+#include "topdown/clocks.h"
 #include "report/output.h"
 
 #define INJECT_LIB "libtopdown_inject.so"
@@ -38,6 +39,8 @@ void td_profile_options_init(td_profile_options *opts)
     opts->replay_mode = "auto";
     opts->overhead_pct = 40;
     opts->graph_profiling = "node";
+    opts->cache_control = "none";
+    opts->clock_control = "none";
 }
 
 /* ---- finding things ----------------------------------------------------- */
@@ -274,6 +277,7 @@ static void set_child_env(const td_profile_options *opts, const char *lib,
     setenv("TOPDOWN_REPLAY_MODE", opts->replay_mode, 1);
     set_count("TOPDOWN_OVERHEAD", (long)opts->overhead_pct, -1);
     setenv("TOPDOWN_GRAPH_PROFILING", opts->graph_profiling, 1);
+    setenv("TOPDOWN_CACHE_CONTROL", opts->cache_control, 1);
     set_or_unset("TOPDOWN_SAMPLE_EVERY", opts->sample_every);
     set_or_unset("TOPDOWN_NVTX_INCLUDE", nvtx[1][0] ? nvtx[1] : NULL);
     set_or_unset("TOPDOWN_NVTX_EXCLUDE", nvtx[2][0] ? nvtx[2] : NULL);
@@ -696,8 +700,23 @@ static void nothing_profiled_note(const td_profile_options *opts, const td_profi
                  out->launches);
 }
 
-static int build_result(const td_profile_options *opts, const char *spool, int status,
-                        td_profile_outcome *out, td_error *err)
+/* What the run was measured under: the cache control the library
+ * recorded (else the one asked for) and the clocks the launcher set. */
+static int set_conditions(const td_profile_options *opts, const td_clock_lock *clocks,
+                          td_result *res)
+{
+    td_conditions *c = &res->conditions;
+    if (!c->cache_control && !(c->cache_control = td_strdup(opts->cache_control)))
+        return -1;
+    int locked = strcmp(opts->clock_control, "base") == 0;
+    if (!(c->clock_control = td_strdup(locked ? td_clocks_condition(clocks) : "none")))
+        return -1;
+    c->clock_mhz = locked ? clocks->mhz : 0;
+    return 0;
+}
+
+static int build_result(const td_profile_options *opts, const td_clock_lock *clocks,
+                        const char *spool, int status, td_profile_outcome *out, td_error *err)
 {
     td_result res;
     td_spool_summary sum;
@@ -727,7 +746,9 @@ static int build_result(const td_profile_options *opts, const char *spool, int s
         snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "%s%s",
                  extra[0] ? "; " : "", survived);
     res.note = join_notes(&sum, extra);
-    int rc = copy_argv(&res, opts->app_argv) ? td_fail(err, "out of memory") : 0;
+    int rc = copy_argv(&res, opts->app_argv) || set_conditions(opts, clocks, &res)
+                 ? td_fail(err, "out of memory")
+                 : 0;
     if (rc == 0 && res.status)
         describe_outcome(&res, &sum, out);
     if (rc == 0 && !out->message[0] && survived[0])
@@ -835,35 +856,72 @@ static int name_outputs(const launch_plan *plan, long pid, td_profile_outcome *o
     return 0;
 }
 
+/* --clock-control base: locked before the app's process exists, so a
+ * refusal stops the run before anything started. */
+static int lock_clocks(const td_profile_options *opts, td_clock_lock *clocks,
+                       td_profile_outcome *out, td_error *err)
+{
+    memset(clocks, 0, sizeof *clocks);
+    if (strcmp(opts->clock_control, "base") != 0)
+        return 0;
+    if (td_clocks_lock(clocks, td_nvml_clock_ops(), err))
+        return -1;
+    snprintf(out->clock_notice, sizeof out->clock_notice, "%s", clocks->notice);
+    return 0;
+}
+
+/* Gives the clocks back as soon as the app has ended (or never started):
+ * signals are still caught then, so nothing can stop topdown in between.
+ * A failed reset is said, never fatal: the result is still worth keeping. */
+static void unlock_clocks(td_clock_lock *clocks, td_profile_outcome *out)
+{
+    td_error why;
+    if (td_clocks_restore(clocks, &why))
+        snprintf(out->clock_notice, sizeof out->clock_notice, "%s", why.msg);
+}
+
+/* The app's process from fork to exit, the clocks locked around it. */
+static int run_app(const launch_plan *plan, const struct sigaction saved[N_FORWARDED],
+                   char *spool, size_t spool_size, td_profile_outcome *out, int *reserved,
+                   int *status, td_error *err)
+{
+    app_proc app = {0, -1, -1};
+    if (fork_app(plan, saved, &app, err))
+        return -1;
+    if (name_outputs(plan, (long)app.pid, out, spool, spool_size, reserved, err)) {
+        abandon_app(&app);
+        return -1;
+    }
+    if (release_app(&app, plan, err)) {
+        unlink(plan->spool);
+        return -1;
+    }
+    int progress = plan->opts->progress && isatty(STDERR_FILENO);
+    int waited = wait_app(app.pid, plan->spool, progress, status);
+    child_pid = 0;
+    if (waited)
+        return td_fail(err, "lost track of the app: waitpid: %s", strerror(errno));
+    return 0;
+}
+
 static int run_and_collect(const launch_plan *plan, char *spool, size_t spool_size,
                            td_profile_outcome *out, int *reserved, td_error *err)
 {
     struct sigaction saved[N_FORWARDED];
     got_signal = 0;
     catch_signals(saved);
-    app_proc app = {0, -1, -1};
-    if (fork_app(plan, saved, &app, err)) {
+    td_clock_lock clocks;
+    if (lock_clocks(plan->opts, &clocks, out, err)) {
         restore_signals(saved);
-        return -1;
-    }
-    if (name_outputs(plan, (long)app.pid, out, spool, spool_size, reserved, err)) {
-        abandon_app(&app);
-        restore_signals(saved);
-        return -1;
-    }
-    if (release_app(&app, plan, err)) {
-        restore_signals(saved);
-        unlink(plan->spool);
         return -1;
     }
     int status = 0;
-    int progress = plan->opts->progress && isatty(STDERR_FILENO);
-    int waited = wait_app(app.pid, plan->spool, progress, &status);
-    child_pid = 0;
+    int rc = run_app(plan, saved, spool, spool_size, out, reserved, &status, err);
+    unlock_clocks(&clocks, out);
     restore_signals(saved);
-    if (waited)
-        return td_fail(err, "lost track of the app: waitpid: %s", strerror(errno));
-    if (build_result(plan->opts, plan->spool, status, out, err))
+    if (rc)
+        return -1;
+    if (build_result(plan->opts, &clocks, plan->spool, status, out, err))
         return -1;
     if (!getenv("TOPDOWN_KEEP_SPOOL"))
         unlink(plan->spool);

@@ -23,6 +23,8 @@ typedef struct td_profile_options {
     const char *nvtx_exclude[32]; /* --nvtx-exclude SPEC, each */
     size_t n_nvtx_exclude;
     const char *sample_every;   /* --sample-every N|T (metrics/sample_policy.h), NULL: off */
+    const char *cache_control;  /* --cache-control: "none" (default) or "all" */
+    const char *clock_control;  /* --clock-control: "none" (default) or "base" */
     int progress;               /* 1: progress line on stderr when it is a tty */
     const char *const *outputs; /* files the caller writes after the run (CSVs),
                                    checked before the app starts: the -f rule,
@@ -48,6 +50,8 @@ typedef struct td_profile_outcome {
     char warning[1024];   /* -k matched no kernel name: the filter and real names */
     char nvtx_note[1024]; /* NVTX_INJECTION64_PATH left as the user set it, or no
                              libcupti found, while NVTX filters were asked for */
+    char clock_notice[1024]; /* --clock-control base: GPUs found locked by someone
+                               else, or clocks that could not be unlocked */
 } td_profile_outcome;
 
 /* Fails only where no result can be written (app not found, output exists

@@ -2,7 +2,9 @@
 
 #include <cupti.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "cache_flush.h"
 #include "kernels.h"
 #include "result.h"
 #include "spool_writer.h"
@@ -176,6 +178,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
         const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)record;
         if (k->end < k->start)
             continue; /* an incomplete record */
+        if (k->name && strcmp(k->name, TD_FLUSH_KERNEL) == 0)
+            continue; /* topdown's cache flush (--cache-control all) */
         if (k->graphId != 0)
             emit_graph_launch(k);
         else

@@ -21,6 +21,7 @@
 
 #include "activity.h"
 #include "arch.h"
+#include "cache_flush.h"
 #include "groups.h"
 #include "kernels.h"
 #include "nvtx.h"
@@ -81,6 +82,8 @@ typedef struct ctx_state {
     int failures;         /* failed decodes of replay-free launches */
     td_progress progress; /* what each kernel measured on this context */
     int warned_mismatch;
+    td_flush flush;       /* --cache-control all: ready when it can flush */
+    int flush_failed_said;
     struct ctx_state *next;
 } ctx_state;
 
@@ -116,6 +119,7 @@ static struct {
     int device_heap;          /* a loaded module uses the device heap */
     int heap_said;
     int graph_view;           /* --graph-profiling graph */
+    int flush_caches;         /* --cache-control all */
     long replay_failures;
     td_sample_every sample;   /* --sample-every (metrics/sample_policy.h) */
     char sample_error[sizeof ((td_error *)0)->msg]; /* a bad TOPDOWN_SAMPLE_EVERY, said
@@ -379,7 +383,22 @@ static void close_window(ctx_state *c)
  * failing replay is pinned on its kernel), the batch size otherwise. */
 static size_t window_capacity(int group)
 {
-    return group == TD_GROUP_ALL && g.mode == MODE_KERNEL ? g.batch : 1;
+    /* --cache-control all: a flush before each launch, so one per session. */
+    return group == TD_GROUP_ALL && g.mode == MODE_KERNEL && !g.flush_caches ? g.batch : 1;
+}
+
+/* --cache-control all: the app's queued work drained (it would refill the
+ * L2), then the flush, before the session starts (so the flush is in no
+ * range). Under kernel replay CUPTI's own save of device memory still runs
+ * between this flush and the first pass (docs/COLLECTION.md). */
+static void flush_before_pass(ctx_state *c)
+{
+    if (!c->flush.ready)
+        return;
+    wait_for_gpu();
+    if (td_flush_run(&c->flush) != 0 && !c->flush_failed_said++)
+        td_sw_warning("--cache-control all: the cache flush failed in context %u; launches "
+                      "are measured with the caches as they were", c->uid);
 }
 
 static td_rp_config *config_of(ctx_state *c, int group)
@@ -417,6 +436,7 @@ static int add_to_window(ctx_state *c, const launch_rec *l)
      * work queued before it (its launch is then the only one running). */
     if (l->group != TD_GROUP_ALL)
         wait_for_gpu();
+    flush_before_pass(c);
     if (td_rp_start(&c->rp) != 0 || td_rp_push(&c->rp, "launch") != 0) {
         stop_profiling(c, "starting the profiler failed");
         return 0;
@@ -772,6 +792,8 @@ static void emit_device(const ctx_state *c, uint32_t device, const char *gpu,
     cJSON_AddStringToObject(rec, "arch", arch ? arch->name : "none");
     cJSON_AddNumberToObject(rec, "passes", c->profiling ? (double)c->full_passes : 0);
     cJSON_AddNumberToObject(rec, "batch", (double)g.batch);
+    if (g.flush_caches && c->profiling)
+        cJSON_AddStringToObject(rec, "cache_control", c->flush.ready ? "all" : "none");
     cJSON_AddItemToObject(rec, "metrics", cJSON_CreateStringArray(c->metrics,
                                                                    (int)c->n_metrics));
     if (c->profiling && c->n_group_cfg) {
@@ -784,6 +806,17 @@ static void emit_device(const ctx_state *c, uint32_t device, const char *gpu,
         }
     }
     td_sw_emit(rec);
+}
+
+/* --cache-control all: where it cannot be set up, the context's launches
+ * are measured unflushed, and the device record and a warning say so. */
+static void setup_flush(ctx_state *c, CUdevice dev)
+{
+    char why[256];
+    if (!g.flush_caches || !c->profiling || td_flush_open(&c->flush, dev, why, sizeof why) == 0)
+        return;
+    td_sw_warning("--cache-control all: cannot flush the caches of context %u (%s); its "
+                  "launches are measured with the caches as the app left them", c->uid, why);
 }
 
 static void setup_context(ctx_state *c)
@@ -804,6 +837,7 @@ static void setup_context(ctx_state *c)
         chip.pChipName = "unknown";
     double t0 = now_s();
     const td_arch *arch = setup_profiler(c, dev, gpu, chip.pChipName, major, minor);
+    setup_flush(c, dev);
     emit_device(c, device, gpu, chip.pChipName, major, minor, sms, arch);
     g.spent_s += now_s() - t0;
     g.setup_s += now_s() - t0;
@@ -834,6 +868,11 @@ static void forget_context(uint32_t uid)
         close_window(c);
         close_configs(c);
         td_rp_close(&c->rp);
+        if (c->flush.ready && cuCtxPushCurrent(c->ctx) == CUDA_SUCCESS) {
+            CUcontext popped;
+            td_flush_close(&c->flush);
+            cuCtxPopCurrent(&popped);
+        }
         td_progress_free(&c->progress);
         *p = c->next;
         free(c->window);
@@ -1147,6 +1186,8 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
                                  CUpti_CallbackId cbid, const void *data)
 {
     (void)userdata;
+    if (td_flush_active)
+        return; /* topdown's own cache flush, not the app's */
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
         on_driver(cbid, data);
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE)
@@ -1273,6 +1314,7 @@ static void emit_start(void)
     cJSON_AddStringToObject(rec, "format", TD_SPOOL_FORMAT);
     cJSON_AddStringToObject(rec, "tool_version", TOPDOWN_VERSION);
     cJSON_AddStringToObject(rec, "replay_mode", mode_names[g.mode]);
+    cJSON_AddStringToObject(rec, "cache_control", g.flush_caches ? "all" : "none");
     cJSON_AddNumberToObject(rec, "overhead_pct", g.overhead * 100);
     td_sw_emit(rec);
 }
@@ -1299,6 +1341,8 @@ static void collection_from_env(void)
     g.overhead = pct > 0 ? pct / 100 : 0;
     const char *view = getenv("TOPDOWN_GRAPH_PROFILING");
     g.graph_view = view && strcmp(view, "graph") == 0;
+    const char *cache = getenv("TOPDOWN_CACHE_CONTROL");
+    g.flush_caches = cache && strcmp(cache, "all") == 0;
     td_error err = {{0}};
     if (td_sample_every_parse(getenv("TOPDOWN_SAMPLE_EVERY"), &g.sample, &err) != 0)
         snprintf(g.sample_error, sizeof g.sample_error, "%s", err.msg); /* after start */
