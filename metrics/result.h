@@ -32,6 +32,8 @@ typedef struct td_launch {
                              values, the others are 0 */
     uint64_t graph_id;    /* CUDA graph the kernel ran in; 0: not a graph */
     uint64_t graph_node;  /* its node in that graph; 0: unknown/none */
+    const char *region;   /* NVTX ranges it was launched in (metrics/nvtx_filter.h);
+                             NULL: none; borrowed like kernel */
 } td_launch;
 
 #define TD_GROUP_ALL (-1)

@@ -405,8 +405,12 @@ static int read_launch(reader *r, const cJSON *obj)
         return -1;
     l->mangled = mangled;
     l->group = group;
-    if (fill_launch(r, obj, l) || remember_corr(r, slot, corr))
+    const char *region = NULL;
+    if (fill_launch(r, obj, l) || remember_corr(r, slot, corr) ||
+        td_json_string(&r->c, obj, "region", 0, &region))
         return -1;
+    if (region && region[0] && !(l->region = td_device_intern(dev, region)))
+        return td_fail(r->err, "out of memory");
     r->sum->launches++;
     return 0;
 }

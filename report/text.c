@@ -179,8 +179,8 @@ static void print_collection(FILE *out, const td_result *res, const td_summary *
                 s->incomplete == 1 ? " was" : "s were");
 }
 
-static void print_header(FILE *out, const td_result *res, const td_summary *s,
-                         const td_report_options *o)
+void td_report_header(FILE *out, const td_result *res, const td_summary *s,
+                      const td_report_options *o)
 {
     fprintf(out, "topdown %s", TOPDOWN_VERSION);
     if (o->source)
@@ -382,7 +382,8 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
     unsigned char *keep = kernels_kept(res, s, o, &selected, err);
     if (!keep)
         return -1;
-    print_header(out, res, s, o);
+    if (!o->no_header)
+        td_report_header(out, res, s, o);
     described_set described = {{0}, 0};
     const td_model *m = td_summary_model(s);
     if (o->level > m->depth && m->depth < td_source_max_depth())

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "metrics/pcsamp.h"
+#include "metrics/nvtx_filter.h"
+#include "metrics/sample_policy.h"
 #include "report/kname.h"
 #include "report/plot.h"
 #include "report/timeline.h"
@@ -376,6 +378,48 @@ static int set_source_only(cli *c, const cli_option *o, const char *arg, td_erro
     return 0;
 }
 
+/* --nvtx-include / --nvtx-exclude: checked here (ncu's syntax), handed to
+ * the injection library one per line. */
+static int add_nvtx_spec(const char *arg, int exclude, const char **list, size_t *n,
+                         td_error *err)
+{
+    const char *option = exclude ? "--nvtx-exclude" : "--nvtx-include";
+    if (*n == 32)
+        return td_fail(err, "%s: at most 32 of them", option);
+    if (strchr(arg, '\n'))
+        return td_fail(err, "%s '%s': a range name cannot hold a newline", option, arg);
+    td_nvtx_filter f;
+    memset(&f, 0, sizeof f);
+    int rc = td_nvtx_filter_add(&f, arg, exclude, err);
+    td_nvtx_filter_free(&f);
+    if (rc)
+        return -1;
+    list[(*n)++] = arg;
+    return 0;
+}
+
+static int set_nvtx_include(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    return add_nvtx_spec(arg, 0, c->profile.nvtx_include, &c->profile.n_nvtx_include, err);
+}
+
+static int set_nvtx_exclude(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    return add_nvtx_spec(arg, 1, c->profile.nvtx_exclude, &c->profile.n_nvtx_exclude, err);
+}
+
+static int set_sample_every(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    td_sample_every policy;
+    if (td_sample_every_parse(arg, &policy, err))
+        return -1;
+    c->profile.sample_every = arg;
+    return 0;
+}
+
 static int set_no_progress(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
     (void)o, (void)arg, (void)err;
@@ -431,6 +475,9 @@ static const cli_option options[] = {
      "      --timeline KERNEL    the kernel's invocations and phases instead of the tree\n"},
     {"phase-threshold", 0, 1, G_OUTPUT, EVERYWHERE, OWN(set_phase_threshold), S_REPORT,
      "      --phase-threshold PCT  level-1 jump that starts a phase (default 5 points)\n"},
+    {"by-region", 0, 0, G_OUTPUT, RESULTS_AND_PROFILING, FLAG(report.by_region), S_REPORT,
+     "      --by-region      one tree per NVTX region (the ranges launches were made in);\n"
+     "                       --csv gets one row per region and kernel, a region column\n"},
     {"json", 0, 0, G_OUTPUT, RESULTS_AND_PROFILING, FLAG(json), S_REPORT,
      "      --json           the modelled tree as JSON instead of the text (docs/OUTPUTS.md)\n"},
     {"top", 0, 1, G_PLOT, PLOT_ONLY_CMDS, COUNT(top, 0, LONG_MAX), S_PLOT,
@@ -509,6 +556,18 @@ static const cli_option options[] = {
      "      --clock-control none|base  none (default): clocks as the GPU runs them;\n"
      "                       base: locked to base while the app runs, as ncu does\n"
      "                       (needs root; restored after)\n"},
+    {"nvtx-include", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_nvtx_include), S_PROFILING,
+     "      --nvtx-include SPEC  profile only launches in these NVTX ranges (ncu's\n"
+     "                       syntax: 'fwd/' push/pop range, 'Dom@fwd/' in a domain,\n"
+     "                       'a/*/b', '[a/', 'b]', 'epoch' start/end range); repeatable:\n"
+     "                       any of them; the others are timed only\n"},
+    {"nvtx-exclude", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_nvtx_exclude), S_PROFILING,
+     "      --nvtx-exclude SPEC  do not profile launches in these NVTX ranges (repeatable)\n"},
+    {"sample-every", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_sample_every), S_PROFILING,
+     "      --sample-every N|T   profile each kernel periodically over the whole run:\n"
+     "                       every Nth invocation, or every T of its own GPU time\n"
+     "                       (5ms, 250us); each point measures every counter group\n"
+     "                       on consecutive invocations (report --timeline KERNEL)\n"},
     {"no-progress", 0, 0, G_PROFILING, PROFILING_CMDS, OWN(set_no_progress), S_PROFILING,
      "      --no-progress    no progress line on stderr\n"},
     {"help", 'h', 0, G_GENERAL, ALL_COMMANDS, FLAG(help), S_END,

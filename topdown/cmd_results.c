@@ -20,6 +20,7 @@
 #include "report/plot.h"
 #include "report/copies.h"
 #include "report/text.h"
+#include "report/region.h"
 #include "report/timeline.h"
 #include "topdown/cli.h"
 #include "topdown/commands.h"
@@ -38,11 +39,39 @@ static int print_timeline(const td_result *res, const td_summary *s, const cli *
     return rc;
 }
 
+/* --by-region: --csv per region and kernel, then one tree per region. */
+static int write_region_outputs(const char *path, const td_result *res, const td_summary *s,
+                                const td_arch_set *archs, const cli *c, td_error *err)
+{
+    if (c->timeline || c->json)
+        return td_fail(err, "--by-region prints one tree per NVTX region; leave out --%s, or "
+                       "--by-region", c->timeline ? "timeline" : "json");
+    td_region_set set;
+    if (td_region_set_build(res, archs, c->arch, &set, err))
+        return -1;
+    int level = c->report.level, rc = 0;
+    if (c->csv)
+        rc = td_csv_kernels_by_region_file(c->csv, set.summaries, set.names, set.n, level, err);
+    if (rc == 0 && c->csv_launches)
+        rc = td_csv_launches_file(c->csv_launches, res, s, level, err);
+    int to_stdout = (c->csv && strcmp(c->csv, "-") == 0) ||
+                    (c->csv_launches && strcmp(c->csv_launches, "-") == 0);
+    if (rc == 0 && !to_stdout) {
+        td_report_options o = c->report;
+        o.source = path;
+        rc = td_report_by_region(stdout, &set, &o, err);
+    }
+    td_region_set_free(&set);
+    return rc;
+}
+
 /* The CSV files asked for, then the tree (or the timeline) unless a CSV
  * went to stdout. */
 static int write_outputs(const char *path, const td_result *res, const td_summary *s,
                          const td_arch_set *archs, const cli *c, td_error *err)
 {
+    if (c->report.by_region)
+        return write_region_outputs(path, res, s, archs, c, err);
     int level = c->report.level;
     if (c->csv && td_csv_kernels_file(c->csv, s, level, err))
         return -1;
@@ -51,7 +80,7 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
     if (c->timeline)
         return print_timeline(res, s, c, err);
     if (c->json)
-        return td_report_json(stdout, s, level, path, err);
+        return td_report_json(stdout, s, level, path, &res->conditions, err);
     if ((c->csv && strcmp(c->csv, "-") == 0) ||
         (c->csv_launches && strcmp(c->csv_launches, "-") == 0))
         return 0;

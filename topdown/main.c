@@ -56,6 +56,8 @@ static int cmd_profile(int argc, char **argv, td_error *err)
         fprintf(stderr, "topdown: %s\n", outcome.message);
     if (outcome.warning[0])
         fprintf(stderr, "topdown: warning: %s\n", outcome.warning);
+    if (outcome.nvtx_note[0])
+        fprintf(stderr, "topdown: note: %s\n", outcome.nvtx_note);
     if (outcome.clock_notice[0])
         fprintf(stderr, "topdown: warning: %s\n", outcome.clock_notice);
     /* The app's exit code passes through; when it is 0, a run that

@@ -3,6 +3,7 @@
  * into a result file (protocol: docs/DESIGN.md, docs/COLLECTION.md). */
 #define _GNU_SOURCE /* SI_KERNEL */
 #include "topdown/profile.h"
+#include "topdown/nvtx_env.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -263,7 +264,7 @@ static void set_or_unset(const char *name, const char *value)
 
 /* In the child, before exec: the protocol variables of docs/COLLECTION.md. */
 static void set_child_env(const td_profile_options *opts, const char *lib,
-                          const char *spool, const char *archs)
+                          const char *spool, const char *archs, const char *const nvtx[3])
 {
     setenv("CUDA_INJECTION64_PATH", lib, 1);
     setenv("TOPDOWN_SPOOL", spool, 1);
@@ -280,6 +281,11 @@ static void set_child_env(const td_profile_options *opts, const char *lib,
     set_or_unset("TOPDOWN_SOURCE", opts->source == 2 ? "only" : opts->source ? "1" : NULL);
     set_count("TOPDOWN_PC_PERIOD", opts->pc_period, 0);
     setenv("TOPDOWN_CACHE_CONTROL", opts->cache_control, 1);
+    set_or_unset("TOPDOWN_SAMPLE_EVERY", opts->sample_every);
+    set_or_unset("TOPDOWN_NVTX_INCLUDE", nvtx[1][0] ? nvtx[1] : NULL);
+    set_or_unset("TOPDOWN_NVTX_EXCLUDE", nvtx[2][0] ? nvtx[2] : NULL);
+    if (nvtx[0][0])
+        setenv("NVTX_INJECTION64_PATH", nvtx[0], 1); /* only where the user set none */
 }
 
 /* The signals topdown passes on to the app while it runs: the ways a user,
@@ -298,6 +304,8 @@ typedef struct launch_plan {
     const char *lib;
     const char *spool;
     const char *archs;
+    const char *nvtx[3]; /* NVTX_INJECTION64_PATH ("": leave it), the include and
+                            exclude specs one per line */
 } launch_plan;
 
 /* The app's process between fork and exec: it waits on `go` for the
@@ -325,7 +333,7 @@ _Noreturn static void child_wait_and_exec(const launch_plan *plan, int go, int e
     if (len == 0)
         _exit(127);
     spool[len] = '\0';
-    set_child_env(plan->opts, plan->lib, spool, plan->archs);
+    set_child_env(plan->opts, plan->lib, spool, plan->archs, plan->nvtx);
     execv(plan->app_path, plan->opts->app_argv);
     int code = errno;
     if (write(exec_err, &code, sizeof code) < 0)
@@ -684,6 +692,11 @@ static void nothing_profiled_note(const td_profile_options *opts, const td_profi
     if (out->warning[0])
         snprintf(buf, size, "nothing was profiled: -k '%s' matched no kernel name (%ld "
                  "launches timed only)", opts->kernel_filter, out->launches);
+    else if (opts->n_nvtx_include + opts->n_nvtx_exclude > 0)
+        snprintf(buf, size, "nothing was profiled: none of the %ld launches got counters "
+                 "(--nvtx-include/--nvtx-exclude, --launch-skip, --launch-count or -k left "
+                 "none; `topdown report FILE --by-region` shows the NVTX regions launches "
+                 "were made in)", out->launches);
     else
         snprintf(buf, size, "nothing was profiled: none of the %ld launches got counters "
                  "(--launch-skip, --launch-count or -k left none, or the collection failed)",
@@ -927,6 +940,20 @@ static int run_and_collect(const launch_plan *plan, char *spool, size_t spool_si
     return 0;
 }
 
+/* specs one per line (nvtx_filter.h's list form); -1 when they do not fit. */
+static int join_lines(const char *const *specs, size_t n, char *out, size_t size)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        int w = snprintf(out + len, size - len, "%s%s", i ? "\n" : "", specs[i]);
+        if (w < 0 || (size_t)w >= size - len)
+            return -1;
+        len += (size_t)w;
+    }
+    return 0;
+}
+
 int td_profile_run(const td_profile_options *opts, td_profile_outcome *out, td_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -936,7 +963,15 @@ int td_profile_run(const td_profile_options *opts, td_profile_outcome *out, td_e
         return td_fail(err, "no app to profile: topdown [options] [--] APP [ARGS...]");
     if (prepare_run(opts, app, lib, archs, err))
         return -1;
-    launch_plan plan = {opts, app, lib, spool, archs};
+    static char nvtx_path[PATH_MAX], include[8192], exclude[8192];
+    td_nvtx_env_plan(lib, getenv("NVTX_INJECTION64_PATH"),
+                     opts->n_nvtx_include + opts->n_nvtx_exclude > 0, nvtx_path,
+                     sizeof nvtx_path, out->nvtx_note, sizeof out->nvtx_note);
+    if (join_lines(opts->nvtx_include, opts->n_nvtx_include, include, sizeof include) ||
+        join_lines(opts->nvtx_exclude, opts->n_nvtx_exclude, exclude, sizeof exclude))
+        return td_fail(err, "--nvtx-include/--nvtx-exclude: the specs are too long together "
+                       "(at most %zu characters)", sizeof include - 1);
+    launch_plan plan = {opts, app, lib, spool, archs, {nvtx_path, include, exclude}};
     if (run_and_collect(&plan, spool, sizeof spool, out, &reserved, err)) {
         if (reserved)
             unlink(out->result_path);

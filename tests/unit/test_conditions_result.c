@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "../check.h"
 #include "metrics/spool.h"
 #include "report/diff.h"
@@ -217,6 +219,26 @@ static void test_diff_command(const char *dir)
     snprintf(args, sizeof args, "report '%s' -l 1", a);
     td_test_run_topdown(dir, args, &r);
     CHECK(strstr(r.out, "\nConditions: cache-control all") != NULL);
+    /* --json carries them as the result stores them; an old result has none */
+    snprintf(args, sizeof args, "report '%s' -l 1 --json", a);
+    td_test_run_topdown(dir, args, &r);
+    cJSON *tree = cJSON_Parse(r.out);
+    const cJSON *cond = cJSON_GetObjectItemCaseSensitive(tree, "conditions");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cond, "cache_control")), "all");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cond, "clock_control")), "base");
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cond, "clock_mhz")) == 1590);
+    cJSON_Delete(tree);
+    td_result old;
+    char c[128];
+    snprintf(c, sizeof c, "%s/c.json", dir);
+    build(&old, NULL, NULL, 0);
+    CHECK(td_result_save(c, &old, &err) == 0);
+    td_result_free(&old);
+    snprintf(args, sizeof args, "report '%s' -l 1 --json", c);
+    td_test_run_topdown(dir, args, &r);
+    tree = cJSON_Parse(r.out);
+    CHECK(tree != NULL && cJSON_GetObjectItemCaseSensitive(tree, "conditions") == NULL);
+    cJSON_Delete(tree);
 }
 
 int main(void)

@@ -24,6 +24,7 @@
 #include "cache_flush.h"
 #include "groups.h"
 #include "kernels.h"
+#include "nvtx.h"
 #include "pcsampling.h"
 #include "progress.h"
 #include "range_profiler.h"
@@ -47,6 +48,7 @@ typedef struct launch_rec {
     int group;  /* counter group it is measured with, TD_GROUP_ALL: replay */
     uint32_t graph; /* a whole CUDA graph launch: the graph's CUPTI id */
     int failed; /* the launch call returned an error: it made no range */
+    const char *region; /* NVTX region (nvtx.h), NULL: none */
 } launch_rec;
 
 /* --replay-mode (docs/COLLECTION.md): auto = the full set by kernel replay
@@ -120,6 +122,9 @@ static struct {
     int graph_view;           /* --graph-profiling graph */
     int flush_caches;         /* --cache-control all */
     long replay_failures;
+    td_sample_every sample;   /* --sample-every (metrics/sample_policy.h) */
+    char sample_error[sizeof ((td_error *)0)->msg]; /* a bad TOPDOWN_SAMPLE_EVERY, said
+                                                      after the start record */
 } g;
 
 static double now_s(void)
@@ -185,6 +190,8 @@ static void emit_launch(const ctx_state *c, const launch_rec *l, const double *v
     cJSON_AddItemToObject(rec, "grid", dims_json(l->grid));
     cJSON_AddItemToObject(rec, "block", dims_json(l->block));
     cJSON_AddNumberToObject(rec, "stream", l->stream);
+    if (l->region)
+        cJSON_AddStringToObject(rec, "region", l->region);
     size_t n_values = l->group == TD_GROUP_ALL ? c->n_metrics : c->groups.size[l->group];
     if (values && !all_finite(values, n_values)) {
         td_sw_warning("launch %llu (%s): CUPTI gave a value that is not a count; its "
@@ -197,6 +204,10 @@ static void emit_launch(const ctx_state *c, const launch_rec *l, const double *v
         int duration = l->graph ? -1 : config_index(c, l->group, c->duration_metric);
         if (duration >= 0)
             cJSON_AddNumberToObject(rec, "duration_ns", values[duration]);
+        if (duration >= 0 && l->kernel) { /* --sample-every T's estimate */
+            l->kernel->duration_sum += values[duration];
+            l->kernel->durations++;
+        }
         if (l->group != TD_GROUP_ALL)
             cJSON_AddNumberToObject(rec, "group", l->group);
         if (l->graph)
@@ -549,9 +560,37 @@ static int budget_allows(ctx_state *c, const td_kernel *k, int group)
     return 0;
 }
 
-/* 1 and the configuration if this launch is to be profiled. */
-static int choose_config(ctx_state *c, const td_kernel *k, int *group)
+/* The counter group the context's profiler is configured for, -1: none. */
+static int active_group(const ctx_state *c)
 {
+    for (size_t gi = 0; gi < c->n_group_cfg; gi++)
+        if (c->rp.active == &c->group_cfg[gi])
+            return (int)gi;
+    return -1;
+}
+
+/* --sample-every: the kernel's periodic points decide (sample_policy.h),
+ * each a burst of consecutive launches covering every counter group, or
+ * one replayed launch of the full set. */
+static int choose_sampled(ctx_state *c, td_kernel *k, int *group)
+{
+    double est_ns = k->durations ? k->duration_sum / (double)k->durations : 0;
+    int wanted;
+    if (!td_sample_decide(&g.sample, &k->sample, c->n_group_cfg, active_group(c), est_ns,
+                          &wanted))
+        return 0;
+    *group = wants_replay(c, k) ? TD_GROUP_ALL : wanted;
+    if (*group != TD_GROUP_ALL && c->n_group_cfg == 0)
+        return 0;
+    td_sample_taken(&k->sample, c->n_group_cfg, *group);
+    return 1;
+}
+
+/* 1 and the configuration if this launch is to be profiled. */
+static int choose_config(ctx_state *c, td_kernel *k, int *group)
+{
+    if (g.sample.unit != TD_SAMPLE_OFF)
+        return choose_sampled(c, k, group);
     if (wants_replay(c, k)) {
         *group = TD_GROUP_ALL;
         return 1; /* coverage: a kernel's one replay is not budgeted */
@@ -959,8 +998,11 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
      * the device heap is known before its first launch is replayed. */
     if (l.kernel && l.kernel->launches == 0 && f)
         load_module_of(f);
-    int profile = 0;
-    if (c && c->profiling && l.kernel) {
+    int profile = 0, nvtx_allows = 1;
+    l.region = td_nvtx_launch_region(&nvtx_allows);
+    if (c && c->profiling && l.kernel && !nvtx_allows) {
+        l.kernel->launches++; /* outside --nvtx-include/--nvtx-exclude: timed only */
+    } else if (c && c->profiling && l.kernel) {
         double t0 = now_s();
         g.waited_s = 0;
         if (td_filter_allows(&g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
@@ -1031,6 +1073,22 @@ static uint32_t graph_exec_id(const CUpti_CallbackData *cb)
     return id;
 }
 
+/* A sampled graph launch's counter group (a graph is measured in one user
+ * range, never replayed): --sample-every's points, else the phase's group
+ * under the budget. A graph's own duration is not measured, so a time
+ * period (--sample-every 5ms) gives a graph only its first point. */
+static int graph_config(ctx_state *c, td_kernel *k, int *group)
+{
+    if (g.sample.unit == TD_SAMPLE_OFF) {
+        *group = c->phase_group;
+        return budget_allows(c, k, c->phase_group);
+    }
+    if (!td_sample_decide(&g.sample, &k->sample, c->n_group_cfg, active_group(c), 0, group))
+        return 0;
+    td_sample_taken(&k->sample, c->n_group_cfg, *group);
+    return 1;
+}
+
 static void say_graph_view(void)
 {
     if (graph_note_said++)
@@ -1054,8 +1112,9 @@ static void graph_enter(const CUpti_CallbackData *cb)
         close_window(c);
     launch_rec l = {.group = TD_GROUP_ALL, .grid = {1, 1, 1}, .block = {1, 1, 1},
                     .graph = graph_exec_id(cb)};
-    int profile = 0;
-    if (c && c->profiling && c->n_group_cfg && l.graph) {
+    int profile = 0, nvtx_allows = 1;
+    l.region = td_nvtx_launch_region(&nvtx_allows);
+    if (c && c->profiling && c->n_group_cfg && l.graph && nvtx_allows) {
         char name[64];
         snprintf(name, sizeof name, "CUDA graph %u", l.graph);
         l.kernel = td_kernel_get(name, &g.filter);
@@ -1064,8 +1123,7 @@ static void graph_enter(const CUpti_CallbackData *cb)
         say_graph_view();
         advance_for_coverage(c);
         if (l.kernel && td_filter_allows(&g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
-            budget_allows(c, l.kernel, c->phase_group)) {
-            l.group = c->phase_group;
+            graph_config(c, l.kernel, &l.group)) {
             l.id = next_launch_id();
             profile = add_to_window(c, &l);
         }
@@ -1157,6 +1215,8 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
         on_driver(cbid, data);
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE)
         on_resource(cbid, data);
+    else if (domain == CUPTI_CB_DOMAIN_NVTX)
+        td_nvtx_callback(cbid, data);
 }
 
 /* ---- flushing at exit and on signals ------------------------------------ */
@@ -1307,8 +1367,13 @@ static void collection_from_env(void)
     g.graph_view = view && strcmp(view, "graph") == 0;
     const char *cache = getenv("TOPDOWN_CACHE_CONTROL");
     g.flush_caches = cache && strcmp(cache, "all") == 0;
-    /* Explicit counts are the user's cost decision: no budget on top. */
-    g.budgeted = g.overhead > 0 && g.filter.per_kernel < 0 && g.filter.launch_count < 0;
+    td_error err = {{0}};
+    if (td_sample_every_parse(getenv("TOPDOWN_SAMPLE_EVERY"), &g.sample, &err) != 0)
+        snprintf(g.sample_error, sizeof g.sample_error, "%s", err.msg); /* after start */
+    /* Explicit counts and periods are the user's cost decision: no budget
+     * on top. */
+    g.budgeted = g.overhead > 0 && g.filter.per_kernel < 0 && g.filter.launch_count < 0 &&
+                 g.sample.unit == TD_SAMPLE_OFF;
 }
 
 /* --source: PC samples are kept for the kernels -k selects. */
@@ -1344,6 +1409,7 @@ static int subscribe(void)
                             CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);
     for (size_t i = 0; i < sizeof launch_callbacks / sizeof *launch_callbacks; i++)
         cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, launch_callbacks[i]);
+    td_nvtx_enable(g.subscriber);
     return 0;
 }
 
@@ -1372,6 +1438,10 @@ TD_EXPORT int InitializeInjection(void)
     emit_start();
     if (!filter_ok)
         td_sw_error("bad_option", "%s; every launch is profiled", msg);
+    if (g.sample_error[0])
+        td_sw_error("bad_option", "%s; profiled as without it", g.sample_error);
+    if (td_nvtx_setup(msg, sizeof msg) != 0)
+        td_sw_error("bad_option", "%s; no NVTX filter is applied", msg);
     free(td_demangle("_Z4warmv")); /* load the demangler before threads race */
     cuptiGetTimestamp(&g.t0);
     if (subscribe() != 0)

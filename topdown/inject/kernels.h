@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "metrics/kmatch.h"
+#include "sample_policy.h"
 
 typedef struct td_kernel {
     char *mangled;
@@ -15,6 +16,9 @@ typedef struct td_kernel {
     size_t ordinal;    /* order of first sight: its entry in each context's
                           td_progress (what it measured on that device) */
     int no_replay;     /* a replay of it failed: never replay it again */
+    td_sample_kernel sample; /* --sample-every: its periodic points */
+    double duration_sum;     /* measured durations of its profiled launches */
+    long durations;
 } td_kernel;
 
 /* Which launches get counters; the rest are only timed. From the
