@@ -10,15 +10,16 @@
 #
 #   benchmarks/pcsampling_overhead.sh [-n RUNS] [-p "P1 P2"] [-b BUILD_DIR] [-o OUT.md] ["CMD ARGS" ...]
 #
-# Without commands: the whole td_bench, then each of its designed kernels.
+# Without commands: the whole td_bench and its l1_bound kernel (about three
+# minutes on an H100, so it fits one part of gpu_session.sh's `extra`).
 # Environment: TOPDOWN (default BUILD_DIR/topdown), TD_BENCH (default
 # BUILD_DIR/benchmarks/td_bench).
 set -u -o pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-runs=5
-periods="8 12"
+runs=3
+periods="10"
 build="$root/build"
 out_md=""
 
@@ -48,10 +49,7 @@ command -v python3 > /dev/null || die "python3 is needed for the table"
 commands=("$@")
 if [ ${#commands[@]} -eq 0 ]; then
     [ -x "$bench" ] || die "no command given and td_bench not found at $bench; set TD_BENCH"
-    commands=("$bench")
-    while IFS=$'\t' read -r name _node kind _; do
-        [ "$kind" = default ] && commands+=("$bench --kernel $name")
-    done < <("$bench" --list)
+    commands=("$bench" "$bench --kernel l1_bound")
 fi
 
 work=$(mktemp -d /tmp/td_pcsampling.XXXXXX) || die "cannot make a temp folder"
