@@ -10,8 +10,8 @@
 #
 #   benchmarks/pcsampling_overhead.sh [-n RUNS] [-p "P1 P2"] [-b BUILD_DIR] [-o OUT.md] ["CMD ARGS" ...]
 #
-# Without commands: the whole td_bench and its l1_bound kernel (about three
-# minutes on an H100, so it fits one part of gpu_session.sh's `extra`).
+# Without commands: the whole td_bench and its l1_bound kernel (meant to
+# fit one part of gpu_session.sh's `extra` with the other scripts; not timed yet).
 # Environment: TOPDOWN (default BUILD_DIR/topdown), TD_BENCH (default
 # BUILD_DIR/benchmarks/td_bench).
 set -u -o pipefail
@@ -31,7 +31,7 @@ while getopts "n:p:b:o:h" opt; do
         p) periods=$OPTARG ;;
         b) build=$OPTARG ;;
         o) out_md=$OPTARG ;;
-        h) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        h) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option; see pcsampling_overhead.sh -h" ;;
     esac
 done
