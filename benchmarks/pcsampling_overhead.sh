@@ -31,7 +31,7 @@ while getopts "n:p:b:o:h" opt; do
         p) periods=$OPTARG ;;
         b) build=$OPTARG ;;
         o) out_md=$OPTARG ;;
-        h) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        h) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option; see pcsampling_overhead.sh -h" ;;
     esac
 done
