@@ -40,6 +40,9 @@ static int choose_node(const td_model *m, const td_kernel_summary *ks, const cha
     }
     if (t->node >= 0)
         snprintf(t->node_path, sizeof t->node_path, "%s", m->tree[t->node].path);
+    t->node_slots = t->node >= 0 && ks->has_data && td_node_present(m, &ks->mean, t->node)
+                        ? ks->mean.value[t->node]
+                        : -1;
     return 0;
 }
 
@@ -456,9 +459,15 @@ int td_source_text(FILE *out, const td_source_table *t, long top, td_error *err)
     fprintf(out, "%" PRIu64 " PC samples", t->total);
     if (t->period)
         fprintf(out, " (sampling period 2^%d cycles)", t->period);
+    char slots[64] = "";
+    if (t->node_slots >= 0)
+        snprintf(slots, sizeof slots, "%s%.1f%% of issue slots", t->node_is_bottleneck ? ", " : "",
+                 100 * t->node_slots);
     if (t->node >= 0)
-        fprintf(out, ", sorted by %s%s: %" PRIu64 " samples (%.1f%%)\n", t->node_path,
-                t->node_is_bottleneck ? " (the kernel's bottleneck)" : "", t->node_total,
+        fprintf(out, ", sorted by %s%s%s%s%s: %" PRIu64 " samples (%.1f%%)\n", t->node_path,
+                t->node_is_bottleneck || slots[0] ? " (" : "",
+                t->node_is_bottleneck ? "the kernel's bottleneck" : "", slots,
+                t->node_is_bottleneck || slots[0] ? ")" : "", t->node_total,
                 pct(t->node_total, t->total));
     else
         fprintf(out, ", sorted by samples (the kernel has no bottleneck: --node picks one)\n");

@@ -43,6 +43,8 @@ typedef struct td_source_table {
     int node;                 /* tree index rows are sorted by; -1: none */
     char node_path[160];
     int node_is_bottleneck;
+    double node_slots;        /* the node's share of issue slots in the kernel's
+                                 tree (0..1); -1: no tree */
     td_source_bucket buckets[TD_SOURCE_MAX_BUCKETS];
     size_t n_buckets;
     uint64_t total;           /* the kernel's counted samples */

@@ -346,7 +346,7 @@ static void test_source_default_node(void)
     CHECK(td_shell_file_has(dir, "out.txt", "Kernel #8: bench_l1_bound(Sink"));
     CHECK(td_shell_file_has(dir, "out.txt", "2000 PC samples (sampling period 2^9 cycles)"));
     CHECK(td_shell_file_has(dir, "out.txt", "sorted by Backend.Memory_Bound.L1_Bound (the "
-                            "kernel's bottleneck): 700 samples (35.0%)"));
+                            "kernel's bottleneck, 96.9% of issue slots): 700 samples (35.0%)"));
     CHECK(td_shell_file_has(dir, "out.txt", "4 PCs without line information"));
     /* L1_Bound's samples first, then by samples: 0x100, 0x200, 0x300, 0x400 */
     CHECK(td_shell_file_has(dir, "out.txt",
@@ -361,7 +361,7 @@ static void test_source_node_and_top(void)
     CHECK(run("%s source pcs.json '^bench_l1_bound$' -n 1", bin) == 0); /* kmatch's rules */
     CHECK(td_shell_file_has(dir, "out.txt", "Kernel #8: bench_l1_bound("));
     CHECK(run("%s source pcs.json '#8' --node Retire -n 2", bin) == 0);
-    CHECK(td_shell_file_has(dir, "out.txt", "sorted by Retire: 950 samples (47.5%)"));
+    CHECK(td_shell_file_has(dir, "out.txt", "sorted by Retire (2.3% of issue slots): 950 samples (47.5%)"));
     CHECK(td_shell_file_has(dir, "out.txt", "     1   45.0%     94.7%  pc+0x300"));
     CHECK(td_shell_file_has(dir, "out.txt", "     2   32.5%      5.3%  pc+0x100"));
     CHECK(td_shell_file_has(dir, "out.txt", "(2 more lines: -n 0 lists all)"));
@@ -371,13 +371,13 @@ static void test_source_node_and_top(void)
     CHECK(td_shell_file_has(dir, "out.txt", "     1   45.0%      0.0%  pc+0x300"));
     /* a level-2 node adds its leaves: Backend = L1_Bound + Dependency_Wait */
     CHECK(run("%s source pcs.json bench_l1_bound --node Backend --sass", bin) == 0);
-    CHECK(td_shell_file_has(dir, "out.txt", "sorted by Backend: 1000 samples (50.0%)"));
+    CHECK(td_shell_file_has(dir, "out.txt", "sorted by Backend (97.7% of issue slots): 1000 samples (50.0%)"));
     CHECK(td_shell_file_has(dir, "out.txt", "     2   20.0%     40.0%  pc+0x200"));
     CHECK(td_shell_file_has(dir, "out.txt", "instruction"));
     /* the other kernel: its own bottleneck */
     CHECK(run("%s source pcs.json bench_dependency", bin) == 0);
     CHECK(td_shell_file_has(dir, "out.txt", "sorted by Backend.Core_Bound.Dependency_Wait (the "
-                            "kernel's bottleneck): 77 samples (100.0%)"));
+                            "kernel's bottleneck, 74.1% of issue slots): 77 samples (100.0%)"));
 }
 
 static void test_source_csv(void)
