@@ -12,7 +12,8 @@
 #            fix), graphs.sh, sample_every.sh, one run each
 #   truth    grouping_invariance.sh and lib_agreement.sh (needs ncu)
 #   extra    every other benchmarks/*_overhead.sh present (PC sampling,
-#            PM sampling), and the NVTX PyTorch loop by region
+#            PM sampling), the NVTX PyTorch loop by region, and td_bench's
+#            `topdown source` reports (source_report.sh)
 #   multi    on nvidia-h200-x2: test_multigpu and multigpu.sh
 #
 #   bash benchmarks/gpu_session.sh PART [SECONDS]   (SECONDS: the part's limit, default 540)
@@ -61,7 +62,8 @@ case $part in
         done
         step nvtx-pytorch build/topdown -o build/nvtx_mlp.json -f -l 1 -- \
             python3 benchmarks/pytorch_mlp_nvtx.py
-        step nvtx-regions build/topdown report build/nvtx_mlp.json --by-region -l 2 ;;
+        step nvtx-regions build/topdown report build/nvtx_mlp.json --by-region -l 2
+        step source-report bash benchmarks/source_report.sh ;;
     multi)
         step ctest-multigpu ctest --test-dir build -R test_multigpu --output-on-failure
         step multigpu bash benchmarks/multigpu.sh ;;
