@@ -186,7 +186,8 @@ static const cli_command commands[TD_CMD_COUNT] = {
                   "instructions with --sass) from a result profiled with --source: each\n"
                   "line's share of the kernel's PC samples and their split over the model's\n"
                   "leaves, sorted by NODE's samples (default: the kernel's bottleneck).\n"
-                  "KERNEL: #N (the report's numbering) or a regex (report -k's rules).\n",
+                  "KERNEL: #N (the report's numbering) or a regex (report -k's rules).\n"
+                  "Here --csv FILE writes the rows shown (-n 0: all) as CSV (docs/SOURCE.md).\n",
         "  topdown --source -k triad -- ./app         profile with PC sampling\n"
         "  topdown source app.topdown.json triad\n"
         "  topdown source run.json '#1' -n 5 --node Backend.Memory_Bound\n"
