@@ -50,6 +50,9 @@ typedef struct td_arch {
     size_t n_thresholds;
     td_arch_group *groups;    /* optional one-pass groups, "groups" */
     size_t n_groups;
+    char **pm_metrics;        /* optional "pm_sampling": the metrics CUPTI's PM
+                                 sampling reads in one pass (--pm-interval) */
+    size_t n_pm_metrics;
 } td_arch;
 
 typedef struct td_arch_set {

@@ -6,6 +6,7 @@
 #include "compress.h"
 #include "file_text.h"
 #include "result_io.h"
+#include "pm_samples.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -183,6 +184,7 @@ static void free_device(td_device *dev)
     free(dev->chip);
     free(dev->arch);
     free(dev->source);
+    td_pm_free(dev->pm);
 }
 
 void td_result_free(td_result *res)

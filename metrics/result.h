@@ -62,6 +62,8 @@ typedef struct td_device {
     td_names names;       /* kernel names the launches point into */
     char *source;         /* optional: the process (rank) the section came from,
                              set by `topdown merge`; NULL: this file's own */
+    struct td_pm_samples *pm; /* optional PM-sampling timeline (--pm-interval,
+                                 metrics/pm_samples.h); NULL: none */
 } td_device;
 
 typedef struct td_result {

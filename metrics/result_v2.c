@@ -4,6 +4,8 @@
  * and counters only for profiled launches, only their group's values. */
 #include "result_io.h"
 
+#include "metrics/pm_samples.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,7 +201,8 @@ static cJSON *device_json(const td_device *dev, kernel_table *kernels)
         obj = td_result_device_head_json(dev);
     if (obj && (attach(obj, "configs", configs_json(&configs, kernels)) ||
                 add_launches(obj, dev, config_of) ||
-                attach(obj, "profiled", profiled_json(dev)))) {
+                attach(obj, "profiled", profiled_json(dev)) ||
+                (dev->pm && attach(obj, "pm_samples", td_pm_to_json(dev->pm))))) {
         cJSON_Delete(obj);
         obj = NULL;
     }
@@ -537,6 +540,9 @@ static int read_device(const cJSON *obj, size_t d, const kernel_names *kernels,
     int rc = !dev || td_result_read_device_head(obj, dev, &c) ||
              read_configs(obj, kernels, dev, &configs, &n_configs, &c) ||
              read_launch_table(obj, dev, configs, n_configs, &c) || read_profiled(obj, dev, &c);
+    const cJSON *pm = rc ? NULL : cJSON_GetObjectItemCaseSensitive(obj, "pm_samples");
+    if (pm && !cJSON_IsNull(pm)) /* optional: files before --pm-interval lack it */
+        rc = td_pm_from_json(pm, &dev->pm, &c);
     free(configs);
     return rc ? -1 : 0;
 }

@@ -386,6 +386,10 @@ static const cli_option options[] = {
      "      --csv-launches FILE  also write one CSV row per profiled launch\n"},
     {"timeline", 0, 1, G_OUTPUT, NOT_ON(ON(TD_CMD_DIFF)), STRING(timeline), S_REPORT,
      "      --timeline KERNEL    the kernel's invocations and phases instead of the tree\n"},
+    {"pm-timeline", 0, 0, G_OUTPUT, ON(TD_CMD_REPORT) | ON(TD_CMD_PLOT), FLAG(pm_timeline),
+     S_REPORT,
+     "      --pm-timeline    the PM-sampling timeline (level 1 over wall time, kernels\n"
+     "                       laid over it) instead of the tree; record with --pm-interval\n"},
     {"phase-threshold", 0, 1, G_OUTPUT, EVERYWHERE, OWN(set_phase_threshold), S_REPORT,
      "      --phase-threshold PCT  level-1 jump that starts a phase (default 5 points)\n"},
     {"json", 0, 0, G_OUTPUT, RESULTS_AND_PROFILING, FLAG(json), S_REPORT,
@@ -437,6 +441,11 @@ static const cli_option options[] = {
      S_PROFILING,
      "      --graph-profiling node|graph  kernels of CUDA graphs: each node its own\n"
      "                       range (default), or one range per graph launch\n"},
+    {"pm-interval", 0, 1, G_PROFILING, PROFILING_CMDS, COUNT(profile.pm_interval_us, 1, 10000000),
+     S_PROFILING,
+     "      --pm-interval USEC  also record a GPU-wide level-1 timeline with CUPTI's PM\n"
+     "                       sampling, one sample every USEC microseconds; turns\n"
+     "                       per-launch counters off (launches are only timed)\n"},
     {"no-progress", 0, 0, G_PROFILING, PROFILING_CMDS, OWN(set_no_progress), S_PROFILING,
      "      --no-progress    no progress line on stderr\n"},
     {"help", 'h', 0, G_GENERAL, ALL_COMMANDS, FLAG(help), S_END,

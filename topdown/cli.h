@@ -55,6 +55,7 @@ typedef struct cli {
     double phase_threshold;
     long top;
     int plot_diff;
+    int pm_timeline;     /* report/plot --pm-timeline */
     unsigned char seen[TD_CLI_MAX_OPTIONS]; /* per option row: given on the command line */
 } cli;
 

@@ -21,6 +21,7 @@
 
 #include "metrics/arch.h"
 #include "metrics/result.h"
+#include "metrics/pm_samples.h"
 #include "metrics/spool.h"
 #include "report/outname.h"
 #include "report/output.h"
@@ -240,6 +241,15 @@ static int choose_output(const td_profile_options *opts, const char *app_path, l
 
 /* ---- running the app ---------------------------------------------------- */
 
+/* --pm-interval measures through its samples, not per launch. */
+static int has_pm_samples(const td_result *res)
+{
+    for (size_t d = 0; d < res->n_devices; d++)
+        if (res->devices[d].pm && res->devices[d].pm->n > 0)
+            return 1;
+    return 0;
+}
+
 static void set_count(const char *name, long value, long unset)
 {
     char text[32];
@@ -274,6 +284,7 @@ static void set_child_env(const td_profile_options *opts, const char *lib,
     setenv("TOPDOWN_REPLAY_MODE", opts->replay_mode, 1);
     set_count("TOPDOWN_OVERHEAD", (long)opts->overhead_pct, -1);
     setenv("TOPDOWN_GRAPH_PROFILING", opts->graph_profiling, 1);
+    set_count("TOPDOWN_PM_INTERVAL_NS", opts->pm_interval_us * 1000, 0);
 }
 
 /* The signals topdown passes on to the app while it runs: the ways a user,
@@ -696,7 +707,7 @@ static int build_result(const td_profile_options *opts, const char *spool, int s
     res.tool_version = td_strdup(TOPDOWN_VERSION);
     res.created = iso_now();
     res.status = td_strdup(status_of(out->app_signal, &sum));
-    out->nothing_measured = sum.profiled == 0;
+    out->nothing_measured = sum.profiled == 0 && !has_pm_samples(&res);
     check_filter_matched(opts, &res, out);
     char survived[256], extra[512] = "";
     survived_signal_note(out, survived, sizeof survived);

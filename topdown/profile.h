@@ -18,6 +18,7 @@ typedef struct td_profile_options {
     double overhead_pct;        /* --overhead: budget in % of native time, 0: unlimited */
     const char *graph_profiling; /* --graph-profiling: "node" (default) or "graph" */
     int progress;               /* 1: progress line on stderr when it is a tty */
+    long pm_interval_us;        /* --pm-interval: PM-sampling timeline, 0: off */
     const char *const *outputs; /* files the caller writes after the run (CSVs),
                                    checked before the app starts: the -f rule,
                                    never the result or the app */
