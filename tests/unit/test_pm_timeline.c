@@ -317,6 +317,32 @@ static void test_plot(const char *dir, const td_result *res, const td_arch_set *
     }
 }
 
+/* "pm_sampling" in a table: optional, and only metrics the table names. */
+static void test_arch_field(void)
+{
+    char text[8192];
+    td_arch a;
+    td_error err;
+    size_t len = strlen(td_test_arch_json) - 1; /* without the closing brace */
+    snprintf(text, sizeof text, "%.*s, \"pm_sampling\": {\"metrics\": [\"sm__cycles_active.sum\", "
+             "\"s.wait\"]}}", (int)len, td_test_arch_json);
+    CHECK(td_arch_parse(text, strlen(text), "archs/testarch.json", &a, &err) == 0);
+    CHECK(a.n_pm_metrics == 2 && strcmp(a.pm_metrics[1], "s.wait") == 0);
+    td_arch_free(&a);
+    snprintf(text, sizeof text, "%.*s, \"pm_sampling\": {\"metrics\": [\"nope.sum\"]}}", (int)len,
+             td_test_arch_json);
+    CHECK(td_arch_parse(text, strlen(text), "archs/testarch.json", &a, &err) == -1);
+    CHECK(strstr(err.msg, "\"pm_sampling\" names nope.sum") != NULL);
+    td_arch_free(&a);
+    snprintf(text, sizeof text, "%.*s, \"pm_sampling\": [\"s.wait\"]}", (int)len, td_test_arch_json);
+    CHECK(td_arch_parse(text, strlen(text), "archs/testarch.json", &a, &err) == -1);
+    td_arch_free(&a);
+    CHECK(td_arch_parse(td_test_arch_json, strlen(td_test_arch_json), "archs/testarch.json", &a,
+                        &err) == 0);
+    CHECK(a.n_pm_metrics == 0 && a.pm_metrics == NULL);
+    td_arch_free(&a);
+}
+
 int main(void)
 {
     char dir[64];
@@ -325,6 +351,7 @@ int main(void)
     fx_real_archs(&real);
     fx_load_archs(dir, &test);
     test_bounded_merge();
+    test_arch_field();
     td_result res;
     build_result(&res, td_arch_find(&real, "gh100"));
     test_round_trip(dir, &res);
