@@ -23,6 +23,7 @@
 #include "arch.h"
 #include "groups.h"
 #include "kernels.h"
+#include "pmsampling.h"
 #include "range_profiler.h"
 #include "spool.h"
 #include "spool_writer.h"
@@ -113,6 +114,8 @@ static struct {
     int heap_said;
     int graph_view;           /* --graph-profiling graph */
     long replay_failures;
+    uint64_t pm_interval_ns;  /* --pm-interval: PM sampling instead of the Range Profiler */
+    int pm_said;
 } g;
 
 static double now_s(void)
@@ -703,6 +706,29 @@ static const td_arch *setup_profiler(ctx_state *c, CUdevice dev, const char *gpu
     return arch;
 }
 
+/* --pm-interval: the device's PM sampler instead of the context's Range
+ * Profiler. Both program the same counters and CUPTI documents no way to
+ * run them together, so launches are only timed (said once). */
+static const td_arch *setup_pm_sampling(ctx_state *c, uint32_t device, const char *chip,
+                                        int major, int minor)
+{
+    if (!g.pm_said) {
+        g.pm_said = 1;
+        td_sw_warning("--pm-interval: PM sampling and per-launch counters (the Range "
+                      "Profiler) share the GPU's counters, so launches are only timed; the "
+                      "level-1 split is in the PM timeline (topdown report FILE --pm-timeline)");
+    }
+    const td_arch *arch = choose_arch(chip, major, minor);
+    if (!arch || arch->source != TD_SOURCE_RANGE_PROFILER || arch->n_pm_metrics == 0) {
+        td_sw_error("no_arch_table", "no arch table with a \"pm_sampling\" set for chip %s "
+                    "(CC %d.%d): no PM timeline (docs/ARCH_TABLES.md)", chip, major, minor);
+        return arch;
+    }
+    snprintf(c->chip, sizeof c->chip, "%s", chip);
+    td_pms_start(device, c->uid, chip, arch, g.pm_interval_ns, g.t0);
+    return arch;
+}
+
 static void emit_device(const ctx_state *c, uint32_t device, const char *gpu,
                         const char *chip, int major, int minor, int sms, const td_arch *arch)
 {
@@ -750,7 +776,9 @@ static void setup_context(ctx_state *c)
     if (cuptiDeviceGetChipName(&chip) != CUPTI_SUCCESS || !chip.pChipName)
         chip.pChipName = "unknown";
     double t0 = now_s();
-    const td_arch *arch = setup_profiler(c, dev, gpu, chip.pChipName, major, minor);
+    const td_arch *arch = g.pm_interval_ns
+                              ? setup_pm_sampling(c, device, chip.pChipName, major, minor)
+                              : setup_profiler(c, dev, gpu, chip.pChipName, major, minor);
     emit_device(c, device, gpu, chip.pChipName, major, minor, sms, arch);
     g.spent_s += now_s() - t0;
     g.setup_s += now_s() - t0;
@@ -781,6 +809,7 @@ static void forget_context(uint32_t uid)
         close_window(c);
         close_configs(c);
         td_rp_close(&c->rp);
+        td_pms_context_ending(uid);
         *p = c->next;
         free(c->window);
         free(c);
@@ -1084,6 +1113,7 @@ static void flush_all(void)
 {
     for (ctx_state *c = g.contexts; c; c = c->next)
         close_window(c);
+    td_pms_stop_all();
     td_activity_flush();
 }
 
@@ -1222,6 +1252,8 @@ static void collection_from_env(void)
     g.overhead = pct > 0 ? pct / 100 : 0;
     const char *view = getenv("TOPDOWN_GRAPH_PROFILING");
     g.graph_view = view && strcmp(view, "graph") == 0;
+    const char *pm = getenv("TOPDOWN_PM_INTERVAL_NS");
+    g.pm_interval_ns = pm && *pm ? strtoull(pm, NULL, 10) : 0;
     /* Explicit counts are the user's cost decision: no budget on top. */
     g.budgeted = g.overhead > 0 && g.filter.per_kernel < 0 && g.filter.launch_count < 0;
 }
