@@ -47,7 +47,7 @@ _topdown() {
             return ;;
         -o|--output|--csv|--csv-launches|--times)
             COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        -k|--kernel-name|--kernels|--top|--timeline|--launch-skip|--launch-count|--per-kernel|--overhead|--phase-threshold|--spread-threshold)
+        -k|--kernel-name|--kernels|--top|--timeline|--launch-skip|--launch-count|--per-kernel|--overhead|--phase-threshold|--spread-threshold|--pm-interval)
             return ;;
     esac
     if [[ $cur == -* ]]; then

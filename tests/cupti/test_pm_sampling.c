@@ -13,6 +13,7 @@
 #include "levels/pm_model.h"
 #include "metrics/arch.h"
 #include "metrics/catalog.h"
+#include "pmsampling.h"
 
 static size_t one_pass(td_catalog *cat, const char *const *names, size_t n, int *ok)
 {
@@ -105,6 +106,23 @@ static void check_gh100_split(const td_arch *t)
     td_pm_free(pm);
 }
 
+/* What the collector tries on a device: the table's set, then
+ * thread_inst_executed, then every stall reason, each once. */
+static void check_candidates(const td_arch *t)
+{
+    const char *names[TD_COUNTER_COUNT + TD_MAX_STALLS];
+    size_t base = 0, n = td_pms_candidates(t, names, sizeof names / sizeof *names, &base);
+    CHECK(base == t->n_pm_metrics);
+    CHECK(n == base + 1 + t->n_stalls);
+    for (size_t i = 0; i < base; i++)
+        CHECK(strcmp(names[i], t->pm_metrics[i]) == 0);
+    CHECK(n > base && strcmp(names[base], t->counter[TD_C_THREAD_INST_EXECUTED]) == 0);
+    for (size_t i = 0; i < t->n_stalls && base + 1 + i < n; i++)
+        CHECK(strcmp(names[base + 1 + i], t->stalls[i].metric) == 0);
+    /* A short array is not overrun. */
+    CHECK(td_pms_candidates(t, names, 2, &base) == 2 && base == 2);
+}
+
 /* The check can fail: a stall reason added to the GH100 set costs a
  * second pass without the device's availability image. */
 static void check_negative(const td_arch *t)
@@ -152,6 +170,7 @@ int main(void)
     CHECK(gh100 != NULL && gh100->n_pm_metrics > 0 && gh100->n_pm_metrics < 8);
     if (gh100 && gh100->n_pm_metrics > 0 && gh100->n_pm_metrics < 8) {
         check_gh100_split(gh100);
+        check_candidates(gh100);
         check_negative(gh100);
     }
     td_arch_set_free(&set);

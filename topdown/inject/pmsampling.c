@@ -254,10 +254,21 @@ static int counter_image(sampler *s)
     return 0;
 }
 
-static int enable_and_start(sampler *s)
+/* The profiler interface must be up before any PM-sampling call, the
+ * availability query included (CUPTI's pm_sampling sample does the same). */
+static int profiler_init(sampler *s)
 {
+    static int done; /* once per process; callers hold pms.lock */
+    if (done)
+        return 0;
     CUpti_Profiler_Initialize_Params prof = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
     CALL(s, cuptiProfilerInitialize(&prof));
+    done = 1;
+    return 0;
+}
+
+static int enable_and_start(sampler *s)
+{
     CUpti_PmSampling_Enable_Params en = {.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
     en.deviceIndex = s->device;
     CALL(s, cuptiPmSamplingEnable(&en));
@@ -450,7 +461,7 @@ void td_pms_start(uint32_t device, uint32_t context, const char *chip, const td_
     s->interval_ns = interval_ns;
     s->t0 = t0;
     snprintf(s->chip, sizeof s->chip, "%s", chip);
-    int ok = availability(s, &avail) == 0;
+    int ok = profiler_init(s) == 0 && availability(s, &avail) == 0;
     if (ok && choose_metrics(s, arch, avail) != 0) {
         td_sw_error("pm_sampling_failed", "PM sampling on device %u (%s): no set of the arch "
                     "table %s's counters fits one PM-sampling pass; no PM timeline", device,
