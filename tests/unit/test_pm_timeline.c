@@ -3,6 +3,8 @@
  * and old files without it, the spool's batches, the level-1 split per
  * sample with the model's formulas (and what the GH100 set cannot split),
  * the text report with kernels laid over it, and the plot files. */
+#include <sys/stat.h>
+
 #include "../check.h"
 #include "metrics/pm_samples.h"
 #include "metrics/spool.h"
@@ -264,6 +266,51 @@ static void test_cli(const char *dir)
     CHECK(r.status == 2 && strstr(r.err, "--pm-interval") != NULL);
 }
 
+/* The launcher without a GPU: a stand-in app writes the fuzz seed's
+ * spool (two pm_samples batches, one timed launch) as the injection
+ * library would; --pm-interval reaches it in ns, a run measured by its
+ * samples alone is not "nothing measured", and the run prints the PM
+ * timeline instead of the tree. */
+static void test_launcher(const char *dir)
+{
+    char app[512], args[2048];
+    snprintf(app, sizeof app, "%s/fake_app.sh", dir);
+    FILE *f = fopen(app, "w");
+    if (!f)
+        return;
+    fprintf(f, "#!/bin/sh\necho \"${TOPDOWN_PM_INTERVAL_NS:-unset}\" > '%s/pm_env'\n"
+            "cat '%s/tests/fuzz/spool/seeds/pm_samples.spool' >> \"$TOPDOWN_SPOOL\"\n",
+            dir, getenv("TOPDOWN_SOURCE_DIR"));
+    fclose(f);
+    chmod(app, 0755);
+    td_run_output r;
+    char env[64], path[512];
+    snprintf(args, sizeof args, "--pm-interval 250 -o '%s/run.json' -- '%s'", dir, app);
+    td_test_run_topdown(dir, args, &r);
+    CHECK(r.status == 0);
+    if (r.status)
+        fprintf(stderr, "%s", r.err);
+    snprintf(path, sizeof path, "%s/pm_env", dir);
+    td_test_slurp(path, env, sizeof env);
+    CHECK(strcmp(env, "250000\n") == 0);
+    CHECK(strstr(r.out, "PM-sampling timeline, device 0") != NULL);
+    CHECK(strstr(r.out, "alpha") != NULL);
+    CHECK(strstr(r.err, "nothing measured") == NULL);
+    td_result res;
+    td_error err;
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    CHECK(td_result_load(path, &res, &err) == 0);
+    CHECK(res.n_devices == 1 && res.devices[0].pm && res.devices[0].pm->n == 4);
+    CHECK(res.n_devices == 1 && res.devices[0].pm && res.devices[0].pm->overflows == 1);
+    td_result_free(&res);
+    /* Without the option the variable is not set. */
+    snprintf(args, sizeof args, "-f -o '%s/run.json' -- '%s'", dir, app);
+    td_test_run_topdown(dir, args, &r);
+    snprintf(path, sizeof path, "%s/pm_env", dir);
+    td_test_slurp(path, env, sizeof env);
+    CHECK(strcmp(env, "unset\n") == 0);
+}
+
 static void test_plot(const char *dir, const td_result *res, const td_arch_set *real)
 {
     td_summary s;
@@ -358,6 +405,7 @@ int main(void)
     test_spool_batches();
     test_model(&res, &real, &test);
     test_cli(dir);
+    test_launcher(dir);
     test_plot(dir, &res, &real);
     td_result_free(&res);
     td_arch_set_free(&real);
