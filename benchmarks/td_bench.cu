@@ -1,6 +1,10 @@
 // td_bench: kernels with known bottlenecks, one TopDown node each.
 //
 //   td_bench [--list] [--all] [--kernel NAME[,NAME...]] [--reps N] [--size-mb M]
+//            [--graph]
+//
+// --graph captures each kernel's launch into a one-node CUDA graph and
+// launches the graph --reps times instead (topdown's graph profiling).
 //
 // Each designed kernel makes one node of the model (MODEL.md section 4)
 // dominate on an H100; benchmarks/README.md says why for each. Variants
@@ -423,29 +427,30 @@ struct Ctx {
     unsigned *chase; // l1_bound buffer
     float *ga, *gb, *gc; // sgemm matrices
     int gemm_n;
+    cudaStream_t stream; // 0 (the legacy default stream) unless --graph
 };
 
 typedef void (*launch_fn)(Ctx &ctx);
 
-static void run_retire(Ctx &c) { bench_retire<<<c.sms * 8, 256>>>(c.sink, 2048, 1.0f); }
-static void run_divergence(Ctx &c) { bench_divergence<<<c.sms * 8, 256>>>(c.sink, 2048, 3u); }
-static void run_ifetch(Ctx &c) { bench_ifetch<<<c.sms * 8, 256>>>(c.sink, 512); }
-static void run_ifetch_small(Ctx &c) { bench_ifetch_small<<<c.sms * 8, 256>>>(c.sink, 512); }
-static void run_sync(Ctx &c) { bench_sync<<<c.sms * 2, 1024>>>(c.sink, 256, 4); }
+static void run_retire(Ctx &c) { bench_retire<<<c.sms * 8, 256, 0, c.stream>>>(c.sink, 2048, 1.0f); }
+static void run_divergence(Ctx &c) { bench_divergence<<<c.sms * 8, 256, 0, c.stream>>>(c.sink, 2048, 3u); }
+static void run_ifetch(Ctx &c) { bench_ifetch<<<c.sms * 8, 256, 0, c.stream>>>(c.sink, 512); }
+static void run_ifetch_small(Ctx &c) { bench_ifetch_small<<<c.sms * 8, 256, 0, c.stream>>>(c.sink, 512); }
+static void run_sync(Ctx &c) { bench_sync<<<c.sms * 2, 1024, 0, c.stream>>>(c.sink, 256, 4); }
 static void run_l1_bound(Ctx &c)
 {
-    bench_l1_bound<<<c.sms * 4, 256>>>(c.sink, c.chase, (unsigned)(c.l1_bytes / 4), 256);
+    bench_l1_bound<<<c.sms * 4, 256, 0, c.stream>>>(c.sink, c.chase, (unsigned)(c.l1_bytes / 4), 256);
 }
-static void run_mio_bound(Ctx &c) { bench_mio_bound<<<c.sms * 8, 256>>>(c.sink, 256); }
-static void run_constant(Ctx &c) { bench_constant<<<c.sms * 8, 256>>>(c.sink, 128); }
-static void run_constant_ldc(Ctx &c) { bench_constant_ldc<<<c.sms * 8, 256>>>(c.sink, 64); }
-static void run_math_pipe(Ctx &c) { bench_math_pipe<<<c.sms * 8, 256>>>(c.sink, 4096); }
-static void run_math_xu(Ctx &c) { bench_math_xu<<<c.sms * 8, 256>>>(c.sink, 1024); }
-static void run_dependency(Ctx &c) { bench_dependency<<<c.sms, 128>>>(c.sink, 8192); }
+static void run_mio_bound(Ctx &c) { bench_mio_bound<<<c.sms * 8, 256, 0, c.stream>>>(c.sink, 256); }
+static void run_constant(Ctx &c) { bench_constant<<<c.sms * 8, 256, 0, c.stream>>>(c.sink, 128); }
+static void run_constant_ldc(Ctx &c) { bench_constant_ldc<<<c.sms * 8, 256, 0, c.stream>>>(c.sink, 64); }
+static void run_math_pipe(Ctx &c) { bench_math_pipe<<<c.sms * 8, 256, 0, c.stream>>>(c.sink, 4096); }
+static void run_math_xu(Ctx &c) { bench_math_xu<<<c.sms * 8, 256, 0, c.stream>>>(c.sink, 1024); }
+static void run_dependency(Ctx &c) { bench_dependency<<<c.sms, 128, 0, c.stream>>>(c.sink, 8192); }
 static void run_sgemm(Ctx &c)
 {
     dim3 grid(c.gemm_n / SG_TILE, c.gemm_n / SG_TILE);
-    bench_sgemm<<<grid, 256>>>(c.ga, c.gb, c.gc, c.gemm_n);
+    bench_sgemm<<<grid, 256, 0, c.stream>>>(c.ga, c.gb, c.gc, c.gemm_n);
 }
 
 struct Bench {
@@ -494,7 +499,7 @@ static void usage_error(const char *fmt, const char *arg)
     fprintf(stderr, "td_bench: ");
     fprintf(stderr, fmt, arg);
     fprintf(stderr, " (usage: td_bench [--list] [--all] [--kernel NAME[,NAME...]] "
-                    "[--reps N] [--size-mb M])\n");
+                    "[--reps N] [--size-mb M] [--graph])\n");
     exit(2);
 }
 
@@ -514,6 +519,7 @@ struct Options {
     int selected[64];
     int n_selected;
     int list, all;
+    int graph; // --graph: each kernel captured into a one-node CUDA graph
     long reps, size_mb;
 };
 
@@ -548,6 +554,8 @@ static Options parse_args(int argc, char **argv)
             o.list = 1;
         } else if (!strcmp(a, "--all")) {
             o.all = 1;
+        } else if (!strcmp(a, "--graph")) {
+            o.graph = 1;
         } else if (!strcmp(a, "--kernel")) {
             if (!next || !*next)
                 usage_error("%s needs a kernel name", a);
@@ -626,22 +634,42 @@ static void teardown(Ctx &c)
     CHECK_CUDA(cudaFree(c.gc));
 }
 
-static float time_bench(Ctx &c, const Bench &b, long reps)
+// --graph: the kernel's launch captured once into a graph, which is then
+// launched instead, so topdown's graph profiling meets the designed kernels.
+static cudaGraphExec_t capture_graph(Ctx &c, const Bench &b)
 {
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CHECK_CUDA(cudaStreamBeginCapture(c.stream, cudaStreamCaptureModeThreadLocal));
+    b.run(c);
+    CHECK_CUDA(cudaStreamEndCapture(c.stream, &graph));
+    CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    CHECK_CUDA(cudaGraphDestroy(graph));
+    return exec;
+}
+
+static float time_bench(Ctx &c, const Bench &b, long reps, int graph)
+{
+    cudaGraphExec_t exec = graph ? capture_graph(c, b) : NULL;
     cudaEvent_t start, stop;
     CHECK_CUDA(cudaEventCreate(&start));
     CHECK_CUDA(cudaEventCreate(&stop));
-    CHECK_CUDA(cudaEventRecord(start));
+    CHECK_CUDA(cudaEventRecord(start, c.stream));
     for (long r = 0; r < reps; r++) {
-        b.run(c);
+        if (exec)
+            CHECK_CUDA(cudaGraphLaunch(exec, c.stream));
+        else
+            b.run(c);
         CHECK_CUDA(cudaGetLastError());
     }
-    CHECK_CUDA(cudaEventRecord(stop));
+    CHECK_CUDA(cudaEventRecord(stop, c.stream));
     CHECK_CUDA(cudaEventSynchronize(stop));
     float ms = 0.0f;
     CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
     CHECK_CUDA(cudaEventDestroy(start));
     CHECK_CUDA(cudaEventDestroy(stop));
+    if (exec)
+        CHECK_CUDA(cudaGraphExecDestroy(exec));
     return ms / (float)reps;
 }
 
@@ -662,12 +690,16 @@ int main(int argc, char **argv)
     }
     Ctx c = {};
     setup(c, o);
+    if (o.graph)
+        CHECK_CUDA(cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking));
     for (int i = 0; i < o.n_selected; i++) {
         const Bench &b = benches[o.selected[i]];
-        float ms = time_bench(c, b, o.reps);
+        float ms = time_bench(c, b, o.reps, o.graph);
         printf("%-14s %10.3f ms\n", b.name, ms);
         fflush(stdout);
     }
+    if (c.stream)
+        CHECK_CUDA(cudaStreamDestroy(c.stream));
     teardown(c);
     return 0;
 }

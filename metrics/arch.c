@@ -3,6 +3,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -273,8 +274,9 @@ static int parse_arch(const cJSON *root, td_arch *arch, const char *path,
 static int check_name_matches_file(const td_arch *arch, const char *path,
                                    td_error *err)
 {
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
+    const char *base = basename(copy); /* libgen.h: on a copy, it may modify it */
     size_t len = strlen(arch->name);
     if (strncmp(base, arch->name, len) != 0 || strcmp(base + len, ".json") != 0)
         return td_fail(err, "%s: \"name\" is \"%s\" but the file must then be %s.json",
@@ -414,12 +416,10 @@ int td_arch_default_dir(char *buf, size_t size, td_error *err)
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
         exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
+        const char *folder = dirname(exe); /* libgen.h; exe is a copy */
         const char *candidates[] = {"%s/archs", "%s/../share/topdown/archs"};
         for (size_t i = 0; i < 2; i++) {
-            snprintf(buf, size, candidates[i], exe);
+            snprintf(buf, size, candidates[i], folder);
             if (is_dir(buf))
                 return 0;
         }

@@ -90,9 +90,8 @@ static int read_metric_rows(nv_import *im, FILE *f, const char *path, td_error *
 {
     td_csv_record rec = {0};
     int in_table = 0, rows = 0, rc = 0;
-    long line = 0;
     while (rc == 0 && td_csv_next(f, &rec)) {
-        line++;
+        long line = rec.line;
         if (!in_table) {
             in_table = rec.count >= 8 && strcmp(rec.fields[0], "Device") == 0 &&
                        strcmp(rec.fields[3], "Metric Name") == 0;

@@ -175,6 +175,7 @@ static void free_device(td_device *dev)
     for (size_t i = 0; i < dev->n_launches; i++)
         free(dev->launches[i].counters);
     free(dev->launches);
+    free(dev->copies);
     td_names_free(&dev->names);
     for (size_t i = 0; i < dev->n_metrics; i++)
         free(dev->metrics[i]);
@@ -202,6 +203,7 @@ void td_result_free(td_result *res)
     free(res->note);
     free(res->status);
     free(res->replay_mode);
+    td_conditions_free(&res->conditions);
     memset(res, 0, sizeof *res);
 }
 
@@ -417,6 +419,8 @@ static int parse_header(const cJSON *root, td_result *res, const parse_ctx *ctx)
         return -1;
     if (res->replay_mode && !res->replay_mode[0])
         return td_fail(ctx->err, "%s: \"replay_mode\" is empty", ctx->name);
+    if (td_conditions_read(root, &res->conditions, ctx->name, ctx->err))
+        return -1;
     return parse_app(root, res, ctx);
 }
 
@@ -555,9 +559,11 @@ static int check_result(const td_result *res, td_error *err)
         return td_fail(err, "signal %d is out of range", res->term_signal);
     if (res->replay_mode && !res->replay_mode[0])
         return td_fail(err, "replay_mode is empty");
+    if (td_conditions_check(&res->conditions, err))
+        return -1;
     for (size_t d = 0; d < res->n_devices; d++) {
         const td_device *dev = &res->devices[d];
-        if (check_device(dev, d, err))
+        if (check_device(dev, d, err) || td_result_check_copies(dev, d, err))
             return -1;
         for (size_t i = 0; i < dev->n_launches; i++)
             if (check_launch(dev, &dev->launches[i], d, i, err))
@@ -614,6 +620,7 @@ static cJSON *header_json(const td_result *res)
         cJSON_AddStringToObject(root, "replay_mode", res->replay_mode);
     if (res->overhead_pct > 0)
         cJSON_AddItemToObject(root, "overhead_pct", td_json_exact_number(res->overhead_pct));
+    td_conditions_add_json(root, &res->conditions);
     cJSON *app = cJSON_AddObjectToObject(root, "app");
     cJSON *argv = cJSON_AddArrayToObject(app, "argv");
     for (size_t i = 0; i < res->argc; i++)

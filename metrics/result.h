@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conditions.h"
 #include "error.h"
 #include "intern.h"
 
@@ -31,9 +32,30 @@ typedef struct td_launch {
                              values, the others are 0 */
     uint64_t graph_id;    /* CUDA graph the kernel ran in; 0: not a graph */
     uint64_t graph_node;  /* its node in that graph; 0: unknown/none */
+    const char *region;   /* NVTX ranges it was launched in (metrics/nvtx_filter.h);
+                             NULL: none; borrowed like kernel */
 } td_launch;
 
 #define TD_GROUP_ALL (-1)
+
+/* A memory copy or memset seen by CUPTI's activity API (docs/RESULT_FORMAT.md
+ * "copies"). Kept apart from launches: no counters, no kernel. */
+typedef enum td_copy_kind { TD_COPY_MEMCPY, TD_COPY_MEMSET, TD_COPY_PEER, TD_COPY_KINDS } td_copy_kind;
+
+/* Direction codes, the same numbers as CUPTI's CUpti_ActivityMemcpyKind. */
+enum { TD_COPY_DIR_UNKNOWN = 0, TD_COPY_DIR_PTOP = 10, TD_COPY_DIRECTIONS = 11 };
+
+typedef struct td_copy {
+    uint64_t start_ns;    /* 0 when unknown */
+    uint64_t bytes;
+    uint64_t stream;
+    double duration_ns;
+    uint32_t corr;        /* CUPTI correlation id of the API call; 0: none */
+    uint8_t kind;         /* td_copy_kind */
+    uint8_t direction;    /* TD_COPY_DIR_*: HtoD, DtoH, DtoD, PtoP... */
+    int32_t src_device;   /* device ordinals of a peer copy; -1: not a device */
+    int32_t dst_device;
+} td_copy;
 
 /* A one-pass counter group of replay-free collection: indices into the
  * device's metrics. */
@@ -62,6 +84,8 @@ typedef struct td_device {
     td_names names;       /* kernel names the launches point into */
     char *source;         /* optional: the process (rank) the section came from,
                              set by `topdown merge`; NULL: this file's own */
+    td_copy *copies;      /* memcpy/memset/peer copies on this context, by start */
+    size_t n_copies, cap_copies;
     struct td_pm_samples *pm; /* optional PM-sampling timeline (--pm-interval,
                                  metrics/pm_samples.h); NULL: none */
 } td_device;
@@ -78,6 +102,7 @@ typedef struct td_result {
     char *status;         /* "complete", "partial", "crashed", "interrupted" */
     char *replay_mode;    /* "kernel", "none", "auto"; NULL: unknown (old files) */
     double overhead_pct;  /* cost budget asked for, % of native; 0: none/unknown */
+    td_conditions conditions; /* caches and clocks while measuring; optional */
     td_device *devices;
     size_t n_devices;
 } td_result;
@@ -108,6 +133,14 @@ int td_device_set_groups(td_device *dev, const td_counter_group *groups, size_t 
 /* The device's copy of a name (kernel, mangled), for launch fields; NULL
  * when out of memory. */
 const char *td_device_intern(td_device *dev, const char *name);
+/* Appends a copy (copied). */
+int td_device_add_copy(td_device *dev, const td_copy *copy, td_error *err);
+/* Room for n more copies without reallocating. */
+int td_device_reserve_copies(td_device *dev, size_t n, td_error *err);
+/* "memcpy", "memset", "peer"; "HtoD", "DtoH", "PtoP"...; "?" out of range. */
+const char *td_copy_kind_name(unsigned kind);
+const char *td_copy_direction_name(unsigned direction);
+
 /* Index of a metric in dev->metrics, or -1. */
 int td_device_metric_index(const td_device *dev, const char *name);
 

@@ -49,4 +49,10 @@ cJSON *td_result_device_head_json(const td_device *dev);
  * else a message. */
 int td_result_write_v2(cJSON *root, const td_result *res, td_error *err);
 
+/* A device section's "copies" (result_copies.c): optional on read, left
+ * out when there are none; checked before writing as the reader would. */
+int td_result_read_copies(const cJSON *dev_obj, td_device *dev, const td_jctx *c);
+int td_result_write_copies(cJSON *dev_obj, const td_device *dev);
+int td_result_check_copies(const td_device *dev, size_t d, td_error *err);
+
 #endif

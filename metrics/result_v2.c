@@ -153,6 +153,38 @@ static cJSON *profiled_json(const td_device *dev)
     return obj;
 }
 
+/* "regions": the device's distinct NVTX regions, and "region": each
+ * launch's, 1 + its index there (0: none); both left out when no launch
+ * has one. */
+static int add_regions(cJSON *dev_obj, cJSON *launches, const td_device *dev, double *scratch)
+{
+    td_keyset seen;
+    td_keyset_init(&seen, sizeof(const char *));
+    int any = 0, rc = 0;
+    for (size_t i = 0; i < dev->n_launches && rc == 0; i++) {
+        const char *region = dev->launches[i].region;
+        int added;
+        long k = region && region[0] ? td_keyset_add(&seen, &region, &added) : -1;
+        if (region && region[0] && k < 0)
+            rc = -1;
+        scratch[i] = (double)(k + 1);
+        any |= k >= 0;
+    }
+    cJSON *names = rc == 0 && any ? cJSON_CreateArray() : NULL;
+    for (size_t k = 0; names && k < seen.count; k++) {
+        const char *const *name = td_keyset_key(&seen, k);
+        if (attach(names, NULL, cJSON_CreateString(*name))) {
+            cJSON_Delete(names);
+            names = NULL;
+        }
+    }
+    td_keyset_free(&seen);
+    if (rc || !any)
+        return rc;
+    return attach(dev_obj, "regions", names) ||
+           attach(launches, "region", td_json_exact_numbers(scratch, dev->n_launches));
+}
+
 static int add_launches(cJSON *dev_obj, const td_device *dev, const long *config_of)
 {
     cJSON *obj = cJSON_AddObjectToObject(dev_obj, "launches");
@@ -167,7 +199,8 @@ static int add_launches(cJSON *dev_obj, const td_device *dev, const long *config
              add_column(obj, "start_ns", dev, f_start, 1, scratch) ||
              add_column(obj, "duration_ns", dev, f_duration, 0, scratch) ||
              add_column(obj, "graph", dev, f_graph, 1, scratch) ||
-             add_column(obj, "graph_node", dev, f_graph_node, 1, scratch);
+             add_column(obj, "graph_node", dev, f_graph_node, 1, scratch) ||
+             add_regions(dev_obj, obj, dev, scratch);
     free(scratch);
     return rc;
 }
@@ -202,6 +235,7 @@ static cJSON *device_json(const td_device *dev, kernel_table *kernels)
     if (obj && (attach(obj, "configs", configs_json(&configs, kernels)) ||
                 add_launches(obj, dev, config_of) ||
                 attach(obj, "profiled", profiled_json(dev)) ||
+                td_result_write_copies(obj, dev) ||
                 (dev->pm && attach(obj, "pm_samples", td_pm_to_json(dev->pm))))) {
         cJSON_Delete(obj);
         obj = NULL;
@@ -446,6 +480,44 @@ static int read_durations(const cJSON *obj, td_device *dev, const td_jctx *c)
     return 0;
 }
 
+/* The optional "regions" names and "region" column (add_regions). */
+static int read_regions(const cJSON *dev_obj, const cJSON *obj, td_device *dev,
+                        const td_jctx *c)
+{
+    const cJSON *names, *col, *v;
+    size_t n_names;
+    if (td_json_array(c, dev_obj, "regions", 0, &names, &n_names) ||
+        column(obj, "region", 0, dev->n_launches, &col, c))
+        return -1;
+    if (!col)
+        return 0;
+    if (!names)
+        return td_fail(c->err, "%s: a \"region\" column without \"regions\"", c->where);
+    const char **interned = calloc(n_names ? n_names : 1, sizeof *interned);
+    if (!interned)
+        return td_fail(c->err, "out of memory");
+    size_t k = 0, i = 0;
+    int rc = 0;
+    cJSON_ArrayForEach(v, names) {
+        if (!cJSON_IsString(v) || !v->valuestring[0]) {
+            rc = td_fail(c->err, "%s: \"regions\"[%zu] must be a non-empty string", c->where, k);
+            break;
+        }
+        if (!(interned[k++] = td_device_intern(dev, v->valuestring))) {
+            rc = td_fail(c->err, "out of memory");
+            break;
+        }
+    }
+    cJSON_ArrayForEach(v, col) {
+        uint64_t x;
+        if (rc || (rc = td_json_uint_value(c, v, "\"region\"", (long)i, (double)n_names, &x)))
+            break;
+        dev->launches[i++].region = x ? interned[x - 1] : NULL;
+    }
+    free(interned);
+    return rc ? -1 : 0;
+}
+
 static int read_launch_table(const cJSON *dev_obj, td_device *dev, const config *configs,
                              size_t n_configs, const td_jctx *c)
 {
@@ -468,7 +540,8 @@ static int read_launch_table(const cJSON *dev_obj, td_device *dev, const config 
                    read_uint_column(obj, "start_ns", dev, offsetof(td_launch, start_ns), c) ||
                    read_durations(obj, dev, c) ||
                    read_uint_column(obj, "graph", dev, offsetof(td_launch, graph_id), c) ||
-                   read_uint_column(obj, "graph_node", dev, offsetof(td_launch, graph_node), c)
+                   read_uint_column(obj, "graph_node", dev, offsetof(td_launch, graph_node), c) ||
+                   read_regions(dev_obj, obj, dev, c)
                ? -1
                : 0;
 }
@@ -539,7 +612,8 @@ static int read_device(const cJSON *obj, size_t d, const kernel_names *kernels,
     size_t n_configs = 0;
     int rc = !dev || td_result_read_device_head(obj, dev, &c) ||
              read_configs(obj, kernels, dev, &configs, &n_configs, &c) ||
-             read_launch_table(obj, dev, configs, n_configs, &c) || read_profiled(obj, dev, &c);
+             read_launch_table(obj, dev, configs, n_configs, &c) || read_profiled(obj, dev, &c) ||
+             td_result_read_copies(obj, dev, &c);
     const cJSON *pm = rc ? NULL : cJSON_GetObjectItemCaseSensitive(obj, "pm_samples");
     if (pm && !cJSON_IsNull(pm)) /* optional: files before --pm-interval lack it */
         rc = td_pm_from_json(pm, &dev->pm, &c);

@@ -45,6 +45,13 @@ typedef struct kernel_key {
     uint64_t pid, k;
 } kernel_key;
 
+/* A copy whose context had no device record when it was read. */
+typedef struct pending_copy {
+    uint64_t pid, context;
+    long device;          /* the copy's device ordinal, -1: unknown */
+    td_copy copy;
+} pending_copy;
+
 typedef struct reader {
     const char *name;
     long line;
@@ -62,6 +69,8 @@ typedef struct reader {
     size_t cap_kernels;
     double *values;       /* one launch's counters, scratch */
     size_t cap_values;
+    pending_copy *pending;
+    size_t n_pending, cap_pending;
 } reader;
 
 #define MAX_PID 4294967295.0
@@ -113,6 +122,27 @@ static dev_slot *find_slot(reader *r, uint64_t pid, uint64_t context)
     return NULL;
 }
 
+/* --cache-control: the start record says what was asked; a device record
+ * says "none" when its context could not flush (a warning record says
+ * why), and the result then says none: it holds unflushed passes. */
+static int read_cache_control(reader *r, const cJSON *obj, int from_device)
+{
+    const char *word = NULL;
+    if (td_json_string(&r->c, obj, "cache_control", 0, &word))
+        return -1;
+    if (!word)
+        return 0;
+    if (strcmp(word, "all") != 0 && strcmp(word, "none") != 0)
+        return fail_line(r, "\"cache_control\" is neither all nor none");
+    td_conditions *c = &r->res->conditions;
+    if (c->cache_control && !(from_device && strcmp(word, "none") == 0))
+        return 0;
+    free(c->cache_control);
+    if (!(c->cache_control = td_strdup(word)))
+        return td_fail(r->err, "out of memory");
+    return 0;
+}
+
 static int read_start(reader *r, const cJSON *obj)
 {
     const char *format = NULL, *mode = NULL;
@@ -133,6 +163,8 @@ static int read_start(reader *r, const cJSON *obj)
         return td_fail(r->err, "out of memory");
     if (overhead > 0 && r->res->overhead_pct == 0)
         r->res->overhead_pct = overhead;
+    if (read_cache_control(r, obj, 0))
+        return -1;
     r->sum->processes++;
     return 0;
 }
@@ -222,7 +254,7 @@ static int read_device(reader *r, const cJSON *obj)
     slot->context = context;
     slot->index = r->res->n_devices - 1;
     return read_device_identity(r, obj, dev) || read_device_metrics(r, obj, dev) ||
-                   td_result_read_groups(obj, dev, &r->c)
+                   td_result_read_groups(obj, dev, &r->c) || read_cache_control(r, obj, 1)
                ? -1
                : 0;
 }
@@ -373,8 +405,12 @@ static int read_launch(reader *r, const cJSON *obj)
         return -1;
     l->mangled = mangled;
     l->group = group;
-    if (fill_launch(r, obj, l) || remember_corr(r, slot, corr))
+    const char *region = NULL;
+    if (fill_launch(r, obj, l) || remember_corr(r, slot, corr) ||
+        td_json_string(&r->c, obj, "region", 0, &region))
         return -1;
+    if (region && region[0] && !(l->region = td_device_intern(dev, region)))
+        return td_fail(r->err, "out of memory");
     r->sum->launches++;
     return 0;
 }
@@ -391,6 +427,43 @@ static int read_kernel_time(reader *r, const cJSON *obj)
     if (grow((void **)&r->times, &r->cap_times, r->n_times + 1, sizeof *r->times))
         return td_fail(r->err, "out of memory");
     r->times[r->n_times++] = t;
+    return 0;
+}
+
+/* A memcpy, memset or peer copy (activity.c): into its context's device
+ * section, or held until the end when that has no device record yet. */
+static int read_copy(reader *r, const cJSON *obj)
+{
+    uint64_t pid = 0, context = 0, kind = 0, direction = 0, corr = 0;
+    long src = -1, dst = -1, device = -1;
+    td_copy copy;
+    memset(&copy, 0, sizeof copy);
+    if (td_json_uint(&r->c, obj, "pid", 1, MAX_PID, &pid) ||
+        td_json_uint(&r->c, obj, "context", 1, UINT32_MAX, &context) ||
+        td_json_uint(&r->c, obj, "kind", 1, TD_COPY_KINDS - 1, &kind) ||
+        td_json_uint(&r->c, obj, "direction", 0, TD_COPY_DIRECTIONS - 1, &direction) ||
+        td_json_uint(&r->c, obj, "bytes", 1, TD_JSON_MAX_UINT64, &copy.bytes) ||
+        td_json_uint(&r->c, obj, "start_ns", 0, TD_JSON_MAX_UINT64, &copy.start_ns) ||
+        td_json_amount(&r->c, obj, "duration_ns", 1, TD_JSON_MAX_DURATION_NS,
+                       &copy.duration_ns) ||
+        td_json_uint(&r->c, obj, "stream", 0, TD_JSON_MAX_UINT64, &copy.stream) ||
+        td_json_uint(&r->c, obj, "corr", 0, UINT32_MAX, &corr) ||
+        td_json_int(&r->c, obj, "src_device", 0, -1, INT32_MAX, &src) ||
+        td_json_int(&r->c, obj, "dst_device", 0, -1, INT32_MAX, &dst) ||
+        td_json_int(&r->c, obj, "device", 0, -1, INT32_MAX, &device))
+        return -1;
+    copy.kind = (uint8_t)kind;
+    copy.direction = (uint8_t)direction;
+    copy.corr = (uint32_t)corr;
+    copy.src_device = (int32_t)src;
+    copy.dst_device = (int32_t)dst;
+    r->sum->copies++;
+    const dev_slot *slot = find_slot(r, pid, context);
+    if (slot)
+        return td_device_add_copy(&r->res->devices[slot->index], &copy, r->err);
+    if (grow((void **)&r->pending, &r->cap_pending, r->n_pending + 1, sizeof *r->pending))
+        return td_fail(r->err, "out of memory");
+    r->pending[r->n_pending++] = (pending_copy){pid, context, device, copy};
     return 0;
 }
 
@@ -450,6 +523,8 @@ static int read_record(reader *r, const cJSON *obj)
         return read_kernel_time(r, obj);
     if (strcmp(t, "pm_samples") == 0)
         return read_pm_samples(r, obj);
+    if (strcmp(t, "copy") == 0)
+        return read_copy(r, obj);
     if (strcmp(t, "error") == 0)
         return read_message(r, obj, &r->sum->errors);
     if (strcmp(t, "warning") == 0)
@@ -522,8 +597,53 @@ static int join_times(reader *r, dev_slot *slot)
     return 0;
 }
 
+static int by_copy_start(const void *a, const void *b)
+{
+    const td_copy *x = a, *y = b;
+    if (x->start_ns != y->start_ns)
+        return x->start_ns < y->start_ns ? -1 : 1;
+    return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+/* A copy read before its context's device record goes to that context, or
+ * else to a section of its process on its device; one that ran where the
+ * process launched no kernel has no section and is counted in a warning. */
+static int place_pending_copies(reader *r)
+{
+    size_t unplaced = 0;
+    for (size_t i = 0; i < r->n_pending; i++) {
+        const pending_copy *p = &r->pending[i];
+        const dev_slot *slot = find_slot(r, p->pid, p->context);
+        for (size_t s = 0; !slot && s < r->n_slots; s++)
+            if (r->slots[s].pid == p->pid && p->device >= 0 &&
+                r->res->devices[r->slots[s].index].index == p->device)
+                slot = &r->slots[s];
+        if (!slot) {
+            unplaced++;
+            continue;
+        }
+        if (td_device_add_copy(&r->res->devices[slot->index], &p->copy, r->err))
+            return -1;
+    }
+    r->sum->copies -= (long)unplaced;
+    if (unplaced) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%zu cop%s ran on a context where the process launched no "
+                 "kernel: left out of the result", unplaced, unplaced == 1 ? "y" : "ies");
+        if (add_message(&r->sum->warnings, msg))
+            return td_fail(r->err, "out of memory");
+    }
+    for (size_t d = 0; d < r->res->n_devices; d++)
+        if (r->res->devices[d].n_copies > 1)
+            qsort(r->res->devices[d].copies, r->res->devices[d].n_copies,
+                  sizeof(td_copy), by_copy_start);
+    return 0;
+}
+
 static int finish(reader *r)
 {
+    if (place_pending_copies(r))
+        return -1;
     for (size_t s = 0; s < r->n_slots; s++) {
         if (join_times(r, &r->slots[s]))
             return -1;
@@ -587,6 +707,7 @@ static void reader_free(reader *r)
     free(r->kernels);
     td_keyset_free(&r->kernel_ids);
     free(r->values);
+    free(r->pending);
 }
 
 int td_spool_parse(const char *text, size_t len, const char *name, td_result *res,

@@ -22,6 +22,7 @@ typedef struct td_spool_summary {
     long launches;     /* launch records */
     long profiled;     /* launches with counters */
     long timed;        /* launches with a measured duration */
+    long copies;       /* copy records kept (memcpy, memset, peer) */
     int passes;        /* most replay passes any device needed */
     char *errors;      /* error records, joined with "; ", NULL if none */
     char *warnings;    /* warning records, joined with "; ", NULL if none */

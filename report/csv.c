@@ -18,9 +18,10 @@ static void write_names(FILE *out, const char *const *names, size_t n)
     }
 }
 
-/* The header; with_spread appends a "<node>_spread" column per node. */
+/* The header; with_spread appends a "<node>_spread" column per node,
+ * with_region a last "region" column (NVTX regions). */
 static void write_header(FILE *out, const char *const *fixed, size_t n_fixed,
-                         const td_columns *cols, int with_spread)
+                         const td_columns *cols, int with_spread, int with_region)
 {
     write_names(out, fixed, n_fixed);
     for (size_t i = 0; i < cols->count; i++) {
@@ -34,7 +35,17 @@ static void write_header(FILE *out, const char *const *fixed, size_t n_fixed,
         fputc(',', out);
         td_csv_field(out, name);
     }
-    fputc('\n', out);
+    fputs(with_region ? ",region\n" : "\n", out);
+}
+
+/* The last column of a row in a file with regions ("" : none). */
+static void write_region(FILE *out, int with_region, const char *region)
+{
+    if (!with_region)
+        return;
+    fputc(',', out);
+    if (region && region[0])
+        td_csv_field(out, region);
 }
 
 /* Each node's spread (levels/spread.h), after the tree: kernel rows end. */
@@ -91,7 +102,8 @@ static const char *const kernel_fixed[] = {
     "kernel", "launches", "profiled_launches", "total_ns", "gpu_time_pct", "ipc"};
 
 static void write_kernel_row(FILE *out, const td_summary *s, const td_columns *cols,
-                             const td_kernel_summary *ks, int level)
+                             const td_kernel_summary *ks, int level, int with_region,
+                             const char *region)
 {
     const td_model *m = &s->models[ks->model];
     td_csv_field(out, ks->name);
@@ -104,10 +116,12 @@ static void write_kernel_row(FILE *out, const td_summary *s, const td_columns *c
         td_csv_number(out, ks->mean.ipc, PCT_DECIMALS);
     write_tree(out, cols, m, &ks->mean, &ks->verdict, ks->has_data, level, ks->name);
     write_spread(out, cols, m, &ks->spread, ks->has_data);
+    write_region(out, with_region, region);
     fputc('\n', out);
 }
 
-static void write_app_row(FILE *out, const td_summary *s, const td_columns *cols, int level)
+static void write_app_row(FILE *out, const td_summary *s, const td_columns *cols, int level,
+                          int with_region, const char *region)
 {
     td_csv_field(out, TD_APP_ROW);
     fprintf(out, ",%zu,%zu,", s->launches, s->profiled);
@@ -118,6 +132,7 @@ static void write_app_row(FILE *out, const td_summary *s, const td_columns *cols
     write_tree(out, cols, td_summary_model(s), &s->app, &s->app_verdict, s->app_has_data, level,
                NULL);
     write_spread(out, cols, td_summary_model(s), &s->app_spread, s->app_has_data);
+    write_region(out, with_region, region);
     fputc('\n', out);
 }
 
@@ -131,10 +146,38 @@ int td_csv_kernels(FILE *out, const td_summary *s, int level, td_error *err)
         td_columns_free(&cols);
         return -1;
     }
-    write_header(out, kernel_fixed, sizeof kernel_fixed / sizeof *kernel_fixed, &cols, 1);
+    write_header(out, kernel_fixed, sizeof kernel_fixed / sizeof *kernel_fixed, &cols, 1, 0);
     for (size_t k = 0; k < s->n_kernels; k++)
-        write_kernel_row(out, s, &cols, &s->kernels[k], level);
-    write_app_row(out, s, &cols, level);
+        write_kernel_row(out, s, &cols, &s->kernels[k], level, 0, NULL);
+    write_app_row(out, s, &cols, level, 0, NULL);
+    td_c_numeric_end(&numeric);
+    td_columns_free(&cols);
+    return 0;
+}
+
+int td_csv_kernels_by_region(FILE *out, const td_summary *summaries, const char *const *regions,
+                             size_t n, int level, td_error *err)
+{
+    td_columns cols;
+    if (n == 0)
+        return td_fail(err, "the result has no launch");
+    for (size_t r = 0; r < n; r++)
+        if (td_summary_printable(&summaries[r], err))
+            return -1;
+    if (summary_columns(&summaries[0], level, &cols, err))
+        return -1;
+    td_c_numeric numeric;
+    if (td_c_numeric_begin(&numeric, err)) {
+        td_columns_free(&cols);
+        return -1;
+    }
+    write_header(out, kernel_fixed, sizeof kernel_fixed / sizeof *kernel_fixed, &cols, 1, 1);
+    for (size_t r = 0; r < n; r++) {
+        const td_summary *s = &summaries[r];
+        for (size_t k = 0; k < s->n_kernels; k++)
+            write_kernel_row(out, s, &cols, &s->kernels[k], level, 1, regions[r]);
+        write_app_row(out, s, &cols, level, 1, regions[r]);
+    }
     td_c_numeric_end(&numeric);
     td_columns_free(&cols);
     return 0;
@@ -145,7 +188,7 @@ static const char *const launch_fixed[] = {
 
 static int write_launch_row(FILE *out, const td_result *res, const td_summary *s,
                             const td_columns *cols, const td_launch_ref *ref, int level,
-                            td_error *err)
+                            int with_region, td_error *err)
 {
     const td_device *dev = &res->devices[ref->dev];
     const td_launch *l = &dev->launches[ref->index];
@@ -170,7 +213,18 @@ static int write_launch_row(FILE *out, const td_result *res, const td_summary *s
     if (b.has_slots)
         td_csv_number(out, b.ipc, PCT_DECIMALS);
     write_tree(out, cols, m, &b, &v, b.has_slots, level, l->kernel);
+    write_region(out, with_region, l->region);
     fputc('\n', out);
+    return 0;
+}
+
+/* 1 when some launch has an NVTX region: the launch CSV gets its column. */
+static int any_region(const td_result *res)
+{
+    for (size_t d = 0; d < res->n_devices; d++)
+        for (size_t i = 0; i < res->devices[d].n_launches; i++)
+            if (res->devices[d].launches[i].region)
+                return 1;
     return 0;
 }
 
@@ -188,11 +242,13 @@ int td_csv_launches(FILE *out, const td_result *res, const td_summary *s, int le
         td_columns_free(&cols);
         return -1;
     }
-    write_header(out, launch_fixed, sizeof launch_fixed / sizeof *launch_fixed, &cols, 0);
+    int with_region = any_region(res);
+    write_header(out, launch_fixed, sizeof launch_fixed / sizeof *launch_fixed, &cols, 0,
+                 with_region);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
         if (res->devices[refs[i].dev].launches[refs[i].index].profiled)
-            rc = write_launch_row(out, res, s, &cols, &refs[i], level, err);
+            rc = write_launch_row(out, res, s, &cols, &refs[i], level, with_region, err);
     td_c_numeric_end(&numeric);
     free(refs);
     td_columns_free(&cols);
@@ -220,6 +276,20 @@ int td_csv_launches_file(const char *path, const td_result *res, const td_summar
         return -1;
     int rc = td_csv_launches(o.f, res, s, level, err);
     if (rc) {
+        td_output_discard(&o);
+        return -1;
+    }
+    return td_output_commit(&o, err);
+}
+
+int td_csv_kernels_by_region_file(const char *path, const td_summary *summaries,
+                                  const char *const *regions, size_t n, int level,
+                                  td_error *err)
+{
+    td_output o;
+    if (td_output_open(&o, path, err))
+        return -1;
+    if (td_csv_kernels_by_region(o.f, summaries, regions, n, level, err)) {
         td_output_discard(&o);
         return -1;
     }

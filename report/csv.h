@@ -12,12 +12,21 @@
 
 /* Kernels heaviest first, then the "<application>" row. */
 int td_csv_kernels(FILE *out, const td_summary *s, int level, td_error *err);
-/* Profiled launches in launch order. */
+/* Per NVTX region (report --by-region): each summary's kernels and its
+ * "<application>" row, with a last "region" column (regions[r]; NULL or
+ * "": launches outside any region). */
+int td_csv_kernels_by_region(FILE *out, const td_summary *summaries, const char *const *regions,
+                             size_t n, int level, td_error *err);
+/* Profiled launches in launch order; a last "region" column when some
+ * launch has an NVTX region. */
 int td_csv_launches(FILE *out, const td_result *res, const td_summary *s, int level,
                     td_error *err);
 
 /* The same into a file ("-": stdout). */
 int td_csv_kernels_file(const char *path, const td_summary *s, int level, td_error *err);
+int td_csv_kernels_by_region_file(const char *path, const td_summary *summaries,
+                                  const char *const *regions, size_t n, int level,
+                                  td_error *err);
 int td_csv_launches_file(const char *path, const td_result *res, const td_summary *s,
                          int level, td_error *err);
 

@@ -204,6 +204,20 @@ static void print_side_header(FILE *out, const char *tag, const td_diff_side *si
             res->synthetic ? ", SYNTHETIC (not measured)" : "");
 }
 
+int td_diff_conditions_warning(const td_result *a, const td_result *b, char *buf,
+                               size_t size)
+{
+    buf[0] = '\0';
+    if (!td_conditions_differ(&a->conditions, &b->conditions))
+        return 0;
+    char da[256], db[256];
+    td_conditions_describe(&a->conditions, da, sizeof da);
+    td_conditions_describe(&b->conditions, db, sizeof db);
+    snprintf(buf, size, "A and B were measured under different conditions (A: %s; B: %s); "
+             "that alone can move a node by tens of points", da, db);
+    return 1;
+}
+
 static void print_size(FILE *out, const char *tag, const side_view *v)
 {
     fprintf(out, "%s%s%zu launch%s, %.3f ms", tag, *tag ? " " : "", v->launches,
@@ -281,6 +295,9 @@ int td_diff_text_named(FILE *out, const td_diff_side *a, const td_diff_side *b, 
             TOPDOWN_VERSION, level);
     print_side_header(out, "A", a);
     print_side_header(out, "B", b);
+    char warning[768];
+    if (td_diff_conditions_warning(a->res, b->res, warning, sizeof warning))
+        fprintf(out, "WARNING: %s\n", warning);
     fprintf(out, "Kernels: %zu in both, %zu only in A, %zu only in B\n", d.n_both, d.n_only_a,
             d.n_only_b);
     side_view va = app_view(a->s), vb = app_view(b->s);

@@ -34,6 +34,12 @@ void td_diff_free(td_diff *d);
 int td_diff_columns(const td_diff_side *a, const td_diff_side *b, int level,
                     td_columns *out, td_error *err);
 
+/* One line (no newline) when both results recorded their measurement
+ * conditions (caches, clocks) and they differ: 1 and the line in buf,
+ * else 0 and "". */
+int td_diff_conditions_warning(const td_result *a, const td_result *b, char *buf,
+                               size_t size);
+
 /* Side by side text: the application, then matched kernels (at most
  * max_kernels, 0 = all), then the kernels found on one side only. */
 int td_diff_text(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,

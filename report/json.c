@@ -107,14 +107,16 @@ static json_view kernel_view(const td_summary *s, const td_kernel_summary *ks)
     return v;
 }
 
-static cJSON *summary_object(const td_summary *s, int level, const char *source)
+static cJSON *summary_object(const td_summary *s, int level, const char *source,
+                             const td_conditions *conditions)
 {
     cJSON *root = cJSON_CreateObject();
     int ok = root && cJSON_AddStringToObject(root, "schema", TD_TREE_SCHEMA) &&
              cJSON_AddStringToObject(root, "tool_version", TOPDOWN_VERSION) &&
              (source ? cJSON_AddStringToObject(root, "source", source) != NULL
                      : cJSON_AddNullToObject(root, "source") != NULL) &&
-             cJSON_AddNumberToObject(root, "level", level);
+             cJSON_AddNumberToObject(root, "level", level) &&
+             (!conditions || td_conditions_add_json(root, conditions) == 0);
     json_view app = app_view(s);
     cJSON *app_obj = ok ? view_object(&app, level) : NULL;
     ok = app_obj && cJSON_AddItemToObject(root, "application", app_obj);
@@ -137,7 +139,7 @@ static cJSON *summary_object(const td_summary *s, int level, const char *source)
 }
 
 int td_report_json(FILE *out, const td_summary *s, int level, const char *source,
-                   td_error *err)
+                   const td_conditions *conditions, td_error *err)
 {
     if (level < 1 || level > TD_MAX_LEVEL)
         return td_fail(err, "level %d does not exist; use -l 1 to -l %d", level, TD_MAX_LEVEL);
@@ -146,7 +148,7 @@ int td_report_json(FILE *out, const td_summary *s, int level, const char *source
     td_c_numeric numeric;
     if (td_c_numeric_begin(&numeric, err))
         return -1;
-    cJSON *root = summary_object(s, level, source);
+    cJSON *root = summary_object(s, level, source, conditions);
     char *text = root ? cJSON_Print(root) : NULL;
     td_c_numeric_end(&numeric);
     cJSON_Delete(root);

@@ -9,11 +9,14 @@
 #include <stdio.h>
 
 #include "levels/aggregate.h"
+#include "metrics/conditions.h"
 
 #define TD_TREE_SCHEMA "topdown-tree/1"
 
-/* source: the result file's name for the "source" key (may be NULL). */
+/* source: the result file's name for the "source" key (may be NULL);
+ * conditions: the result's measurement conditions, a "conditions" object
+ * when recorded (may be NULL). */
 int td_report_json(FILE *out, const td_summary *s, int level, const char *source,
-                   td_error *err);
+                   const td_conditions *conditions, td_error *err);
 
 #endif

@@ -6,36 +6,6 @@
 
 #define DIFF_CHARS 36 /* the differing part kept in a label */
 
-int td_name_base_parse(const char *text, td_name_base *out, td_error *err)
-{
-    static const char *const words[] = {"function", "demangled", "mangled"};
-    for (int i = 0; i < 3; i++)
-        if (strcmp(text, words[i]) == 0) {
-            *out = (td_name_base)i;
-            return 0;
-        }
-    return td_fail(err, "--kernel-name-base takes function, demangled or mangled, not \"%s\"",
-                   text);
-}
-
-/* The length of name without its parameter list: the last top-level
- * "(...)" (a "(anonymous namespace)" earlier is not one). */
-static size_t without_params(const char *name)
-{
-    size_t len = strlen(name);
-    while (len > 0 && name[len - 1] == ' ')
-        len--;
-    if (len == 0 || name[len - 1] != ')')
-        return len;
-    int depth = 0;
-    for (size_t i = len; i-- > 0;) {
-        depth += name[i] == ')' ? 1 : (name[i] == '(' ? -1 : 0);
-        if (depth == 0)
-            return i > 0 ? i : len;
-    }
-    return len;
-}
-
 static int opens(char c)
 {
     return c == '<' || c == '(' || c == '[' || c == '{';
@@ -44,39 +14,6 @@ static int opens(char c)
 static int closes(char c)
 {
     return c == '>' || c == ')' || c == ']' || c == '}';
-}
-
-void td_kernel_base_name(const char *name, char *out, size_t size)
-{
-    size_t len = without_params(name);
-    /* the last component: after the last top-level "::" or space */
-    size_t start = 0;
-    int depth = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (opens(name[i]))
-            depth++;
-        else if (closes(name[i]) && depth > 0)
-            depth--;
-        else if (depth == 0 && name[i] == ':' && i + 1 < len && name[i + 1] == ':')
-            start = i + 2;
-        else if (depth == 0 && name[i] == ' ')
-            start = i + 1;
-    }
-    /* its top-level characters: template arguments left out */
-    size_t used = 0;
-    depth = 0;
-    for (size_t i = start; i < len && used + 1 < size; i++) {
-        if (name[i] == '<')
-            depth++;
-        else if (name[i] == '>' && depth > 0)
-            depth--;
-        else if (depth == 0)
-            out[used++] = name[i];
-    }
-    if (size > 0)
-        out[used] = '\0';
-    if (used == 0)
-        snprintf(out, size, "%s", name);
 }
 
 const char *td_kernel_mangled(const td_result *res, const char *name)

@@ -1,5 +1,5 @@
 /* Kernel names as people read them: the base function name of a demangled
- * C++ name, like ncu's --print-kernel-base function
+ * C++ name (metrics/kernel_base.h), like ncu's --print-kernel-base function
  * ("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<...>(...)"
  * -> "multi_tensor_apply_kernel"), and labels that stay distinct when
  * several kernels share a base name. */
@@ -9,21 +9,8 @@
 #include <stddef.h>
 
 #include "metrics/error.h"
+#include "metrics/kernel_base.h"
 #include "metrics/result.h"
-
-/* How kernels are named in the text, plots and diff (--kernel-name-base). */
-typedef enum td_name_base {
-    TD_NAME_FUNCTION,  /* the base function name (default) */
-    TD_NAME_DEMANGLED, /* the whole demangled name */
-    TD_NAME_MANGLED    /* the mangled name where the result has it */
-} td_name_base;
-
-/* "function", "demangled" or "mangled"; -1 with a message otherwise. */
-int td_name_base_parse(const char *text, td_name_base *out, td_error *err);
-
-/* The base function name of a demangled name into out (whole name when it
- * has none: a C name, or one this cannot split). */
-void td_kernel_base_name(const char *name, char *out, size_t size);
 
 /* The kernel's mangled name in res, or name itself when none is recorded. */
 const char *td_kernel_mangled(const td_result *res, const char *name);

@@ -1,6 +1,8 @@
 /* topdown merge and topdown imbalance (ranks.h). */
 #include "report/ranks.h"
 
+#include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,16 @@ static int check_tables(const td_result *inputs, const char *const *labels, size
     return 0;
 }
 
+/* The inputs' conditions when they all recorded the same, else none. */
+static int merge_conditions(const td_result *inputs, size_t n, td_result *out)
+{
+    for (size_t i = 1; i < n; i++)
+        if (!td_conditions_recorded(&inputs[i].conditions) ||
+            td_conditions_differ(&inputs[0].conditions, &inputs[i].conditions))
+            return 0;
+    return td_conditions_copy(&out->conditions, &inputs[0].conditions);
+}
+
 static int merge_header(const td_result *inputs, const char *const *labels, size_t n,
                         td_result *out)
 {
@@ -58,7 +70,7 @@ static int merge_header(const td_result *inputs, const char *const *labels, size
     out->replay_mode = td_strdup(replay);
     out->overhead_pct = first->overhead_pct;
     out->note = malloc(note_len);
-    if (!out->note || !out->status || (first->created && !out->created))
+    if (merge_conditions(inputs, n, out) || !out->note || !out->status || (first->created && !out->created))
         return -1;
     snprintf(out->note, note_len, "merged from %zu results:", n);
     for (size_t i = 0; i < n; i++)
@@ -231,9 +243,10 @@ static int by_imbalance(const void *pa, const void *pb)
 
 static void print_rank_line(FILE *out, const rank *rk, size_t r, const kernel_row *row)
 {
-    const char *slash = strrchr(rk->source, '/');
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", rk->source);
     fprintf(out, "  r%-3zu %c %-28.28s", r, r == row->slowest ? '*' : ' ',
-            slash ? slash + 1 : rk->source);
+            basename(copy)); /* libgen.h, on a copy */
     if (!row->at[r]) {
         fputs("  (not launched)\n", out);
         return;

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -108,30 +110,34 @@ void td_csv_number(FILE *out, double value, int decimals)
         fprintf(out, "%.*f", decimals, value);
 }
 
-/* The folder of path ("." when it has none). */
+/* The folder of path ("." when it has none) and its file name: libgen.h,
+ * on copies (dirname and basename may modify their argument). */
 static void folder_of(const char *path, char *buf, size_t size)
 {
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(buf, size, ".");
-    else if (slash == path)
-        snprintf(buf, size, "/");
-    else
-        snprintf(buf, size, "%.*s", (int)(slash - path), path);
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
+    snprintf(buf, size, "%s", dirname(copy));
+}
+
+static void file_name_of(const char *path, char *buf, size_t size)
+{
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
+    snprintf(buf, size, "%s", basename(copy));
 }
 
 /* The absolute name of path, its folder resolved; "" when the folder
  * cannot be. */
 static void absolute_name(const char *path, char *buf, size_t size)
 {
-    char folder[PATH_MAX], real[PATH_MAX];
+    char folder[PATH_MAX], real[PATH_MAX], base[PATH_MAX];
     folder_of(path, folder, sizeof folder);
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    if (!realpath(folder, real))
-        buf[0] = '\0';
-    else
-        snprintf(buf, size, "%s/%s", strcmp(real, "/") == 0 ? "" : real, base);
+    file_name_of(path, base, sizeof base);
+    int len = realpath(folder, real) ? snprintf(buf, size, "%s/%s",
+                                                strcmp(real, "/") == 0 ? "" : real, base)
+                                     : -1;
+    if (len < 0 || (size_t)len >= size)
+        buf[0] = '\0'; /* unresolved or too long: no name */
 }
 
 int td_same_file(const char *a, const char *b)

@@ -1,8 +1,11 @@
+#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np (glibc 2.29) */
 #include "report/plot.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
+#include <spawn.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,26 +109,37 @@ typedef struct plot_files {
     int svg;
 } plot_files;
 
+/* The folder and the file name of path (libgen.h, on a copy: both may
+ * modify their argument). */
+static void split_script_path(const char *path, char *dir, size_t dir_size, char *base,
+                              size_t base_size)
+{
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
+    snprintf(dir, dir_size, "%s", dirname(copy));
+    snprintf(copy, sizeof copy, "%s", path);
+    snprintf(base, base_size, "%s", basename(copy));
+}
+
 static int plot_files_init(plot_files *p, const char *output, td_error *err)
 {
-    const char *slash = strrchr(output, '/');
-    const char *base = slash ? slash + 1 : output;
-    const char *dot = strrchr(base, '.');
-    if (!dot || dot == base || (strcmp(dot, ".png") != 0 && strcmp(dot, ".svg") != 0))
-        return td_fail(err, "plot output \"%s\" must end in .png or .svg (e.g. -o plot.png)", output);
-    if (strlen(output) + 64 >= PATH_MAX)
+    size_t len = strlen(output);
+    if (len + 64 >= PATH_MAX)
         return td_fail(err, "plot output path too long");
+    char base[PATH_MAX];
+    split_script_path(output, p->dir, sizeof p->dir, base, sizeof base);
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base || output[len - 1] == '/' ||
+        (strcmp(dot, ".png") != 0 && strcmp(dot, ".svg") != 0))
+        return td_fail(err, "plot output \"%s\" must end in .png or .svg (e.g. -o plot.png)", output);
     p->svg = strcmp(dot, ".svg") == 0;
     int stem = (int)(dot - base);
-    snprintf(p->dir, sizeof p->dir, "%.*s", slash ? (int)(slash - output) : 1,
-             slash ? output : ".");
-    if (slash == output)
-        snprintf(p->dir, sizeof p->dir, "/");
     snprintf(p->image, sizeof p->image, "%s", base);
     snprintf(p->script, sizeof p->script, "%.*s.gp", stem, base);
     snprintf(p->data, sizeof p->data, "%.*s.dat", stem, base);
-    snprintf(p->script_path, sizeof p->script_path, "%.*s.gp", (int)(dot - output), output);
-    snprintf(p->data_path, sizeof p->data_path, "%.*s.dat", (int)(dot - output), output);
+    int out_stem = (int)(len - strlen(dot)); /* output without .png/.svg */
+    snprintf(p->script_path, sizeof p->script_path, "%.*s.gp", out_stem, output);
+    snprintf(p->data_path, sizeof p->data_path, "%.*s.dat", out_stem, output);
     return 0;
 }
 
@@ -312,38 +326,6 @@ static void histogram_clauses(FILE *f, const plot_files *p, const segments *seg,
 
 /* ---- running gnuplot -------------------------------------------------------- */
 
-static void split_script_path(const char *script, char *dir, size_t size, const char **base)
-{
-    const char *slash = strrchr(script, '/');
-    *base = slash ? slash + 1 : script;
-    if (!slash)
-        snprintf(dir, size, ".");
-    else if (slash == script)
-        snprintf(dir, size, "/");
-    else
-        snprintf(dir, size, "%.*s", (int)(slash - script), script);
-}
-
-/* The child: stderr into the pipe, run in the script's folder. An exec
- * failure's errno goes back through the close-on-exec pipe. */
-static void gnuplot_child(const char *dir, const char *base, const char *program,
-                          int err_fd, int exec_fd)
-{
-    dup2(err_fd, STDERR_FILENO);
-    int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0)
-        dup2(devnull, STDOUT_FILENO);
-    int code = 0;
-    if (chdir(dir) == 0) {
-        char *const argv[] = {(char *)program, (char *)base, NULL};
-        execvp(program, argv);
-    }
-    code = errno;
-    if (write(exec_fd, &code, sizeof code) < 0)
-        _exit(126);
-    _exit(127);
-}
-
 /* gnuplot prints the failing line, a caret, then "file" line N: message;
  * keep the last non-empty line, the message. */
 static void last_line(char *text)
@@ -356,13 +338,26 @@ static void last_line(char *text)
         memmove(text, start + 1, strlen(start + 1) + 1);
 }
 
-static int cloexec_pipe(int fds[2])
+/* Starts program on script file base in folder dir, its stderr into
+ * err_fd, its stdout to /dev/null. 0, or the errno of what failed (an exec
+ * failure included: glibc's posix_spawnp reports it). */
+static int spawn_gnuplot(const char *program, const char *dir, const char *base, int err_fd,
+                         pid_t *pid)
 {
-    if (pipe(fds) != 0)
-        return -1;
-    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    return 0;
+    posix_spawn_file_actions_t actions;
+    int rc = posix_spawn_file_actions_init(&actions);
+    if (rc)
+        return rc;
+    rc = posix_spawn_file_actions_adddup2(&actions, err_fd, STDERR_FILENO);
+    if (rc == 0)
+        rc = posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    if (rc == 0)
+        rc = posix_spawn_file_actions_addchdir_np(&actions, dir);
+    char *const argv[] = {(char *)program, (char *)base, NULL};
+    if (rc == 0)
+        rc = posix_spawnp(pid, program, &actions, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    return rc;
 }
 
 /* Runs gnuplot on script; messages name the script shown instead (the
@@ -372,52 +367,42 @@ static int gnuplot_run_as(const char *script, const char *shown, const char *pro
 {
     if (!program)
         program = "gnuplot";
-    char dir[PATH_MAX];
-    const char *base, *run_base;
-    split_script_path(script, dir, sizeof dir, &run_base);
-    split_script_path(shown, dir, sizeof dir, &base);
-    int err_pipe[2], exec_pipe[2];
-    if (pipe(err_pipe) != 0)
+    char dir[PATH_MAX], run_dir[PATH_MAX], base[PATH_MAX], run_base[PATH_MAX];
+    split_script_path(script, run_dir, sizeof run_dir, run_base, sizeof run_base);
+    split_script_path(shown, dir, sizeof dir, base, sizeof base);
+    int err_pipe[2];
+    if (pipe2(err_pipe, O_CLOEXEC) != 0)
         return td_fail(err, "cannot run %s: %s", program, strerror(errno));
-    if (cloexec_pipe(exec_pipe) != 0) {
-        close(err_pipe[0]);
-        close(err_pipe[1]);
-        return td_fail(err, "cannot run %s: %s", program, strerror(errno));
-    }
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(err_pipe[0]);
-        close(exec_pipe[0]);
-        gnuplot_child(dir, run_base, program, err_pipe[1], exec_pipe[1]);
-    }
+    pid_t pid = 0;
+    int spawn_errno = spawn_gnuplot(program, run_dir, run_base, err_pipe[1], &pid);
     close(err_pipe[1]);
-    close(exec_pipe[1]);
-    if (pid < 0) {
+    if (spawn_errno) {
         close(err_pipe[0]);
-        close(exec_pipe[0]);
-        return td_fail(err, "cannot run %s: %s", program, strerror(errno));
+        if (spawn_errno == ENOENT)
+            return td_fail(err, "%s is not installed (Debian/Ubuntu: apt-get install gnuplot-nox); %s and its data are written, run `gnuplot %s` in %s once it is",
+                           program, shown, base, dir);
+        return td_fail(err, "cannot run %s in %s: %s", program, run_dir, strerror(spawn_errno));
     }
-    char messages[2048] = "";
+    /* the first 2 KB kept; the rest read and dropped, so gnuplot never
+     * blocks on a full pipe */
+    char messages[2048] = "", dropped[512];
     size_t got = 0;
     ssize_t n;
-    while ((n = read(err_pipe[0], messages + got, sizeof messages - 1 - got)) > 0 ||
-           (n < 0 && errno == EINTR))
-        got += n > 0 ? (size_t)n : 0;
+    for (;;) {
+        int full = got == sizeof messages - 1;
+        n = full ? read(err_pipe[0], dropped, sizeof dropped)
+                 : read(err_pipe[0], messages + got, sizeof messages - 1 - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += full ? 0 : (size_t)n;
+    }
     messages[got] = '\0';
-    int exec_errno = 0;
-    ssize_t exec_read = read(exec_pipe[0], &exec_errno, sizeof exec_errno);
     close(err_pipe[0]);
-    close(exec_pipe[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    if (exec_read == (ssize_t)sizeof exec_errno) {
-        if (exec_errno == ENOENT)
-            return td_fail(err, "%s is not installed (Debian/Ubuntu: apt-get install gnuplot-nox); %s and its data are written, run `gnuplot %s` in %s once it is",
-                           program, shown, base, dir);
-        return td_fail(err, "cannot run %s in %s: %s", program, dir, strerror(exec_errno));
-    }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         last_line(messages);
         return td_fail(err, "gnuplot failed on %s (%s %d)%s%s", shown,
@@ -465,9 +450,8 @@ static int draw_image(const td_plot_options *o, const plot_files *p, write_fn sc
     char image_tmp[PATH_MAX], script_tmp[PATH_MAX];
     td_output_temp_name(o->output, image_tmp, sizeof image_tmp);
     td_output_temp_name(p->script_path, script_tmp, sizeof script_tmp);
-    const char *slash = strrchr(image_tmp, '/');
-    const char *image_base = slash ? slash + 1 : image_tmp;
-    memcpy(tmp.image, image_base, strlen(image_base) + 1);
+    char image_dir[PATH_MAX];
+    split_script_path(image_tmp, image_dir, sizeof image_dir, tmp.image, sizeof tmp.image);
     memcpy(tmp.script_path, script_tmp, sizeof script_tmp);
     if (write_file(tmp.script_path, script, &tmp, ctx, err))
         return -1;

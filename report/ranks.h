@@ -27,10 +27,12 @@ int td_imbalance_text(FILE *out, const td_result *res, const td_arch_set *archs,
                       const char *arch_override, const char *default_source,
                       size_t max_kernels, td_error *err);
 
-/* Chrome trace-event JSON of the result's kernel launches (those with a
- * start time): one complete event per launch, pid = device section, tid =
- * stream, args = its kernel's level-1 shares and bottleneck (from s),
- * coloured by that bottleneck; written whole or not at all. */
+/* Chrome trace-event JSON of the result's kernel launches and copies (those
+ * with a start time): one complete event per launch, pid = device section,
+ * tid = stream, args = its kernel's level-1 shares and bottleneck (from s),
+ * coloured by that bottleneck; one per copy on its stream's track, args =
+ * kind, direction, bytes, bandwidth in GB/s, devices of a peer copy;
+ * written whole or not at all. */
 int td_trace_write(const char *path, const td_result *res, const td_summary *s,
                    td_error *err);
 

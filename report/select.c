@@ -1,8 +1,10 @@
 #include "report/select.h"
 
+#include "metrics/kmatch.h"
+#include "report/kname.h"
+
 #include <ctype.h>
 #include <errno.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,20 +65,31 @@ void td_kernel_candidates(const td_summary *s, const size_t *which, size_t n, ch
 }
 
 /* No kernel matched: the error lists the heaviest names with their ranks. */
-static int none_matched(const td_summary *s, const char *selector, td_error *err)
+static int none_matched(const td_summary *s, const char *selector, td_name_base base,
+                        td_error *err)
 {
     size_t which[6], n = 0;
     for (; n < s->n_kernels && n < 6; n++)
         which[n] = n;
     char listed[700] = "";
     td_kernel_candidates(s, which, n, listed, sizeof listed);
-    return td_fail(err, "-k '%s' matches none of the %zu kernel names; the heaviest are %s%s",
-                   selector, s->n_kernels, listed,
+    return td_fail(err, "-k '%s' matches none of the %zu kernel names (%s names, "
+                   "--kernel-name-base); the heaviest are %s%s", selector, s->n_kernels,
+                   td_name_base_word(base), listed,
                    s->n_kernels > n ? ", ... (topdown report FILE --kernels 0 lists all)" : "");
 }
 
-int td_kernel_select(const td_summary *s, const char *selector, unsigned char *keep,
-                     size_t *n_kept, td_error *err)
+int td_kernel_matches(const td_summary *s, const td_result *res, size_t k,
+                      const td_kmatch *m)
+{
+    const char *name = s->kernels[k].name;
+    const char *mangled = td_kmatch_base(m) == TD_NAME_MANGLED ? td_kernel_mangled(res, name)
+                                                                : NULL;
+    return td_kmatch_test(m, name, mangled);
+}
+
+int td_kernel_select(const td_summary *s, const td_result *res, const char *selector,
+                     td_name_base base, unsigned char *keep, size_t *n_kept, td_error *err)
 {
     memset(keep, 0, s->n_kernels);
     *n_kept = 0;
@@ -89,17 +102,13 @@ int td_kernel_select(const td_summary *s, const char *selector, unsigned char *k
         *n_kept = 1;
         return 0;
     }
-    regex_t re;
-    int rc = regcomp(&re, selector, REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-        char why[256];
-        regerror(rc, &re, why, sizeof why);
-        return td_fail(err, "bad kernel-name regex '%s': %s", selector, why);
-    }
+    td_kmatch *m = NULL;
+    if (td_kmatch_compile(selector, base, &m, err))
+        return -1;
     for (size_t k = 0; k < s->n_kernels; k++) {
-        keep[k] = regexec(&re, s->kernels[k].name, 0, NULL, 0) == 0;
+        keep[k] = (unsigned char)td_kernel_matches(s, res, k, m);
         *n_kept += keep[k];
     }
-    regfree(&re);
-    return *n_kept ? 0 : none_matched(s, selector, err);
+    td_kmatch_free(m);
+    return *n_kept ? 0 : none_matched(s, selector, base, err);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "columns.h"
+#include "report/copies.h"
 #include "report/kname.h"
 #include "report/select.h"
 #include "spread.h"
@@ -178,8 +179,8 @@ static void print_collection(FILE *out, const td_result *res, const td_summary *
                 s->incomplete == 1 ? " was" : "s were");
 }
 
-static void print_header(FILE *out, const td_result *res, const td_summary *s,
-                         const td_report_options *o)
+void td_report_header(FILE *out, const td_result *res, const td_summary *s,
+                      const td_report_options *o)
 {
     fprintf(out, "topdown %s", TOPDOWN_VERSION);
     if (o->source)
@@ -215,10 +216,23 @@ static void print_header(FILE *out, const td_result *res, const td_summary *s,
     fprintf(out, "Kernels:  %zu kernel%s, %zu launch%s (%zu profiled), GPU time %.3f ms\n",
             s->n_kernels, s->n_kernels == 1 ? "" : "s", s->launches,
             s->launches == 1 ? "" : "es", s->profiled, s->total_ns / 1e6);
+    td_copy_totals copies;
+    memset(&copies, 0, sizeof copies);
+    for (size_t d = 0; d < res->n_devices; d++)
+        td_copy_totals_add(&copies, &res->devices[d]);
+    if (copies.n) {
+        fputs("Copies:   ", out);
+        td_copy_totals_print(out, &copies);
+        fputc('\n', out);
+    }
     if (s->profiled == 0 && s->launches > 0)
         fprintf(out, "NOTE: no launch was profiled, so only times are shown%s%s\n",
                 res->note ? ": " : "", res->note ? res->note : "");
     print_collection(out, res, s);
+    char conditions[256];
+    td_conditions_describe(&res->conditions, conditions, sizeof conditions);
+    if (conditions[0])
+        fprintf(out, "Conditions: %s\n", conditions);
     if (s->mixed_arch && o->level >= 4)
         fprintf(out, "NOTE: devices use different arch tables; the application tree stops at level 3\n");
 }
@@ -265,6 +279,36 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
     print_tree(out, m, &ks->mean, &ks->spread, &ks->verdict, o, d);
 }
 
+/* A tree per device section of a result of several (GPUs of one process,
+ * or the ranks of a merged result); the whole is the application tree. */
+static void print_devices(FILE *out, const td_result *res, const td_report_options *o,
+                          described_set *d)
+{
+    for (size_t i = 0; i < o->n_device_sums && i < res->n_devices; i++) {
+        const td_device *dev = &res->devices[i];
+        const td_summary *s = &o->device_sums[i];
+        fprintf(out, "\nDevice %zu/%zu: %s%sGPU %d (%s), context %u: %zu launch%s, GPU time "
+                "%.3f ms", i + 1, res->n_devices, dev->source ? dev->source : "",
+                dev->source ? ", " : "", dev->index, dev->name ? dev->name : "unknown",
+                dev->context, s->launches, s->launches == 1 ? "" : "es", s->total_ns / 1e6);
+        if (dev->n_copies) {
+            td_copy_totals copies;
+            memset(&copies, 0, sizeof copies);
+            td_copy_totals_add(&copies, dev);
+            fputs(", ", out);
+            td_copy_totals_print(out, &copies);
+        }
+        fputs("\n  ", out);
+        if (!s->app_has_data) {
+            fprintf(out, "no profiled launch with active cycles\n");
+            continue;
+        }
+        const td_model *m = td_summary_model(s);
+        print_rates(out, &s->app, m->arch->ipc_max);
+        print_tree(out, m, &s->app, &s->app_spread, &s->app_verdict, o, d);
+    }
+}
+
 /* The kernels, heaviest first, --kernels N of those -k keeps, each under its
  * label (--kernel-name-base) and with its rank among all. */
 static int print_kernels(FILE *out, const td_result *res, const td_summary *s,
@@ -309,8 +353,8 @@ static int print_kernels(FILE *out, const td_result *res, const td_summary *s,
 
 /* keep[k]: kernel k is shown (all, or those -k names); checked before any
  * output. */
-static unsigned char *kernels_kept(const td_summary *s, const td_report_options *o,
-                                   size_t *selected, td_error *err)
+static unsigned char *kernels_kept(const td_result *res, const td_summary *s,
+                                   const td_report_options *o, size_t *selected, td_error *err)
 {
     unsigned char *keep = malloc(s->n_kernels ? s->n_kernels : 1);
     if (!keep) {
@@ -319,7 +363,8 @@ static unsigned char *kernels_kept(const td_summary *s, const td_report_options 
     }
     memset(keep, 1, s->n_kernels);
     *selected = s->n_kernels;
-    if (o->kernels_shown && td_kernel_select(s, o->kernels_shown, keep, selected, err)) {
+    if (o->kernels_shown && td_kernel_select(s, res, o->kernels_shown,
+                                             (td_name_base)o->name_base, keep, selected, err)) {
         free(keep);
         return NULL;
     }
@@ -334,10 +379,11 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
     if (td_summary_printable(s, err))
         return -1;
     size_t selected = 0;
-    unsigned char *keep = kernels_kept(s, o, &selected, err);
+    unsigned char *keep = kernels_kept(res, s, o, &selected, err);
     if (!keep)
         return -1;
-    print_header(out, res, s, o);
+    if (!o->no_header)
+        td_report_header(out, res, s, o);
     described_set described = {{0}, 0};
     const td_model *m = td_summary_model(s);
     if (o->level > m->depth && m->depth < td_source_max_depth())
@@ -352,6 +398,7 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
         print_rates(out, &s->app, m->arch->ipc_max);
         print_tree(out, m, &s->app, &s->app_spread, &s->app_verdict, o, &described);
     }
+    print_devices(out, res, o, &described);
     int rc = o->app_only ? 0 : print_kernels(out, res, s, o, keep, selected, &described, err);
     free(keep);
     if (rc)

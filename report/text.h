@@ -20,11 +20,21 @@ typedef struct td_report_options {
     const char *source;   /* file name for the header, may be NULL */
     const char *kernels_shown; /* report -k: "#N" or an ERE on the name; NULL: all */
     double spread_threshold; /* points; a node's spread shows above it (0: always) */
+    int by_region;        /* one tree per NVTX region (report/region.h) */
+    int no_header;        /* leave out the header (each region after the first) */
+    const td_summary *device_sums; /* one per device section when there are
+                                      several (report/copies.h): a tree each */
+    size_t n_device_sums;
 } td_report_options;
 
 void td_report_options_init(td_report_options *o);
 
-/* Header, application tree, then one tree per kernel. */
+/* The header alone: version, file, command, devices. */
+void td_report_header(FILE *out, const td_result *res, const td_summary *s,
+                      const td_report_options *o);
+
+/* Header, application tree, a tree per device section when there are
+ * several (o->device_sums), then one tree per kernel. */
 int td_report_text(FILE *out, const td_result *res, const td_summary *s,
                    const td_report_options *o, td_error *err);
 

@@ -4,15 +4,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "levels/combine.h"
+#include "levels/spread.h"
 #include "report/columns.h"
 #include "report/select.h"
 
 #define LISTED_CANDIDATES 6
 
-int td_kernel_lookup(const td_summary *s, const char *pattern, const char **name,
-                     td_error *err)
+/* The kernels m matches: how many, the first LISTED_CANDIDATES of them in
+ * which, the last in *name. */
+static size_t matching_kernels(const td_summary *s, const td_result *res, const td_kmatch *m,
+                               size_t *which, const char **name)
 {
-    size_t which[LISTED_CANDIDATES], matches = 0, index = 0;
+    size_t matches = 0;
+    for (size_t k = 0; k < s->n_kernels; k++) {
+        if (!td_kernel_matches(s, res, k, m))
+            continue;
+        if (matches < LISTED_CANDIDATES)
+            which[matches] = k;
+        matches++;
+        *name = s->kernels[k].name;
+    }
+    return matches;
+}
+
+int td_kernel_lookup(const td_summary *s, const td_result *res, const char *pattern,
+                     td_name_base base, const char **name, td_error *err)
+{
+    size_t which[LISTED_CANDIDATES], index = 0;
     int ranked = td_kernel_rank(s, pattern, &index, err);
     if (ranked < 0)
         return -1;
@@ -25,14 +44,11 @@ int td_kernel_lookup(const td_summary *s, const char *pattern, const char **name
             *name = s->kernels[k].name;
             return 0;
         }
-    for (size_t k = 0; k < s->n_kernels; k++) {
-        if (!strstr(s->kernels[k].name, pattern))
-            continue;
-        if (matches < LISTED_CANDIDATES)
-            which[matches] = k;
-        matches++;
-        *name = s->kernels[k].name;
-    }
+    td_kmatch *m = NULL;
+    if (td_kmatch_compile(pattern, base, &m, err))
+        return -1;
+    size_t matches = matching_kernels(s, res, m, which, name);
+    td_kmatch_free(m);
     if (matches == 1)
         return 0;
     *name = NULL;
@@ -40,14 +56,15 @@ int td_kernel_lookup(const td_summary *s, const char *pattern, const char **name
     if (matches > 1) {
         td_kernel_candidates(s, which, LISTED_CANDIDATES < matches ? LISTED_CANDIDATES : matches,
                              listed, sizeof listed);
-        return td_fail(err, "kernel \"%s\" is ambiguous: %zu kernels contain it (%s%s); give "
+        return td_fail(err, "kernel \"%s\" is ambiguous: %zu kernels match it (%s%s); give "
                        "more of the name, or its rank: --timeline '#%zu'", pattern, matches,
                        listed, matches > LISTED_CANDIDATES ? ", ..." : "", which[0] + 1);
     }
     for (size_t k = 0; k < s->n_kernels && k < LISTED_CANDIDATES; k++)
         which[matches++] = k;
     td_kernel_candidates(s, which, matches, listed, sizeof listed);
-    return td_fail(err, "no kernel name contains \"%s\"; the heaviest are %s%s", pattern, listed,
+    return td_fail(err, "no kernel name matches \"%s\" (%s names, --kernel-name-base); the "
+                   "heaviest are %s%s", pattern, td_name_base_word(base), listed,
                    s->n_kernels > LISTED_CANDIDATES ? ", ... (topdown report FILE --kernels 0 lists all)" : "");
 }
 
@@ -64,6 +81,90 @@ static int add_point(td_timeline *t, size_t *cap, const td_timeline_point *p, td
     return 0;
 }
 
+/* The counter-group launches of the point being gathered. */
+typedef struct gather {
+    td_combine acc;
+    td_boot_set boot;
+    unsigned long long groups; /* bit g: group g measured */
+    size_t dev, launches;
+    td_timeline_point first;
+    double duration_sum;
+} gather;
+
+static void gather_reset(gather *g)
+{
+    td_boot_set_free(&g->boot);
+    memset(g, 0, sizeof *g);
+}
+
+static int all_groups(const gather *g, const td_device *dev)
+{
+    size_t n = dev->n_groups < 64 ? dev->n_groups : 64;
+    return n > 0 && g->groups == (n == 64 ? ~0ull : (1ull << n) - 1);
+}
+
+/* Adds a group launch; a complete point is modelled into *point (1). */
+static int gather_add(gather *g, const td_result *res, const td_summary *s,
+                      const td_timeline_point *p, const td_launch *l, td_timeline_point *point,
+                      td_error *err)
+{
+    if (g->launches && g->dev != p->dev)
+        gather_reset(g); /* a point stays on one device section */
+    const td_device *dev = &res->devices[p->dev];
+    if (g->launches == 0) {
+        g->first = *p;
+        g->dev = p->dev;
+    }
+    td_combine_add(&g->acc, &s->models[p->dev], &s->bindings[p->dev], dev, l);
+    if (td_boot_set_add(&g->boot, l, p->dev, err))
+        return -1;
+    if (l->group >= 0 && l->group < 64)
+        g->groups |= 1ull << l->group;
+    g->launches++;
+    g->duration_sum += l->duration_ns;
+    if (!all_groups(g, dev))
+        return 0;
+    size_t d = g->dev, missing = 0;
+    *point = g->first;
+    point->samples = g->launches;
+    point->duration_ns = g->duration_sum / (double)g->launches;
+    int rc = td_combine_model(&g->acc, &s->models[d], &s->bindings[d], dev, &point->b,
+                              &missing, err);
+    if (rc == 0)
+        rc = td_spread_bootstrap(&g->boot, s->models, s->bindings, res->devices, d,
+                                 &point->spread, err);
+    gather_reset(g);
+    return rc ? -1 : 1;
+}
+
+/* One launch of the kernel: a point of its own (full set), part of a
+ * combined point (one counter group), or nothing (not profiled). */
+static int add_launch_point(td_timeline *out, size_t *cap, gather *gat, const td_result *res,
+                            const td_summary *s, const td_launch_ref *ref, td_error *err)
+{
+    const td_launch *l = &res->devices[ref->dev].launches[ref->index];
+    td_timeline_point p = {.invocation = ref->invocation, .launch_id = l->id, .dev = ref->dev,
+                           .start_ns = l->start_ns, .duration_ns = l->duration_ns,
+                           .samples = 1};
+    char what[200];
+    snprintf(what, sizeof what, "launch %llu of kernel %.150s", (unsigned long long)l->id,
+             l->kernel);
+    if (!isfinite(l->duration_ns))
+        return td_fail(err, "%s: its duration is %g ns, not a number that can be printed; "
+                       "check the file", what, l->duration_ns);
+    if (l->group != TD_GROUP_ALL) {
+        int done = gather_add(gat, res, s, &p, l, &p, err);
+        if (done <= 0)
+            return done;
+        out->combined++;
+    } else if (td_summary_launch(s, res, ref->dev, ref->index, &p.b, err)) {
+        return -1;
+    }
+    if (td_breakdown_printable(&s->models[ref->dev], &p.b, what, err))
+        return -1;
+    return p.b.has_slots ? add_point(out, cap, &p, err) : 0;
+}
+
 int td_timeline_build(const td_result *res, const td_summary *s, const char *kernel,
                       td_timeline *out, td_error *err)
 {
@@ -73,29 +174,19 @@ int td_timeline_build(const td_result *res, const td_summary *s, const char *ker
     size_t n = 0, cap = 0;
     if (td_launches_in_order(res, &refs, &n, err))
         return -1;
+    gather gat;
+    memset(&gat, 0, sizeof gat);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         const td_launch *l = &res->devices[refs[i].dev].launches[refs[i].index];
         if (strcmp(l->kernel, kernel) != 0)
             continue;
         out->invocations++;
-        if (!l->profiled)
-            continue;
-        td_timeline_point p = {.invocation = refs[i].invocation, .launch_id = l->id,
-                               .dev = refs[i].dev, .start_ns = l->start_ns,
-                               .duration_ns = l->duration_ns};
-        char what[200];
-        snprintf(what, sizeof what, "launch %llu of kernel %.150s", (unsigned long long)l->id,
-                 l->kernel);
-        rc = td_summary_launch(s, res, refs[i].dev, refs[i].index, &p.b, err);
-        if (rc == 0)
-            rc = td_breakdown_printable(&s->models[refs[i].dev], &p.b, what, err);
-        if (rc == 0 && !isfinite(l->duration_ns))
-            rc = td_fail(err, "%s: its duration is %g ns, not a number that can be printed; "
-                         "check the file", what, l->duration_ns);
-        if (rc == 0 && p.b.has_slots)
-            rc = add_point(out, &cap, &p, err);
+        if (l->profiled)
+            rc = add_launch_point(out, &cap, &gat, res, s, &refs[i], err);
     }
+    out->leftover = gat.launches;
+    gather_reset(&gat);
     free(refs);
     if (rc == 0 && out->invocations == 0)
         rc = td_fail(err, "the result has no launch of kernel \"%s\"", kernel);
@@ -239,18 +330,36 @@ static size_t drop_unused(td_columns *cols, const td_timeline *t, const td_summa
     return dropped;
 }
 
+/* A combined point's largest spread over the shown nodes, in points. */
+static double widest_spread(const td_timeline_point *p, const td_summary *s,
+                            const td_columns *cols)
+{
+    double widest = 0;
+    for (size_t c = 0; c < cols->count; c++) {
+        double v = td_column_value(&cols->items[c], &s->models[p->dev], &p->spread);
+        if (!isnan(v) && 100.0 * v > widest)
+            widest = 100.0 * v;
+    }
+    return widest;
+}
+
 static void print_table(FILE *out, const td_timeline *t, const td_summary *s,
                         const td_columns *cols)
 {
     int unattributed = any_unattributed(t);
+    int combined = t->combined > 0;
     fprintf(out, "  %6s %9s %12s", "inv", "launch", "time_us");
+    if (combined)
+        fprintf(out, " %7s", "samples");
     for (size_t c = 0; c < cols->count; c++)
         fprintf(out, " %7s", column_label(&cols->items[c]));
-    fprintf(out, "%s\n", unattributed ? " Unattributed" : "");
+    fprintf(out, "%s%s\n", unattributed ? " Unattributed" : "", combined ? "  spread" : "");
     for (size_t i = 0; i < t->n_points; i++) {
         const td_timeline_point *p = &t->points[i];
         fprintf(out, "  %6zu %9llu %12.3f", p->invocation, (unsigned long long)p->launch_id,
                 p->duration_ns / 1e3);
+        if (combined)
+            fprintf(out, " %7zu", p->samples);
         for (size_t c = 0; c < cols->count; c++) {
             const td_column *col = &cols->items[c];
             double v = td_column_value(col, &s->models[p->dev], &p->b);
@@ -263,6 +372,8 @@ static void print_table(FILE *out, const td_timeline *t, const td_summary *s,
         }
         if (unattributed)
             fprintf(out, " %12.1f", 100.0 * p->b.unattributed);
+        if (combined)
+            fprintf(out, "  +-%.1f", widest_spread(p, s, cols));
         fputc('\n', out);
     }
 }
@@ -297,8 +408,16 @@ int td_timeline_text(FILE *out, const td_timeline *t, const td_summary *s, int l
                      double threshold, td_error *err)
 {
     fprintf(out, "Timeline of kernel %s\n", t->kernel);
-    fprintf(out, "  %zu invocation%s, %zu profiled with active cycles; level %d, %% of issue slots\n",
-            t->invocations, t->invocations == 1 ? "" : "s", t->n_points, level);
+    fprintf(out, "  %zu invocation%s, %zu %s with active cycles; level %d, %% of issue slots\n",
+            t->invocations, t->invocations == 1 ? "" : "s", t->n_points,
+            t->combined ? (t->n_points == 1 ? "point" : "points") : "profiled", level);
+    if (t->combined)
+        fprintf(out, "  %zu point%s consecutive sampled invocations, one per counter "
+                "group (samples); spread: the widest node's bootstrap spread, in points\n",
+                t->combined, t->combined == 1 ? " combines" : "s combine");
+    if (t->leftover)
+        fprintf(out, "  (%zu sampled invocation%s after the last complete point not shown)\n",
+                t->leftover, t->leftover == 1 ? "" : "s");
     if (t->n_points == 0) {
         fprintf(out, "  no profiled invocation: nothing to show (profile more launches, e.g. --per-kernel N)\n");
         return 0;

@@ -7,29 +7,42 @@
 #include <stdio.h>
 
 #include "levels/aggregate.h"
+#include "metrics/kernel_base.h"
+#include "metrics/result.h"
 
 /* Default --phase-threshold: points of issue-slot share. */
 #define TD_PHASE_THRESHOLD_DEFAULT 5.0
 
-/* The kernel named by pattern: its exact demangled name, else the one name
- * containing it. Ambiguous or unknown patterns are errors listing names. */
-int td_kernel_lookup(const td_summary *s, const char *pattern, const char **name,
-                     td_error *err);
+/* The kernel named by pattern: "#N" (its rank), its exact demangled name,
+ * else the one kernel the pattern matches as -k does (report/select.h:
+ * names under base, res for the mangled ones, may be NULL). Ambiguous or
+ * unknown patterns are errors listing names. */
+int td_kernel_lookup(const td_summary *s, const td_result *res, const char *pattern,
+                     td_name_base base, const char **name, td_error *err);
 
+/* A point is one profiled launch that measured the full set, or (replay-
+ * free collection, --sample-every) the consecutive profiled launches of
+ * the kernel that together measured every counter group once, combined
+ * (levels/combine.h) with their bootstrap spread (levels/spread.h). */
 typedef struct td_timeline_point {
-    size_t invocation;  /* among all launches of the kernel, from 0 */
+    size_t invocation;  /* among all launches of the kernel, from 0 (the first
+                           of a combined point) */
     uint64_t launch_id;
     size_t dev;         /* device section: its model is s->models[dev] */
     uint64_t start_ns;
-    double duration_ns;
+    double duration_ns; /* a combined point: the mean of its launches */
     td_breakdown b;
+    size_t samples;     /* launches it combines (1: one full-set launch) */
+    td_breakdown spread; /* a combined point's spread per node; 0 for one launch */
 } td_timeline_point;
 
 typedef struct td_timeline {
     const char *kernel;        /* borrowed from the result */
     size_t invocations;        /* all launches of the kernel */
-    td_timeline_point *points; /* profiled launches with active cycles, in order */
+    td_timeline_point *points; /* in launch order */
     size_t n_points;
+    size_t combined;           /* points that combine counter groups */
+    size_t leftover;           /* group launches after the last complete point */
 } td_timeline;
 
 int td_timeline_build(const td_result *res, const td_summary *s, const char *kernel,

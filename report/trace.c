@@ -9,12 +9,14 @@
 #include <string.h>
 
 #include "report/columns.h"
+#include "report/copies.h"
 #include "report/kname.h"
 #include "report/output.h"
 
 typedef struct timed {
     size_t dev, index;
     uint64_t start;
+    int copy; /* index is into the section's copies, else its launches */
 } timed;
 
 static int by_start(const void *pa, const void *pb)
@@ -24,15 +26,17 @@ static int by_start(const void *pa, const void *pb)
         return a->start < b->start ? -1 : 1;
     if (a->dev != b->dev)
         return a->dev < b->dev ? -1 : 1;
+    if (a->copy != b->copy)
+        return a->copy < b->copy ? -1 : 1;
     return a->index < b->index ? -1 : a->index > b->index;
 }
 
-/* The launches with a start time, in start order. */
-static int launches_by_start(const td_result *res, timed **out, size_t *n, td_error *err)
+/* The launches and copies with a start time, in start order. */
+static int events_by_start(const td_result *res, timed **out, size_t *n, td_error *err)
 {
     size_t total = 0;
     for (size_t d = 0; d < res->n_devices; d++)
-        total += res->devices[d].n_launches;
+        total += res->devices[d].n_launches + res->devices[d].n_copies;
     *out = malloc((total ? total : 1) * sizeof **out);
     *n = 0;
     if (!*out)
@@ -40,7 +44,11 @@ static int launches_by_start(const td_result *res, timed **out, size_t *n, td_er
     for (size_t d = 0; d < res->n_devices; d++)
         for (size_t i = 0; i < res->devices[d].n_launches; i++)
             if (res->devices[d].launches[i].start_ns)
-                (*out)[(*n)++] = (timed){d, i, res->devices[d].launches[i].start_ns};
+                (*out)[(*n)++] = (timed){d, i, res->devices[d].launches[i].start_ns, 0};
+    for (size_t d = 0; d < res->n_devices; d++)
+        for (size_t i = 0; i < res->devices[d].n_copies; i++)
+            if (res->devices[d].copies[i].start_ns)
+                (*out)[(*n)++] = (timed){d, i, res->devices[d].copies[i].start_ns, 1};
     qsort(*out, *n, sizeof **out, by_start);
     return 0;
 }
@@ -108,6 +116,44 @@ static cJSON *kernel_event(const td_result *res, const td_summary *s, const time
     return e;
 }
 
+/* "memcpy HtoD", "memset", "peer copy 0->1". */
+static void copy_name(const td_copy *c, char *out, size_t size)
+{
+    if (c->kind == TD_COPY_PEER)
+        snprintf(out, size, "peer copy %d->%d", (int)c->src_device, (int)c->dst_device);
+    else if (c->kind == TD_COPY_MEMSET)
+        snprintf(out, size, "memset");
+    else
+        snprintf(out, size, "memcpy %s", td_copy_direction_name(c->direction));
+}
+
+static cJSON *copy_event(const td_result *res, const timed *t, uint64_t t0)
+{
+    const td_copy *c = &res->devices[t->dev].copies[t->index];
+    char name[64];
+    copy_name(c, name, sizeof name);
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "name", name);
+    cJSON_AddStringToObject(e, "cat", td_copy_kind_name(c->kind));
+    cJSON_AddStringToObject(e, "ph", "X");
+    cJSON_AddNumberToObject(e, "ts", (double)(c->start_ns - t0) / 1e3);
+    cJSON_AddNumberToObject(e, "dur", c->duration_ns / 1e3);
+    cJSON_AddNumberToObject(e, "pid", (double)t->dev);
+    cJSON_AddNumberToObject(e, "tid", (double)c->stream);
+    cJSON_AddStringToObject(e, "cname", c->kind == TD_COPY_MEMSET ? "generic_work" : "olive");
+    cJSON *args = cJSON_AddObjectToObject(e, "args");
+    cJSON_AddStringToObject(args, "kind", td_copy_kind_name(c->kind));
+    cJSON_AddStringToObject(args, "direction", td_copy_direction_name(c->direction));
+    cJSON_AddNumberToObject(args, "bytes", (double)c->bytes);
+    cJSON_AddNumberToObject(args, "duration_ns", c->duration_ns);
+    cJSON_AddNumberToObject(args, "bandwidth_GBps", td_copy_gbps(c));
+    if (c->src_device >= 0)
+        cJSON_AddNumberToObject(args, "src_device", c->src_device);
+    if (c->dst_device >= 0)
+        cJSON_AddNumberToObject(args, "dst_device", c->dst_device);
+    return e;
+}
+
 static cJSON *name_event(const char *what, size_t pid, uint64_t tid, const char *name)
 {
     cJSON *e = cJSON_CreateObject();
@@ -141,6 +187,17 @@ static int stream_seen(const uint64_t *streams, size_t n, uint64_t s)
     return 0;
 }
 
+/* Names a stream's track the first time it is seen; -1 when out of memory. */
+static int name_stream(FILE *f, size_t d, uint64_t s, uint64_t *streams, size_t *n, int *first)
+{
+    if (stream_seen(streams, *n, s))
+        return 0;
+    streams[(*n)++] = s;
+    char name[64];
+    snprintf(name, sizeof name, "stream %llu", (unsigned long long)s);
+    return put(f, name_event("thread_name", d, s, name), first);
+}
+
 /* A process name per device section, a thread name per stream it used. */
 static int name_tracks(FILE *f, const td_result *res, int *first)
 {
@@ -152,22 +209,19 @@ static int name_tracks(FILE *f, const td_result *res, int *first)
                  (unsigned)dev->context);
         if (put(f, name_event("process_name", d, 0, name), first))
             return -1;
-        uint64_t *streams = malloc((dev->n_launches ? dev->n_launches : 1) * sizeof *streams);
+        size_t events = dev->n_launches + dev->n_copies;
+        uint64_t *streams = malloc((events ? events : 1) * sizeof *streams);
         size_t n = 0;
-        if (!streams)
-            return -1;
-        for (size_t i = 0; i < dev->n_launches; i++) {
-            uint64_t s = dev->launches[i].stream;
-            if (!dev->launches[i].start_ns || stream_seen(streams, n, s))
-                continue;
-            streams[n++] = s;
-            snprintf(name, sizeof name, "stream %llu", (unsigned long long)s);
-            if (put(f, name_event("thread_name", d, s, name), first)) {
-                free(streams);
-                return -1;
-            }
-        }
+        int rc = streams ? 0 : -1;
+        for (size_t i = 0; rc == 0 && i < dev->n_launches; i++)
+            if (dev->launches[i].start_ns)
+                rc = name_stream(f, d, dev->launches[i].stream, streams, &n, first);
+        for (size_t i = 0; rc == 0 && i < dev->n_copies; i++)
+            if (dev->copies[i].start_ns)
+                rc = name_stream(f, d, dev->copies[i].stream, streams, &n, first);
         free(streams);
+        if (rc)
+            return -1;
     }
     return 0;
 }
@@ -180,7 +234,9 @@ static int write_events(FILE *f, const td_result *res, const td_summary *s, cons
     if (name_tracks(f, res, &first))
         return -1;
     for (size_t i = 0; i < n; i++)
-        if (put(f, kernel_event(res, s, &t[i], t[0].start), &first))
+        if (put(f, t[i].copy ? copy_event(res, &t[i], t[0].start)
+                             : kernel_event(res, s, &t[i], t[0].start),
+                &first))
             return -1;
     fputs("\n]}\n", f);
     return 0;
@@ -191,11 +247,11 @@ int td_trace_write(const char *path, const td_result *res, const td_summary *s,
 {
     timed *t = NULL;
     size_t n = 0;
-    if (launches_by_start(res, &t, &n, err))
+    if (events_by_start(res, &t, &n, err))
         return -1;
     if (n == 0) {
         free(t);
-        return td_fail(err, "no launch of the result has a start time (a result of kernel "
+        return td_fail(err, "no launch or copy of the result has a start time (a result of kernel "
                        "replay, or from before start times were kept): nothing to put on a "
                        "timeline");
     }

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 # clang and its runtime libraries (libFuzzer, sanitizers) build the fuzz
 # targets of tests/fuzz/run.sh; everything else is built with gcc.
-packages=(cmake make gcc libc6-dev libcjson-dev liblzma-dev zlib1g-dev help2man gnuplot-nox clang libclang-rt-dev)
+packages=(cmake make gcc libc6-dev libcjson-dev liblzma-dev zlib1g-dev libpcre2-dev libcsv-dev help2man gnuplot-nox clang libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

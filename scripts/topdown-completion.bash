@@ -42,12 +42,14 @@ _topdown() {
         --kernel-name-base) COMPREPLY=($(compgen -W "function demangled mangled" -- "$cur")); return ;;
         --replay-mode) COMPREPLY=($(compgen -W "auto none kernel" -- "$cur")); return ;;
         --graph-profiling) COMPREPLY=($(compgen -W "node graph" -- "$cur")); return ;;
+        --cache-control) COMPREPLY=($(compgen -W "none all" -- "$cur")); return ;;
+        --clock-control) COMPREPLY=($(compgen -W "none base" -- "$cur")); return ;;
         --arch)
             COMPREPLY=($(compgen -W "$(_topdown_archs "$bin")" -- "$cur"))
             return ;;
         -o|--output|--csv|--csv-launches|--times)
             COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        -k|--kernel-name|--kernels|--top|--timeline|--launch-skip|--launch-count|--per-kernel|--overhead|--phase-threshold|--spread-threshold|--pm-interval)
+        -k|--kernel-name|--kernels|--top|--timeline|-s|--launch-skip|-c|--launch-count|--per-kernel|--overhead|--phase-threshold|--spread-threshold|--pm-interval)
             return ;;
     esac
     if [[ $cur == -* ]]; then

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics/nvtx_filter.h"
+#include "metrics/sample_policy.h"
 #include "report/kname.h"
 #include "report/plot.h"
 #include "report/timeline.h"
@@ -102,6 +104,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
             "Profiles APP (its kernel launches), saves APP.topdown.json and prints the tree.\n",
         "  topdown -l 3 -- ./app args\n"
         "  topdown -l 2 -o run.json -f -k 'gemm|conv' -- ./app\n"
+        "  topdown -k 'regex:^sgemm_\\d+' -s 2 -c 5 -- ./app   (ncu's forms)\n"
         "  topdown --overhead 10 -- python train.py\n",
         {[G_PLOT] = PLOT_ONLY}, NULL},
     [TD_CMD_REPORT] = {
@@ -109,6 +112,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
                   "Prints the tree of a result file (no GPU needed).\n",
         "  topdown report run.json -l 3\n"
         "  topdown report run.json -l 4 -v -k 'gemm'     kernels whose name matches\n"
+        "  topdown report run.json -k '^Kernel2$' --kernel-name-base function\n"
         "  topdown report run.json -l 3 -k '#4'          the 4th kernel (\"Kernel 4/N\")\n"
         "  topdown report run.json --timeline '#2'       one kernel over its invocations\n"
         "  topdown report run.json -l 2 --csv k.csv\n",
@@ -188,7 +192,7 @@ static const char environment_help[] =
     "  TOPDOWN_ARCHS       folder of the arch tables (default: archs/ of the build or install)\n"
     "  TOPDOWN_KEEP_SPOOL  keep the collection spool after the run (for bug reports)\n"
     "  TOPDOWN_DEBUG       the injection library's per-batch decoding on stderr\n"
-    "  (topdown sets the other TOPDOWN_* variables for the app: docs/DESIGN.md)\n";
+    "  (topdown sets the other TOPDOWN_* variables for the app: docs/COLLECTION.md)\n";
 
 /* ---- values ------------------------------------------------------------------ */
 
@@ -325,6 +329,20 @@ static int set_graph_profiling(cli *c, const cli_option *o, const char *arg, td_
     return parse_word(arg, "--graph-profiling", views, &c->profile.graph_profiling, err);
 }
 
+static int set_cache_control(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    static const char *const words[] = {"none", "all", NULL};
+    return parse_word(arg, "--cache-control", words, &c->profile.cache_control, err);
+}
+
+static int set_clock_control(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    static const char *const words[] = {"none", "base", NULL};
+    return parse_word(arg, "--clock-control", words, &c->profile.clock_control, err);
+}
+
 static int set_name_base(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
     (void)o;
@@ -332,6 +350,49 @@ static int set_name_base(cli *c, const cli_option *o, const char *arg, td_error 
     if (td_name_base_parse(arg, &base, err))
         return -1;
     c->report.name_base = (int)base;
+    c->profile.name_base = (int)base; /* what -k matches, too */
+    return 0;
+}
+
+/* --nvtx-include / --nvtx-exclude: checked here (ncu's syntax), handed to
+ * the injection library one per line. */
+static int add_nvtx_spec(const char *arg, int exclude, const char **list, size_t *n,
+                         td_error *err)
+{
+    const char *option = exclude ? "--nvtx-exclude" : "--nvtx-include";
+    if (*n == 32)
+        return td_fail(err, "%s: at most 32 of them", option);
+    if (strchr(arg, '\n'))
+        return td_fail(err, "%s '%s': a range name cannot hold a newline", option, arg);
+    td_nvtx_filter f;
+    memset(&f, 0, sizeof f);
+    int rc = td_nvtx_filter_add(&f, arg, exclude, err);
+    td_nvtx_filter_free(&f);
+    if (rc)
+        return -1;
+    list[(*n)++] = arg;
+    return 0;
+}
+
+static int set_nvtx_include(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    return add_nvtx_spec(arg, 0, c->profile.nvtx_include, &c->profile.n_nvtx_include, err);
+}
+
+static int set_nvtx_exclude(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    return add_nvtx_spec(arg, 1, c->profile.nvtx_exclude, &c->profile.n_nvtx_exclude, err);
+}
+
+static int set_sample_every(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    td_sample_every policy;
+    if (td_sample_every_parse(arg, &policy, err))
+        return -1;
+    c->profile.sample_every = arg;
     return 0;
 }
 
@@ -366,8 +427,9 @@ static const cli_option options[] = {
      "      --desc           every node's description (default: the bottleneck's, once)\n"},
     {"kernel-name-base", 0, 1, G_REPORT, EVERYWHERE, OWN(set_name_base), S_REPORT,
      "      --kernel-name-base function|demangled|mangled  kernel names in the text,\n"
-     "                       plots and diff (default function: base name, no templates\n"
-     "                       or parameters; CSVs keep full names)\n"},
+     "                       plots and diff, and the name -k and --timeline match\n"
+     "                       (default function: base name, no templates or\n"
+     "                       parameters; CSVs keep full names)\n"},
     {"kernels", 0, 1, G_REPORT, EVERYWHERE | ON(TD_CMD_IMBALANCE), COUNT(report.max_kernels, 0, LONG_MAX), S_REPORT,
      "      --kernels N      kernels listed, heaviest first (default 10, 0 = all)\n"},
     {"app-only", 0, 0, G_REPORT, EVERYWHERE, FLAG(report.app_only), S_REPORT,
@@ -392,6 +454,9 @@ static const cli_option options[] = {
      "                       laid over it) instead of the tree; record with --pm-interval\n"},
     {"phase-threshold", 0, 1, G_OUTPUT, EVERYWHERE, OWN(set_phase_threshold), S_REPORT,
      "      --phase-threshold PCT  level-1 jump that starts a phase (default 5 points)\n"},
+    {"by-region", 0, 0, G_OUTPUT, RESULTS_AND_PROFILING, FLAG(report.by_region), S_REPORT,
+     "      --by-region      one tree per NVTX region (the ranges launches were made in);\n"
+     "                       --csv gets one row per region and kernel, a region column\n"},
     {"json", 0, 0, G_OUTPUT, RESULTS_AND_PROFILING, FLAG(json), S_REPORT,
      "      --json           the modelled tree as JSON instead of the text (docs/OUTPUTS.md)\n"},
     {"top", 0, 1, G_PLOT, PLOT_ONLY_CMDS, COUNT(top, 0, LONG_MAX), S_PLOT,
@@ -418,13 +483,16 @@ static const cli_option options[] = {
      "                       regular files, never an input of the command\n"},
     {"kernel-name", 'k', 1, G_PROFILING, PROFILING_CMDS | ON(TD_CMD_REPORT),
      STRING(profile.kernel_filter), S_PROFILING,
-     "  -k, --kernel-name RE profile only kernels whose name matches RE (POSIX ERE);\n"
-     "                       report -k RE shows only those; -k '#4': the 4th kernel\n"},
-    {"launch-skip", 0, 1, G_PROFILING, PROFILING_CMDS, COUNT(profile.launch_skip, 0, LONG_MAX),
-     S_PROFILING, "      --launch-skip N  skip the first N matching launches\n"},
-    {"launch-count", 0, 1, G_PROFILING, PROFILING_CMDS,
+     "  -k, --kernel-name RE profile only kernels whose name matches RE: a Perl-style\n"
+     "                       regex ('gemm_\\d+', '^sgemm') or ncu's regex:RE, searched\n"
+     "                       for in the --kernel-name-base name (default: the function's\n"
+     "                       base name); report -k RE shows only those, and -k '#4'\n"
+     "                       the 4th kernel\n"},
+    {"launch-skip", 's', 1, G_PROFILING, PROFILING_CMDS, COUNT(profile.launch_skip, 0, LONG_MAX),
+     S_PROFILING, "  -s, --launch-skip N  skip the first N matching launches\n"},
+    {"launch-count", 'c', 1, G_PROFILING, PROFILING_CMDS,
      COUNT(profile.launch_count, 1, LONG_MAX), S_PROFILING,
-     "      --launch-count N profile at most N launches\n"},
+     "  -c, --launch-count N profile at most N launches\n"},
     {"per-kernel", 0, 1, G_PROFILING, PROFILING_CMDS, COUNT(profile.per_kernel, 1, LONG_MAX),
      S_PROFILING,
      "      --per-kernel N   profile at most N launches of each kernel, time the rest\n"},
@@ -441,6 +509,25 @@ static const cli_option options[] = {
      S_PROFILING,
      "      --graph-profiling node|graph  kernels of CUDA graphs: each node its own\n"
      "                       range (default), or one range per graph launch\n"},
+    {"cache-control", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_cache_control), S_PROFILING,
+     "      --cache-control none|all  none (default): caches as the app leaves them;\n"
+     "                       all: L2 flushed before each profiled pass, as ncu does\n"},
+    {"clock-control", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_clock_control), S_PROFILING,
+     "      --clock-control none|base  none (default): clocks as the GPU runs them;\n"
+     "                       base: locked to base while the app runs, as ncu does\n"
+     "                       (needs root; restored after)\n"},
+    {"nvtx-include", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_nvtx_include), S_PROFILING,
+     "      --nvtx-include SPEC  profile only launches in these NVTX ranges (ncu's\n"
+     "                       syntax: 'fwd/' push/pop range, 'Dom@fwd/' in a domain,\n"
+     "                       'a/*/b', '[a/', 'b]', 'epoch' start/end range); repeatable:\n"
+     "                       any of them; the others are timed only\n"},
+    {"nvtx-exclude", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_nvtx_exclude), S_PROFILING,
+     "      --nvtx-exclude SPEC  do not profile launches in these NVTX ranges (repeatable)\n"},
+    {"sample-every", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_sample_every), S_PROFILING,
+     "      --sample-every N|T   profile each kernel periodically over the whole run:\n"
+     "                       every Nth invocation, or every T of its own GPU time\n"
+     "                       (5ms, 250us); each point measures every counter group\n"
+     "                       on consecutive invocations (report --timeline KERNEL)\n"},
     {"pm-interval", 0, 1, G_PROFILING, PROFILING_CMDS, COUNT(profile.pm_interval_us, 1, 10000000),
      S_PROFILING,
      "      --pm-interval USEC  also record a GPU-wide level-1 timeline with CUPTI's PM\n"

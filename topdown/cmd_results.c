@@ -1,6 +1,6 @@
 /* topdown report, import-nvprof, plot and diff: the commands that read result files. */
+#include <libgen.h>
 #include <limits.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +12,16 @@
 #include "metrics/result.h"
 #include "metrics/spool.h"
 #include "report/csv.h"
+#include "metrics/kmatch.h"
 #include "report/diff.h"
 #include "report/fail_if.h"
 #include "report/json.h"
 #include "report/output.h"
 #include "report/plot.h"
+#include "report/copies.h"
 #include "report/pm_timeline.h"
 #include "report/text.h"
+#include "report/region.h"
 #include "report/timeline.h"
 #include "topdown/cli.h"
 #include "topdown/commands.h"
@@ -27,7 +30,7 @@ static int print_timeline(const td_result *res, const td_summary *s, const cli *
                           td_error *err)
 {
     const char *name = NULL;
-    if (td_kernel_lookup(s, c->timeline, &name, err))
+    if (td_kernel_lookup(s, res, c->timeline, (td_name_base)c->report.name_base, &name, err))
         return -1;
     td_timeline t;
     if (td_timeline_build(res, s, name, &t, err))
@@ -37,11 +40,39 @@ static int print_timeline(const td_result *res, const td_summary *s, const cli *
     return rc;
 }
 
+/* --by-region: --csv per region and kernel, then one tree per region. */
+static int write_region_outputs(const char *path, const td_result *res, const td_summary *s,
+                                const td_arch_set *archs, const cli *c, td_error *err)
+{
+    if (c->timeline || c->json)
+        return td_fail(err, "--by-region prints one tree per NVTX region; leave out --%s, or "
+                       "--by-region", c->timeline ? "timeline" : "json");
+    td_region_set set;
+    if (td_region_set_build(res, archs, c->arch, &set, err))
+        return -1;
+    int level = c->report.level, rc = 0;
+    if (c->csv)
+        rc = td_csv_kernels_by_region_file(c->csv, set.summaries, set.names, set.n, level, err);
+    if (rc == 0 && c->csv_launches)
+        rc = td_csv_launches_file(c->csv_launches, res, s, level, err);
+    int to_stdout = (c->csv && strcmp(c->csv, "-") == 0) ||
+                    (c->csv_launches && strcmp(c->csv_launches, "-") == 0);
+    if (rc == 0 && !to_stdout) {
+        td_report_options o = c->report;
+        o.source = path;
+        rc = td_report_by_region(stdout, &set, &o, err);
+    }
+    td_region_set_free(&set);
+    return rc;
+}
+
 /* The CSV files asked for, then the tree (or the timeline) unless a CSV
  * went to stdout. */
 static int write_outputs(const char *path, const td_result *res, const td_summary *s,
-                         const cli *c, td_error *err)
+                         const td_arch_set *archs, const cli *c, td_error *err)
 {
+    if (c->report.by_region)
+        return write_region_outputs(path, res, s, archs, c, err);
     int level = c->report.level;
     if (c->csv && td_csv_kernels_file(c->csv, s, level, err))
         return -1;
@@ -52,13 +83,20 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
     if (c->pm_timeline)
         return td_pm_timeline_report(stdout, res, s, err);
     if (c->json)
-        return td_report_json(stdout, s, level, path, err);
+        return td_report_json(stdout, s, level, path, &res->conditions, err);
     if ((c->csv && strcmp(c->csv, "-") == 0) ||
         (c->csv_launches && strcmp(c->csv_launches, "-") == 0))
         return 0;
     td_report_options o = c->report;
     o.source = path;
-    return td_report_text(stdout, res, s, &o, err);
+    /* several device sections: a tree each, modelled on their own */
+    td_summary *device_sums = NULL;
+    if (td_device_summaries(res, archs, c->arch, &device_sums, &o.n_device_sums, err))
+        return -1;
+    o.device_sums = device_sums;
+    int rc = td_report_text(stdout, res, s, &o, err);
+    td_device_summaries_free(device_sums, o.n_device_sums);
+    return rc;
 }
 
 int cmd_check_outputs(const char *const *outputs, size_t n_outputs, int force,
@@ -84,7 +122,7 @@ int cmd_print_result_file(const char *path, const cli *c, td_error *err)
     td_summary summary;
     int rc = td_summarize(&res, &archs, c->arch, &summary, err);
     if (rc == 0) {
-        rc = write_outputs(path, &res, &summary, c, err);
+        rc = write_outputs(path, &res, &summary, &archs, c, err);
         td_summary_free(&summary);
     }
     if (rc)
@@ -94,21 +132,17 @@ int cmd_print_result_file(const char *path, const cli *c, td_error *err)
     return rc;
 }
 
-/* report -k RE: a rank "#N" or an ERE that compiles (a usage error if not). */
-static int check_kernel_regex(const char *selector, td_error *err)
+int cmd_check_kernel_name(const char *selector, int name_base, int ranks, td_error *err)
 {
-    regex_t re;
-    if (selector[0] == '#')
-        return 0;
-    int rc = regcomp(&re, selector, REG_EXTENDED | REG_NOSUB);
-    if (rc == 0) {
-        regfree(&re);
-        return 0;
-    }
-    char why[256];
-    regerror(rc, &re, why, sizeof why);
-    return td_usage_fail(err, "bad kernel-name regex '%s': %s (POSIX ERE, or #N for the N-th "
-                         "kernel)", selector, why);
+    if (selector[0] == '#' && selector[1] >= '0' && selector[1] <= '9')
+        return ranks ? 0 : td_usage_fail(err, "-k '%s' names a kernel by its rank in a result "
+                                         "(topdown report FILE -k '%s'); profiling takes a "
+                                         "name regex", selector, selector);
+    td_kmatch *m = NULL;
+    if (td_kmatch_compile(selector, (td_name_base)name_base, &m, err))
+        return TD_USAGE_ERROR; /* the message is kmatch's */
+    td_kmatch_free(m);
+    return 0;
 }
 
 void cmd_print_hint(const char *path)
@@ -134,13 +168,17 @@ int cmd_report(int argc, char **argv, td_error *err)
     const char *file = files[0];
     if (!file)
         return td_usage_fail(err, "topdown report needs a result file: topdown report FILE [-l N]");
-    if (c.timeline && c.pm_timeline)
-        return td_usage_fail(err, "--timeline KERNEL and --pm-timeline are two different timelines; give one");
+    if (c.pm_timeline && (c.timeline || c.report.by_region))
+        return td_usage_fail(err, "--pm-timeline is a report of its own; give it without %s",
+                             c.timeline ? "--timeline KERNEL" : "--by-region");
     const char *outputs[] = {c.csv, c.csv_launches};
     if (cmd_check_outputs(outputs, 2, c.profile.force, &file, 1, err))
         return -1;
     c.report.kernels_shown = c.profile.kernel_filter; /* report -k: the kernels shown */
-    if (c.report.kernels_shown && (rc = check_kernel_regex(c.report.kernels_shown, err)))
+    if (c.report.kernels_shown && (rc = cmd_check_kernel_name(c.report.kernels_shown,
+                                                                 c.report.name_base, 1, err)))
+        return rc;
+    if (c.timeline && (rc = cmd_check_kernel_name(c.timeline, c.report.name_base, 1, err)))
         return rc;
     if (cmd_print_result_file(file, &c, err))
         return -1;
@@ -255,17 +293,13 @@ static int load_result(const char *path, const char *arch, const td_arch_set *ar
     return 0;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* "file.json (GPU name)": how plots and diffs name a result. */
 static void result_label(const char *path, const td_result *res, char *buf, size_t size)
 {
     const char *gpu = res->n_devices && res->devices[0].name ? res->devices[0].name : NULL;
-    snprintf(buf, size, "%s%s%s%s", base_name(path), gpu ? " (" : "", gpu ? gpu : "",
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
+    snprintf(buf, size, "%s%s%s%s", basename(copy), gpu ? " (" : "", gpu ? gpu : "",
              gpu ? ")" : "");
 }
 
@@ -297,7 +331,8 @@ static int plot_one(const char *file, const cli *c, td_plot_options *o,
     } else if (c->timeline) {
         const char *name = NULL;
         td_timeline t;
-        rc = td_kernel_lookup(&s, c->timeline, &name, err);
+        rc = td_kernel_lookup(&s, &res, c->timeline, (td_name_base)c->report.name_base, &name,
+                              err);
         if (rc == 0 && (rc = td_timeline_build(&res, &s, name, &t, err)) == 0) {
             rc = td_plot_timeline(&t, &s, o, err);
             td_timeline_free(&t);
@@ -443,6 +478,11 @@ static int diff_outputs(const char *const *files, const cli *c, const td_arch_se
     if (load_pair(files, archs, &p, err))
         return -1;
     int rc = gate_check(&p, gate, err);
+    char warning[768];
+    /* The text says it; with --csv - there is no text: stderr does. */
+    if (c->csv && strcmp(c->csv, "-") == 0 &&
+        td_diff_conditions_warning(&p.res[0], &p.res[1], warning, sizeof warning))
+        fprintf(stderr, "topdown: warning: %s\n", warning);
     if (rc == 0 && c->csv)
         rc = td_diff_csv_file(c->csv, &p.side[0], &p.side[1], c->report.level, err);
     if (rc == 0 && !(c->csv && strcmp(c->csv, "-") == 0))

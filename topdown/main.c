@@ -41,6 +41,9 @@ static int cmd_profile(int argc, char **argv, td_error *err)
     }
     if (optind >= argc)
         return td_usage_fail(err, "no application given: topdown [options] -- APP [ARGS...] (see topdown --help)");
+    if (c.profile.kernel_filter &&
+        (rc = cmd_check_kernel_name(c.profile.kernel_filter, c.report.name_base, 0, err)))
+        return rc;
     c.profile.app_argv = &argv[optind];
     const char *outputs[] = {c.csv, c.csv_launches};
     c.profile.outputs = outputs;
@@ -53,6 +56,10 @@ static int cmd_profile(int argc, char **argv, td_error *err)
         fprintf(stderr, "topdown: %s\n", outcome.message);
     if (outcome.warning[0])
         fprintf(stderr, "topdown: warning: %s\n", outcome.warning);
+    if (outcome.nvtx_note[0])
+        fprintf(stderr, "topdown: note: %s\n", outcome.nvtx_note);
+    if (outcome.clock_notice[0])
+        fprintf(stderr, "topdown: warning: %s\n", outcome.clock_notice);
     /* The app's exit code passes through; when it is 0, a run that
      * measured nothing says so with its own code. */
     int nothing = outcome.app_exit_code ? outcome.app_exit_code : TD_EXIT_NOTHING_MEASURED;

@@ -3,12 +3,13 @@
  * into a result file (protocol: docs/DESIGN.md, docs/COLLECTION.md). */
 #define _GNU_SOURCE /* SI_KERNEL */
 #include "topdown/profile.h"
+#include "topdown/nvtx_env.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
-#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +21,12 @@
 #include <unistd.h>
 
 #include "metrics/arch.h"
+#include "metrics/kmatch.h"
 #include "metrics/result.h"
 #include "metrics/pm_samples.h"
 #include "metrics/spool.h"
 #include "report/outname.h"
+#include "topdown/clocks.h"
 #include "report/output.h"
 
 #define INJECT_LIB "libtopdown_inject.so"
@@ -37,6 +40,8 @@ void td_profile_options_init(td_profile_options *opts)
     opts->replay_mode = "auto";
     opts->overhead_pct = 40;
     opts->graph_profiling = "node";
+    opts->cache_control = "none";
+    opts->clock_control = "none";
 }
 
 /* ---- finding things ----------------------------------------------------- */
@@ -98,9 +103,9 @@ static int exe_dir(char *buf, size_t size, td_error *err)
         return td_fail(err, "cannot find topdown's own folder (/proc/self/exe: %s)",
                        strerror(errno));
     buf[n] = '\0';
-    char *slash = strrchr(buf, '/');
-    if (slash)
-        *slash = '\0';
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", buf);
+    snprintf(buf, size, "%s", dirname(copy)); /* libgen.h, on a copy */
     return 0;
 }
 
@@ -133,12 +138,6 @@ static int reserve(const char *path)
     return 0;
 }
 
-static const char *after_slash(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* python, python3, python3.12, bash, sh, perl, ruby, node. */
 static int is_interpreter(const char *name)
 {
@@ -155,10 +154,13 @@ static int is_interpreter(const char *name)
  * interpreter runs (`python train.py` -> "train"). */
 static void run_name(char *const *argv, char *out, size_t size)
 {
-    const char *base = after_slash(argv[0]);
+    char app[PATH_MAX], script[PATH_MAX]; /* copies: basename may modify its argument */
+    snprintf(app, sizeof app, "%s", argv[0]);
+    const char *base = basename(app);
     size_t len = strlen(base);
     if (is_interpreter(base) && argv[1] && argv[1][0] != '-' && is_regular(argv[1])) {
-        base = after_slash(argv[1]);
+        snprintf(script, sizeof script, "%s", argv[1]);
+        base = basename(script);
         const char *dot = strrchr(base, '.');
         len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
     }
@@ -271,19 +273,26 @@ static void set_or_unset(const char *name, const char *value)
 
 /* In the child, before exec: the protocol variables of docs/COLLECTION.md. */
 static void set_child_env(const td_profile_options *opts, const char *lib,
-                          const char *spool, const char *archs)
+                          const char *spool, const char *archs, const char *const nvtx[3])
 {
     setenv("CUDA_INJECTION64_PATH", lib, 1);
     setenv("TOPDOWN_SPOOL", spool, 1);
     setenv("TOPDOWN_ARCHS", archs, 1);
     set_or_unset("TOPDOWN_ARCH", opts->arch);
     set_or_unset("TOPDOWN_KERNEL_REGEX", opts->kernel_filter);
+    setenv("TOPDOWN_KERNEL_NAME_BASE", td_name_base_word((td_name_base)opts->name_base), 1);
     set_count("TOPDOWN_LAUNCH_SKIP", opts->launch_skip, 0);
     set_count("TOPDOWN_LAUNCH_COUNT", opts->launch_count, -1);
     set_count("TOPDOWN_PER_KERNEL", opts->per_kernel, -1);
     setenv("TOPDOWN_REPLAY_MODE", opts->replay_mode, 1);
     set_count("TOPDOWN_OVERHEAD", (long)opts->overhead_pct, -1);
     setenv("TOPDOWN_GRAPH_PROFILING", opts->graph_profiling, 1);
+    setenv("TOPDOWN_CACHE_CONTROL", opts->cache_control, 1);
+    set_or_unset("TOPDOWN_SAMPLE_EVERY", opts->sample_every);
+    set_or_unset("TOPDOWN_NVTX_INCLUDE", nvtx[1][0] ? nvtx[1] : NULL);
+    set_or_unset("TOPDOWN_NVTX_EXCLUDE", nvtx[2][0] ? nvtx[2] : NULL);
+    if (nvtx[0][0])
+        setenv("NVTX_INJECTION64_PATH", nvtx[0], 1); /* only where the user set none */
     set_count("TOPDOWN_PM_INTERVAL_NS", opts->pm_interval_us * 1000, 0);
 }
 
@@ -303,6 +312,8 @@ typedef struct launch_plan {
     const char *lib;
     const char *spool;
     const char *archs;
+    const char *nvtx[3]; /* NVTX_INJECTION64_PATH ("": leave it), the include and
+                            exclude specs one per line */
 } launch_plan;
 
 /* The app's process between fork and exec: it waits on `go` for the
@@ -330,7 +341,7 @@ _Noreturn static void child_wait_and_exec(const launch_plan *plan, int go, int e
     if (len == 0)
         _exit(127);
     spool[len] = '\0';
-    set_child_env(plan->opts, plan->lib, spool, plan->archs);
+    set_child_env(plan->opts, plan->lib, spool, plan->archs, plan->nvtx);
     execv(plan->app_path, plan->opts->app_argv);
     int code = errno;
     if (write(exec_err, &code, sizeof code) < 0)
@@ -638,27 +649,36 @@ static int listed(const char *const *names, size_t n, const char *name)
 
 /* -k RE that matched none of the kernels launched: a warning naming the
  * filter and a few real names (the injection library matches the same
- * demangled names with the same ERE). */
+ * names with the same module, metrics/kmatch.h). */
 static void check_filter_matched(const td_profile_options *opts, const td_result *res,
                                  td_profile_outcome *out)
 {
-    regex_t re;
-    if (!opts->kernel_filter || regcomp(&re, opts->kernel_filter, REG_EXTENDED | REG_NOSUB))
+    td_kmatch *m = NULL;
+    td_error ignored;
+    if (!opts->kernel_filter ||
+        td_kmatch_compile(opts->kernel_filter, (td_name_base)opts->name_base, &m, &ignored))
         return;
     const char *names[NAMES_SHOWN];
+    char shown[NAMES_SHOWN][128];
     size_t n = 0, seen = 0; /* launches with a name */
     int matched = 0;
     for (size_t d = 0; d < res->n_devices && !matched; d++)
         for (size_t i = 0; i < res->devices[d].n_launches && !matched; i++) {
-            const char *name = res->devices[d].launches[i].kernel;
-            if (!name)
+            const td_launch *l = &res->devices[d].launches[i];
+            if (!l->kernel)
                 continue;
-            matched = regexec(&re, name, 0, NULL, 0) == 0;
-            if (!listed(names, n, name) && n < NAMES_SHOWN)
-                names[n++] = name;
+            matched = td_kmatch_test(m, l->kernel, l->mangled);
+            char scratch[sizeof shown[0]];
+            const char *name = td_kernel_name_in((td_name_base)opts->name_base, l->kernel,
+                                                 l->mangled, scratch, sizeof scratch);
+            if (n < NAMES_SHOWN && !listed(names, n, name)) {
+                snprintf(shown[n], sizeof shown[n], "%s", name);
+                names[n] = shown[n];
+                n++;
+            }
             seen++;
         }
-    regfree(&re);
+    td_kmatch_free(m);
     if (matched || seen == 0)
         return;
     size_t len = (size_t)snprintf(out->warning, sizeof out->warning, "-k '%s' matched no "
@@ -667,9 +687,9 @@ static void check_filter_matched(const td_profile_options *opts, const td_result
         len += (size_t)snprintf(out->warning + len, sizeof out->warning - len, "%s \"%.80s\"",
                                 i ? "," : "", names[i]);
     if (len < sizeof out->warning)
-        snprintf(out->warning + len, sizeof out->warning - len, "%s (names are demangled, "
-                 "with \"void \" and the parameter list; `topdown report FILE` lists them)",
-                 n == NAMES_SHOWN ? ", ..." : "");
+        snprintf(out->warning + len, sizeof out->warning - len, "%s (%s names, as "
+                 "--kernel-name-base says; `topdown report FILE` lists them)",
+                 n == NAMES_SHOWN ? ", ..." : "", td_name_base_word((td_name_base)opts->name_base));
 }
 
 /* Launches seen but none profiled: why, for the result's note and the
@@ -680,14 +700,34 @@ static void nothing_profiled_note(const td_profile_options *opts, const td_profi
     if (out->warning[0])
         snprintf(buf, size, "nothing was profiled: -k '%s' matched no kernel name (%ld "
                  "launches timed only)", opts->kernel_filter, out->launches);
+    else if (opts->n_nvtx_include + opts->n_nvtx_exclude > 0)
+        snprintf(buf, size, "nothing was profiled: none of the %ld launches got counters "
+                 "(--nvtx-include/--nvtx-exclude, --launch-skip, --launch-count or -k left "
+                 "none; `topdown report FILE --by-region` shows the NVTX regions launches "
+                 "were made in)", out->launches);
     else
         snprintf(buf, size, "nothing was profiled: none of the %ld launches got counters "
                  "(--launch-skip, --launch-count or -k left none, or the collection failed)",
                  out->launches);
 }
 
-static int build_result(const td_profile_options *opts, const char *spool, int status,
-                        td_profile_outcome *out, td_error *err)
+/* What the run was measured under: the cache control the library
+ * recorded (else the one asked for) and the clocks the launcher set. */
+static int set_conditions(const td_profile_options *opts, const td_clock_lock *clocks,
+                          td_result *res)
+{
+    td_conditions *c = &res->conditions;
+    if (!c->cache_control && !(c->cache_control = td_strdup(opts->cache_control)))
+        return -1;
+    int locked = strcmp(opts->clock_control, "base") == 0;
+    if (!(c->clock_control = td_strdup(locked ? td_clocks_condition(clocks) : "none")))
+        return -1;
+    c->clock_mhz = locked ? clocks->mhz : 0;
+    return 0;
+}
+
+static int build_result(const td_profile_options *opts, const td_clock_lock *clocks,
+                        const char *spool, int status, td_profile_outcome *out, td_error *err)
 {
     td_result res;
     td_spool_summary sum;
@@ -717,7 +757,9 @@ static int build_result(const td_profile_options *opts, const char *spool, int s
         snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "%s%s",
                  extra[0] ? "; " : "", survived);
     res.note = join_notes(&sum, extra);
-    int rc = copy_argv(&res, opts->app_argv) ? td_fail(err, "out of memory") : 0;
+    int rc = copy_argv(&res, opts->app_argv) || set_conditions(opts, clocks, &res)
+                 ? td_fail(err, "out of memory")
+                 : 0;
     if (rc == 0 && res.status)
         describe_outcome(&res, &sum, out);
     if (rc == 0 && !out->message[0] && survived[0])
@@ -736,16 +778,11 @@ static int build_result(const td_profile_options *opts, const char *spool, int s
 
 static int check_options(const td_profile_options *opts, td_error *err)
 {
-    if (opts->kernel_filter) {
-        regex_t re;
-        int rc = regcomp(&re, opts->kernel_filter, REG_EXTENDED | REG_NOSUB);
-        if (rc != 0) {
-            char why[256];
-            regerror(rc, &re, why, sizeof why);
-            return td_fail(err, "bad kernel-name regex '%s': %s", opts->kernel_filter, why);
-        }
-        regfree(&re);
-    }
+    td_kmatch *m = NULL;
+    if (opts->kernel_filter &&
+        td_kmatch_compile(opts->kernel_filter, (td_name_base)opts->name_base, &m, err))
+        return -1;
+    td_kmatch_free(m);
     return 0;
 }
 
@@ -830,38 +867,89 @@ static int name_outputs(const launch_plan *plan, long pid, td_profile_outcome *o
     return 0;
 }
 
+/* --clock-control base: locked before the app's process exists, so a
+ * refusal stops the run before anything started. */
+static int lock_clocks(const td_profile_options *opts, td_clock_lock *clocks,
+                       td_profile_outcome *out, td_error *err)
+{
+    memset(clocks, 0, sizeof *clocks);
+    if (strcmp(opts->clock_control, "base") != 0)
+        return 0;
+    if (td_clocks_lock(clocks, td_nvml_clock_ops(), err))
+        return -1;
+    snprintf(out->clock_notice, sizeof out->clock_notice, "%s", clocks->notice);
+    return 0;
+}
+
+/* Gives the clocks back as soon as the app has ended (or never started):
+ * signals are still caught then, so nothing can stop topdown in between.
+ * A failed reset is said, never fatal: the result is still worth keeping. */
+static void unlock_clocks(td_clock_lock *clocks, td_profile_outcome *out)
+{
+    td_error why;
+    if (td_clocks_restore(clocks, &why))
+        snprintf(out->clock_notice, sizeof out->clock_notice, "%s", why.msg);
+}
+
+/* The app's process from fork to exit, the clocks locked around it. */
+static int run_app(const launch_plan *plan, const struct sigaction saved[N_FORWARDED],
+                   char *spool, size_t spool_size, td_profile_outcome *out, int *reserved,
+                   int *status, td_error *err)
+{
+    app_proc app = {0, -1, -1};
+    if (fork_app(plan, saved, &app, err))
+        return -1;
+    if (name_outputs(plan, (long)app.pid, out, spool, spool_size, reserved, err)) {
+        abandon_app(&app);
+        return -1;
+    }
+    if (release_app(&app, plan, err)) {
+        unlink(plan->spool);
+        return -1;
+    }
+    int progress = plan->opts->progress && isatty(STDERR_FILENO);
+    int waited = wait_app(app.pid, plan->spool, progress, status);
+    child_pid = 0;
+    if (waited)
+        return td_fail(err, "lost track of the app: waitpid: %s", strerror(errno));
+    return 0;
+}
+
 static int run_and_collect(const launch_plan *plan, char *spool, size_t spool_size,
                            td_profile_outcome *out, int *reserved, td_error *err)
 {
     struct sigaction saved[N_FORWARDED];
     got_signal = 0;
     catch_signals(saved);
-    app_proc app = {0, -1, -1};
-    if (fork_app(plan, saved, &app, err)) {
+    td_clock_lock clocks;
+    if (lock_clocks(plan->opts, &clocks, out, err)) {
         restore_signals(saved);
-        return -1;
-    }
-    if (name_outputs(plan, (long)app.pid, out, spool, spool_size, reserved, err)) {
-        abandon_app(&app);
-        restore_signals(saved);
-        return -1;
-    }
-    if (release_app(&app, plan, err)) {
-        restore_signals(saved);
-        unlink(plan->spool);
         return -1;
     }
     int status = 0;
-    int progress = plan->opts->progress && isatty(STDERR_FILENO);
-    int waited = wait_app(app.pid, plan->spool, progress, &status);
-    child_pid = 0;
+    int rc = run_app(plan, saved, spool, spool_size, out, reserved, &status, err);
+    unlock_clocks(&clocks, out);
     restore_signals(saved);
-    if (waited)
-        return td_fail(err, "lost track of the app: waitpid: %s", strerror(errno));
-    if (build_result(plan->opts, plan->spool, status, out, err))
+    if (rc)
+        return -1;
+    if (build_result(plan->opts, &clocks, plan->spool, status, out, err))
         return -1;
     if (!getenv("TOPDOWN_KEEP_SPOOL"))
         unlink(plan->spool);
+    return 0;
+}
+
+/* specs one per line (nvtx_filter.h's list form); -1 when they do not fit. */
+static int join_lines(const char *const *specs, size_t n, char *out, size_t size)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        int w = snprintf(out + len, size - len, "%s%s", i ? "\n" : "", specs[i]);
+        if (w < 0 || (size_t)w >= size - len)
+            return -1;
+        len += (size_t)w;
+    }
     return 0;
 }
 
@@ -874,7 +962,15 @@ int td_profile_run(const td_profile_options *opts, td_profile_outcome *out, td_e
         return td_fail(err, "no app to profile: topdown [options] [--] APP [ARGS...]");
     if (prepare_run(opts, app, lib, archs, err))
         return -1;
-    launch_plan plan = {opts, app, lib, spool, archs};
+    static char nvtx_path[PATH_MAX], include[8192], exclude[8192];
+    td_nvtx_env_plan(lib, getenv("NVTX_INJECTION64_PATH"),
+                     opts->n_nvtx_include + opts->n_nvtx_exclude > 0, nvtx_path,
+                     sizeof nvtx_path, out->nvtx_note, sizeof out->nvtx_note);
+    if (join_lines(opts->nvtx_include, opts->n_nvtx_include, include, sizeof include) ||
+        join_lines(opts->nvtx_exclude, opts->n_nvtx_exclude, exclude, sizeof exclude))
+        return td_fail(err, "--nvtx-include/--nvtx-exclude: the specs are too long together "
+                       "(at most %zu characters)", sizeof include - 1);
+    launch_plan plan = {opts, app, lib, spool, archs, {nvtx_path, include, exclude}};
     if (run_and_collect(&plan, spool, sizeof spool, out, &reserved, err)) {
         if (reserved)
             unlink(out->result_path);

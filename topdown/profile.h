@@ -9,7 +9,8 @@ typedef struct td_profile_options {
     char **app_argv;            /* NULL-terminated; app_argv[0] is the app */
     const char *output;         /* -o FILE; NULL: default name from the app */
     int force;                  /* -f: overwrite an existing result */
-    const char *kernel_filter;  /* -k/--kernel-name REGEX (POSIX ERE), NULL: all */
+    const char *kernel_filter;  /* -k/--kernel-name: regex:RE or RE (metrics/kmatch.h), NULL: all */
+    int name_base;              /* --kernel-name-base: what -k matches (td_name_base) */
     long launch_skip;           /* --launch-skip N: launches to skip first */
     long launch_count;          /* --launch-count N: profile at most N, -1 all */
     long per_kernel;            /* --per-kernel N: profile first N of each kernel, -1 all */
@@ -17,6 +18,13 @@ typedef struct td_profile_options {
     const char *replay_mode;    /* --replay-mode: "auto" (default), "none", "kernel" */
     double overhead_pct;        /* --overhead: budget in % of native time, 0: unlimited */
     const char *graph_profiling; /* --graph-profiling: "node" (default) or "graph" */
+    const char *nvtx_include[32]; /* --nvtx-include SPEC, each (metrics/nvtx_filter.h) */
+    size_t n_nvtx_include;
+    const char *nvtx_exclude[32]; /* --nvtx-exclude SPEC, each */
+    size_t n_nvtx_exclude;
+    const char *sample_every;   /* --sample-every N|T (metrics/sample_policy.h), NULL: off */
+    const char *cache_control;  /* --cache-control: "none" (default) or "all" */
+    const char *clock_control;  /* --clock-control: "none" (default) or "base" */
     int progress;               /* 1: progress line on stderr when it is a tty */
     long pm_interval_us;        /* --pm-interval: PM-sampling timeline, 0: off */
     const char *const *outputs; /* files the caller writes after the run (CSVs),
@@ -41,6 +49,10 @@ typedef struct td_profile_outcome {
     int nothing_measured; /* no launch was profiled: no result file when no
                              launch was seen, else one whose note says why */
     char warning[1024];   /* -k matched no kernel name: the filter and real names */
+    char nvtx_note[1024]; /* NVTX_INJECTION64_PATH left as the user set it, or no
+                             libcupti found, while NVTX filters were asked for */
+    char clock_notice[1024]; /* --clock-control base: GPUs found locked by someone
+                               else, or clocks that could not be unlocked */
 } td_profile_outcome;
 
 /* Fails only where no result can be written (app not found, output exists

@@ -1,6 +1,8 @@
 /* GPU: each td_bench kernel designed around one node of the model
  * (benchmarks/README.md) gets that node marked as the application's
- * bottleneck by `topdown -l 3`. The kernels and their intended nodes come
+ * bottleneck by `topdown -l 3`, launched directly and launched as a
+ * one-node CUDA graph (td_bench --graph, 30 graph launches: every counter
+ * group of the graph's replay-free rotation, docs/COLLECTION.md). The kernels and their intended nodes come
  * from `td_bench --list`; "Retire" means no loss node over threshold and
  * Retire the largest level-1 node. Skipped (77) without a GPU or without
  * td_bench (built only where nvcc is found). */
@@ -168,27 +170,29 @@ static void check_marked(const char *name, const char *node, const char *section
 }
 
 static void check_kernel(const char *topdown, const char *bench, const char *dir,
-                         const bench_kernel *k)
+                         const bench_kernel *k, int graph)
 {
     static char report[OUT_CAP];
     char json[4096];
-    int len = snprintf(json, sizeof json, "%s/%s.json", dir, k->name);
+    const char *how = graph ? "graph" : "direct";
+    int len = snprintf(json, sizeof json, "%s/%s.%s.json", dir, k->name, how);
     if (len < 0 || (size_t)len >= sizeof json) {
         CHECK(!"result path fits");
         return;
     }
     char *argv[] = {(char *)topdown, "-l", "3", "--no-desc", "--no-progress", "-f",
                     "-o", json, "--", (char *)bench, "--kernel", (char *)k->name,
-                    "--reps", "1", NULL};
+                    "--reps", graph ? "30" : "1", graph ? "--graph" : NULL, NULL};
     int rc = run_capture(argv, report, sizeof report);
     unlink(json);
     if (rc != 0)
-        fprintf(stderr, "td_bench %s: topdown exited with %d\n%s\n", k->name, rc, report);
+        fprintf(stderr, "td_bench %s (%s): topdown exited with %d\n%s\n", k->name, how, rc,
+                report);
     CHECK(rc == 0);
     char *section = app_section(report);
     if (!section) {
-        fprintf(stderr, "td_bench %s: no Application tree in topdown's output\n%s\n",
-                k->name, report);
+        fprintf(stderr, "td_bench %s (%s): no Application tree in topdown's output\n%s\n",
+                k->name, how, report);
         CHECK(0);
         return;
     }
@@ -196,7 +200,7 @@ static void check_kernel(const char *topdown, const char *bench, const char *dir
         check_retire(k->name, section);
     else
         check_marked(k->name, k->node, section);
-    printf("%-12s expected %-38s %s\n", k->name, k->node,
+    printf("%-12s %-6s expected %-38s %s\n", k->name, how, k->node,
            strstr(section, "<==") ? "marked" : "no marker");
 }
 
@@ -223,8 +227,9 @@ int main(void)
     CHECK(n >= 9); /* retire .. dependency: every designed kernel is listed */
     char dir[] = "/tmp/td_bottlenecks_XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
-    for (int i = 0; i < n; i++)
-        check_kernel(topdown, bench, dir, &kernels[i]);
+    for (int graph = 0; graph <= 1; graph++)
+        for (int i = 0; i < n; i++)
+            check_kernel(topdown, bench, dir, &kernels[i], graph);
     rmdir(dir);
     return td_check_summary();
 }

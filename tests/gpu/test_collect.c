@@ -176,6 +176,48 @@ static void test_filters(void)
     }
 }
 
+/* Exactly the launches of the kernel whose demangled name contains part
+ * are profiled (with --overhead unlimited: every one), and there are some. */
+static void check_profiled_only(const char *file, const char *part)
+{
+    td_result res;
+    if (load(file, &res) != 0)
+        return;
+    size_t named = 0, profiled = 0, wrong = 0;
+    for (size_t d = 0; d < res.n_devices; d++)
+        for (size_t i = 0; i < res.devices[d].n_launches; i++) {
+            const td_launch *l = &res.devices[d].launches[i];
+            int is_it = strstr(l->kernel, part) != NULL;
+            named += is_it;
+            profiled += l->profiled != 0;
+            wrong += (l->profiled != 0) != is_it;
+        }
+    CHECK(named > 0 && profiled == named && wrong == 0);
+    td_result_free(&res);
+}
+
+/* Issue 15: ncu's -k forms pick exactly that kernel in the collector, on
+ * the name base --kernel-name-base chooses (function by default). */
+static void test_ncu_kernel_names(void)
+{
+    CHECK(run("%s -k 'regex:^_Z\\d+triad' --kernel-name-base mangled --overhead unlimited "
+              "-o k_mangled.json -- %s --repeat 2", bin, app) == 0);
+    check_profiled_only("k_mangled.json", "triad");
+    /* scale<float>: its base name is "scale", templates left out */
+    CHECK(run("%s -k '^scale$' --overhead unlimited -o k_anchor.json -- %s --repeat 2", bin,
+              app) == 0);
+    check_profiled_only("k_anchor.json", "scale");
+    CHECK(run("%s -k 'regex:^fma_\\w+$' --overhead unlimited -o k_word.json -- %s", bin,
+              app) == 0);
+    check_profiled_only("k_word.json", "fma_chain");
+    /* the whole demangled name has the parameter list, the base name not */
+    CHECK(run("%s -k 'triad\\(' --overhead unlimited -o k_none.json -- %s", bin, app) == 3);
+    CHECK(output_has("err.txt", "warning: -k 'triad\\(' matched no kernel name"));
+    CHECK(run("%s -k 'triad\\(' --kernel-name-base demangled --overhead unlimited "
+              "-o k_demangled.json -- %s", bin, app) == 0);
+    check_profiled_only("k_demangled.json", "triad");
+}
+
 static void test_nothing_to_profile(void)
 {
     td_result res;
@@ -252,6 +294,7 @@ int main(void)
     test_app_dies();
     test_per_kernel_batches_graphs();
     test_filters();
+    test_ncu_kernel_names();
     test_nothing_to_profile();
     test_two_contexts();
     td_shell_remove_dir(dir);

@@ -53,7 +53,8 @@ static void test_report_k(void)
     CHECK(has("out.txt", "Kernels shown: 2 of 10"));
     /* errors: nothing printed, one line */
     CHECK(run("%s report %s -k zzz", bin, torch) == 1);
-    CHECK(has("err.txt", "-k 'zzz' matches none of the 46 kernel names; the heaviest are #1 "));
+    CHECK(has("err.txt", "-k 'zzz' matches none of the 46 kernel names (function names, "
+              "--kernel-name-base); the heaviest are #1 "));
     CHECK(lacks("out.txt", "topdown"));
     CHECK(run("%s report %s -k '#99'", bin, torch) == 1);
     CHECK(has("err.txt", "the result has 46 kernels (#1 to #46"));
@@ -80,12 +81,50 @@ static void test_rank_everywhere(void)
 static void test_ambiguous_lists_differences(void)
 {
     CHECK(run("%s report %s --timeline multi_tensor", bin, torch) == 1);
-    CHECK(has("err.txt", "kernel \"multi_tensor\" is ambiguous: 7 kernels contain it"));
+    CHECK(has("err.txt", "kernel \"multi_tensor\" is ambiguous: 7 kernels match it"));
     CHECK(has("err.txt", "#7 \"...namespace)::TernaryOpScalarFunctor<float, 2, 2, 0>"));
     CHECK(has("err.txt", "#9 \"...namespace)::UnaryOpFunctor<float, 2, 1, 1>"));
     CHECK(has("err.txt", "#4 \"...istMetadata<1>, at::native::(anonymous namespace)::BinaryOp"));
     CHECK(has("err.txt", "or its rank: --timeline '#4'"));
     CHECK(lacks("err.txt", "#5 \"void at::native::(anonymous namespace)::multi_tensor_apply_k"));
+}
+
+/* ncu's habits: regex: and Perl-style regexes, on the name base that
+ * --kernel-name-base chooses (function by default); -k and --timeline
+ * select the same kernels for the same argument. */
+static void test_ncu_forms(void)
+{
+    CHECK(run("%s report %s -k 'regex:^multi_tensor_apply_kernel$' --no-desc", bin, torch) == 0);
+    CHECK(has("out.txt", "Kernels shown: 7 of 46"));
+    CHECK(run("%s report %s -k '^sm80_xmma' --no-desc", bin, torch) == 0);
+    CHECK(has("out.txt", "Kernels shown: 6 of 46"));
+    /* cutlass::Kernel2<cutlass_80_simt_sgemm_64x64...>: the digits are in
+     * the template argument, outside the function's base name */
+    CHECK(run("%s report %s -k 'gemm_\\d+' --no-desc", bin, torch) == 1);
+    CHECK(has("err.txt", "matches none of the 46 kernel names (function names"));
+    CHECK(run("%s report %s -k 'gemm_\\d+' --kernel-name-base demangled --no-desc", bin,
+              torch) == 0);
+    CHECK(has("out.txt", "Kernels shown: 2 of 46"));
+    CHECK(run("%s report %s -k '^_ZN7cutlass' --kernel-name-base mangled --no-desc", bin,
+              torch) == 0);
+    CHECK(has("out.txt", "Kernels shown: 5 of 46"));
+    CHECK(run("%s report %s -k '^Kernel2$' --no-desc", bin, torch) == 0);
+    CHECK(has("out.txt", "Kernels shown: 5 of 46"));
+    /* the same arguments name the same kernels in --timeline */
+    CHECK(run("%s report %s --timeline '^Kernel2$'", bin, torch) == 1);
+    CHECK(has("err.txt", "kernel \"^Kernel2$\" is ambiguous: 5 kernels match it"));
+    CHECK(run("%s report %s --timeline 'regex:simt_sgemm_64x64' --kernel-name-base demangled",
+              bin, torch) == 0);
+    CHECK(has("out.txt", "Timeline of kernel void cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_"));
+    CHECK(run("%s report %s -k 'regex:simt_sgemm_64x64' --kernel-name-base demangled "
+              "--no-desc", bin, torch) == 0);
+    CHECK(has("out.txt", "Kernels shown: 1 of 46"));
+    CHECK(run("%s report %s --timeline 'simt_sgemm_64x64'", bin, torch) == 1);
+    CHECK(has("err.txt", "no kernel name matches \"simt_sgemm_64x64\" (function names"));
+    CHECK(run("%s report %s --timeline 'regex:(' ", bin, torch) == 2);
+    CHECK(has("err.txt", "bad kernel-name regex 'regex:('"));
+    CHECK(run("%s report %s -k 'regex:'", bin, torch) == 2);
+    CHECK(has("err.txt", "empty kernel-name regex"));
 }
 
 int main(void)
@@ -101,6 +140,7 @@ int main(void)
     test_report_k();
     test_rank_everywhere();
     test_ambiguous_lists_differences();
+    test_ncu_forms();
     td_shell_remove_dir(dir);
     return td_check_summary();
 }

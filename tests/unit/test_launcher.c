@@ -82,8 +82,14 @@ static void test_bad_apps(void)
     CHECK(run("touch plain.txt && chmod -x plain.txt && %s -- ./plain.txt", bin) != 0);
     CHECK(contains("err.txt", "not executable"));
     CHECK(!exists("plain.txt.topdown.json"));
-    CHECK(run("%s -k '(' -- /bin/true", bin) != 0);
-    CHECK(contains("err.txt", "regex"));
+    /* a bad -k: a usage error before the app starts, one line */
+    CHECK(run("%s -k '(' -- touch ran-anyway", bin) == 2);
+    CHECK(contains("err.txt", "topdown: bad kernel-name regex '(': missing closing parenthesis"));
+    CHECK(!exists("ran-anyway"));
+    CHECK(run("%s -k 'regex:' -- true", bin) == 2);
+    CHECK(contains("err.txt", "empty kernel-name regex"));
+    CHECK(run("%s -k '#4' -- true", bin) == 2);
+    CHECK(contains("err.txt", "names a kernel by its rank in a result"));
 }
 
 static void test_never_overwrites(void)
@@ -125,7 +131,8 @@ static void test_filter_matched_nothing(void)
     CHECK(run("%s -k nosuchkernel -o timed.json -- %s", bin, fake_timed) ==
           TD_EXIT_NOTHING_MEASURED);
     CHECK(contains("err.txt", "warning: -k 'nosuchkernel' matched no kernel name; the app "
-                   "launched \"fma_chain(float*, int)\""));
+                   "launched \"fma_chain\", \"divergent\", \"triad\", ... (function names, as "
+                   "--kernel-name-base says"));
     CHECK(contains("err.txt", "nothing measured: no launch was profiled (exit code 3)"));
     td_result res;
     CHECK(load("timed.json", &res) == 0);
@@ -138,9 +145,37 @@ static void test_filter_matched_nothing(void)
                    "was profiled: -k 'nosuchkernel'"));
     /* the app's non-zero code still wins */
     CHECK(run("%s -k nosuchkernel -o timed2.json -- sh -c '%s; exit 9'", bin, fake_timed) == 9);
-    /* a filter that matches: no warning */
+    /* a filter that matches: no warning; ncu's forms on the function's
+     * base name, the mangled name under --kernel-name-base mangled */
     CHECK(run("%s -k fma_chain -o matched.json -- %s", bin, fake_app) == 0);
     CHECK(!contains_quiet("err.txt", "warning"));
+    CHECK(run("%s -k 'regex:^fma_\\w+$' -o matched2.json -- %s", bin, fake_app) == 0);
+    CHECK(!contains_quiet("err.txt", "warning"));
+    CHECK(run("%s -k 'regex:^_Z\\d+fma' --kernel-name-base mangled -o matched3.json -- %s",
+              bin, fake_app) == 0);
+    CHECK(!contains_quiet("err.txt", "warning"));
+    /* the parameter list is not in the function base name */
+    CHECK(run("%s -k 'fma_chain\\(' -o unmatched.json -- %s", bin, fake_timed) ==
+          TD_EXIT_NOTHING_MEASURED);
+    CHECK(contains("err.txt", "warning: -k 'fma_chain\\(' matched no kernel name"));
+}
+
+/* ncu's -c/-s and --kernel-name-base reach the injection library through
+ * the protocol variables (docs/COLLECTION.md), as ncu's spelling. */
+static void test_ncu_options_reach_the_app(void)
+{
+    CHECK(run("%s -s 2 -c 5 -k 'regex:^gemm_\\d+' --kernel-name-base mangled -o env1.json -- "
+              "sh -c 'env | grep ^TOPDOWN_ > env.txt; %s'", bin, fake_app) == 0);
+    CHECK(contains("env.txt", "TOPDOWN_LAUNCH_SKIP=2\n"));
+    CHECK(contains("env.txt", "TOPDOWN_LAUNCH_COUNT=5\n"));
+    CHECK(contains("env.txt", "TOPDOWN_KERNEL_REGEX=regex:^gemm_\\d+\n"));
+    CHECK(contains("env.txt", "TOPDOWN_KERNEL_NAME_BASE=mangled\n"));
+    CHECK(run("%s -o env2.json -- sh -c 'env | grep ^TOPDOWN_ > env.txt; %s'", bin,
+              fake_app) == 0);
+    CHECK(contains("env.txt", "TOPDOWN_KERNEL_NAME_BASE=function\n"));
+    CHECK(!contains_quiet("env.txt", "TOPDOWN_KERNEL_REGEX"));
+    CHECK(run("%s -c 0 -- true", bin) == 2);
+    CHECK(contains("err.txt", "--launch-count needs a whole number, 1 or more"));
 }
 
 static int is_fifo(const char *name)
@@ -395,6 +430,7 @@ int main(void)
     test_never_overwrites();
     test_nothing_measured();
     test_filter_matched_nothing();
+    test_ncu_options_reach_the_app();
     test_concurrent_runs_have_their_own_spool();
     test_spool_kept_when_saving_fails();
     test_more_signals();

@@ -272,6 +272,18 @@ static void test_errors(const char *dir, const td_summary *s)
                   sizeof script);
     CHECK(td_gnuplot_run(script, NULL, &err) == -1);
     CHECK(strstr(err.msg, "gnuplot failed on") && strstr(err.msg, "nosuchfunction"));
+
+    /* A program that fills stderr far past the pipe's buffer before it
+     * fails: read to its end (no deadlock), run in the script's folder,
+     * its exit status said. */
+    char loud[512], cmd[1200];
+    td_test_write(dir, "loud.sh", "#!/bin/sh\n[ -f broken.gp ] || exit 9\n"
+                  "head -c 300000 /dev/zero | tr '\\000' x >&2\nexit 3\n", loud, sizeof loud);
+    snprintf(cmd, sizeof cmd, "chmod +x '%s'", loud);
+    CHECK(system(cmd) == 0);
+    CHECK(td_gnuplot_run(script, loud, &err) == -1);
+    CHECK(strstr(err.msg, "gnuplot failed on") && strstr(err.msg, "(exit status 3)"));
+    CHECK(strstr(err.msg, "xxxx") != NULL && strlen(err.msg) < sizeof err.msg);
 }
 
 /* The CLI: the three plots from the fixtures, and a PATH without gnuplot. */

@@ -219,7 +219,7 @@ static void test_trace(void)
     cJSON_Delete(root);
     /* a result without start times: said, no file */
     CHECK(run("%s trace %s -o none.json", bin, bench_a) == TD_EXIT_FAILURE);
-    CHECK(td_shell_file_has(dir, "err.txt", "no launch of the result has a start time"));
+    CHECK(td_shell_file_has(dir, "err.txt", "no launch or copy of the result has a start time"));
     CHECK(access("none.json", F_OK) != 0);
     CHECK(run("%s trace %s -o t3.json --csv k.csv", bin, groups) == TD_EXIT_USAGE);
     CHECK(td_shell_file_has(dir, "err.txt", "topdown trace takes -o, -f and --arch"));

@@ -76,8 +76,13 @@ static void test_crafted_timeline(const td_arch_set *archs)
     build_result(&res);
     CHECK(td_summarize(&res, archs, NULL, &s, &err) == 0);
     const char *name = NULL;
-    CHECK(td_kernel_lookup(&s, "step(", &name, &err) == 0);
+    /* named as -k names it: a regex on the base name (step, not stepper) */
+    CHECK(td_kernel_lookup(&s, &res, "^step$", TD_NAME_FUNCTION, &name, &err) == 0);
     CHECK_STR(name, "void step(int)");
+    CHECK(td_kernel_lookup(&s, &res, "regex:step\\(", TD_NAME_DEMANGLED, &name, &err) == 0);
+    CHECK_STR(name, "void step(int)");
+    CHECK(td_kernel_lookup(&s, &res, "step(", TD_NAME_FUNCTION, &name, &err) == -1);
+    CHECK(strstr(err.msg, "bad kernel-name regex 'step('") != NULL);
     td_timeline t;
     CHECK(td_timeline_build(&res, &s, name, &t, &err) == 0);
     CHECK(t.invocations == 13);
@@ -110,11 +115,11 @@ static void test_crafted_timeline(const td_arch_set *archs)
     td_timeline_free(&t);
 
     /* Lookup: exact wins over substring, ambiguity and absence are errors. */
-    CHECK(td_kernel_lookup(&s, "void step(int)", &name, &err) == 0);
-    CHECK(td_kernel_lookup(&s, "step", &name, &err) == -1);
+    CHECK(td_kernel_lookup(&s, &res, "void step(int)", TD_NAME_FUNCTION, &name, &err) == 0);
+    CHECK(td_kernel_lookup(&s, &res, "step", TD_NAME_FUNCTION, &name, &err) == -1);
     CHECK(strstr(err.msg, "ambiguous") && strstr(err.msg, "void stepper(float)") &&
           strstr(err.msg, "void step(int)"));
-    CHECK(td_kernel_lookup(&s, "nosuch", &name, &err) == -1);
+    CHECK(td_kernel_lookup(&s, &res, "nosuch", TD_NAME_FUNCTION, &name, &err) == -1);
     CHECK(strstr(err.msg, "nosuch") && strstr(err.msg, "void other(int)"));
     td_summary_free(&s);
     td_result_free(&res);
@@ -148,7 +153,7 @@ static void test_cli(const char *dir)
     CHECK(strchr(r.err, '\n') == r.err + strlen(r.err) - 1); /* one line */
     snprintf(args, sizeof args, "report '%s' --timeline nosuchkernel", fixture);
     fx_run(dir, NULL, args, &r);
-    CHECK(r.status == 1 && strstr(r.err, "no kernel name contains \"nosuchkernel\""));
+    CHECK(r.status == 1 && strstr(r.err, "no kernel name matches \"nosuchkernel\""));
     snprintf(args, sizeof args, "report '%s' --timeline stencil --phase-threshold five", fixture);
     fx_run(dir, NULL, args, &r);
     CHECK(r.status == 2 && strstr(r.err, "--phase-threshold needs"));

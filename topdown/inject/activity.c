@@ -2,8 +2,11 @@
 
 #include <cupti.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "cache_flush.h"
 #include "kernels.h"
+#include "result.h"
 #include "spool_writer.h"
 
 enum { BUFFER_SIZE = 8 << 20, BUFFER_ALIGN = 8 };
@@ -89,6 +92,76 @@ static void emit_kernel_time(const CUpti_ActivityKernel10 *k)
     td_sw_emit(rec);
 }
 
+/* ---- copies: memcpy, memset, peer copies -------------------------------- */
+
+static int is_device_side(uint8_t direction, int source)
+{
+    switch (direction) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return !source;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return source;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN: return 0;
+    default: return 1; /* DtoD, AtoA, AtoD, DtoA: both ends on the device */
+    }
+}
+
+static void emit_copy(uint32_t context, uint32_t device, int kind, uint8_t direction,
+                      uint64_t bytes, uint64_t start, uint64_t end, uint32_t stream,
+                      uint32_t corr, long src, long dst)
+{
+    if (end < start)
+        return; /* an incomplete record */
+    cJSON *rec = td_sw_record("copy");
+    if (!rec)
+        return;
+    cJSON_AddNumberToObject(rec, "context", context);
+    cJSON_AddNumberToObject(rec, "device", device);
+    cJSON_AddNumberToObject(rec, "kind", kind);
+    cJSON_AddNumberToObject(rec, "direction", direction);
+    cJSON_AddNumberToObject(rec, "bytes", (double)bytes);
+    cJSON_AddNumberToObject(rec, "start_ns", since_start(start));
+    cJSON_AddNumberToObject(rec, "duration_ns", (double)(end - start));
+    cJSON_AddNumberToObject(rec, "stream", stream);
+    cJSON_AddNumberToObject(rec, "corr", corr);
+    /* -1 (host memory, or none) is the reader's default: left out, as a
+     * million copies make a million lines */
+    if (src >= 0)
+        cJSON_AddNumberToObject(rec, "src_device", (double)src);
+    if (dst >= 0)
+        cJSON_AddNumberToObject(rec, "dst_device", (double)dst);
+    td_sw_emit(rec);
+}
+
+/* 1 when the record was a copy (and written). */
+static int take_copy(const CUpti_Activity *record)
+{
+    if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+        const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)record;
+        long dev = (long)m->deviceId;
+        emit_copy(m->contextId, m->deviceId, TD_COPY_MEMCPY, m->copyKind, m->bytes, m->start,
+                  m->end, m->streamId, m->correlationId,
+                  is_device_side(m->copyKind, 1) ? dev : -1,
+                  is_device_side(m->copyKind, 0) ? dev : -1);
+        return 1;
+    }
+    if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY2) {
+        const CUpti_ActivityMemcpyPtoP4 *p = (const CUpti_ActivityMemcpyPtoP4 *)record;
+        emit_copy(p->contextId, p->deviceId, TD_COPY_PEER, p->copyKind, p->bytes, p->start,
+                  p->end, p->streamId, p->correlationId, (long)p->srcDeviceId,
+                  (long)p->dstDeviceId);
+        return 1;
+    }
+    if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+        const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)record;
+        emit_copy(m->contextId, m->deviceId, TD_COPY_MEMSET, TD_COPY_DIR_UNKNOWN, m->bytes,
+                  m->start, m->end, m->streamId, m->correlationId, -1, (long)m->deviceId);
+        return 1;
+    }
+    return 0;
+}
+
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
                                       size_t size, size_t valid)
 {
@@ -97,12 +170,16 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     (void)size;
     CUpti_Activity *record = NULL;
     while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+        if (take_copy(record))
+            continue;
         if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
             record->kind != CUPTI_ACTIVITY_KIND_KERNEL)
             continue;
         const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)record;
         if (k->end < k->start)
             continue; /* an incomplete record */
+        if (k->name && strcmp(k->name, TD_FLUSH_KERNEL) == 0)
+            continue; /* topdown's cache flush (--cache-control all) */
         if (k->graphId != 0)
             emit_graph_launch(k);
         else
@@ -110,8 +187,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     }
     size_t dropped = 0;
     if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
-        td_sw_warning("CUPTI dropped %zu kernel timing records; those launches have no "
-                      "duration", dropped);
+        td_sw_warning("CUPTI dropped %zu activity records; those launches have no "
+                      "duration, those copies are missing", dropped);
     free(buffer);
 }
 
@@ -123,6 +200,12 @@ int td_activity_start(uint64_t t0, uint64_t (*next_id)(void))
         return -1;
     if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS)
         return -1;
+    /* Copies are extra: a device without them still has its kernels. */
+    if (!getenv("TOPDOWN_NO_COPIES") &&
+        (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS ||
+         cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY2) != CUPTI_SUCCESS ||
+         cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET) != CUPTI_SUCCESS))
+        td_sw_warning("CUPTI cannot record memory copies here: the result has none");
     return 0;
 }
 

@@ -3,7 +3,8 @@
  * a few hundred nanoseconds per launch and without serialising kernels.
  * Records become kernel_time lines joined to launches by correlation id;
  * kernels launched inside CUDA graphs (which no launch callback sees)
- * become launch lines of their own. */
+ * become launch lines of their own. Memcpy, memset and peer-copy records
+ * become copy lines (TOPDOWN_NO_COPIES=1 leaves them out). */
 #ifndef TD_ACTIVITY_H
 #define TD_ACTIVITY_H
 

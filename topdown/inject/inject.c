@@ -21,8 +21,11 @@
 
 #include "activity.h"
 #include "arch.h"
+#include "cache_flush.h"
 #include "groups.h"
 #include "kernels.h"
+#include "nvtx.h"
+#include "progress.h"
 #include "pmsampling.h"
 #include "range_profiler.h"
 #include "spool.h"
@@ -45,6 +48,7 @@ typedef struct launch_rec {
     int group;  /* counter group it is measured with, TD_GROUP_ALL: replay */
     uint32_t graph; /* a whole CUDA graph launch: the graph's CUPTI id */
     int failed; /* the launch call returned an error: it made no range */
+    const char *region; /* NVTX region (nvtx.h), NULL: none */
 } launch_rec;
 
 /* --replay-mode (docs/COLLECTION.md): auto = the full set by kernel replay
@@ -74,10 +78,13 @@ typedef struct ctx_state {
     int window_group;     /* configuration of the open batch */
     int phase_group;      /* the counter group of the current phase */
     size_t phase_launches; /* launches profiled in this phase so far */
-    unsigned long coverage_seen; /* td_kernels_version() at the last coverage check */
+    unsigned long coverage_seen; /* progress.version at the last coverage check */
     int coverage_phase;   /* phase_group at the last coverage check */
     int failures;         /* failed decodes of replay-free launches */
+    td_progress progress; /* what each kernel measured on this context */
     int warned_mismatch;
+    td_flush flush;       /* --cache-control all: ready when it can flush */
+    int flush_failed_said;
     struct ctx_state *next;
 } ctx_state;
 
@@ -113,9 +120,13 @@ static struct {
     int device_heap;          /* a loaded module uses the device heap */
     int heap_said;
     int graph_view;           /* --graph-profiling graph */
+    int flush_caches;         /* --cache-control all */
     long replay_failures;
     uint64_t pm_interval_ns;  /* --pm-interval: PM sampling instead of the Range Profiler */
     int pm_said;
+    td_sample_every sample;   /* --sample-every (metrics/sample_policy.h) */
+    char sample_error[sizeof ((td_error *)0)->msg]; /* a bad TOPDOWN_SAMPLE_EVERY, said
+                                                      after the start record */
 } g;
 
 static double now_s(void)
@@ -181,6 +192,8 @@ static void emit_launch(const ctx_state *c, const launch_rec *l, const double *v
     cJSON_AddItemToObject(rec, "grid", dims_json(l->grid));
     cJSON_AddItemToObject(rec, "block", dims_json(l->block));
     cJSON_AddNumberToObject(rec, "stream", l->stream);
+    if (l->region)
+        cJSON_AddStringToObject(rec, "region", l->region);
     size_t n_values = l->group == TD_GROUP_ALL ? c->n_metrics : c->groups.size[l->group];
     if (values && !all_finite(values, n_values)) {
         td_sw_warning("launch %llu (%s): CUPTI gave a value that is not a count; its "
@@ -193,6 +206,10 @@ static void emit_launch(const ctx_state *c, const launch_rec *l, const double *v
         int duration = l->graph ? -1 : config_index(c, l->group, c->duration_metric);
         if (duration >= 0)
             cJSON_AddNumberToObject(rec, "duration_ns", values[duration]);
+        if (duration >= 0 && l->kernel) { /* --sample-every T's estimate */
+            l->kernel->duration_sum += values[duration];
+            l->kernel->durations++;
+        }
         if (l->group != TD_GROUP_ALL)
             cJSON_AddNumberToObject(rec, "group", l->group);
         if (l->graph)
@@ -291,11 +308,23 @@ static void group_failed(ctx_state *c)
         stop_profiling(c, "restarting the profiler after a failed decode failed");
 }
 
+/* A kernel's measurements on this context (each device rotates and covers
+ * its kernels on its own); a blank entry when out of memory. */
+static td_kernel_progress *progress_of(ctx_state *c, const td_kernel *k)
+{
+    static td_kernel_progress blank;
+    td_kernel_progress *p = td_progress_of(&c->progress, k->ordinal, k->matches);
+    if (p)
+        return p;
+    memset(&blank, 0, sizeof blank);
+    return &blank;
+}
+
 /* What a measured launch adds to its kernel's rotation. */
-static void count_measurement(const launch_rec *l)
+static void count_measurement(ctx_state *c, const launch_rec *l)
 {
     if (l->kernel)
-        td_kernel_measured(l->kernel, l->group);
+        td_progress_measured(&c->progress, progress_of(c, l->kernel), l->group);
 }
 
 /* Stops the profiler, decodes the batch, writes its launches in launch
@@ -332,7 +361,7 @@ static void close_window(ctx_state *c)
         range++;
         emit_launch(c, l, have ? values : NULL);
         if (have)
-            count_measurement(l);
+            count_measurement(c, l);
     }
     if (!decoded && c->window_group == TD_GROUP_ALL)
         replay_failed(c);
@@ -357,7 +386,22 @@ static void close_window(ctx_state *c)
  * failing replay is pinned on its kernel), the batch size otherwise. */
 static size_t window_capacity(int group)
 {
-    return group == TD_GROUP_ALL && g.mode == MODE_KERNEL ? g.batch : 1;
+    /* --cache-control all: a flush before each launch, so one per session. */
+    return group == TD_GROUP_ALL && g.mode == MODE_KERNEL && !g.flush_caches ? g.batch : 1;
+}
+
+/* --cache-control all: the app's queued work drained (it would refill the
+ * L2), then the flush, before the session starts (so the flush is in no
+ * range). Under kernel replay CUPTI's own save of device memory still runs
+ * between this flush and the first pass (docs/COLLECTION.md). */
+static void flush_before_pass(ctx_state *c)
+{
+    if (!c->flush.ready)
+        return;
+    wait_for_gpu();
+    if (td_flush_run(&c->flush) != 0 && !c->flush_failed_said++)
+        td_sw_warning("--cache-control all: the cache flush failed in context %u; launches "
+                      "are measured with the caches as they were", c->uid);
 }
 
 static td_rp_config *config_of(ctx_state *c, int group)
@@ -395,6 +439,7 @@ static int add_to_window(ctx_state *c, const launch_rec *l)
      * work queued before it (its launch is then the only one running). */
     if (l->group != TD_GROUP_ALL)
         wait_for_gpu();
+    flush_before_pass(c);
     if (td_rp_start(&c->rp) != 0 || td_rp_push(&c->rp, "launch") != 0) {
         stop_profiling(c, "starting the profiler failed");
         return 0;
@@ -447,7 +492,7 @@ static void say_no_replay_for_heap(void)
  * each kernel launched throughout the run collects every group. A kernel
  * the mode wants replayed (auto: its first launch; kernel: every launch)
  * takes the full set whatever the phase. */
-static int wants_replay(const ctx_state *c, const td_kernel *k)
+static int wants_replay(ctx_state *c, const td_kernel *k)
 {
     if (!c->has_full || k->no_replay)
         return 0;
@@ -456,7 +501,7 @@ static int wants_replay(const ctx_state *c, const td_kernel *k)
         return 0;
     }
     return g.mode == MODE_KERNEL || c->n_group_cfg == 0 ||
-           (g.mode == MODE_AUTO && !k->full_measured);
+           (g.mode == MODE_AUTO && !progress_of(c, k)->full_measured);
 }
 
 /* Launches of a phase: eight times the kernels seen so far, at least 16.
@@ -486,14 +531,15 @@ static void count_phase(ctx_state *c, int group)
  * when a profiled launch is counted: under a budget a kernel in a long run
  * of its own is profiled only while it lacks the phase's group, so a check
  * at counting time would never see it covered (--replay-mode none). The
- * answer is cached until a kernel is added or measures something. */
+ * answer is cached until a kernel is first seen here or measures something.
+ * Per context: each device covers its own kernels. */
 static void advance_for_coverage(ctx_state *c)
 {
-    unsigned long version = td_kernels_version();
+    unsigned long version = c->progress.version;
     if (c->n_group_cfg == 0 ||
         (c->coverage_seen == version && c->coverage_phase == c->phase_group))
         return;
-    int group = td_kernels_coverage_group(c->phase_group, c->n_group_cfg);
+    int group = td_progress_coverage_group(&c->progress, c->phase_group, c->n_group_cfg);
     if (group != c->phase_group) {
         c->phase_group = group;
         c->phase_launches = 0;
@@ -505,10 +551,9 @@ static void advance_for_coverage(ctx_state *c)
 /* The cost budget: profile while the time spent profiling stays within
  * --overhead of the app's own time so far. A kernel without a full tree
  * that has not measured this group yet is always measured (coverage first). */
-static int budget_allows(const td_kernel *k, int group)
+static int budget_allows(ctx_state *c, const td_kernel *k, int group)
 {
-    if (!g.budgeted ||
-        (!k->full_measured && group < TD_KERNEL_MAX_GROUPS && k->group_measured[group] == 0))
+    if (!g.budgeted || td_progress_lacks(progress_of(c, k), group))
         return 1;
     double native = now_s() - g.start_s - g.spent_s;
     if (g.spent_s <= g.overhead * native)
@@ -517,9 +562,37 @@ static int budget_allows(const td_kernel *k, int group)
     return 0;
 }
 
-/* 1 and the configuration if this launch is to be profiled. */
-static int choose_config(ctx_state *c, const td_kernel *k, int *group)
+/* The counter group the context's profiler is configured for, -1: none. */
+static int active_group(const ctx_state *c)
 {
+    for (size_t gi = 0; gi < c->n_group_cfg; gi++)
+        if (c->rp.active == &c->group_cfg[gi])
+            return (int)gi;
+    return -1;
+}
+
+/* --sample-every: the kernel's periodic points decide (sample_policy.h),
+ * each a burst of consecutive launches covering every counter group, or
+ * one replayed launch of the full set. */
+static int choose_sampled(ctx_state *c, td_kernel *k, int *group)
+{
+    double est_ns = k->durations ? k->duration_sum / (double)k->durations : 0;
+    int wanted;
+    if (!td_sample_decide(&g.sample, &k->sample, c->n_group_cfg, active_group(c), est_ns,
+                          &wanted))
+        return 0;
+    *group = wants_replay(c, k) ? TD_GROUP_ALL : wanted;
+    if (*group != TD_GROUP_ALL && c->n_group_cfg == 0)
+        return 0;
+    td_sample_taken(&k->sample, c->n_group_cfg, *group);
+    return 1;
+}
+
+/* 1 and the configuration if this launch is to be profiled. */
+static int choose_config(ctx_state *c, td_kernel *k, int *group)
+{
+    if (g.sample.unit != TD_SAMPLE_OFF)
+        return choose_sampled(c, k, group);
     if (wants_replay(c, k)) {
         *group = TD_GROUP_ALL;
         return 1; /* coverage: a kernel's one replay is not budgeted */
@@ -528,7 +601,7 @@ static int choose_config(ctx_state *c, const td_kernel *k, int *group)
         return 0;
     advance_for_coverage(c);
     *group = c->phase_group;
-    return budget_allows(k, *group);
+    return budget_allows(c, k, *group);
 }
 
 /* ---- contexts ----------------------------------------------------------- */
@@ -745,6 +818,8 @@ static void emit_device(const ctx_state *c, uint32_t device, const char *gpu,
     cJSON_AddStringToObject(rec, "arch", arch ? arch->name : "none");
     cJSON_AddNumberToObject(rec, "passes", c->profiling ? (double)c->full_passes : 0);
     cJSON_AddNumberToObject(rec, "batch", (double)g.batch);
+    if (g.flush_caches && c->profiling)
+        cJSON_AddStringToObject(rec, "cache_control", c->flush.ready ? "all" : "none");
     cJSON_AddItemToObject(rec, "metrics", cJSON_CreateStringArray(c->metrics,
                                                                    (int)c->n_metrics));
     if (c->profiling && c->n_group_cfg) {
@@ -757,6 +832,17 @@ static void emit_device(const ctx_state *c, uint32_t device, const char *gpu,
         }
     }
     td_sw_emit(rec);
+}
+
+/* --cache-control all: where it cannot be set up, the context's launches
+ * are measured unflushed, and the device record and a warning say so. */
+static void setup_flush(ctx_state *c, CUdevice dev)
+{
+    char why[256];
+    if (!g.flush_caches || !c->profiling || td_flush_open(&c->flush, dev, why, sizeof why) == 0)
+        return;
+    td_sw_warning("--cache-control all: cannot flush the caches of context %u (%s); its "
+                  "launches are measured with the caches as the app left them", c->uid, why);
 }
 
 static void setup_context(ctx_state *c)
@@ -779,6 +865,7 @@ static void setup_context(ctx_state *c)
     const td_arch *arch = g.pm_interval_ns
                               ? setup_pm_sampling(c, device, chip.pChipName, major, minor)
                               : setup_profiler(c, dev, gpu, chip.pChipName, major, minor);
+    setup_flush(c, dev);
     emit_device(c, device, gpu, chip.pChipName, major, minor, sms, arch);
     g.spent_s += now_s() - t0;
     g.setup_s += now_s() - t0;
@@ -810,6 +897,12 @@ static void forget_context(uint32_t uid)
         close_configs(c);
         td_rp_close(&c->rp);
         td_pms_context_ending(uid);
+        if (c->flush.ready && cuCtxPushCurrent(c->ctx) == CUDA_SUCCESS) {
+            CUcontext popped;
+            td_flush_close(&c->flush);
+            cuCtxPopCurrent(&popped);
+        }
+        td_progress_free(&c->progress);
         *p = c->next;
         free(c->window);
         free(c);
@@ -879,7 +972,8 @@ static int is_captured(CUstream stream, int per_thread)
  * costs from t0, its enter callback, to its exit callback. */
 static void begin_profiled_launch(ctx_state *c, const launch_rec *l, double t0)
 {
-    td_filter_count_profiled(&g.filter, l->kernel);
+    td_filter_count_profiled(&g.filter);
+    progress_of(c, l->kernel)->profiled++;
     count_phase(c, l->group);
     g.in_profiled_launch = 1;
     g.launch_t0 = t0;
@@ -928,11 +1022,15 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
      * the device heap is known before its first launch is replayed. */
     if (l.kernel && l.kernel->launches == 0 && f)
         load_module_of(f);
-    int profile = 0;
-    if (c && c->profiling && l.kernel) {
+    int profile = 0, nvtx_allows = 1;
+    l.region = td_nvtx_launch_region(&nvtx_allows);
+    if (c && c->profiling && l.kernel && !nvtx_allows) {
+        l.kernel->launches++; /* outside --nvtx-include/--nvtx-exclude: timed only */
+    } else if (c && c->profiling && l.kernel) {
         double t0 = now_s();
         g.waited_s = 0;
-        if (td_filter_allows(&g.filter, l.kernel) && choose_config(c, l.kernel, &l.group))
+        if (td_filter_allows(&g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
+            choose_config(c, l.kernel, &l.group))
             profile = add_to_window(c, &l);
         if (profile)
             begin_profiled_launch(c, &l, t0);
@@ -997,6 +1095,22 @@ static uint32_t graph_exec_id(const CUpti_CallbackData *cb)
     return id;
 }
 
+/* A sampled graph launch's counter group (a graph is measured in one user
+ * range, never replayed): --sample-every's points, else the phase's group
+ * under the budget. A graph's own duration is not measured, so a time
+ * period (--sample-every 5ms) gives a graph only its first point. */
+static int graph_config(ctx_state *c, td_kernel *k, int *group)
+{
+    if (g.sample.unit == TD_SAMPLE_OFF) {
+        *group = c->phase_group;
+        return budget_allows(c, k, c->phase_group);
+    }
+    if (!td_sample_decide(&g.sample, &k->sample, c->n_group_cfg, active_group(c), 0, group))
+        return 0;
+    td_sample_taken(&k->sample, c->n_group_cfg, *group);
+    return 1;
+}
+
 static void say_graph_view(void)
 {
     if (graph_note_said++)
@@ -1020,8 +1134,9 @@ static void graph_enter(const CUpti_CallbackData *cb)
         close_window(c);
     launch_rec l = {.group = TD_GROUP_ALL, .grid = {1, 1, 1}, .block = {1, 1, 1},
                     .graph = graph_exec_id(cb)};
-    int profile = 0;
-    if (c && c->profiling && c->n_group_cfg && l.graph) {
+    int profile = 0, nvtx_allows = 1;
+    l.region = td_nvtx_launch_region(&nvtx_allows);
+    if (c && c->profiling && c->n_group_cfg && l.graph && nvtx_allows) {
         char name[64];
         snprintf(name, sizeof name, "CUDA graph %u", l.graph);
         l.kernel = td_kernel_get(name, &g.filter);
@@ -1029,9 +1144,8 @@ static void graph_enter(const CUpti_CallbackData *cb)
         g.waited_s = 0;
         say_graph_view();
         advance_for_coverage(c);
-        if (l.kernel && td_filter_allows(&g.filter, l.kernel) &&
-            budget_allows(l.kernel, c->phase_group)) {
-            l.group = c->phase_group;
+        if (l.kernel && td_filter_allows(&g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
+            graph_config(c, l.kernel, &l.group)) {
             l.id = next_launch_id();
             profile = add_to_window(c, &l);
         }
@@ -1101,10 +1215,14 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
                                  CUpti_CallbackId cbid, const void *data)
 {
     (void)userdata;
+    if (td_flush_active)
+        return; /* topdown's own cache flush, not the app's */
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
         on_driver(cbid, data);
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE)
         on_resource(cbid, data);
+    else if (domain == CUPTI_CB_DOMAIN_NVTX)
+        td_nvtx_callback(cbid, data);
 }
 
 /* ---- flushing at exit and on signals ------------------------------------ */
@@ -1226,6 +1344,7 @@ static void emit_start(void)
     cJSON_AddStringToObject(rec, "format", TD_SPOOL_FORMAT);
     cJSON_AddStringToObject(rec, "tool_version", TOPDOWN_VERSION);
     cJSON_AddStringToObject(rec, "replay_mode", mode_names[g.mode]);
+    cJSON_AddStringToObject(rec, "cache_control", g.flush_caches ? "all" : "none");
     cJSON_AddNumberToObject(rec, "overhead_pct", g.overhead * 100);
     td_sw_emit(rec);
 }
@@ -1254,8 +1373,15 @@ static void collection_from_env(void)
     g.graph_view = view && strcmp(view, "graph") == 0;
     const char *pm = getenv("TOPDOWN_PM_INTERVAL_NS");
     g.pm_interval_ns = pm && *pm ? strtoull(pm, NULL, 10) : 0;
-    /* Explicit counts are the user's cost decision: no budget on top. */
-    g.budgeted = g.overhead > 0 && g.filter.per_kernel < 0 && g.filter.launch_count < 0;
+    const char *cache = getenv("TOPDOWN_CACHE_CONTROL");
+    g.flush_caches = cache && strcmp(cache, "all") == 0;
+    td_error err = {{0}};
+    if (td_sample_every_parse(getenv("TOPDOWN_SAMPLE_EVERY"), &g.sample, &err) != 0)
+        snprintf(g.sample_error, sizeof g.sample_error, "%s", err.msg); /* after start */
+    /* Explicit counts and periods are the user's cost decision: no budget
+     * on top. */
+    g.budgeted = g.overhead > 0 && g.filter.per_kernel < 0 && g.filter.launch_count < 0 &&
+                 g.sample.unit == TD_SAMPLE_OFF;
 }
 
 static int subscribe(void)
@@ -1281,6 +1407,7 @@ static int subscribe(void)
                         CUPTI_CBID_RESOURCE_MODULE_LOADED);
     for (size_t i = 0; i < sizeof launch_callbacks / sizeof *launch_callbacks; i++)
         cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, launch_callbacks[i]);
+    td_nvtx_enable(g.subscriber);
     return 0;
 }
 
@@ -1308,6 +1435,10 @@ TD_EXPORT int InitializeInjection(void)
     emit_start();
     if (!filter_ok)
         td_sw_error("bad_option", "%s; every launch is profiled", msg);
+    if (g.sample_error[0])
+        td_sw_error("bad_option", "%s; profiled as without it", g.sample_error);
+    if (td_nvtx_setup(msg, sizeof msg) != 0)
+        td_sw_error("bad_option", "%s; no NVTX filter is applied", msg);
     free(td_demangle("_Z4warmv")); /* load the demangler before threads race */
     cuptiGetTimestamp(&g.t0);
     if (subscribe() != 0)

@@ -55,13 +55,12 @@ char *td_demangle(const char *mangled)
     return strdup(mangled);
 }
 
-/* ---- the kernel table: open addressing on the mangled name -------------- */
+/* ---- the kernel table: open addressing on the mangled name --------------
+ * Slots hold pointers: a kernel stays where it is when the table grows, so
+ * launches waiting in a batch keep valid pointers to their kernels. */
 
-static td_kernel *table;
+static td_kernel **table;
 static size_t table_cap, table_used;
-/* Moves whenever a kernel is added or measures something, so that answers
- * about coverage are recomputed only when they can have changed. */
-static unsigned long coverage_version;
 
 static uint64_t hash_name(const char *s)
 {
@@ -71,10 +70,10 @@ static uint64_t hash_name(const char *s)
     return h;
 }
 
-static td_kernel *slot_for(td_kernel *items, size_t cap, const char *mangled)
+static td_kernel **slot_for(td_kernel **items, size_t cap, const char *mangled)
 {
     size_t i = hash_name(mangled) & (cap - 1);
-    while (items[i].mangled && strcmp(items[i].mangled, mangled) != 0)
+    while (items[i] && strcmp(items[i]->mangled, mangled) != 0)
         i = (i + 1) & (cap - 1);
     return &items[i];
 }
@@ -82,12 +81,12 @@ static td_kernel *slot_for(td_kernel *items, size_t cap, const char *mangled)
 static int grow_table(void)
 {
     size_t cap = table_cap ? table_cap * 2 : 256;
-    td_kernel *bigger = calloc(cap, sizeof *bigger);
+    td_kernel **bigger = calloc(cap, sizeof *bigger);
     if (!bigger)
         return -1;
     for (size_t i = 0; i < table_cap; i++)
-        if (table[i].mangled)
-            *slot_for(bigger, cap, table[i].mangled) = table[i];
+        if (table[i])
+            *slot_for(bigger, cap, table[i]->mangled) = table[i];
     free(table);
     table = bigger;
     table_cap = cap;
@@ -100,63 +99,43 @@ td_kernel *td_kernel_get(const char *mangled, const td_filter *f)
         mangled = "?";
     if ((table_used + 1) * 2 > table_cap && grow_table())
         return NULL;
-    td_kernel *k = slot_for(table, table_cap, mangled);
-    if (k->mangled)
-        return k;
+    td_kernel **slot = slot_for(table, table_cap, mangled);
+    if (*slot)
+        return *slot;
+    td_kernel *k = calloc(1, sizeof *k);
+    if (!k)
+        return NULL;
     k->mangled = strdup(mangled);
     k->name = td_demangle(mangled);
     if (!k->mangled || !k->name) {
         free(k->mangled);
         free(k->name);
-        memset(k, 0, sizeof *k);
+        free(k);
         return NULL;
     }
-    k->matches = !f->has_name_re || regexec(&f->name_re, k->name, 0, NULL, 0) == 0;
-    table_used++;
-    coverage_version++;
+    k->matches = !f->name_match || td_kmatch_test(f->name_match, k->name, k->mangled);
+    k->ordinal = table_used++;
+    *slot = k;
     return k;
+}
+
+void td_kernels_reset(void)
+{
+    for (size_t i = 0; i < table_cap; i++) {
+        if (!table[i])
+            continue;
+        free(table[i]->mangled);
+        free(table[i]->name);
+        free(table[i]);
+    }
+    free(table);
+    table = NULL;
+    table_cap = table_used = 0;
 }
 
 size_t td_kernel_count(void)
 {
     return table_used;
-}
-
-size_t td_kernels_missing(int group)
-{
-    size_t missing = 0;
-    for (size_t i = 0; i < table_cap && group >= 0 && group < TD_KERNEL_MAX_GROUPS; i++) {
-        const td_kernel *k = &table[i];
-        missing += k->mangled && k->matches && !k->full_measured &&
-                   k->group_measured[group] == 0;
-    }
-    return missing;
-}
-
-unsigned long td_kernels_version(void)
-{
-    return coverage_version;
-}
-
-void td_kernel_measured(td_kernel *k, int group)
-{
-    if (group < 0)
-        k->full_measured = 1;
-    else if (group < TD_KERNEL_MAX_GROUPS)
-        k->group_measured[group]++;
-    coverage_version++;
-}
-
-int td_kernels_coverage_group(int current, size_t n_groups)
-{
-    if (current < 0 || (size_t)current >= n_groups || td_kernels_missing(current) > 0)
-        return current;
-    for (size_t step = 1; step < n_groups; step++) {
-        int next = (int)((current + step) % n_groups);
-        if (td_kernels_missing(next) > 0)
-            return next;
-    }
-    return current;
 }
 
 /* ---- the filter --------------------------------------------------------- */
@@ -185,21 +164,28 @@ int td_filter_from_env(td_filter *f, char *msg, size_t size)
         env_long("TOPDOWN_LAUNCH_COUNT", -1, &f->launch_count, msg, size) ||
         env_long("TOPDOWN_PER_KERNEL", -1, &f->per_kernel, msg, size))
         return -1;
+    const char *base_word = getenv("TOPDOWN_KERNEL_NAME_BASE");
+    td_name_base base = TD_NAME_FUNCTION;
+    td_error err;
+    if (base_word && *base_word && td_name_base_parse(base_word, &base, &err)) {
+        snprintf(msg, size, "TOPDOWN_KERNEL_NAME_BASE: %s", err.msg);
+        return -1;
+    }
     const char *re = getenv("TOPDOWN_KERNEL_REGEX");
-    if (re && *re) {
-        int rc = regcomp(&f->name_re, re, REG_EXTENDED | REG_NOSUB);
-        if (rc != 0) {
-            char why[256];
-            regerror(rc, &f->name_re, why, sizeof why);
-            snprintf(msg, size, "kernel-name regex '%s': %s", re, why);
-            return -1;
-        }
-        f->has_name_re = 1;
+    if (re && *re && td_kmatch_compile(re, base, &f->name_match, &err)) {
+        snprintf(msg, size, "TOPDOWN_KERNEL_REGEX: %s", err.msg);
+        return -1;
     }
     return 0;
 }
 
-int td_filter_allows(td_filter *f, td_kernel *k)
+void td_filter_release(td_filter *f)
+{
+    td_kmatch_free(f->name_match);
+    f->name_match = NULL;
+}
+
+int td_filter_allows(td_filter *f, td_kernel *k, long profiled_here)
 {
     k->launches++;
     if (!k->matches)
@@ -209,13 +195,12 @@ int td_filter_allows(td_filter *f, td_kernel *k)
         return 0;
     if (f->launch_count >= 0 && f->profiled >= f->launch_count)
         return 0;
-    if (f->per_kernel >= 0 && k->profiled >= f->per_kernel)
+    if (f->per_kernel >= 0 && profiled_here >= f->per_kernel)
         return 0;
     return 1;
 }
 
-void td_filter_count_profiled(td_filter *f, td_kernel *k)
+void td_filter_count_profiled(td_filter *f)
 {
-    k->profiled++;
     f->profiled++;
 }

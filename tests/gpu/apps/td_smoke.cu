@@ -13,7 +13,10 @@
 // the kernels), --raise SIG (raise a signal after the kernels),
 // --no-kernel, --graph (also launch a CUDA graph of two kernels),
 // --second-context (also launch fma_chain twice in a context of its own,
-// made with the driver API and destroyed before exit).
+// made with the driver API and destroyed before exit), --l2-reread (instead
+// of the six kernels, N launches of l2_reread: a kernel that reads a
+// 16 MiB buffer, which stays in the L2 from one launch to the next unless
+// the caches are flushed: tests/gpu/test_conditions.c).
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -76,6 +79,26 @@ template <typename T> __global__ void scale(T *x, T s, size_t n)
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (i < n)
         x[i] *= s;
+}
+
+// Reads the buffer once (zeros: nothing is ever written), with a short
+// chain of FMAs per element, so that with the data in the L2 (left there
+// by the launch before) part of the load latency is hidden by the math,
+// and with a flushed L2 the DRAM latency is not: the flush shows as fewer
+// retired slots and more Memory_Bound ones.
+__global__ void l2_reread(const float4 *in, float *out, size_t n4)
+{
+    float acc = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n4;
+         i += (size_t)gridDim.x * blockDim.x) {
+        float4 v = in[i];
+        acc = fmaf(acc, v.x, v.y);
+        acc = fmaf(acc, v.z, v.w);
+        acc = fmaf(acc, v.x, v.w);
+        acc = fmaf(acc, v.y, v.z);
+    }
+    if (acc == 1234.5f)
+        out[0] = acc;
 }
 
 __global__ void coop_sum(const float *in, float *out, int n)
@@ -155,7 +178,7 @@ static void run_second_context(void)
 int main(int argc, char **argv)
 {
     int repeat = 1, exit_code = 0, crash = 0, raise_sig = 0, no_kernel = 0, graph = 0;
-    int second_context = 0;
+    int second_context = 0, l2_reread_only = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
             repeat = atoi(argv[++i]);
@@ -171,6 +194,8 @@ int main(int argc, char **argv)
             graph = 1;
         else if (!strcmp(argv[i], "--second-context"))
             second_context = 1;
+        else if (!strcmp(argv[i], "--l2-reread"))
+            l2_reread_only = 1;
         else {
             fprintf(stderr, "td_smoke: unknown option %s\n", argv[i]);
             return 2;
@@ -187,7 +212,13 @@ int main(int argc, char **argv)
     cudaStream_t stream;
     CHECK(cudaStreamCreate(&stream));
     int launches = 0;
-    for (int r = 0; r < repeat && !no_kernel; r++) {
+    const size_t reread_bytes = (size_t)16 << 20; /* fits the H100/H200 L2 (50 MiB) */
+    for (int r = 0; r < repeat && l2_reread_only && !no_kernel; r++) {
+        l2_reread<<<1056, 256, 0, stream>>>((const float4 *)m.a, m.small,
+                                             reread_bytes / sizeof(float4));
+        launches++;
+    }
+    for (int r = 0; r < repeat && !no_kernel && !l2_reread_only; r++) {
         run_once(m, stream);
         launches += 6;
     }

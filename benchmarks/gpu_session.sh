@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# One part of the GPU session's plan per call of the device tool (each call
+# may run 10 minutes; a session has about 30 minutes of device time). Runs
+# from the repository root on the GPU machine, with build/ carried after
+# scripts/device_prep.sh, and leaves its logs and everything new under
+# benchmarks/results/ in $OUT/PART.tgz (the tool brings $OUT back):
+#
+#   tests    ctest -L gpu: every GPU test (the designed kernels directly and
+#            in graphs, collection, replay-free, conditions, copies, NVTX,
+#            source, PM sampling); about 5 minutes
+#   collect  replayfree.sh on td_bench --reps 50 (the none-mode coverage
+#            fix), graphs.sh, sample_every.sh, one run each
+#   truth    grouping_invariance.sh and lib_agreement.sh (needs ncu)
+#   extra    every other benchmarks/*_overhead.sh present (PC sampling,
+#            PM sampling), and the NVTX PyTorch loop by region
+#   multi    on nvidia-h200-x2: test_multigpu and multigpu.sh
+#
+#   bash benchmarks/gpu_session.sh PART [SECONDS]   (SECONDS: the part's limit, default 540)
+#
+# Each command of a part gets what is left of the part's limit, so the
+# part ends, and brings its files back, inside the tool's 10 minutes.
+set -u -o pipefail
+cd "$(dirname "$0")/.." || exit 2
+part=${1:-}
+limit=${2:-540}
+out=${OUT:-/tmp/gpu_session_out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$PWD/build/devlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PYTHONUNBUFFERED=1
+log="$out/$part.log"
+start=$(date +%s)
+stamp=$(mktemp)
+
+left() { echo $((limit - ($(date +%s) - start))); }
+step() { # step NAME CMD...: runs CMD with the time left, logs its exit code
+    local name=$1; shift
+    local t; t=$(left)
+    if [ "$t" -lt 20 ]; then
+        echo "== $name: skipped, the part's time is spent" | tee -a "$log"
+        return
+    fi
+    echo "== $name ($t s left): $*" | tee -a "$log"
+    timeout -k 5 "$t" "$@" 2>&1 | tee -a "$log"
+    echo "== $name: exit ${PIPESTATUS[0]}" | tee -a "$log"
+}
+
+{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } >> "$log" 2>&1
+case $part in
+    tests)
+        step ctest-gpu ctest --test-dir build -L gpu --output-on-failure ;;
+    collect)
+        step replayfree-none bash benchmarks/replayfree.sh -n 1 -t 120 "td_bench --reps 50"
+        step graphs bash benchmarks/graphs.sh -n 1
+        step sample-every bash benchmarks/sample_every.sh -n 1 ;;
+    truth)
+        step grouping bash benchmarks/grouping_invariance.sh
+        step libs bash benchmarks/lib_agreement.sh ;;
+    extra)
+        for script in benchmarks/*_overhead.sh; do
+            [ -e "$script" ] && step "$(basename "$script" .sh)" bash "$script"
+        done
+        step nvtx-pytorch build/topdown -o build/nvtx_mlp.json -f -l 1 -- \
+            python3 benchmarks/pytorch_mlp_nvtx.py
+        step nvtx-regions build/topdown report build/nvtx_mlp.json --by-region -l 2 ;;
+    multi)
+        step ctest-multigpu ctest --test-dir build -R test_multigpu --output-on-failure
+        step multigpu bash benchmarks/multigpu.sh ;;
+    *)
+        echo "gpu_session.sh: PART is tests, collect, truth, extra or multi" >&2
+        exit 2 ;;
+esac
+# What the part wrote under benchmarks/results, with its log.
+find benchmarks/results -newer "$stamp" -type f -print0 |
+    tar -czf "$out/$part.tgz" --null -T - -C "$out" "$part.log" 2>> "$log"
+rm -f "$stamp"
+ls -l "$out"
