@@ -681,9 +681,30 @@ int td_cli_parse_options(int argc, char **argv, cli *c, td_error *err)
     return parse(argc, argv, c, 1, err);
 }
 
+/* --pm-interval turns per-launch counters off: the options that only
+ * choose or pace profiled launches would do nothing. */
+static int check_pm_interval(const cli *c, td_error *err)
+{
+    static const char *const per_launch[] = {"replay-mode", "overhead", "per-kernel",
+                                             "launch-skip", "launch-count", "sample-every",
+                                             "nvtx-include", "nvtx-exclude", "cache-control",
+                                             "kernel-name", "graph-profiling"};
+    if (c->profile.pm_interval_us <= 0)
+        return 0;
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        for (size_t k = 0; c->seen[i] && k < sizeof per_launch / sizeof *per_launch; k++)
+            if (strcmp(options[i].name, per_launch[k]) == 0)
+                return td_usage_fail(err, "--%s chooses profiled launches, and --pm-interval "
+                                     "profiles none (launches are only timed); give one of "
+                                     "them", options[i].name);
+    return 0;
+}
+
 int td_cli_check(const cli *c, td_command command, td_error *err)
 {
     const cli_command *cmd = &commands[command];
+    if (command == TD_CMD_PROFILE && check_pm_interval(c, err))
+        return TD_USAGE_ERROR;
     for (int group = 0; group < G_COUNT; group++)
         for (size_t i = 0; i < N_OPTIONS; i++)
             if (c->seen[i] && options[i].group == (cli_group)group &&

@@ -261,9 +261,16 @@ static void test_cli(const char *dir)
     td_test_run_topdown(dir, args, &r);
     CHECK(r.status == 1 && strstr(r.err, "--pm-interval USEC") != NULL);
 
-    snprintf(args, sizeof args, "list-nodes --pm-interval 0 -- true");
     td_test_run_topdown(dir, "--pm-interval 0 -- true", &r);
     CHECK(r.status == 2 && strstr(r.err, "--pm-interval") != NULL);
+    /* Options that choose profiled launches do nothing with it: refused. */
+    td_test_run_topdown(dir, "--pm-interval 100 --sample-every 4 -- true", &r);
+    CHECK(r.status == 2 && strstr(r.err, "--sample-every chooses profiled launches") != NULL);
+    td_test_run_topdown(dir, "--replay-mode none --pm-interval 100 -- true", &r);
+    CHECK(r.status == 2 && strstr(r.err, "--replay-mode") != NULL);
+    snprintf(args, sizeof args, "report '%s/pm.topdown.json' --pm-timeline --by-region", dir);
+    td_test_run_topdown(dir, args, &r);
+    CHECK(r.status == 2 && strstr(r.err, "without --by-region") != NULL);
 }
 
 /* The launcher without a GPU: a stand-in app writes the fuzz seed's
