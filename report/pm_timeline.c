@@ -367,13 +367,16 @@ static int write_script(FILE *f, const td_pm_timeline *t, const td_plot_options 
           "set grid ytics lc rgb '#dddddd'\n"
           "set key outside right top invert noenhanced\n"
           "set style fill solid 0.9 noborder\n", f);
-    char unsplit[1024];
+    char unsplit[1024], line[1100] = "not split: ";
     if (td_pm_model_unsplit(&t->model, unsplit, sizeof unsplit) > 0) {
-        for (char *p = unsplit; *p; p++)
-            if (*p == '\n')
-                *p = ';';
-        fputs("set label 900 ", f);
-        gp_quote(f, unsplit);
+        /* One line under the x label: the sentences joined with "; ". */
+        for (char *p = unsplit, *nl; *p; p = nl + 1) {
+            nl = strchr(p, '\n');
+            snprintf(line + strlen(line), sizeof line - strlen(line), "%s%.*s",
+                     p == unsplit ? "" : "; ", (int)(nl - p), p);
+        }
+        fputs("set bmargin 6\nset label 900 ", f);
+        gp_quote(f, line);
         fputs(" at screen 0.01, screen 0.02 font ',8'\n", f);
     }
     kernel_labels(f, t);
