@@ -35,6 +35,7 @@ typedef struct sampler {
     uint64_t interval_ns, t0;
     uint64_t overflows;
     int started;
+    int clock_said;       /* a sample before the run's start was reported */
     struct sampler *next;
 } sampler;
 
@@ -353,6 +354,15 @@ static int emit_samples(sampler *s)
                                           : "cuptiProfilerHostEvaluateToGpuValues", r2);
             rc = -1;
             break;
+        }
+        if (si.startTimestamp < s->t0 && !s->clock_said) {
+            /* Not the launches' clock (CUPTI timestamps): the kernels
+             * laid over the timeline would be misplaced. */
+            s->clock_said = 1;
+            td_sw_warning("PM sampling on device %u: a sample starts %.3f ms before the run "
+                          "did; its clock is not the launches' clock, so kernels laid over "
+                          "the PM timeline may be misplaced", s->device,
+                          (double)(s->t0 - si.startTimestamp) / 1e6);
         }
         for (size_t m = 0; m < s->n_metrics; m++)
             if (!(values[m] >= 0 && values[m] < 1e300))
