@@ -122,8 +122,18 @@ int main(void)
         long d = td_pm_next_device(&res, 0);
         CHECK(d >= 0);
         if (d >= 0) {
-            check_samples(res.devices[d].pm);
-            CHECK(res.devices[d].n_launches > 0);
+            const td_device *dev = &res.devices[d];
+            check_samples(dev->pm);
+            CHECK(dev->n_launches > 0);
+            /* The two clocks, for the record: the first sample against the
+             * first and last launch (ns since the run started). */
+            if (dev->n_launches > 0 && dev->pm->n > 0)
+                printf("first sample %llu..%llu ns, last %llu ns; launches %llu..%llu ns\n",
+                       (unsigned long long)dev->pm->start_ns[0],
+                       (unsigned long long)dev->pm->end_ns[0],
+                       (unsigned long long)dev->pm->end_ns[dev->pm->n - 1],
+                       (unsigned long long)dev->launches[0].start_ns,
+                       (unsigned long long)dev->launches[dev->n_launches - 1].start_ns);
         }
         check_timeline(&res);
         td_result_free(&res);
