@@ -108,7 +108,8 @@ int td_pm_add(td_pm_samples *pm, uint64_t start_ns, uint64_t end_ns, const doubl
               td_error *err)
 {
     pm->samples++;
-    if (pm->n && pm->last_count < ((size_t)1 << pm->merges)) {
+    /* At 2^62 samples a row the shift would run out: the last row takes all. */
+    if (pm->n && (pm->merges >= 62 || pm->last_count < ((size_t)1 << pm->merges))) {
         double *last = pm->values + (pm->n - 1) * pm->n_metrics;
         for (size_t m = 0; m < pm->n_metrics; m++)
             last[m] += values[m];
