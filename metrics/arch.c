@@ -179,6 +179,24 @@ static int parse_groups(const cJSON *root, td_arch *arch, const char *path, td_e
     return 0;
 }
 
+/* Optional "pm_sampling": {"metrics": [...]}, the table's metrics that
+ * PM sampling reads in one pass (tests/cupti/test_pm_sampling checks). */
+static int parse_pm_sampling(const cJSON *root, td_arch *arch, const char *path, td_error *err)
+{
+    const cJSON *pm = cJSON_GetObjectItemCaseSensitive(root, "pm_sampling");
+    if (!pm)
+        return 0;
+    if (!cJSON_IsObject(pm))
+        return td_fail(err, "%s: \"pm_sampling\" must be an object with \"metrics\"", path);
+    if (get_string_array(pm, "metrics", &arch->pm_metrics, &arch->n_pm_metrics, path, err))
+        return -1;
+    for (size_t i = 0; i < arch->n_pm_metrics; i++)
+        if (!table_uses(arch, arch->pm_metrics[i]))
+            return td_fail(err, "%s: \"pm_sampling\" names %s, which is neither a counter nor "
+                           "a stall metric of the table", path, arch->pm_metrics[i]);
+    return 0;
+}
+
 static int parse_thresholds(const cJSON *root, td_arch *arch, const char *path,
                             td_error *err)
 {
@@ -291,7 +309,8 @@ static int parse_arch(const cJSON *root, td_arch *arch, const char *path,
                    parse_stalls(root, arch, path, err) ||
                    parse_thresholds(root, arch, path, err) ||
                    parse_groups(root, arch, path, err) ||
-                   parse_pc_reasons(root, arch, path, err)
+                   parse_pc_reasons(root, arch, path, err) ||
+                   parse_pm_sampling(root, arch, path, err)
                ? -1
                : 0;
 }
@@ -547,6 +566,7 @@ void td_arch_free(td_arch *arch)
     free(arch->thresholds);
     for (size_t g = 0; g < arch->n_groups; g++)
         free_strings(arch->groups[g].metrics, arch->groups[g].n);
+    free_strings(arch->pm_metrics, arch->n_pm_metrics);
     free(arch->groups);
     for (size_t i = 0; i < arch->n_pc_reasons; i++) {
         free(arch->pc_reasons[i].reason);

@@ -60,6 +60,9 @@ typedef struct td_arch {
     size_t n_groups;
     td_pc_map *pc_reasons;    /* optional "pc_sampling": PC-sampling reasons */
     size_t n_pc_reasons;
+    char **pm_metrics;        /* optional "pm_sampling": the metrics CUPTI's PM
+                                 sampling reads in one pass (--pm-interval) */
+    size_t n_pm_metrics;
 } td_arch;
 
 typedef struct td_arch_set {

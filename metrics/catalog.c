@@ -11,6 +11,7 @@
 
 struct td_catalog {
     char *chip;
+    CUpti_ProfilerType type; /* range profiler or PM sampling */
     CUpti_Profiler_Host_Object *host; /* for queries; never given metrics */
     char **bases; /* base counter metrics, read once (see load_bases) */
     size_t n_bases;
@@ -26,12 +27,12 @@ static int cupti_fail(td_error *err, CUptiResult rc, const char *what,
                    chip ? chip : "-", text, (int)rc);
 }
 
-static int host_open(const char *chip, CUpti_Profiler_Host_Object **host,
-                     td_error *err)
+static int host_open(const char *chip, CUpti_ProfilerType type,
+                     CUpti_Profiler_Host_Object **host, td_error *err)
 {
     CUpti_Profiler_Host_Initialize_Params p = {
         .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE,
-        .profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER,
+        .profilerType = type,
         .pChipName = chip,
     };
     CUptiResult rc = cuptiProfilerHostInitialize(&p);
@@ -94,7 +95,8 @@ int td_catalog_chips(char ***chips, size_t *n, td_error *err)
     return copy_names(p.ppChipNames, p.numChips, NULL, chips, n, err);
 }
 
-int td_catalog_open(td_catalog **out, const char *chip, td_error *err)
+static int catalog_open(td_catalog **out, const char *chip, CUpti_ProfilerType type,
+                        td_error *err)
 {
     *out = NULL;
     td_catalog *c = calloc(1, sizeof *c);
@@ -102,13 +104,24 @@ int td_catalog_open(td_catalog **out, const char *chip, td_error *err)
         free(c);
         return td_fail(err, "out of memory");
     }
-    if (host_open(chip, &c->host, err) != 0) {
+    c->type = type;
+    if (host_open(chip, type, &c->host, err) != 0) {
         td_catalog_close(c);
         return td_fail_context(err, "chip %s is not in this CUPTI's catalog (is libcupti older than the GPU?)",
                                chip);
     }
     *out = c;
     return 0;
+}
+
+int td_catalog_open(td_catalog **out, const char *chip, td_error *err)
+{
+    return catalog_open(out, chip, CUPTI_PROFILER_TYPE_RANGE_PROFILER, err);
+}
+
+int td_catalog_open_pm_sampling(td_catalog **out, const char *chip, td_error *err)
+{
+    return catalog_open(out, chip, CUPTI_PROFILER_TYPE_PM_SAMPLING, err);
 }
 
 void td_catalog_close(td_catalog *c)
@@ -282,7 +295,7 @@ static int count_passes(const td_catalog *c, const char *const *metrics,
                         size_t n, size_t *passes, td_error *err)
 {
     CUpti_Profiler_Host_Object *host = NULL;
-    if (host_open(c->chip, &host, err) != 0)
+    if (host_open(c->chip, c->type, &host, err) != 0)
         return -1;
     CUpti_Profiler_Host_ConfigAddMetrics_Params add = {
         .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE,

@@ -21,6 +21,11 @@ void td_catalog_free_names(char **names, size_t n);
 
 /* Opens the range-profiler catalog of a chip named as CUPTI spells it. */
 int td_catalog_open(td_catalog **out, const char *chip, td_error *err);
+/* The same for CUPTI's PM sampling (cupti_pmsampling.h): its own catalog
+ * and pass counts; td_catalog_passes then says how many PM-sampling passes
+ * a set needs (PM sampling takes only sets of one pass). Without the
+ * device's counter availability image, as everything here. */
+int td_catalog_open_pm_sampling(td_catalog **out, const char *chip, td_error *err);
 void td_catalog_close(td_catalog *c);
 const char *td_catalog_chip(const td_catalog *c);
 

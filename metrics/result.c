@@ -7,6 +7,7 @@
 #include "file_text.h"
 #include "pcsamp.h"
 #include "result_io.h"
+#include "pm_samples.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -186,6 +187,7 @@ static void free_device(td_device *dev)
     free(dev->arch);
     free(dev->source);
     td_pcsamp_free(dev->pcsamp);
+    td_pm_free(dev->pm);
 }
 
 void td_result_free(td_result *res)

@@ -87,6 +87,8 @@ typedef struct td_device {
     td_copy *copies;      /* memcpy/memset/peer copies on this context, by start */
     size_t n_copies, cap_copies;
     struct td_pcsamp *pcsamp; /* optional PC samples (--source, metrics/pcsamp.h) */
+    struct td_pm_samples *pm; /* optional PM-sampling timeline (--pm-interval,
+                                 metrics/pm_samples.h); NULL: none */
 } td_device;
 
 typedef struct td_result {

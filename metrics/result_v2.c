@@ -5,6 +5,8 @@
 #include "result_io.h"
 #include "pcsamp.h"
 
+#include "metrics/pm_samples.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,7 +237,8 @@ static cJSON *device_json(const td_device *dev, kernel_table *kernels)
                 add_launches(obj, dev, config_of) ||
                 attach(obj, "profiled", profiled_json(dev)) ||
                 td_result_write_copies(obj, dev) ||
-                (dev->pcsamp && attach(obj, "pc_sampling", td_pcsamp_json(dev->pcsamp))))) {
+                (dev->pcsamp && attach(obj, "pc_sampling", td_pcsamp_json(dev->pcsamp))) ||
+                (dev->pm && attach(obj, "pm_samples", td_pm_to_json(dev->pm))))) {
         cJSON_Delete(obj);
         obj = NULL;
     }
@@ -614,6 +617,9 @@ static int read_device(const cJSON *obj, size_t d, const kernel_names *kernels,
              read_launch_table(obj, dev, configs, n_configs, &c) || read_profiled(obj, dev, &c) ||
              td_result_read_copies(obj, dev, &c) ||
              td_pcsamp_read(obj, &dev->pcsamp, &c);
+    const cJSON *pm = rc ? NULL : cJSON_GetObjectItemCaseSensitive(obj, "pm_samples");
+    if (pm && !cJSON_IsNull(pm)) /* optional: files before --pm-interval lack it */
+        rc = td_pm_from_json(pm, &dev->pm, &c);
     free(configs);
     return rc ? -1 : 0;
 }

@@ -3,6 +3,7 @@
  * counters; kernel_time records carry durations measured by CUPTI's
  * activity API and are joined to their launch by correlation id. */
 #include "spool.h"
+#include "pm_samples.h"
 
 #include "file_text.h"
 #include "intern.h"
@@ -495,6 +496,31 @@ static int read_message(reader *r, const cJSON *obj, char **list)
     return 0;
 }
 
+/* A batch of PM samples of the device section of (pid, context); batches
+ * add up in the section, within its bound on rows. */
+static int read_pm_samples(reader *r, const cJSON *obj)
+{
+    uint64_t pid = 0, context = 0;
+    if (td_json_uint(&r->c, obj, "pid", 1, MAX_PID, &pid) ||
+        td_json_uint(&r->c, obj, "context", 1, UINT32_MAX, &context))
+        return -1;
+    dev_slot *slot = find_slot(r, pid, context);
+    if (!slot)
+        return fail_line(r, "PM samples before the device record of their context");
+    td_device *dev = &r->res->devices[slot->index];
+    td_pm_samples *batch = NULL;
+    if (td_pm_from_json(obj, &batch, &r->c))
+        return -1;
+    if (!dev->pm) {
+        dev->pm = batch;
+        batch->max_rows = TD_PM_MAX_ROWS_DEFAULT > batch->n ? TD_PM_MAX_ROWS_DEFAULT : batch->n;
+        return 0;
+    }
+    int rc = td_pm_append(dev->pm, batch, r->err);
+    td_pm_free(batch);
+    return rc;
+}
+
 static int read_record(reader *r, const cJSON *obj)
 {
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(obj, "type");
@@ -516,6 +542,8 @@ static int read_record(reader *r, const cJSON *obj)
         return read_kernel_time(r, obj);
     if (strcmp(t, "pcsamp_config") == 0 || strcmp(t, "pcsamp") == 0)
         return read_pcsamp(r, obj, t[6] == '_');
+    if (strcmp(t, "pm_samples") == 0)
+        return read_pm_samples(r, obj);
     if (strcmp(t, "copy") == 0)
         return read_copy(r, obj);
     if (strcmp(t, "error") == 0)

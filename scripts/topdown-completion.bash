@@ -50,7 +50,7 @@ _topdown() {
             return ;;
         -o|--output|--csv|--csv-launches|--times)
             COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        -k|--kernel-name|--kernels|--top|--timeline|-s|--launch-skip|-c|--launch-count|--per-kernel|--overhead|--phase-threshold|--spread-threshold|-n|--lines|--pc-sampling-period)
+        -k|--kernel-name|--kernels|--top|--timeline|-s|--launch-skip|-c|--launch-count|--per-kernel|--overhead|--phase-threshold|--spread-threshold|-n|--lines|--pc-sampling-period|--pm-interval)
             return ;;
     esac
     if [[ $cur == -* ]]; then

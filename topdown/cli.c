@@ -474,6 +474,10 @@ static const cli_option options[] = {
      "      --csv-launches FILE  also write one CSV row per profiled launch\n"},
     {"timeline", 0, 1, G_OUTPUT, NOT_ON(ON(TD_CMD_DIFF)), STRING(timeline), S_REPORT,
      "      --timeline KERNEL    the kernel's invocations and phases instead of the tree\n"},
+    {"pm-timeline", 0, 0, G_OUTPUT, ON(TD_CMD_REPORT) | ON(TD_CMD_PLOT), FLAG(pm_timeline),
+     S_REPORT,
+     "      --pm-timeline    the PM-sampling timeline (level 1 over wall time, kernels\n"
+     "                       laid over it) instead of the tree; record with --pm-interval\n"},
     {"phase-threshold", 0, 1, G_OUTPUT, EVERYWHERE, OWN(set_phase_threshold), S_REPORT,
      "      --phase-threshold PCT  level-1 jump that starts a phase (default 5 points)\n"},
     {"by-region", 0, 0, G_OUTPUT, RESULTS_AND_PROFILING, FLAG(report.by_region), S_REPORT,
@@ -569,6 +573,11 @@ static const cli_option options[] = {
      "                       every Nth invocation, or every T of its own GPU time\n"
      "                       (5ms, 250us); each point measures every counter group\n"
      "                       on consecutive invocations (report --timeline KERNEL)\n"},
+    {"pm-interval", 0, 1, G_PROFILING, PROFILING_CMDS, COUNT(profile.pm_interval_us, 1, 10000000),
+     S_PROFILING,
+     "      --pm-interval USEC  also record a GPU-wide level-1 timeline with CUPTI's PM\n"
+     "                       sampling, one sample every USEC microseconds; turns\n"
+     "                       per-launch counters off (launches are only timed)\n"},
     {"no-progress", 0, 0, G_PROFILING, PROFILING_CMDS, OWN(set_no_progress), S_PROFILING,
      "      --no-progress    no progress line on stderr\n"},
     {"help", 'h', 0, G_GENERAL, ALL_COMMANDS, FLAG(help), S_END,
@@ -718,9 +727,30 @@ int td_cli_parse_options(int argc, char **argv, cli *c, td_error *err)
     return parse(argc, argv, c, 1, err);
 }
 
+/* --pm-interval turns per-launch counters off: the options that only
+ * choose or pace profiled launches would do nothing. */
+static int check_pm_interval(const cli *c, td_error *err)
+{
+    static const char *const per_launch[] = {"replay-mode", "overhead", "per-kernel",
+                                             "launch-skip", "launch-count", "sample-every",
+                                             "nvtx-include", "nvtx-exclude", "cache-control",
+                                             "kernel-name", "graph-profiling"};
+    if (c->profile.pm_interval_us <= 0)
+        return 0;
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        for (size_t k = 0; c->seen[i] && k < sizeof per_launch / sizeof *per_launch; k++)
+            if (strcmp(options[i].name, per_launch[k]) == 0)
+                return td_usage_fail(err, "--%s chooses profiled launches, and --pm-interval "
+                                     "profiles none (launches are only timed); give one of "
+                                     "them", options[i].name);
+    return 0;
+}
+
 int td_cli_check(const cli *c, td_command command, td_error *err)
 {
     const cli_command *cmd = &commands[command];
+    if (command == TD_CMD_PROFILE && check_pm_interval(c, err))
+        return TD_USAGE_ERROR;
     for (int group = 0; group < G_COUNT; group++)
         for (size_t i = 0; i < N_OPTIONS; i++)
             if (c->seen[i] && options[i].group == (cli_group)group &&

@@ -62,6 +62,7 @@ typedef struct cli {
     const char *node;    /* source --node */
     int sass;            /* source --sass */
     long lines;          /* source -n */
+    int pm_timeline;     /* report/plot --pm-timeline */
     unsigned char seen[TD_CLI_MAX_OPTIONS]; /* per option row: given on the command line */
 } cli;
 

@@ -19,6 +19,7 @@
 #include "report/output.h"
 #include "report/plot.h"
 #include "report/copies.h"
+#include "report/pm_timeline.h"
 #include "report/text.h"
 #include "report/region.h"
 #include "report/timeline.h"
@@ -79,6 +80,8 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
         return -1;
     if (c->timeline)
         return print_timeline(res, s, c, err);
+    if (c->pm_timeline)
+        return td_pm_timeline_report(stdout, res, s, err);
     if (c->json)
         return td_report_json(stdout, s, level, path, &res->conditions, err);
     if ((c->csv && strcmp(c->csv, "-") == 0) ||
@@ -165,6 +168,9 @@ int cmd_report(int argc, char **argv, td_error *err)
     const char *file = files[0];
     if (!file)
         return td_usage_fail(err, "topdown report needs a result file: topdown report FILE [-l N]");
+    if (c.pm_timeline && (c.timeline || c.report.by_region))
+        return td_usage_fail(err, "--pm-timeline is a report of its own; give it without %s",
+                             c.timeline ? "--timeline KERNEL" : "--by-region");
     const char *outputs[] = {c.csv, c.csv_launches};
     if (cmd_check_outputs(outputs, 2, c.profile.force, &file, 1, err))
         return -1;
@@ -178,7 +184,7 @@ int cmd_report(int argc, char **argv, td_error *err)
         return -1;
     int to_stdout = (c.csv && strcmp(c.csv, "-") == 0) ||
                     (c.csv_launches && strcmp(c.csv_launches, "-") == 0);
-    if (!c.json && !c.timeline && !to_stdout)
+    if (!c.json && !c.timeline && !c.pm_timeline && !to_stdout)
         cmd_print_hint(file);
     return 0;
 }
@@ -320,7 +326,9 @@ static int plot_one(const char *file, const cli *c, td_plot_options *o,
     o->title = title;
     o->res = &res;
     int rc;
-    if (c->timeline) {
+    if (c->pm_timeline) {
+        rc = td_pm_timeline_plot(&res, &s, o, err);
+    } else if (c->timeline) {
         const char *name = NULL;
         td_timeline t;
         rc = td_kernel_lookup(&s, &res, c->timeline, (td_name_base)c->report.name_base, &name,
@@ -394,13 +402,16 @@ int cmd_plot(int argc, char **argv, td_error *err)
     if (n_files != want)
         return td_usage_fail(err, "%s", c.plot_diff ? "usage: topdown plot --diff A.json B.json [-l N] [-o OUT.png]"
                                               : "usage: topdown plot FILE [-l N] [-o OUT.png|OUT.svg] [--top K] [--timeline KERNEL]");
-    if (c.plot_diff && (c.timeline || c.arch))
+    if (c.timeline && c.pm_timeline)
+        return td_usage_fail(err, "--timeline KERNEL and --pm-timeline are two different plots; give one");
+    if (c.plot_diff && (c.timeline || c.pm_timeline || c.arch))
         return td_usage_fail(err, "plot --diff draws two results with their own arch tables; --timeline and --arch do not apply");
     char output[PATH_MAX];
     if (c.profile.output)
         snprintf(output, sizeof output, "%s", c.profile.output);
     else
-        default_output(files[0], c.plot_diff ? ".diff.png" : (c.timeline ? ".timeline.png" : ".png"),
+        default_output(files[0], c.plot_diff ? ".diff.png"
+                                   : (c.timeline ? ".timeline.png" : (c.pm_timeline ? ".pm.png" : ".png")),
                        output, sizeof output);
     char data[PATH_MAX], script[PATH_MAX];
     if (td_plot_output_files(output, data, script, sizeof data, err))

@@ -70,6 +70,7 @@ static int cmd_profile(int argc, char **argv, td_error *err)
         return nothing;
     }
     td_error report_err;
+    c.pm_timeline = c.profile.pm_interval_us > 0; /* the timeline is what was asked for */
     int report_failed = outcome.launches > 0 &&
                         cmd_print_result_file(outcome.result_path, &c, &report_err);
     if (report_failed)

@@ -24,6 +24,7 @@
 #include "metrics/kmatch.h"
 #include "metrics/result.h"
 #include "metrics/pcsamp.h"
+#include "metrics/pm_samples.h"
 #include "metrics/spool.h"
 #include "report/outname.h"
 #include "topdown/clocks.h"
@@ -243,6 +244,15 @@ static int choose_output(const td_profile_options *opts, const char *app_path, l
 
 /* ---- running the app ---------------------------------------------------- */
 
+/* --pm-interval measures through its samples, not per launch. */
+static int has_pm_samples(const td_result *res)
+{
+    for (size_t d = 0; d < res->n_devices; d++)
+        if (res->devices[d].pm && res->devices[d].pm->n > 0)
+            return 1;
+    return 0;
+}
+
 static void set_count(const char *name, long value, long unset)
 {
     char text[32];
@@ -286,6 +296,7 @@ static void set_child_env(const td_profile_options *opts, const char *lib,
     set_or_unset("TOPDOWN_NVTX_EXCLUDE", nvtx[2][0] ? nvtx[2] : NULL);
     if (nvtx[0][0])
         setenv("NVTX_INJECTION64_PATH", nvtx[0], 1); /* only where the user set none */
+    set_count("TOPDOWN_PM_INTERVAL_NS", opts->pm_interval_us * 1000, 0);
 }
 
 /* The signals topdown passes on to the app while it runs: the ways a user,
@@ -747,8 +758,8 @@ static int build_result(const td_profile_options *opts, const td_clock_lock *clo
     res.tool_version = td_strdup(TOPDOWN_VERSION);
     res.created = iso_now();
     res.status = td_strdup(status_of(out->app_signal, &sum));
-    /* --source-only measures PC samples, not counters */
-    out->nothing_measured = sum.profiled == 0 && !has_pc_samples(&res);
+    /* --source-only measures PC samples, --pm-interval a timeline: not counters */
+    out->nothing_measured = sum.profiled == 0 && !has_pc_samples(&res) && !has_pm_samples(&res);
     check_filter_matched(opts, &res, out);
     char survived[256], extra[512] = "";
     survived_signal_note(out, survived, sizeof survived);

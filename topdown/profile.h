@@ -29,6 +29,7 @@ typedef struct td_profile_options {
     int source;                 /* --source: PC sampling of the selected kernels (1), also
                                    without counters (2: --source-only) */
     long pc_period;             /* --pc-sampling-period N: 2^N cycles; 0: CUPTI's default */
+    long pm_interval_us;        /* --pm-interval: PM-sampling timeline, 0: off */
     const char *const *outputs; /* files the caller writes after the run (CSVs),
                                    checked before the app starts: the -f rule,
                                    never the result or the app */

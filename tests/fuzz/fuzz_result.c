@@ -1,10 +1,11 @@
 /* Fuzz target: the result reader (td_result_parse), then everything a
  * parsed result goes through: the model and the text, CSV and timeline
- * outputs. A crash or sanitizer report anywhere is a finding. */
+ * outputs, the PM-sampling timeline included. A crash or sanitizer report anywhere is a finding. */
 #include "fuzz_common.h"
 #include "levels/aggregate.h"
 #include "metrics/result.h"
 #include "report/csv.h"
+#include "report/pm_timeline.h"
 #include "report/text.h"
 #include "report/timeline.h"
 
@@ -21,6 +22,7 @@ static void outputs(const td_result *res, const td_summary *s)
         td_csv_kernels(out, s, level, &err);
         td_csv_launches(out, res, s, level, &err);
     }
+    td_pm_timeline_report(out, res, s, &err); /* fails without PM samples */
     if (s->n_kernels == 0)
         return;
     td_timeline t;

@@ -27,6 +27,7 @@
 #include "nvtx.h"
 #include "pcsampling.h"
 #include "progress.h"
+#include "pmsampling.h"
 #include "range_profiler.h"
 #include "spool.h"
 #include "spool_writer.h"
@@ -122,6 +123,8 @@ static struct {
     int graph_view;           /* --graph-profiling graph */
     int flush_caches;         /* --cache-control all */
     long replay_failures;
+    uint64_t pm_interval_ns;  /* --pm-interval: PM sampling instead of the Range Profiler */
+    int pm_said;
     td_sample_every sample;   /* --sample-every (metrics/sample_policy.h) */
     char sample_error[sizeof ((td_error *)0)->msg]; /* a bad TOPDOWN_SAMPLE_EVERY, said
                                                       after the start record */
@@ -779,6 +782,29 @@ static const td_arch *setup_profiler(ctx_state *c, CUdevice dev, const char *gpu
     return arch;
 }
 
+/* --pm-interval: the device's PM sampler instead of the context's Range
+ * Profiler. Both program the same counters and CUPTI documents no way to
+ * run them together, so launches are only timed (said once). */
+static const td_arch *setup_pm_sampling(ctx_state *c, uint32_t device, const char *chip,
+                                        int major, int minor)
+{
+    if (!g.pm_said) {
+        g.pm_said = 1;
+        td_sw_warning("--pm-interval: PM sampling and per-launch counters (the Range "
+                      "Profiler) share the GPU's counters, so launches are only timed; the "
+                      "level-1 split is in the PM timeline (topdown report FILE --pm-timeline)");
+    }
+    const td_arch *arch = choose_arch(chip, major, minor);
+    if (!arch || arch->source != TD_SOURCE_RANGE_PROFILER || arch->n_pm_metrics == 0) {
+        td_sw_error("no_arch_table", "no arch table with a \"pm_sampling\" set for chip %s "
+                    "(CC %d.%d): no PM timeline (docs/ARCH_TABLES.md)", chip, major, minor);
+        return arch;
+    }
+    snprintf(c->chip, sizeof c->chip, "%s", chip);
+    td_pms_start(device, c->uid, chip, arch, g.pm_interval_ns, g.t0);
+    return arch;
+}
+
 static void emit_device(const ctx_state *c, uint32_t device, const char *gpu,
                         const char *chip, int major, int minor, int sms, const td_arch *arch)
 {
@@ -839,7 +865,9 @@ static void setup_context(ctx_state *c)
     if (cuptiDeviceGetChipName(&chip) != CUPTI_SUCCESS || !chip.pChipName)
         chip.pChipName = "unknown";
     double t0 = now_s();
-    const td_arch *arch = setup_profiler(c, dev, gpu, chip.pChipName, major, minor);
+    const td_arch *arch = g.pm_interval_ns
+                              ? setup_pm_sampling(c, device, chip.pChipName, major, minor)
+                              : setup_profiler(c, dev, gpu, chip.pChipName, major, minor);
     setup_flush(c, dev);
     emit_device(c, device, gpu, chip.pChipName, major, minor, sms, arch);
     td_pcs_context_start(c->ctx, c->uid); /* --source; after the profiler is set up */
@@ -873,6 +901,7 @@ static void forget_context(uint32_t uid)
         td_pcs_context_end(c->ctx, uid);
         close_configs(c);
         td_rp_close(&c->rp);
+        td_pms_context_ending(uid);
         if (c->flush.ready && cuCtxPushCurrent(c->ctx) == CUDA_SUCCESS) {
             CUcontext popped;
             td_flush_close(&c->flush);
@@ -1225,6 +1254,7 @@ static void flush_all(void)
 {
     for (ctx_state *c = g.contexts; c; c = c->next)
         close_window(c);
+    td_pms_stop_all();
     td_activity_flush();
 }
 
@@ -1365,6 +1395,8 @@ static void collection_from_env(void)
     g.overhead = pct > 0 ? pct / 100 : 0;
     const char *view = getenv("TOPDOWN_GRAPH_PROFILING");
     g.graph_view = view && strcmp(view, "graph") == 0;
+    const char *pm = getenv("TOPDOWN_PM_INTERVAL_NS");
+    g.pm_interval_ns = pm && *pm ? strtoull(pm, NULL, 10) : 0;
     const char *cache = getenv("TOPDOWN_CACHE_CONTROL");
     g.flush_caches = cache && strcmp(cache, "all") == 0;
     td_error err = {{0}};

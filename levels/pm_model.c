@@ -1,0 +1,96 @@
+#include "levels/pm_model.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *const td_pm_column_names[TD_PM_COLUMNS] = {"Retire", "Divergence", "Frontend",
+                                                       "Backend", "Stalled"};
+
+/* The counters level 1 reads (MODEL.md section 3). */
+static const td_counter used[] = {TD_C_CYCLES_ACTIVE, TD_C_INST_EXECUTED, TD_C_INST_ISSUED,
+                                  TD_C_THREAD_INST_EXECUTED};
+
+int td_pm_model_init(td_pm_model *pm, const td_arch *arch, const td_pm_samples *s,
+                     td_error *err)
+{
+    memset(pm, 0, sizeof *pm);
+    if (arch->source != TD_SOURCE_RANGE_PROFILER)
+        return td_fail(err, "arch table %s is not a CUPTI table; PM samples need one", arch->name);
+    if (td_model_init(&pm->model, arch, err))
+        return -1;
+    for (int c = 0; c < TD_COUNTER_COUNT; c++) {
+        pm->col[c] = td_pm_metric_index(s, arch->counter[c]);
+        pm->bind.counter[c] = c; /* the vector holds counter c at c */
+    }
+    for (size_t i = 0; i < sizeof used / sizeof *used; i++)
+        if (pm->col[used[i]] < 0 && (used[i] == TD_C_CYCLES_ACTIVE || used[i] == TD_C_INST_EXECUTED))
+            return td_fail(err, "the PM samples lack %s (%s): no level-1 split is possible",
+                           arch->counter[used[i]] ? arch->counter[used[i]] : "?",
+                           used[i] == TD_C_CYCLES_ACTIVE ? "active cycles" : "executed instructions");
+    pm->split_stalls = arch->n_stalls > 0;
+    for (size_t i = 0; i < arch->n_stalls; i++) {
+        pm->stall_col[i] = td_pm_metric_index(s, arch->stalls[i].metric);
+        pm->bind.stall[i] = TD_COUNTER_COUNT + (int)i;
+        pm->split_stalls &= pm->stall_col[i] >= 0;
+    }
+    pm->split_branch = pm->col[TD_C_THREAD_INST_EXECUTED] >= 0;
+    pm->split_replay = pm->col[TD_C_INST_ISSUED] >= 0;
+    return 0;
+}
+
+void td_pm_model_point(const td_pm_model *pm, const double *row, td_pm_point *out)
+{
+    double v[TD_COUNTER_COUNT + TD_MAX_STALLS] = {0};
+    const int *col = pm->col;
+    double inst = row[col[TD_C_INST_EXECUTED]];
+    v[TD_C_CYCLES_ACTIVE] = row[col[TD_C_CYCLES_ACTIVE]];
+    v[TD_C_INST_EXECUTED] = inst;
+    /* Stand-ins that leave the missing node at 0 and its slots with the
+     * node that holds them: every thread active (Branch in Retire), issued
+     * = executed (Replay in the stalled slots). */
+    v[TD_C_INST_ISSUED] = pm->split_replay ? row[col[TD_C_INST_ISSUED]] : inst;
+    v[TD_C_THREAD_INST_EXECUTED] =
+        pm->split_branch ? row[col[TD_C_THREAD_INST_EXECUTED]] : 32.0 * inst;
+    /* Some reasons only would split in the wrong proportions: none then. */
+    for (size_t i = 0; pm->split_stalls && i < pm->model.arch->n_stalls; i++)
+        v[TD_COUNTER_COUNT + i] = row[pm->stall_col[i]];
+    td_breakdown b;
+    td_model_counters(&pm->model, &pm->bind, v, &b);
+    memset(out, 0, sizeof *out);
+    out->busy = b.has_slots;
+    out->ipc = b.ipc;
+    if (!b.has_slots)
+        return;
+    out->share[TD_PM_RETIRE] = 100.0 * b.node[TD_N_RETIRE];
+    out->share[TD_PM_DIVERGENCE] = 100.0 * b.node[TD_N_DIVERGENCE];
+    out->share[TD_PM_FRONTEND] = 100.0 * b.node[TD_N_FRONTEND];
+    out->share[TD_PM_BACKEND] = 100.0 * b.node[TD_N_BACKEND];
+    out->share[TD_PM_STALLED] = 100.0 * b.unattributed;
+}
+
+static void say(char *buf, size_t size, size_t *used, int *count, const char *text)
+{
+    int n = snprintf(buf + *used, *used < size ? size - *used : 0, "%s\n", text);
+    if (n > 0)
+        *used += (size_t)n < size - *used ? (size_t)n : size - *used;
+    (*count)++;
+}
+
+int td_pm_model_unsplit(const td_pm_model *pm, char *buf, size_t size)
+{
+    size_t used = 0;
+    int count = 0;
+    if (size)
+        buf[0] = '\0';
+    if (!pm->split_branch)
+        say(buf, size, &used, &count,
+            "Retire includes Divergence.Branch: thread_inst_executed is not sampled");
+    if (!pm->split_replay)
+        say(buf, size, &used, &count,
+            "Divergence.Replay is counted as Stalled: inst_issued is not sampled");
+    if (!pm->split_stalls)
+        say(buf, size, &used, &count,
+            "Frontend and Backend are not split (shown together as Stalled), nor anything "
+            "below them: the stall reasons are not sampled");
+    return count;
+}

@@ -1,0 +1,51 @@
+/* The model of MODEL.md over PM samples (--pm-interval): each sample's
+ * GPU-wide counters go through the same formulas as a launch's
+ * (td_model_counters). PM sampling reads only the counters that fit one
+ * pass (the arch table's "pm_sampling"), so some nodes cannot be split:
+ *   no thread_inst_executed: Retire includes Divergence.Branch;
+ *   no inst_issued: Divergence.Replay is counted as stalled slots;
+ *   not every stall reason: Frontend and Backend stay one "Stalled" share.
+ * td_pm_model_unsplit says which, in words. */
+#ifndef TD_PM_MODEL_H
+#define TD_PM_MODEL_H
+
+#include <stddef.h>
+
+#include "levels/model.h"
+#include "metrics/pm_samples.h"
+
+/* Level-1 columns of a PM timeline, in this order. */
+enum { TD_PM_RETIRE, TD_PM_DIVERGENCE, TD_PM_FRONTEND, TD_PM_BACKEND, TD_PM_STALLED,
+       TD_PM_COLUMNS };
+extern const char *const td_pm_column_names[TD_PM_COLUMNS];
+
+typedef struct td_pm_model {
+    td_model model;
+    td_binding bind;                /* into the vector td_pm_model_point builds */
+    int col[TD_COUNTER_COUNT];      /* column of each counter in the samples, -1: none */
+    int stall_col[TD_MAX_STALLS];
+    int split_branch;               /* Retire and Divergence.Branch apart */
+    int split_replay;               /* Divergence.Replay measured */
+    int split_stalls;               /* Frontend and Backend apart */
+} td_pm_model;
+
+/* Binds the samples' metrics to the table. Fails when the samples lack
+ * cycles_active or inst_executed (no level 1 at all) or the table is not a
+ * Range Profiler (CUPTI) table. */
+int td_pm_model_init(td_pm_model *pm, const td_arch *arch, const td_pm_samples *s,
+                     td_error *err);
+
+typedef struct td_pm_point {
+    int busy;                       /* the sample had active SM cycles */
+    double share[TD_PM_COLUMNS];    /* % of issue slots; sums to 100 when busy */
+    double ipc;
+} td_pm_point;
+
+/* The level-1 split of one sample row. */
+void td_pm_model_point(const td_pm_model *pm, const double *row, td_pm_point *out);
+
+/* What the samples cannot split, one sentence per node, into buf (empty
+ * when everything splits). Returns the number of sentences. */
+int td_pm_model_unsplit(const td_pm_model *pm, char *buf, size_t size);
+
+#endif

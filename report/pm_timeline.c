@@ -1,0 +1,470 @@
+#include "report/pm_timeline.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/kname.h"
+#include "report/output.h"
+
+#define BIN_SLOTS 16 /* kernels tracked per bin while overlapping launches */
+#define PLOT_LABELS 24
+
+long td_pm_next_device(const td_result *res, size_t from)
+{
+    for (size_t d = from; d < res->n_devices; d++)
+        if (res->devices[d].pm && res->devices[d].pm->n > 0)
+            return (long)d;
+    return -1;
+}
+
+typedef struct slot {
+    const char *kernel;
+    double ns;
+} slot;
+
+typedef struct bin_kernels {
+    slot s[BIN_SLOTS];
+    size_t n, dropped;
+} bin_kernels;
+
+static void add_overlap(bin_kernels *k, const char *kernel, double ns)
+{
+    for (size_t i = 0; i < k->n; i++)
+        if (k->s[i].kernel == kernel) { /* interned: equal names, equal pointers */
+            k->s[i].ns += ns;
+            return;
+        }
+    if (k->n == BIN_SLOTS) {
+        k->dropped++;
+        return;
+    }
+    k->s[k->n++] = (slot){kernel, ns};
+}
+
+static int by_ns_desc(const void *a, const void *b)
+{
+    double x = ((const slot *)a)->ns, y = ((const slot *)b)->ns;
+    return (x < y) - (x > y);
+}
+
+/* First bin that ends after t (bins are in time order). */
+static size_t first_bin_after(const td_pm_timeline *t, uint64_t at)
+{
+    size_t lo = 0, hi = t->n_bins;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->bins[mid].end_ns <= at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Each timed launch adds its overlap with the bins it spans. */
+static int overlay_kernels(td_pm_timeline *t, td_error *err)
+{
+    bin_kernels *k = calloc(t->n_bins, sizeof *k);
+    if (!k)
+        return td_fail(err, "out of memory");
+    for (size_t i = 0; i < t->dev->n_launches; i++) {
+        const td_launch *l = &t->dev->launches[i];
+        if (l->start_ns == 0 || !(l->duration_ns > 0))
+            continue; /* not timed */
+        uint64_t s = l->start_ns, e = l->start_ns + (uint64_t)l->duration_ns;
+        for (size_t b = first_bin_after(t, s); b < t->n_bins && t->bins[b].start_ns < e; b++) {
+            uint64_t lo = s > t->bins[b].start_ns ? s : t->bins[b].start_ns;
+            uint64_t hi = e < t->bins[b].end_ns ? e : t->bins[b].end_ns;
+            if (hi > lo)
+                add_overlap(&k[b], l->kernel, (double)(hi - lo));
+        }
+    }
+    for (size_t b = 0; b < t->n_bins; b++) {
+        qsort(k[b].s, k[b].n, sizeof *k[b].s, by_ns_desc);
+        td_pm_bin *bin = &t->bins[b];
+        for (size_t i = 0; i < k[b].n && i < TD_PM_BIN_KERNELS; i++) {
+            bin->kernel[i] = k[b].s[i].kernel;
+            bin->kernel_ns[i] = k[b].s[i].ns;
+        }
+        bin->other_kernels = (k[b].n > TD_PM_BIN_KERNELS ? k[b].n - TD_PM_BIN_KERNELS : 0) +
+                             k[b].dropped;
+    }
+    free(k);
+    return 0;
+}
+
+static void fill_bins(td_pm_timeline *t, const td_pm_samples *pm, double *sum)
+{
+    for (size_t b = 0; b < t->n_bins; b++) {
+        size_t first = b * t->rows_per_bin, last = first + t->rows_per_bin;
+        if (last > pm->n)
+            last = pm->n;
+        memset(sum, 0, pm->n_metrics * sizeof *sum);
+        for (size_t r = first; r < last; r++)
+            for (size_t m = 0; m < pm->n_metrics; m++)
+                sum[m] += td_pm_row(pm, r)[m];
+        td_pm_bin *bin = &t->bins[b];
+        bin->start_ns = pm->start_ns[first];
+        bin->end_ns = pm->end_ns[last - 1];
+        bin->rows = last - first;
+        td_pm_model_point(&t->model, sum, &bin->p);
+    }
+}
+
+int td_pm_timeline_build(const td_result *res, const td_summary *s, size_t dev,
+                         size_t max_bins, td_pm_timeline *out, td_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const td_device *d = &res->devices[dev];
+    const td_pm_samples *pm = d->pm;
+    if (!pm || pm->n == 0)
+        return td_fail(err, "device section %zu has no PM samples", dev);
+    if (dev >= s->n_models || !s->models[dev].arch)
+        return td_fail(err, "device section %zu has no arch table", dev);
+    if (td_pm_model_init(&out->model, s->models[dev].arch, pm, err))
+        return td_fail_context(err, "device section %zu", dev);
+    out->dev = d;
+    out->dev_index = dev;
+    if (max_bins == 0)
+        max_bins = 1;
+    out->rows_per_bin = (pm->n + max_bins - 1) / max_bins;
+    out->n_bins = (pm->n + out->rows_per_bin - 1) / out->rows_per_bin;
+    out->bins = calloc(out->n_bins, sizeof *out->bins);
+    double *sum = malloc(pm->n_metrics * sizeof *sum);
+    if (!out->bins || !sum) {
+        free(sum);
+        td_pm_timeline_free(out);
+        return td_fail(err, "out of memory");
+    }
+    fill_bins(out, pm, sum);
+    free(sum);
+    if (overlay_kernels(out, err)) {
+        td_pm_timeline_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+void td_pm_timeline_free(td_pm_timeline *t)
+{
+    free(t->bins);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- text ----------------------------------------------------------------- */
+
+/* A kernel's base function name (report/kname.h), at most max characters. */
+static void short_name(const char *name, char *buf, size_t size, size_t max)
+{
+    td_kernel_base_name(name, buf, size);
+    if (strlen(buf) > max)
+        buf[max] = '\0';
+}
+
+static void print_kernels(FILE *out, const td_pm_bin *b)
+{
+    char name[64];
+    if (!b->kernel[0]) {
+        fputs("-", out);
+        return;
+    }
+    for (size_t i = 0; i < TD_PM_BIN_KERNELS && b->kernel[i]; i++) {
+        short_name(b->kernel[i], name, sizeof name, 40);
+        fprintf(out, "%s%s", i ? ", " : "", name);
+    }
+    if (b->other_kernels)
+        fprintf(out, " +%zu", b->other_kernels);
+}
+
+static void print_head(FILE *out, const td_pm_timeline *t)
+{
+    const td_device *d = t->dev;
+    const td_pm_samples *pm = d->pm;
+    fprintf(out, "PM-sampling timeline, device %d: %s (%s), arch table %s\n", d->index,
+            d->name ? d->name : "?", d->chip ? d->chip : "?", t->model.model.arch->name);
+    fprintf(out, "  interval %.1f us; %llu samples in %zu rows", (double)pm->interval_ns / 1e3,
+            (unsigned long long)pm->samples, pm->n);
+    if (pm->merges)
+        fprintf(out, " (up to %zu samples a row: rows merge to bound memory)",
+                (size_t)1 << pm->merges);
+    fprintf(out, ", shown as %zu rows of %zu\n", t->n_bins, t->rows_per_bin);
+    if (pm->overflows)
+        fprintf(out, "  warning: samples were lost, the hardware buffer overflowed %llu "
+                "time%s (a longer --pm-interval keeps up)\n",
+                (unsigned long long)pm->overflows, pm->overflows == 1 ? "" : "s");
+    fputs("  sampled:", out);
+    for (size_t m = 0; m < pm->n_metrics; m++)
+        fprintf(out, " %s", pm->metrics[m]);
+    fputc('\n', out);
+    char unsplit[1024];
+    if (td_pm_model_unsplit(&t->model, unsplit, sizeof unsplit) > 0) {
+        fputs("  cannot split with these counters:\n", out);
+        for (char *line = unsplit, *nl; *line; line = nl + 1) {
+            nl = strchr(line, '\n');
+            fprintf(out, "    - %.*s\n", (int)(nl - line), line);
+        }
+    }
+}
+
+/* The level-1 columns this model shows. */
+static size_t shown_columns(const td_pm_model *m, int *cols)
+{
+    size_t n = 0;
+    cols[n++] = TD_PM_RETIRE;
+    cols[n++] = TD_PM_DIVERGENCE;
+    if (m->split_stalls) {
+        cols[n++] = TD_PM_FRONTEND;
+        cols[n++] = TD_PM_BACKEND;
+    } else {
+        cols[n++] = TD_PM_STALLED;
+    }
+    return n;
+}
+
+int td_pm_timeline_text(FILE *out, const td_pm_timeline *t, td_error *err)
+{
+    (void)err;
+    td_c_numeric numeric;
+    if (td_c_numeric_begin(&numeric, err))
+        return -1;
+    print_head(out, t);
+    int cols[TD_PM_COLUMNS];
+    size_t n_cols = shown_columns(&t->model, cols);
+    fputs("  level 1, % of issue slots:\n\n  start ms    span ms", out);
+    for (size_t c = 0; c < n_cols; c++)
+        fprintf(out, " %10s", td_pm_column_names[cols[c]]);
+    fputs("   kernels (longest first)\n", out);
+    for (size_t b = 0; b < t->n_bins; b++) {
+        const td_pm_bin *bin = &t->bins[b];
+        fprintf(out, "%10.3f %10.3f", (double)bin->start_ns / 1e6,
+                (double)(bin->end_ns - bin->start_ns) / 1e6);
+        if (bin->p.busy)
+            for (size_t c = 0; c < n_cols; c++)
+                fprintf(out, " %10.1f", bin->p.share[cols[c]]);
+        else
+            fprintf(out, " %-*s", (int)(11 * n_cols - 1), "      idle");
+        fputs("   ", out);
+        print_kernels(out, bin);
+        fputc('\n', out);
+    }
+    td_c_numeric_end(&numeric);
+    return 0;
+}
+
+int td_pm_timeline_report(FILE *out, const td_result *res, const td_summary *s,
+                          td_error *err)
+{
+    long d = td_pm_next_device(res, 0);
+    if (d < 0)
+        return td_fail(err, "the result has no PM samples; record them with "
+                       "`topdown --pm-interval USEC -- APP`");
+    for (int first = 1; d >= 0; d = td_pm_next_device(res, (size_t)d + 1), first = 0) {
+        td_pm_timeline t;
+        if (td_pm_timeline_build(res, s, (size_t)d, TD_PM_TEXT_BINS, &t, err))
+            return -1;
+        if (!first)
+            fputc('\n', out);
+        int rc = td_pm_timeline_text(out, &t, err);
+        td_pm_timeline_free(&t);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- plot ------------------------------------------------------------------ */
+
+/* A gnuplot single-quoted string ('' for '). */
+static void gp_quote(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputs("''", f);
+        else
+            fputc((unsigned char)*s < ' ' ? ' ' : *s, f);
+    }
+    fputc('\'', f);
+}
+
+static const char *column_colour(int col)
+{
+    static const char *const path[TD_PM_COLUMNS] = {"Retire", "Divergence", "Frontend",
+                                                    "Backend", NULL};
+    return path[col] ? td_plot_colour(path[col]) : "#9e9e9e";
+}
+
+static int write_data(FILE *f, const td_pm_timeline *t)
+{
+    fputs("time_ms", f);
+    for (int c = 0; c < TD_PM_COLUMNS; c++)
+        fprintf(f, "\t%s", td_pm_column_names[c]);
+    fputs("\tbusy\tkernel\n", f);
+    char name[64];
+    for (size_t b = 0; b < t->n_bins; b++) {
+        const td_pm_bin *bin = &t->bins[b];
+        fprintf(f, "%.6f", (double)(bin->start_ns + bin->end_ns) / 2e6);
+        for (int c = 0; c < TD_PM_COLUMNS; c++)
+            fprintf(f, "\t%.3f", bin->p.share[c]);
+        short_name(bin->kernel[0] ? bin->kernel[0] : "-", name, sizeof name, 40);
+        for (char *p = name; *p; p++)
+            if (*p == '\t' || *p == '#' || *p == '"')
+                *p = ' ';
+        fprintf(f, "\t%d\t%s\n", bin->p.busy, name);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+/* Dashed lines and names where the longest-running kernel changes. */
+static void kernel_labels(FILE *f, const td_pm_timeline *t)
+{
+    const char *prev = NULL;
+    size_t labels = 0, more = 0;
+    char name[64];
+    for (size_t b = 0; b < t->n_bins; b++) {
+        const char *k = t->bins[b].kernel[0];
+        if (!k || k == prev)
+            continue;
+        prev = k;
+        if (labels == PLOT_LABELS) {
+            more++;
+            continue;
+        }
+        double x = (double)t->bins[b].start_ns / 1e6;
+        short_name(k, name, sizeof name, 32);
+        fprintf(f, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead dt 2 lc rgb '#606060'\n",
+                x, x);
+        fprintf(f, "set label %zu ", ++labels);
+        gp_quote(f, name);
+        fprintf(f, " at %.6f, graph 0.98 rotate by 90 right font ',8' front\n", x);
+    }
+    if (more)
+        fprintf(f, "# %zu further kernel changes are not labelled\n", more);
+}
+
+static int write_script(FILE *f, const td_pm_timeline *t, const td_plot_options *o,
+                        const char *image, const char *data, const char *script, int svg)
+{
+    fprintf(f, "# topdown %s: PM-sampling timeline, level 1. Restyle freely, then run in "
+            "this folder:\n#   gnuplot %s\n# Data: %s (tab-separated, %% of issue slots over "
+            "time; first line names the columns).\n", TOPDOWN_VERSION, script, data);
+    if (svg)
+        fputs("set terminal svg size 1300,600 dynamic font 'Sans,11' noenhanced background rgb 'white'\n", f);
+    else
+        fputs("if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+              "    set terminal pngcairo size 1300,600 font 'Sans,10' noenhanced\n"
+              "} else {\n    set terminal png size 1300,600 noenhanced\n}\n", f);
+    fputs("set output ", f);
+    gp_quote(f, image);
+    fputs("\nset datafile separator '\\t'\nset title ", f);
+    char title[700];
+    snprintf(title, sizeof title, "%s - PM-sampling timeline, device %d (level 1)",
+             o->title ? o->title : "topdown", t->dev->index);
+    gp_quote(f, title);
+    fputs(" noenhanced\nset xlabel 'time since the run started (ms)'\n"
+          "set ylabel '% of issue slots'\nset yrange [0:100]\nset ytics 10\n"
+          "set grid ytics lc rgb '#dddddd'\n"
+          "set key outside right top invert noenhanced\n"
+          "set style fill solid 0.9 noborder\n", f);
+    char unsplit[1024], line[1100] = "not split: ";
+    if (td_pm_model_unsplit(&t->model, unsplit, sizeof unsplit) > 0) {
+        /* One line under the x label: the sentences joined with "; ". */
+        for (char *p = unsplit, *nl; *p; p = nl + 1) {
+            nl = strchr(p, '\n');
+            snprintf(line + strlen(line), sizeof line - strlen(line), "%s%.*s",
+                     p == unsplit ? "" : "; ", (int)(nl - p), p);
+        }
+        fputs("set bmargin 6\nset label 900 ", f);
+        gp_quote(f, line);
+        fputs(" at screen 0.01, screen 0.02 font ',8'\n", f);
+    }
+    kernel_labels(f, t);
+    int cols[TD_PM_COLUMNS];
+    size_t n = shown_columns(&t->model, cols);
+    fputs("plot ", f);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ", \\\n     " : "", f);
+        gp_quote(f, data);
+        /* Filled between the columns below and those plus this one (column
+         * c + 2 in the file: time is column 1). */
+        fputs(" using 1:(", f);
+        for (size_t j = 0; j < i; j++)
+            fprintf(f, "%s$%d", j ? "+" : "", cols[j] + 2);
+        fprintf(f, "%s):(", i ? "" : "0");
+        for (size_t j = 0; j <= i; j++)
+            fprintf(f, "%s$%d", j ? "+" : "", cols[j] + 2);
+        fputs(") with filledcurves title ", f);
+        gp_quote(f, td_pm_column_names[cols[i]]);
+        fprintf(f, " lc rgb '%s'", column_colour(cols[i]));
+    }
+    fputc('\n', f);
+    return ferror(f) ? -1 : 0;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+typedef int (*writer)(FILE *f, const td_pm_timeline *t, const td_plot_options *o,
+                      const char *paths[3], int svg);
+
+static int write_data_file(FILE *f, const td_pm_timeline *t, const td_plot_options *o,
+                           const char *paths[3], int svg)
+{
+    (void)o, (void)paths, (void)svg;
+    return write_data(f, t);
+}
+
+static int write_script_file(FILE *f, const td_pm_timeline *t, const td_plot_options *o,
+                             const char *paths[3], int svg)
+{
+    return write_script(f, t, o, base_name(paths[0]), base_name(paths[1]),
+                        base_name(paths[2]), svg);
+}
+
+static int write_one(const char *path, writer fn, const td_pm_timeline *t,
+                     const td_plot_options *o, const char *paths[3], int svg, td_error *err)
+{
+    td_output out;
+    td_c_numeric numeric;
+    if (td_output_open(&out, path, err))
+        return -1;
+    if (td_c_numeric_begin(&numeric, err)) {
+        td_output_discard(&out);
+        return -1;
+    }
+    int rc = fn(out.f, t, o, paths, svg);
+    td_c_numeric_end(&numeric);
+    if (rc) {
+        td_output_discard(&out);
+        return td_fail(err, "cannot write %s", path);
+    }
+    return td_output_commit(&out, err);
+}
+
+int td_pm_timeline_plot(const td_result *res, const td_summary *s, const td_plot_options *o,
+                        td_error *err)
+{
+    long d = td_pm_next_device(res, 0);
+    if (d < 0)
+        return td_fail(err, "the result has no PM samples; record them with "
+                       "`topdown --pm-interval USEC -- APP`");
+    char data[PATH_MAX], script[PATH_MAX];
+    if (td_plot_output_files(o->output, data, script, sizeof data, err))
+        return -1;
+    size_t len = strlen(o->output);
+    int svg = len > 4 && strcmp(o->output + len - 4, ".svg") == 0;
+    const char *paths[3] = {o->output, data, script};
+    td_pm_timeline t;
+    if (td_pm_timeline_build(res, s, (size_t)d, TD_PM_PLOT_BINS, &t, err))
+        return -1;
+    int rc = write_one(data, write_data_file, &t, o, paths, svg, err) ||
+             write_one(script, write_script_file, &t, o, paths, svg, err);
+    td_pm_timeline_free(&t);
+    if (rc == 0 && !o->no_run)
+        rc = td_gnuplot_run(script, o->gnuplot, err);
+    return rc ? -1 : 0;
+}

@@ -1,0 +1,178 @@
+/* The arch tables' "pm_sampling" sets against CUPTI's PM-sampling catalog
+ * (profiler host API: libcupti, no GPU, no counter availability image).
+ * For every CUPTI table and every chip it lists: each metric of the set is
+ * in the PM-sampling catalog, the set takes one pass (PM sampling takes no
+ * other), and on the table's first chip no other model counter fits with
+ * it (the set is as large as adding counters allows). Then that the set
+ * gives a level-1 split, and what it leaves unsplit, is what docs say. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "levels/pm_model.h"
+#include "metrics/arch.h"
+#include "metrics/catalog.h"
+#include "pmsampling.h"
+
+static size_t one_pass(td_catalog *cat, const char *const *names, size_t n, int *ok)
+{
+    size_t passes = 0;
+    td_error err;
+    *ok = td_catalog_passes(cat, names, n, &passes, &err) == 0;
+    if (!*ok)
+        fprintf(stderr, "  %s: %s\n", td_catalog_chip(cat), err.msg);
+    return passes;
+}
+
+/* No model counter outside the set joins it in one pass. */
+static void check_largest(const td_arch *t, td_catalog *cat)
+{
+    const char *all[TD_COUNTER_COUNT + TD_MAX_STALLS], *set[TD_MAX_STALLS + 8];
+    size_t n_all = td_arch_metrics(t, all, sizeof all / sizeof *all);
+    memcpy(set, t->pm_metrics, t->n_pm_metrics * sizeof *set);
+    for (size_t i = 0; i < n_all; i++) {
+        int in_set = 0;
+        for (size_t j = 0; j < t->n_pm_metrics; j++)
+            in_set |= strcmp(all[i], t->pm_metrics[j]) == 0;
+        /* duration is no PM-sampling input: each sample has its own times */
+        if (in_set || (t->counter[TD_C_DURATION_NS] &&
+                       strcmp(all[i], t->counter[TD_C_DURATION_NS]) == 0))
+            continue;
+        set[t->n_pm_metrics] = all[i];
+        int ok;
+        size_t passes = one_pass(cat, set, t->n_pm_metrics + 1, &ok);
+        if (ok && passes == 1)
+            fprintf(stderr, "%s: %s also fits the PM-sampling set in one pass on %s; add it "
+                    "(build/tests/td_pm_counters archs/%s.json)\n", t->name, all[i],
+                    td_catalog_chip(cat), t->name);
+        CHECK(!ok || passes > 1);
+    }
+}
+
+static void check_table(const td_arch *t)
+{
+    if (t->n_pm_metrics == 0) {
+        fprintf(stderr, "%s: no \"pm_sampling\" set (make it with build/tests/td_pm_counters)\n",
+                t->name);
+        CHECK(t->n_pm_metrics > 0);
+        return;
+    }
+    printf("%s: %zu PM-sampling metrics:", t->name, t->n_pm_metrics);
+    for (size_t i = 0; i < t->n_pm_metrics; i++)
+        printf(" %s", t->pm_metrics[i]);
+    printf("\n");
+    for (size_t c = 0; c < t->n_chips; c++) {
+        td_catalog *cat = NULL;
+        td_error err;
+        int rc = td_catalog_open_pm_sampling(&cat, t->chips[c], &err);
+        if (rc)
+            fprintf(stderr, "%s: %s\n", t->name, err.msg);
+        CHECK(rc == 0);
+        if (rc)
+            continue;
+        for (size_t i = 0; i < t->n_pm_metrics; i++) {
+            int known = td_catalog_has_metric(cat, t->pm_metrics[i]);
+            if (!known)
+                fprintf(stderr, "%s: %s is not in the PM-sampling catalog of %s\n", t->name,
+                        t->pm_metrics[i], t->chips[c]);
+            CHECK(known);
+        }
+        int ok;
+        size_t passes = one_pass(cat, (const char *const *)t->pm_metrics, t->n_pm_metrics, &ok);
+        if (ok && passes != 1)
+            fprintf(stderr, "%s: the PM-sampling set takes %zu passes on %s; PM sampling "
+                    "takes one\n", t->name, passes, t->chips[c]);
+        CHECK(ok && passes == 1);
+        if (c == 0)
+            check_largest(t, cat);
+        td_catalog_close(cat);
+    }
+}
+
+/* What the GH100 set splits, as docs/ARCH_TABLES.md records it. */
+static void check_gh100_split(const td_arch *t)
+{
+    td_pm_samples *pm = NULL;
+    td_error err;
+    CHECK(td_pm_create(&pm, (const char *const *)t->pm_metrics, t->n_pm_metrics, 1000, 0,
+                       &err) == 0);
+    td_pm_model m;
+    int rc = td_pm_model_init(&m, t, pm, &err);
+    if (rc)
+        fprintf(stderr, "gh100: %s\n", err.msg);
+    CHECK(rc == 0);
+    CHECK(rc || (m.split_replay && !m.split_branch && !m.split_stalls));
+    td_pm_free(pm);
+}
+
+/* What the collector tries on a device: the table's set, then
+ * thread_inst_executed, then every stall reason, each once. */
+static void check_candidates(const td_arch *t)
+{
+    const char *names[TD_COUNTER_COUNT + TD_MAX_STALLS];
+    size_t base = 0, n = td_pms_candidates(t, names, sizeof names / sizeof *names, &base);
+    CHECK(base == t->n_pm_metrics);
+    CHECK(n == base + 1 + t->n_stalls);
+    for (size_t i = 0; i < base; i++)
+        CHECK(strcmp(names[i], t->pm_metrics[i]) == 0);
+    CHECK(n > base && strcmp(names[base], t->counter[TD_C_THREAD_INST_EXECUTED]) == 0);
+    for (size_t i = 0; i < t->n_stalls && base + 1 + i < n; i++)
+        CHECK(strcmp(names[base + 1 + i], t->stalls[i].metric) == 0);
+    /* A short array is not overrun. */
+    CHECK(td_pms_candidates(t, names, 2, &base) == 2 && base == 2);
+}
+
+/* The check can fail: a stall reason added to the GH100 set costs a
+ * second pass without the device's availability image. */
+static void check_negative(const td_arch *t)
+{
+    td_catalog *cat = NULL;
+    td_error err;
+    CHECK(td_catalog_open_pm_sampling(&cat, "GH100", &err) == 0);
+    if (!cat)
+        return;
+    const char *set[8];
+    memcpy(set, t->pm_metrics, t->n_pm_metrics * sizeof *set);
+    set[t->n_pm_metrics] = "smsp__warps_issue_stalled_long_scoreboard.sum";
+    int ok;
+    CHECK(one_pass(cat, set, t->n_pm_metrics + 1, &ok) > 1 && ok);
+    CHECK(td_catalog_has_metric(cat, "smsp__warps_issue_stalled_long_scorebord.sum") == 0);
+    td_catalog_close(cat);
+}
+
+int main(void)
+{
+    const char *dir = getenv("TOPDOWN_ARCHS");
+    CHECK(dir != NULL);
+    if (!dir)
+        return td_check_summary();
+    td_arch_set set;
+    td_error err;
+    int rc = td_arch_load_dir(dir, &set, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(rc == 0);
+    if (rc)
+        return td_check_summary();
+    size_t tables = 0;
+    for (size_t i = 0; i < set.count; i++) {
+        const td_arch *t = &set.items[i];
+        if (t->source != TD_SOURCE_RANGE_PROFILER) {
+            CHECK(t->n_pm_metrics == 0); /* nvprof GPUs have no PM sampling */
+            continue;
+        }
+        tables++;
+        check_table(t);
+    }
+    CHECK(tables > 0);
+    const td_arch *gh100 = td_arch_find(&set, "gh100");
+    CHECK(gh100 != NULL && gh100->n_pm_metrics > 0 && gh100->n_pm_metrics < 8);
+    if (gh100 && gh100->n_pm_metrics > 0 && gh100->n_pm_metrics < 8) {
+        check_gh100_split(gh100);
+        check_candidates(gh100);
+        check_negative(gh100);
+    }
+    td_arch_set_free(&set);
+    return td_check_summary();
+}

@@ -1,0 +1,529 @@
+#include "pmsampling.h"
+
+#include <cupti.h>
+#include <cupti_pmsampling.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "metrics/pm_samples.h"
+#include "spool_writer.h"
+
+/* The hardware buffer the GPU writes samples into, and the samples one
+ * decode takes: at 10 us per sample 20000 samples are 200 ms, four times
+ * the decode period, so the buffer does not overflow between decodes. */
+#define HW_BUFFER_BYTES (64u << 20)
+#define IMAGE_SAMPLES 20000
+#define DECODE_PERIOD_NS 50000000L
+#define MAX_PM_METRICS (TD_COUNTER_COUNT + TD_MAX_STALLS)
+
+typedef struct sampler {
+    uint32_t device, context;
+    char chip[64];
+    CUpti_PmSampling_Object *object;
+    CUpti_Profiler_Host_Object *host;
+    const char *metrics[MAX_PM_METRICS]; /* borrowed from the arch table */
+    size_t n_metrics;
+    uint8_t *config, *image;
+    size_t config_size, image_size;
+    uint64_t interval_ns, t0;
+    uint64_t overflows;
+    int started;
+    int clock_said;       /* a sample before the run's start was reported */
+    struct sampler *next;
+} sampler;
+
+static struct {
+    pthread_mutex_t lock; /* the list and every sampler's CUPTI calls */
+    sampler *list;
+    pthread_t thread;
+    int thread_running;
+    int stopping;
+    pthread_cond_t wake;
+} pms = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, PTHREAD_COND_INITIALIZER};
+
+static void report(const sampler *s, const char *call, CUptiResult rc)
+{
+    const char *text = NULL;
+    if (cuptiGetResultString(rc, &text) != CUPTI_SUCCESS || !text)
+        text = "unknown error";
+    if (rc == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
+        td_sw_error("insufficient_privileges", "PM sampling on device %u: reading GPU "
+                    "performance counters is restricted to administrators on this machine "
+                    "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)", s->device);
+    else
+        td_sw_error("pm_sampling_failed", "PM sampling on device %u (%s): %s failed: %s "
+                    "(error %d); no PM timeline for it", s->device, s->chip, call, text, (int)rc);
+}
+
+#define CALL(s, call)                         \
+    do {                                      \
+        CUptiResult rc_ = (call);             \
+        if (rc_ != CUPTI_SUCCESS) {           \
+            report((s), #call, rc_);          \
+            return -1;                        \
+        }                                     \
+    } while (0)
+
+size_t td_pms_candidates(const td_arch *arch, const char **names, size_t cap, size_t *base)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < arch->n_pm_metrics && n < cap; i++)
+        names[n++] = arch->pm_metrics[i];
+    *base = n;
+    const char *thread = arch->counter[TD_C_THREAD_INST_EXECUTED];
+    int have = 0;
+    for (size_t i = 0; thread && i < n; i++)
+        have |= strcmp(names[i], thread) == 0;
+    if (thread && !have && n < cap)
+        names[n++] = thread;
+    for (size_t i = 0; i < arch->n_stalls && n < cap; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < *base; j++)
+            dup |= strcmp(names[j], arch->stalls[i].metric) == 0;
+        if (!dup)
+            names[n++] = arch->stalls[i].metric;
+    }
+    return n;
+}
+
+/* ---- setting up --------------------------------------------------------- */
+
+static int availability(sampler *s, uint8_t **image)
+{
+    CUpti_PmSampling_GetCounterAvailability_Params p = {
+        .structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE};
+    p.deviceIndex = s->device;
+    CALL(s, cuptiPmSamplingGetCounterAvailability(&p));
+    *image = calloc(p.counterAvailabilityImageSize ? p.counterAvailabilityImageSize : 1, 1);
+    if (!*image)
+        return -1;
+    p.pCounterAvailabilityImage = *image;
+    CALL(s, cuptiPmSamplingGetCounterAvailability(&p));
+    return 0;
+}
+
+static void host_free(CUpti_Profiler_Host_Object *host)
+{
+    if (!host)
+        return;
+    CUpti_Profiler_Host_Deinitialize_Params p = {
+        .structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+    p.pHostObject = host;
+    cuptiProfilerHostDeinitialize(&p);
+}
+
+/* A host object holding metrics[0..n) and its config image; passes out. */
+static int host_config(sampler *s, const uint8_t *avail, const char **metrics, size_t n,
+                       CUpti_Profiler_Host_Object **host, uint8_t **config, size_t *size,
+                       size_t *passes)
+{
+    *host = NULL;
+    *config = NULL;
+    CUpti_Profiler_Host_Initialize_Params init = {
+        .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+    init.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
+    init.pChipName = s->chip;
+    init.pCounterAvailabilityImage = avail;
+    if (cuptiProfilerHostInitialize(&init) != CUPTI_SUCCESS)
+        return -1;
+    *host = init.pHostObject;
+    CUpti_Profiler_Host_ConfigAddMetrics_Params add = {
+        .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    add.pHostObject = *host;
+    add.ppMetricNames = metrics;
+    add.numMetrics = n;
+    CUpti_Profiler_Host_GetConfigImageSize_Params get_size = {
+        .structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+    get_size.pHostObject = *host;
+    if (cuptiProfilerHostConfigAddMetrics(&add) != CUPTI_SUCCESS ||
+        cuptiProfilerHostGetConfigImageSize(&get_size) != CUPTI_SUCCESS ||
+        !(*config = calloc(get_size.configImageSize ? get_size.configImageSize : 1, 1)))
+        goto fail;
+    *size = get_size.configImageSize;
+    CUpti_Profiler_Host_GetConfigImage_Params get = {
+        .structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+    get.pHostObject = *host;
+    get.configImageSize = *size;
+    get.pConfigImage = *config;
+    CUpti_Profiler_Host_GetNumOfPasses_Params count = {
+        .structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+    count.configImageSize = *size;
+    count.pConfigImage = *config;
+    if (cuptiProfilerHostGetConfigImage(&get) != CUPTI_SUCCESS ||
+        cuptiProfilerHostGetNumOfPasses(&count) != CUPTI_SUCCESS)
+        goto fail;
+    *passes = count.numOfPasses;
+    return 0;
+fail:
+    free(*config);
+    *config = NULL;
+    host_free(*host);
+    *host = NULL;
+    return -1;
+}
+
+/* Keeps set[0..n) in s (host object, config image) if it is one pass
+ * on this device; 1 if kept. */
+static int try_set(sampler *s, const uint8_t *avail, const char **set, size_t n)
+{
+    CUpti_Profiler_Host_Object *host;
+    uint8_t *config;
+    size_t size = 0, passes = 0;
+    if (n == 0 || host_config(s, avail, set, n, &host, &config, &size, &passes) != 0)
+        return 0;
+    if (passes != 1) {
+        free(config);
+        host_free(host);
+        return 0;
+    }
+    host_free(s->host);
+    free(s->config);
+    s->host = host;
+    s->config = config;
+    s->config_size = size;
+    memcpy(s->metrics, set, n * sizeof *set);
+    s->n_metrics = n;
+    return 1;
+}
+
+/* The largest candidate set of one pass on this device: the table's set
+ * (else cycles and executed instructions alone), then with
+ * thread_inst_executed, then with every stall reason at once. The device's
+ * availability image can differ from the host API's view without one. */
+static int choose_metrics(sampler *s, const td_arch *arch, const uint8_t *avail)
+{
+    const char *cand[MAX_PM_METRICS], *set[MAX_PM_METRICS];
+    size_t base = 0, n = td_pms_candidates(arch, cand, MAX_PM_METRICS, &base);
+    const char *thread = arch->counter[TD_C_THREAD_INST_EXECUTED];
+    size_t first_stall = base + (n > base && thread && strcmp(cand[base], thread) == 0);
+    if (!try_set(s, avail, cand, base)) {
+        const char *two[2] = {arch->counter[TD_C_CYCLES_ACTIVE], arch->counter[TD_C_INST_EXECUTED]};
+        if (!two[0] || !two[1] || !try_set(s, avail, two, 2))
+            return -1;
+        td_sw_warning("PM sampling on device %u: the arch table's set of %zu metrics takes "
+                      "more than one pass with this device's counter availability; sampling "
+                      "active cycles and executed instructions only", s->device, base);
+    }
+    size_t grown = s->n_metrics;
+    int thread_added = 0, stalls_added = 0;
+    memcpy(set, s->metrics, grown * sizeof *set);
+    if (first_stall > base) {
+        set[grown] = thread;
+        if ((thread_added = try_set(s, avail, set, grown + 1)))
+            grown++;
+    }
+    memcpy(set + grown, cand + first_stall, (n - first_stall) * sizeof *set);
+    if (n > first_stall && (stalls_added = try_set(s, avail, set, grown + n - first_stall)))
+        grown += n - first_stall;
+    if (thread_added || stalls_added)
+        td_sw_warning("PM sampling on device %u: with this device's counter availability "
+                      "%s%s%s fit%s the same pass as the arch table's set; update the table's "
+                      "\"pm_sampling\" (docs/ARCH_TABLES.md)", s->device,
+                      thread_added ? "thread_inst_executed" : "",
+                      thread_added && stalls_added ? " and " : "",
+                      stalls_added ? "every stall reason" : "",
+                      thread_added && stalls_added ? "" : "s");
+    return 0;
+}
+
+static int counter_image(sampler *s)
+{
+    CUpti_PmSampling_GetCounterDataSize_Params size = {
+        .structSize = CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE};
+    size.pPmSamplingObject = s->object;
+    size.pMetricNames = s->metrics;
+    size.numMetrics = s->n_metrics;
+    size.maxSamples = IMAGE_SAMPLES;
+    CALL(s, cuptiPmSamplingGetCounterDataSize(&size));
+    s->image_size = size.counterDataSize;
+    s->image = calloc(s->image_size ? s->image_size : 1, 1);
+    if (!s->image)
+        return -1;
+    CUpti_PmSampling_CounterDataImage_Initialize_Params init = {
+        .structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    init.pPmSamplingObject = s->object;
+    init.counterDataSize = s->image_size;
+    init.pCounterData = s->image;
+    CALL(s, cuptiPmSamplingCounterDataImageInitialize(&init));
+    return 0;
+}
+
+/* The profiler interface must be up before any PM-sampling call, the
+ * availability query included (CUPTI's pm_sampling sample does the same). */
+static int profiler_init(sampler *s)
+{
+    static int done; /* once per process; callers hold pms.lock */
+    if (done)
+        return 0;
+    CUpti_Profiler_Initialize_Params prof = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    CALL(s, cuptiProfilerInitialize(&prof));
+    done = 1;
+    return 0;
+}
+
+static int enable_and_start(sampler *s)
+{
+    CUpti_PmSampling_Enable_Params en = {.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
+    en.deviceIndex = s->device;
+    CALL(s, cuptiPmSamplingEnable(&en));
+    s->object = en.pPmSamplingObject;
+    CUpti_PmSampling_SetConfig_Params cfg = {.structSize = CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE};
+    cfg.pPmSamplingObject = s->object;
+    cfg.configSize = s->config_size;
+    cfg.pConfig = s->config;
+    cfg.hardwareBufferSize = HW_BUFFER_BYTES;
+    cfg.samplingInterval = s->interval_ns;
+    /* GPU time, not SYSCLK cycles (whose clock varies); Ampere GA10x and
+     * later (not Turing, not GA100: CUPTI refuses it there). */
+    cfg.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
+    cfg.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+    CALL(s, cuptiPmSamplingSetConfig(&cfg));
+    if (counter_image(s))
+        return -1;
+    CUpti_PmSampling_Start_Params start = {.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE};
+    start.pPmSamplingObject = s->object;
+    CALL(s, cuptiPmSamplingStart(&start));
+    s->started = 1;
+    return 0;
+}
+
+static void sampler_free(sampler *s)
+{
+    if (s->object) {
+        CUpti_PmSampling_Disable_Params p = {.structSize = CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
+        p.pPmSamplingObject = s->object;
+        cuptiPmSamplingDisable(&p);
+    }
+    host_free(s->host);
+    free(s->config);
+    free(s->image);
+    free(s);
+}
+
+/* ---- decoding ------------------------------------------------------------ */
+
+static uint64_t since_t0(const sampler *s, uint64_t t)
+{
+    return t > s->t0 ? t - s->t0 : 0;
+}
+
+/* Evaluates the completed samples of the image into one spool record. */
+static int emit_samples(sampler *s)
+{
+    CUpti_PmSampling_GetCounterDataInfo_Params info = {
+        .structSize = CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE};
+    info.pCounterDataImage = s->image;
+    info.counterDataImageSize = s->image_size;
+    CALL(s, cuptiPmSamplingGetCounterDataInfo(&info));
+    if (info.numCompletedSamples == 0)
+        return 0;
+    td_pm_samples *batch = NULL;
+    td_error err;
+    if (td_pm_create(&batch, s->metrics, s->n_metrics, s->interval_ns,
+                     info.numCompletedSamples + 2, &err))
+        return -1;
+    double values[MAX_PM_METRICS];
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < info.numCompletedSamples; i++) {
+        CUpti_PmSampling_CounterData_GetSampleInfo_Params si = {
+            .structSize = CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
+        si.pPmSamplingObject = s->object;
+        si.pCounterDataImage = s->image;
+        si.counterDataImageSize = s->image_size;
+        si.sampleIndex = i;
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
+            .structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+        ev.pHostObject = s->host;
+        ev.pCounterDataImage = s->image;
+        ev.counterDataImageSize = s->image_size;
+        ev.rangeIndex = i;
+        ev.ppMetricNames = s->metrics;
+        ev.numMetrics = s->n_metrics;
+        ev.pMetricValues = values;
+        CUptiResult r1 = cuptiPmSamplingCounterDataGetSampleInfo(&si);
+        CUptiResult r2 = r1 == CUPTI_SUCCESS ? cuptiProfilerHostEvaluateToGpuValues(&ev) : r1;
+        if (r2 != CUPTI_SUCCESS) {
+            report(s, r1 != CUPTI_SUCCESS ? "cuptiPmSamplingCounterDataGetSampleInfo"
+                                          : "cuptiProfilerHostEvaluateToGpuValues", r2);
+            rc = -1;
+            break;
+        }
+        if (si.startTimestamp < s->t0 && !s->clock_said) {
+            /* Not the launches' clock (CUPTI timestamps): the kernels
+             * laid over the timeline would be misplaced. */
+            s->clock_said = 1;
+            td_sw_warning("PM sampling on device %u: a sample starts %.3f ms before the run "
+                          "did; its clock is not the launches' clock, so kernels laid over "
+                          "the PM timeline may be misplaced", s->device,
+                          (double)(s->t0 - si.startTimestamp) / 1e6);
+        }
+        for (size_t m = 0; m < s->n_metrics; m++)
+            if (!(values[m] >= 0 && values[m] < 1e300))
+                values[m] = 0; /* NaN or negative: nothing counted */
+        rc = td_pm_add(batch, since_t0(s, si.startTimestamp), since_t0(s, si.endTimestamp),
+                       values, &err);
+    }
+    batch->overflows = s->overflows;
+    s->overflows = 0;
+    cJSON *rec = batch->n ? td_pm_to_json(batch) : NULL;
+    td_pm_free(batch);
+    if (rec) {
+        cJSON_AddStringToObject(rec, "type", "pm_samples");
+        cJSON_AddNumberToObject(rec, "pid", (double)getpid());
+        cJSON_AddNumberToObject(rec, "context", s->context);
+        cJSON_AddNumberToObject(rec, "device", s->device);
+        td_sw_emit(rec);
+    }
+    return rc;
+}
+
+/* Empties the hardware buffer into spool records. Caller holds pms.lock. */
+static void decode(sampler *s)
+{
+    for (int round = 0; s->started && round < 64; round++) {
+        CUpti_PmSampling_DecodeData_Params p = {
+            .structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
+        p.pPmSamplingObject = s->object;
+        p.pCounterDataImage = s->image;
+        p.counterDataImageSize = s->image_size;
+        CUptiResult rc = cuptiPmSamplingDecodeData(&p);
+        if (p.overflow || rc == CUPTI_ERROR_OUT_OF_MEMORY)
+            s->overflows++;
+        if (rc != CUPTI_SUCCESS && rc != CUPTI_ERROR_OUT_OF_MEMORY) {
+            report(s, "cuptiPmSamplingDecodeData", rc);
+            s->started = 0;
+            return;
+        }
+        int more = p.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
+        if (emit_samples(s) != 0) {
+            s->started = 0;
+            return;
+        }
+        CUpti_PmSampling_CounterDataImage_Initialize_Params init = {
+            .structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+        init.pPmSamplingObject = s->object;
+        init.counterDataSize = s->image_size;
+        init.pCounterData = s->image;
+        if (cuptiPmSamplingCounterDataImageInitialize(&init) != CUPTI_SUCCESS || !more)
+            return;
+    }
+}
+
+static void *decode_loop(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&pms.lock);
+    while (!pms.stopping) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += DECODE_PERIOD_NS;
+        until.tv_sec += until.tv_nsec / 1000000000L;
+        until.tv_nsec %= 1000000000L;
+        int rc = 0;
+        while (!pms.stopping && rc != ETIMEDOUT)
+            rc = pthread_cond_timedwait(&pms.wake, &pms.lock, &until);
+        for (sampler *s = pms.list; !pms.stopping && s; s = s->next)
+            decode(s);
+    }
+    pthread_mutex_unlock(&pms.lock);
+    return NULL;
+}
+
+static void stop(sampler *s)
+{
+    if (!s->started)
+        return;
+    CUpti_PmSampling_Stop_Params p = {.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
+    p.pPmSamplingObject = s->object;
+    CUptiResult rc = cuptiPmSamplingStop(&p);
+    decode(s); /* what the buffer holds, also after a failed stop */
+    if (rc != CUPTI_SUCCESS)
+        report(s, "cuptiPmSamplingStop", rc);
+    s->started = 0;
+}
+
+/* ---- the interface ------------------------------------------------------- */
+
+void td_pms_start(uint32_t device, uint32_t context, const char *chip, const td_arch *arch,
+                  uint64_t interval_ns, uint64_t t0)
+{
+    pthread_mutex_lock(&pms.lock);
+    for (sampler *s = pms.list; s; s = s->next)
+        if (s->device == device) {
+            pthread_mutex_unlock(&pms.lock);
+            return;
+        }
+    sampler *s = calloc(1, sizeof *s);
+    uint8_t *avail = NULL;
+    if (!s) {
+        pthread_mutex_unlock(&pms.lock);
+        return;
+    }
+    s->device = device;
+    s->context = context;
+    s->interval_ns = interval_ns;
+    s->t0 = t0;
+    snprintf(s->chip, sizeof s->chip, "%s", chip);
+    int ok = profiler_init(s) == 0 && availability(s, &avail) == 0;
+    if (ok && choose_metrics(s, arch, avail) != 0) {
+        td_sw_error("pm_sampling_failed", "PM sampling on device %u (%s): no set of the arch "
+                    "table %s's counters fits one PM-sampling pass; no PM timeline", device,
+                    chip, arch->name);
+        ok = 0;
+    }
+    free(avail);
+    if (ok)
+        ok = enable_and_start(s) == 0;
+    if (!ok) {
+        sampler_free(s);
+        pthread_mutex_unlock(&pms.lock);
+        return;
+    }
+    s->next = pms.list;
+    pms.list = s;
+    if (!pms.thread_running && pthread_create(&pms.thread, NULL, decode_loop, NULL) == 0)
+        pms.thread_running = 1;
+    pthread_mutex_unlock(&pms.lock);
+}
+
+void td_pms_context_ending(uint32_t context)
+{
+    pthread_mutex_lock(&pms.lock);
+    for (sampler **p = &pms.list; *p; p = &(*p)->next) {
+        sampler *s = *p;
+        if (s->context != context)
+            continue;
+        stop(s);
+        *p = s->next;
+        sampler_free(s);
+        break;
+    }
+    pthread_mutex_unlock(&pms.lock);
+}
+
+void td_pms_stop_all(void)
+{
+    pthread_mutex_lock(&pms.lock);
+    pms.stopping = 1;
+    pthread_cond_broadcast(&pms.wake);
+    int running = pms.thread_running;
+    pms.thread_running = 0;
+    pthread_mutex_unlock(&pms.lock);
+    if (running)
+        pthread_join(pms.thread, NULL);
+    pthread_mutex_lock(&pms.lock);
+    while (pms.list) {
+        sampler *s = pms.list;
+        stop(s);
+        pms.list = s->next;
+        sampler_free(s);
+    }
+    pthread_mutex_unlock(&pms.lock);
+}

@@ -1,0 +1,38 @@
+/* --pm-interval: CUPTI PM sampling (cupti_pmsampling.h), one sampler per
+ * device. The GPU samples its counters at a fixed interval of GPU time into
+ * a hardware buffer, without replay or serialisation; a decode thread
+ * empties it every few tens of milliseconds, evaluates each sample with the
+ * profiler host API and writes the values as "pm_samples" spool records
+ * (docs/COLLECTION.md). PM sampling and the Range Profiler program the
+ * same counters and CUPTI documents no way to run both on one device, so
+ * with --pm-interval the launches are only timed. Never stops the app:
+ * problems become error records. */
+#ifndef TD_PMSAMPLING_H
+#define TD_PMSAMPLING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch.h"
+
+/* Starts sampling on CUDA device `device` (once per device: later calls
+ * for it do nothing), its samples tagged with the context that started it.
+ * The metrics are the table's "pm_sampling" set, grown by the model's other
+ * counters that the device's availability image lets into the same pass.
+ * t0: the run's CUPTI timestamp, subtracted from the samples' times. */
+void td_pms_start(uint32_t device, uint32_t context, const char *chip, const td_arch *arch,
+                  uint64_t interval_ns, uint64_t t0);
+/* The context that started a device's sampler is going away: stop it and
+ * keep what it holds. */
+void td_pms_context_ending(uint32_t context);
+/* At exit (or a deadly signal): stops every sampler, decodes and writes
+ * what is left. */
+void td_pms_stop_all(void);
+
+/* The model's counters in the order PM sampling tries them: the table's
+ * set first, then thread_inst_executed, then all stall reasons together
+ * (Frontend/Backend need every one). Returns the count written (<= cap);
+ * *base: how many of them are the table's set. Pure: no CUPTI. */
+size_t td_pms_candidates(const td_arch *arch, const char **names, size_t cap, size_t *base);
+
+#endif
