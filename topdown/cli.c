@@ -568,6 +568,8 @@ static const cli_option options[] = {
      "                       any of them; the others are timed only\n"},
     {"nvtx-exclude", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_nvtx_exclude), S_PROFILING,
      "      --nvtx-exclude SPEC  do not profile launches in these NVTX ranges (repeatable)\n"},
+    {"no-nvtx", 0, 0, G_PROFILING, PROFILING_CMDS, FLAG(profile.no_nvtx), S_PROFILING,
+     "      --no-nvtx        do not follow the app's NVTX ranges (launches get no region)\n"},
     {"sample-every", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_sample_every), S_PROFILING,
      "      --sample-every N|T   profile each kernel periodically over the whole run:\n"
      "                       every Nth invocation, or every T of its own GPU time\n"
@@ -751,6 +753,10 @@ int td_cli_check(const cli *c, td_command command, td_error *err)
     const cli_command *cmd = &commands[command];
     if (command == TD_CMD_PROFILE && check_pm_interval(c, err))
         return TD_USAGE_ERROR;
+    if (command == TD_CMD_PROFILE && c->profile.no_nvtx &&
+        c->profile.n_nvtx_include + c->profile.n_nvtx_exclude > 0)
+        return td_usage_fail(err, "--nvtx-include/--nvtx-exclude need the NVTX ranges that "
+                             "--no-nvtx turns off; give one or the other");
     for (int group = 0; group < G_COUNT; group++)
         for (size_t i = 0; i < N_OPTIONS; i++)
             if (c->seen[i] && options[i].group == (cli_group)group &&

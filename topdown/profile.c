@@ -975,9 +975,14 @@ int td_profile_run(const td_profile_options *opts, td_profile_outcome *out, td_e
     if (prepare_run(opts, app, lib, archs, err))
         return -1;
     static char nvtx_path[PATH_MAX], include[8192], exclude[8192];
-    td_nvtx_env_plan(lib, getenv("NVTX_INJECTION64_PATH"),
-                     opts->n_nvtx_include + opts->n_nvtx_exclude > 0, nvtx_path,
-                     sizeof nvtx_path, out->nvtx_note, sizeof out->nvtx_note);
+    if (opts->no_nvtx) { /* the app's NVTX calls stay where they were going */
+        nvtx_path[0] = '\0';
+        out->nvtx_note[0] = '\0';
+    } else {
+        td_nvtx_env_plan(lib, getenv("NVTX_INJECTION64_PATH"),
+                         opts->n_nvtx_include + opts->n_nvtx_exclude > 0, nvtx_path,
+                         sizeof nvtx_path, out->nvtx_note, sizeof out->nvtx_note);
+    }
     if (join_lines(opts->nvtx_include, opts->n_nvtx_include, include, sizeof include) ||
         join_lines(opts->nvtx_exclude, opts->n_nvtx_exclude, exclude, sizeof exclude))
         return td_fail(err, "--nvtx-include/--nvtx-exclude: the specs are too long together "

@@ -22,6 +22,7 @@ typedef struct td_profile_options {
     size_t n_nvtx_include;
     const char *nvtx_exclude[32]; /* --nvtx-exclude SPEC, each */
     size_t n_nvtx_exclude;
+    int no_nvtx;                /* --no-nvtx: NVTX_INJECTION64_PATH left as it is */
     const char *sample_every;   /* --sample-every N|T (metrics/sample_policy.h), NULL: off */
     const char *cache_control;  /* --cache-control: "none" (default) or "all" */
     const char *clock_control;  /* --clock-control: "none" (default) or "base" */

@@ -178,6 +178,20 @@ static void test_ncu_options_reach_the_app(void)
     CHECK(contains("err.txt", "--launch-count needs a whole number, 1 or more"));
 }
 
+/* --no-nvtx leaves the app's NVTX_INJECTION64_PATH as it is (unset here),
+ * and refuses the NVTX filters it would make meaningless. */
+static void test_no_nvtx(void)
+{
+    CHECK(run("env -u NVTX_INJECTION64_PATH %s --no-nvtx -o nonvtx.json -- sh -c "
+              "'echo \"nvtx=${NVTX_INJECTION64_PATH-unset}\" > nvtx.txt; %s'", bin,
+              fake_app) == 0);
+    CHECK(contains("nvtx.txt", "nvtx=unset\n"));
+    CHECK(run("%s --no-nvtx --nvtx-include 'step/' -o nonvtx2.json -- sh -c "
+              "'touch ran.txt'", bin) == 2);
+    CHECK(contains("err.txt", "--no-nvtx turns off"));
+    CHECK(!exists("ran.txt"));
+}
+
 static int is_fifo(const char *name)
 {
     char path[4096];
@@ -431,6 +445,7 @@ int main(void)
     test_nothing_measured();
     test_filter_matched_nothing();
     test_ncu_options_reach_the_app();
+    test_no_nvtx();
     test_concurrent_runs_have_their_own_spool();
     test_spool_kept_when_saving_fails();
     test_more_signals();
