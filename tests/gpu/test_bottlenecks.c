@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "td_gpu.h"
 
 #define OUT_CAP (1 << 20)
 #define MAX_KERNELS 32
@@ -206,18 +207,10 @@ static void check_kernel(const char *topdown, const char *bench, const char *dir
 
 int main(void)
 {
-    const char *build = getenv("TOPDOWN_BUILD_DIR");
     const char *topdown = getenv("TOPDOWN_BIN");
     char bench[4096];
-    snprintf(bench, sizeof bench, "%s/benchmarks/td_bench", build ? build : ".");
-    if (system("nvidia-smi -L > /dev/null 2>&1") != 0) {
-        printf("skipped: no NVIDIA GPU (nvidia-smi -L failed)\n");
-        return 77;
-    }
-    if (access(bench, X_OK) != 0) {
-        printf("skipped: %s not built (needs nvcc at configure time)\n", bench);
-        return 77;
-    }
+    if (!td_gpu_present() || !td_gpu_program(bench, sizeof bench, "benchmarks/td_bench"))
+        return TD_GPU_SKIP;
     CHECK(topdown != NULL && access(topdown, X_OK) == 0);
     if (!topdown || access(topdown, X_OK) != 0)
         return td_check_summary();

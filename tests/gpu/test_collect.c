@@ -12,6 +12,7 @@
 #include "check.h"
 #include "td_shell.h"
 #include "result.h"
+#include "td_gpu.h"
 
 static const char *bin;
 static char app[4096], preload[4096];
@@ -273,19 +274,12 @@ static void test_two_contexts(void)
 
 int main(void)
 {
-    if (system("nvidia-smi -L >/dev/null 2>&1") != 0) {
-        printf("no GPU: skipped\n");
-        return 77;
-    }
     const char *build = getenv("TOPDOWN_BUILD_DIR");
     bin = getenv("TOPDOWN_BIN");
-    snprintf(app, sizeof app, "%s/tests/gpu/td_smoke", build ? build : ".");
     snprintf(preload, sizeof preload, "%s/tests/gpu/libtd_other_subscriber.so",
              build ? build : ".");
-    if (!bin || access(app, X_OK) != 0) {
-        printf("td_smoke is not built (no CUDA compiler): skipped\n");
-        return 77;
-    }
+    if (!bin || !td_gpu_present() || !td_gpu_program(app, sizeof app, "tests/gpu/td_smoke"))
+        return TD_GPU_SKIP;
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;

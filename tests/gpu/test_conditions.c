@@ -17,6 +17,7 @@
 #include "check.h"
 #include "levels/aggregate.h"
 #include "td_shell.h"
+#include "td_gpu.h"
 
 /* How much the flush must raise Memory_Bound, in points of issue slots. */
 #define FLUSH_EFFECT_POINTS 2.0
@@ -132,17 +133,9 @@ static void test_clock_control(void)
 
 int main(void)
 {
-    if (system("nvidia-smi -L >/dev/null 2>&1") != 0) {
-        printf("no GPU: skipped\n");
-        return 77;
-    }
-    const char *build = getenv("TOPDOWN_BUILD_DIR");
     bin = getenv("TOPDOWN_BIN");
-    snprintf(smoke, sizeof smoke, "%s/tests/gpu/td_smoke", build ? build : ".");
-    if (!bin || access(smoke, X_OK) != 0) {
-        printf("td_smoke is not built (no CUDA compiler): skipped\n");
-        return 77;
-    }
+    if (!bin || !td_gpu_present() || !td_gpu_program(smoke, sizeof smoke, "tests/gpu/td_smoke"))
+        return TD_GPU_SKIP;
     td_error err;
     const char *archs_dir = getenv("TOPDOWN_ARCHS");
     CHECK(archs_dir && td_arch_load_dir(archs_dir, &archs, &err) == 0);

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "td_shell.h"
 #include "result.h"
+#include "td_gpu.h"
 
 static const char *bin;
 static char app[4096];
@@ -87,17 +88,9 @@ static void test_one_gpu(void)
 
 int main(void)
 {
-    if (system("nvidia-smi -L >/dev/null 2>&1") != 0) {
-        printf("no GPU: skipped\n");
-        return 77;
-    }
-    const char *build = getenv("TOPDOWN_BUILD_DIR");
     bin = getenv("TOPDOWN_BIN");
-    snprintf(app, sizeof app, "%s/tests/gpu/td_peer", build ? build : ".");
-    if (!bin || access(app, X_OK) != 0) {
-        printf("td_peer is not built (no CUDA compiler): skipped\n");
-        return 77;
-    }
+    if (!bin || !td_gpu_present() || !td_gpu_program(app, sizeof app, "tests/gpu/td_peer"))
+        return TD_GPU_SKIP;
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;

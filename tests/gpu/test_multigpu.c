@@ -15,6 +15,7 @@
 #include "check.h"
 #include "td_shell.h"
 #include "result.h"
+#include "td_gpu.h"
 
 static const char *bin;
 static char app[4096];
@@ -155,16 +156,12 @@ static int gpus_present(void)
 int main(void)
 {
     if (gpus_present() < 2) {
-        printf("fewer than two GPUs: skipped\n");
-        return 77;
+        printf("skipped: fewer than two GPUs\n");
+        return TD_GPU_SKIP;
     }
-    const char *build = getenv("TOPDOWN_BUILD_DIR");
     bin = getenv("TOPDOWN_BIN");
-    snprintf(app, sizeof app, "%s/tests/gpu/td_peer", build ? build : ".");
-    if (!bin || access(app, X_OK) != 0) {
-        printf("td_peer is not built (no CUDA compiler): skipped\n");
-        return 77;
-    }
+    if (!bin || !td_gpu_program(app, sizeof app, "tests/gpu/td_peer"))
+        return TD_GPU_SKIP;
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;

@@ -15,6 +15,7 @@
 #include "check.h"
 #include "report/timeline.h"
 #include "td_shell.h"
+#include "td_gpu.h"
 
 static char dir[] = "/tmp/td_nvtxXXXXXX";
 static const char *bin;
@@ -178,18 +179,10 @@ static void test_sample_every(void)
 
 int main(void)
 {
-    if (system("nvidia-smi -L >/dev/null 2>&1") != 0) {
-        printf("no GPU: skipped\n");
-        return 77;
-    }
-    const char *build = getenv("TOPDOWN_BUILD_DIR");
     bin = getenv("TOPDOWN_BIN");
-    snprintf(app, sizeof app, "%s/tests/gpu/td_nvtx", build ? build : ".");
-    snprintf(smoke, sizeof smoke, "%s/tests/gpu/td_smoke", build ? build : ".");
-    if (!bin || access(app, X_OK) != 0 || access(smoke, X_OK) != 0) {
-        printf("td_nvtx or td_smoke is not built (no CUDA compiler): skipped\n");
-        return 77;
-    }
+    if (!bin || !td_gpu_present() || !td_gpu_program(app, sizeof app, "tests/gpu/td_nvtx") ||
+        !td_gpu_program(smoke, sizeof smoke, "tests/gpu/td_smoke"))
+        return TD_GPU_SKIP;
     td_error err;
     const char *archs_dir = getenv("TOPDOWN_ARCHS");
     CHECK(archs_dir && td_arch_load_dir(archs_dir, &archs, &err) == 0);

@@ -18,6 +18,7 @@
 #include "report/pm_timeline.h"
 #include "result.h"
 #include "td_shell.h"
+#include "td_gpu.h"
 
 static const char *bin;
 static char app[4096];
@@ -98,17 +99,9 @@ static void check_timeline(const td_result *res)
 
 int main(void)
 {
-    if (system("nvidia-smi -L >/dev/null 2>&1") != 0) {
-        printf("no GPU: skipped\n");
-        return 77;
-    }
-    const char *build = getenv("TOPDOWN_BUILD_DIR");
     bin = getenv("TOPDOWN_BIN");
-    snprintf(app, sizeof app, "%s/tests/gpu/td_phases", build ? build : ".");
-    if (!bin || access(app, X_OK) != 0) {
-        printf("td_phases is not built (no CUDA compiler): skipped\n");
-        return 77;
-    }
+    if (!bin || !td_gpu_present() || !td_gpu_program(app, sizeof app, "tests/gpu/td_phases"))
+        return TD_GPU_SKIP;
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;

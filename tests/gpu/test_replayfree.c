@@ -16,6 +16,7 @@
 #include "check.h"
 #include "levels/aggregate.h"
 #include "td_shell.h"
+#include "td_gpu.h"
 
 #define AGREE_POINTS 2.0
 
@@ -238,21 +239,13 @@ static void test_device_heap(void)
 
 int main(void)
 {
-    if (system("nvidia-smi -L >/dev/null 2>&1") != 0) {
-        printf("no GPU: skipped\n");
-        return 77;
-    }
-    const char *build = getenv("TOPDOWN_BUILD_DIR");
     bin = getenv("TOPDOWN_BIN");
-    snprintf(smoke, sizeof smoke, "%s/tests/gpu/td_smoke", build ? build : ".");
-    snprintf(bench, sizeof bench, "%s/benchmarks/td_bench", build ? build : ".");
-    snprintf(graphs, sizeof graphs, "%s/tests/gpu/td_graphs", build ? build : ".");
-    snprintf(heap, sizeof heap, "%s/tests/gpu/td_heap", build ? build : ".");
-    if (!bin || access(smoke, X_OK) != 0 || access(bench, X_OK) != 0 ||
-        access(graphs, X_OK) != 0 || access(heap, X_OK) != 0) {
-        printf("td_smoke or td_bench is not built (no CUDA compiler): skipped\n");
-        return 77;
-    }
+    if (!bin || !td_gpu_present() ||
+        !td_gpu_program(smoke, sizeof smoke, "tests/gpu/td_smoke") ||
+        !td_gpu_program(bench, sizeof bench, "benchmarks/td_bench") ||
+        !td_gpu_program(graphs, sizeof graphs, "tests/gpu/td_graphs") ||
+        !td_gpu_program(heap, sizeof heap, "tests/gpu/td_heap"))
+        return TD_GPU_SKIP;
     td_error err;
     const char *archs_dir = getenv("TOPDOWN_ARCHS");
     CHECK(archs_dir && td_arch_load_dir(archs_dir, &archs, &err) == 0);

@@ -16,6 +16,7 @@
 #include "metrics/arch.h"
 #include "metrics/pcsamp.h"
 #include "metrics/result.h"
+#include "td_gpu.h"
 
 #define MAX_KERNELS 32
 
@@ -201,15 +202,8 @@ int main(void)
     const char *build = getenv("TOPDOWN_BUILD_DIR");
     topdown = getenv("TOPDOWN_BIN");
     src_dir = getenv("TOPDOWN_SOURCE_DIR");
-    snprintf(bench, sizeof bench, "%s/benchmarks/td_bench", build ? build : ".");
-    if (system("nvidia-smi -L > /dev/null 2>&1") != 0) {
-        printf("skipped: no NVIDIA GPU (nvidia-smi -L failed)\n");
-        return 77;
-    }
-    if (access(bench, X_OK) != 0) {
-        printf("skipped: %s not built (needs nvcc at configure time)\n", bench);
-        return 77;
-    }
+    if (!td_gpu_present() || !td_gpu_program(bench, sizeof bench, "benchmarks/td_bench"))
+        return TD_GPU_SKIP;
     CHECK(topdown && src_dir && mkdtemp(dir));
     if (!topdown || !src_dir)
         return td_check_summary();
