@@ -1,4 +1,5 @@
 #include "metrics/catalog.h"
+#include "metrics/host_config.h"
 
 #include <cupti_profiler_host.h>
 #include <stdint.h>
@@ -255,40 +256,6 @@ int td_catalog_stall_reasons(td_catalog *c, char ***reasons, size_t *n,
     return 0;
 }
 
-static int config_passes(CUpti_Profiler_Host_Object *host, const char *chip,
-                         size_t *passes, td_error *err)
-{
-    CUpti_Profiler_Host_GetConfigImageSize_Params size = {
-        .structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE,
-        .pHostObject = host,
-    };
-    CUptiResult rc = cuptiProfilerHostGetConfigImageSize(&size);
-    if (rc != CUPTI_SUCCESS)
-        return cupti_fail(err, rc, "config image size", chip);
-    uint8_t *image = malloc(size.configImageSize ? size.configImageSize : 1);
-    if (!image)
-        return td_fail(err, "out of memory");
-    CUpti_Profiler_Host_GetConfigImage_Params get = {
-        .structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE,
-        .pHostObject = host,
-        .configImageSize = size.configImageSize,
-        .pConfigImage = image,
-    };
-    CUpti_Profiler_Host_GetNumOfPasses_Params count = {
-        .structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE,
-        .configImageSize = size.configImageSize,
-        .pConfigImage = image,
-    };
-    rc = cuptiProfilerHostGetConfigImage(&get);
-    int failed = rc != CUPTI_SUCCESS ? cupti_fail(err, rc, "config image", chip) : 0;
-    if (!failed && (rc = cuptiProfilerHostGetNumOfPasses(&count)) != CUPTI_SUCCESS)
-        failed = cupti_fail(err, rc, "number of passes", chip);
-    free(image);
-    if (!failed)
-        *passes = count.numOfPasses;
-    return failed;
-}
-
 /* Passes of an already validated set, on a fresh host object: metrics
  * added to one accumulate there. */
 static int count_passes(const td_catalog *c, const char *const *metrics,
@@ -297,17 +264,14 @@ static int count_passes(const td_catalog *c, const char *const *metrics,
     CUpti_Profiler_Host_Object *host = NULL;
     if (host_open(c->chip, c->type, &host, err) != 0)
         return -1;
-    CUpti_Profiler_Host_ConfigAddMetrics_Params add = {
-        .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE,
-        .pHostObject = host,
-        .ppMetricNames = (const char **)metrics,
-        .numMetrics = n,
-    };
-    CUptiResult rc = cuptiProfilerHostConfigAddMetrics(&add);
-    int failed = rc != CUPTI_SUCCESS ? cupti_fail(err, rc, "adding metrics to a config", c->chip)
-                                     : config_passes(host, c->chip, passes, err);
+    td_host_config config;
+    CUptiResult rc = td_host_config_build(host, metrics, n, &config);
     host_close(host);
-    return failed;
+    if (rc != CUPTI_SUCCESS)
+        return cupti_fail(err, rc, config.failed_call, c->chip);
+    *passes = config.passes;
+    free(config.image);
+    return 0;
 }
 
 int td_catalog_passes(td_catalog *c, const char *const *metrics, size_t n,

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "metrics/host_config.h"
 #include "metrics/pm_samples.h"
 #include "spool_writer.h"
 
@@ -134,39 +135,16 @@ static int host_config(sampler *s, const uint8_t *avail, const char **metrics, s
     if (cuptiProfilerHostInitialize(&init) != CUPTI_SUCCESS)
         return -1;
     *host = init.pHostObject;
-    CUpti_Profiler_Host_ConfigAddMetrics_Params add = {
-        .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-    add.pHostObject = *host;
-    add.ppMetricNames = metrics;
-    add.numMetrics = n;
-    CUpti_Profiler_Host_GetConfigImageSize_Params get_size = {
-        .structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
-    get_size.pHostObject = *host;
-    if (cuptiProfilerHostConfigAddMetrics(&add) != CUPTI_SUCCESS ||
-        cuptiProfilerHostGetConfigImageSize(&get_size) != CUPTI_SUCCESS ||
-        !(*config = calloc(get_size.configImageSize ? get_size.configImageSize : 1, 1)))
-        goto fail;
-    *size = get_size.configImageSize;
-    CUpti_Profiler_Host_GetConfigImage_Params get = {
-        .structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
-    get.pHostObject = *host;
-    get.configImageSize = *size;
-    get.pConfigImage = *config;
-    CUpti_Profiler_Host_GetNumOfPasses_Params count = {
-        .structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
-    count.configImageSize = *size;
-    count.pConfigImage = *config;
-    if (cuptiProfilerHostGetConfigImage(&get) != CUPTI_SUCCESS ||
-        cuptiProfilerHostGetNumOfPasses(&count) != CUPTI_SUCCESS)
-        goto fail;
-    *passes = count.numOfPasses;
+    td_host_config built;
+    if (td_host_config_build(*host, metrics, n, &built) != CUPTI_SUCCESS) {
+        host_free(*host);
+        *host = NULL;
+        return -1;
+    }
+    *config = built.image;
+    *size = built.size;
+    *passes = built.passes;
     return 0;
-fail:
-    free(*config);
-    *config = NULL;
-    host_free(*host);
-    *host = NULL;
-    return -1;
 }
 
 /* Keeps set[0..n) in s (host object, config image) if it is one pass

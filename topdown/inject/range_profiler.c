@@ -1,5 +1,7 @@
 #include "range_profiler.h"
 
+#include "metrics/host_config.h"
+
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
@@ -74,35 +76,13 @@ static void host_deinitialize(CUpti_Profiler_Host_Object *host)
 /* The config image schedules the metrics into replay passes. */
 static int build_config(td_rp *rp, td_rp_config *cfg)
 {
-    CUpti_Profiler_Host_ConfigAddMetrics_Params add = {
-        .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-    add.pHostObject = cfg->host;
-    add.ppMetricNames = cfg->metrics;
-    add.numMetrics = cfg->n_metrics;
-    TRY(rp, cuptiProfilerHostConfigAddMetrics(&add));
-
-    CUpti_Profiler_Host_GetConfigImageSize_Params size = {
-        .structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
-    size.pHostObject = cfg->host;
-    TRY(rp, cuptiProfilerHostGetConfigImageSize(&size));
-    cfg->config_size = size.configImageSize;
-    cfg->config = calloc(cfg->config_size ? cfg->config_size : 1, 1);
-    if (!cfg->config)
-        return failed(rp, "calloc(config image)", CUPTI_ERROR_OUT_OF_MEMORY);
-
-    CUpti_Profiler_Host_GetConfigImage_Params image = {
-        .structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
-    image.pHostObject = cfg->host;
-    image.configImageSize = cfg->config_size;
-    image.pConfigImage = cfg->config;
-    TRY(rp, cuptiProfilerHostGetConfigImage(&image));
-
-    CUpti_Profiler_Host_GetNumOfPasses_Params passes = {
-        .structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
-    passes.configImageSize = cfg->config_size;
-    passes.pConfigImage = cfg->config;
-    TRY(rp, cuptiProfilerHostGetNumOfPasses(&passes));
-    cfg->passes = passes.numOfPasses;
+    td_host_config built;
+    CUptiResult rc = td_host_config_build(cfg->host, cfg->metrics, cfg->n_metrics, &built);
+    if (rc != CUPTI_SUCCESS)
+        return failed(rp, built.failed_call, rc);
+    cfg->config = built.image;
+    cfg->config_size = built.size;
+    cfg->passes = built.passes;
     return 0;
 }
 
