@@ -31,27 +31,8 @@ static int cupti_fail(td_error *err, CUptiResult rc, const char *what,
 static int host_open(const char *chip, CUpti_ProfilerType type,
                      CUpti_Profiler_Host_Object **host, td_error *err)
 {
-    CUpti_Profiler_Host_Initialize_Params p = {
-        .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE,
-        .profilerType = type,
-        .pChipName = chip,
-    };
-    CUptiResult rc = cuptiProfilerHostInitialize(&p);
-    if (rc != CUPTI_SUCCESS)
-        return cupti_fail(err, rc, "host initialisation", chip);
-    *host = p.pHostObject;
-    return 0;
-}
-
-static void host_close(CUpti_Profiler_Host_Object *host)
-{
-    if (!host)
-        return;
-    CUpti_Profiler_Host_Deinitialize_Params p = {
-        .structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE,
-        .pHostObject = host,
-    };
-    cuptiProfilerHostDeinitialize(&p);
+    CUptiResult rc = td_host_open(type, chip, NULL, host);
+    return rc == CUPTI_SUCCESS ? 0 : cupti_fail(err, rc, "host initialisation", chip);
 }
 
 void td_catalog_free_names(char **names, size_t n)
@@ -129,7 +110,7 @@ void td_catalog_close(td_catalog *c)
 {
     if (!c)
         return;
-    host_close(c->host);
+    td_host_close(c->host);
     td_catalog_free_names(c->bases, c->n_bases);
     free(c->chip);
     free(c);
@@ -266,7 +247,7 @@ static int count_passes(const td_catalog *c, const char *const *metrics,
         return -1;
     td_host_config config;
     CUptiResult rc = td_host_config_build(host, metrics, n, &config);
-    host_close(host);
+    td_host_close(host);
     if (rc != CUPTI_SUCCESS)
         return cupti_fail(err, rc, config.failed_call, c->chip);
     *passes = config.passes;

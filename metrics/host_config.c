@@ -2,6 +2,31 @@
 
 #include <stdlib.h>
 
+CUptiResult td_host_open(CUpti_ProfilerType type, const char *chip, const uint8_t *avail,
+                         CUpti_Profiler_Host_Object **host)
+{
+    CUpti_Profiler_Host_Initialize_Params p = {
+        .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE,
+        .profilerType = type,
+        .pChipName = chip,
+        .pCounterAvailabilityImage = avail,
+    };
+    CUptiResult rc = cuptiProfilerHostInitialize(&p);
+    *host = rc == CUPTI_SUCCESS ? p.pHostObject : NULL;
+    return rc;
+}
+
+void td_host_close(CUpti_Profiler_Host_Object *host)
+{
+    if (!host)
+        return;
+    CUpti_Profiler_Host_Deinitialize_Params p = {
+        .structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE,
+        .pHostObject = host,
+    };
+    cuptiProfilerHostDeinitialize(&p);
+}
+
 static CUptiResult fail(td_host_config *out, const char *call, CUptiResult rc)
 {
     free(out->image);

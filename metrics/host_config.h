@@ -1,5 +1,5 @@
-/* A config image through CUPTI's profiler host API: add the metrics to a
- * host object, size and fetch the image, count its passes. The Range
+/* CUPTI's profiler host API: a host object for a chip, and a config image
+ * in it (add the metrics, size and fetch the image, count its passes). The Range
  * Profiler (topdown/inject/range_profiler.c), PM sampling
  * (topdown/inject/pmsampling.c) and the catalog's pass counts
  * (catalog.c) all build one; this is the one place that does it. */
@@ -17,6 +17,13 @@ typedef struct td_host_config {
     const char *failed_call; /* on failure: the CUPTI call that failed, or
                                 "calloc" when memory ran out */
 } td_host_config;
+
+/* A host object of this profiler type for chip; avail: the device's
+ * counter-availability image, or NULL (host only, no device). */
+CUptiResult td_host_open(CUpti_ProfilerType type, const char *chip, const uint8_t *avail,
+                         CUpti_Profiler_Host_Object **host);
+/* Deinitialises host; NULL is ignored. */
+void td_host_close(CUpti_Profiler_Host_Object *host);
 
 /* Adds metrics[0..n) to host and builds their image into out. On failure
  * returns the CUPTI result (CUPTI_ERROR_OUT_OF_MEMORY for calloc), with

@@ -11,19 +11,9 @@
 
 static CUpti_Profiler_Host_Object *host_open(const char *chip)
 {
-    CUpti_Profiler_Host_Initialize_Params p = {
-        .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    p.pChipName = chip;
-    return cuptiProfilerHostInitialize(&p) == CUPTI_SUCCESS ? p.pHostObject : NULL;
-}
-
-static void host_close(CUpti_Profiler_Host_Object *host)
-{
-    CUpti_Profiler_Host_Deinitialize_Params p = {
-        .structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
-    p.pHostObject = host;
-    cuptiProfilerHostDeinitialize(&p);
+    CUpti_Profiler_Host_Object *host = NULL;
+    CHECK(td_host_open(CUPTI_PROFILER_TYPE_RANGE_PROFILER, chip, NULL, &host) == CUPTI_SUCCESS);
+    return host;
 }
 
 static void test_one_metric(void)
@@ -37,7 +27,7 @@ static void test_one_metric(void)
     CHECK(td_host_config_build(host, metrics, 1, &c) == CUPTI_SUCCESS);
     CHECK(c.passes == 1 && c.size > 0 && c.image != NULL);
     free(c.image);
-    host_close(host);
+    td_host_close(host);
 }
 
 static void test_unknown_metric(void)
@@ -51,7 +41,7 @@ static void test_unknown_metric(void)
     CHECK(td_host_config_build(host, metrics, 2, &c) != CUPTI_SUCCESS);
     CHECK(c.failed_call && strcmp(c.failed_call, "cuptiProfilerHostConfigAddMetrics") == 0);
     CHECK(c.image == NULL && c.passes == 0);
-    host_close(host);
+    td_host_close(host);
 }
 
 int main(void)

@@ -110,16 +110,6 @@ static int availability(sampler *s, uint8_t **image)
     return 0;
 }
 
-static void host_free(CUpti_Profiler_Host_Object *host)
-{
-    if (!host)
-        return;
-    CUpti_Profiler_Host_Deinitialize_Params p = {
-        .structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
-    p.pHostObject = host;
-    cuptiProfilerHostDeinitialize(&p);
-}
-
 /* A host object holding metrics[0..n) and its config image; passes out. */
 static int host_config(sampler *s, const uint8_t *avail, const char **metrics, size_t n,
                        CUpti_Profiler_Host_Object **host, uint8_t **config, size_t *size,
@@ -127,17 +117,11 @@ static int host_config(sampler *s, const uint8_t *avail, const char **metrics, s
 {
     *host = NULL;
     *config = NULL;
-    CUpti_Profiler_Host_Initialize_Params init = {
-        .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-    init.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-    init.pChipName = s->chip;
-    init.pCounterAvailabilityImage = avail;
-    if (cuptiProfilerHostInitialize(&init) != CUPTI_SUCCESS)
+    if (td_host_open(CUPTI_PROFILER_TYPE_PM_SAMPLING, s->chip, avail, host) != CUPTI_SUCCESS)
         return -1;
-    *host = init.pHostObject;
     td_host_config built;
     if (td_host_config_build(*host, metrics, n, &built) != CUPTI_SUCCESS) {
-        host_free(*host);
+        td_host_close(*host);
         *host = NULL;
         return -1;
     }
@@ -158,10 +142,10 @@ static int try_set(sampler *s, const uint8_t *avail, const char **set, size_t n)
         return 0;
     if (passes != 1) {
         free(config);
-        host_free(host);
+        td_host_close(host);
         return 0;
     }
-    host_free(s->host);
+    td_host_close(s->host);
     free(s->config);
     s->host = host;
     s->config = config;
@@ -279,7 +263,7 @@ static void sampler_free(sampler *s)
         p.pPmSamplingObject = s->object;
         cuptiPmSamplingDisable(&p);
     }
-    host_free(s->host);
+    td_host_close(s->host);
     free(s->config);
     free(s->image);
     free(s);

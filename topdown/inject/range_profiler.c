@@ -54,23 +54,9 @@ static int read_availability(td_rp *rp)
 
 static int host_initialize(td_rp *rp, CUpti_Profiler_Host_Object **host)
 {
-    CUpti_Profiler_Host_Initialize_Params p = {.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    p.pChipName = rp->chip;
-    p.pCounterAvailabilityImage = rp->availability;
-    TRY(rp, cuptiProfilerHostInitialize(&p));
-    *host = p.pHostObject;
-    return 0;
-}
-
-static void host_deinitialize(CUpti_Profiler_Host_Object *host)
-{
-    if (!host)
-        return;
-    CUpti_Profiler_Host_Deinitialize_Params p = {
-        .structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
-    p.pHostObject = host;
-    cuptiProfilerHostDeinitialize(&p);
+    CUptiResult rc = td_host_open(CUPTI_PROFILER_TYPE_RANGE_PROFILER, rp->chip,
+                                  rp->availability, host);
+    return rc == CUPTI_SUCCESS ? 0 : failed(rp, "cuptiProfilerHostInitialize", rc);
 }
 
 /* The config image schedules the metrics into replay passes. */
@@ -186,7 +172,7 @@ int td_rp_count_passes(void *opaque, const char *const *metrics, size_t n, size_
     if (rc == 0)
         rc = build_config(rp, &probe);
     *passes = probe.passes;
-    host_deinitialize(probe.host);
+    td_host_close(probe.host);
     free(probe.config);
     if (rc != 0) {
         char what[256];
@@ -221,7 +207,7 @@ static int build(td_rp *rp, td_rp_config *cfg)
 
 void td_rp_config_free(td_rp_config *cfg)
 {
-    host_deinitialize(cfg->host);
+    td_host_close(cfg->host);
     free(cfg->config);
     free(cfg->data);
     memset(cfg, 0, sizeof *cfg);
