@@ -143,8 +143,7 @@ static int plot_files_init(plot_files *p, const char *output, td_error *err)
     return 0;
 }
 
-/* A gnuplot single-quoted string: '' stands for ', no escapes otherwise. */
-static void gp_string(FILE *f, const char *s)
+void td_plot_gp_string(FILE *f, const char *s)
 {
     fputc('\'', f);
     for (; *s; s++) {
@@ -281,13 +280,13 @@ static void script_header(FILE *f, const plot_files *p, const td_plot_options *o
                    "    set terminal png size %d,%d noenhanced\n"
                    "}\n", width, height, width, height);
     fputs("set output ", f);
-    gp_string(f, p->image);
+    td_plot_gp_string(f, p->image);
     fputs("\nset datafile separator '\\t'\nset title ", f);
     char title[600];
     snprintf(title, sizeof title, "%s%s%s (level %d%s)", o->title ? o->title : "topdown",
              o->title ? " - " : ": ", what, level,
              level < o->level ? ", the deepest these arch tables fill" : "");
-    gp_string(f, title);
+    td_plot_gp_string(f, title);
     fputs(" noenhanced\n", f);
     fputs("set ylabel '% of issue slots'\nset yrange [0:100]\nset ytics 10\n"
           "set grid ytics lc rgb '#dddddd'\n"
@@ -308,7 +307,7 @@ static void histogram_clauses(FILE *f, const plot_files *p, const segments *seg,
 {
     for (size_t i = 0; i < segment_count(seg); i++) {
         if (i == 0)
-            gp_string(f, p->data);
+            td_plot_gp_string(f, p->data);
         else
             fputs(", \\\n     ''", f);
         if (index >= 0)
@@ -316,7 +315,7 @@ static void histogram_clauses(FILE *f, const plot_files *p, const segments *seg,
         fprintf(f, " using %zu%s", i + 2, i == 0 ? ":xtic(1)" : "");
         if (titled) {
             fputs(" title ", f);
-            gp_string(f, segment_title(seg, i));
+            td_plot_gp_string(f, segment_title(seg, i));
         } else {
             fputs(" notitle", f);
         }
@@ -680,7 +679,7 @@ static int timeline_script(FILE *f, const plot_files *p, const void *ctx, td_err
     fputs("plot ", f);
     for (size_t i = 0; i < segment_count(&c->seg); i++) {
         if (i == 0)
-            gp_string(f, p->data);
+            td_plot_gp_string(f, p->data);
         else
             fputs(", \\\n     ''", f);
         /* Filled between the sum of the columns below and that plus this one. */
@@ -689,7 +688,7 @@ static int timeline_script(FILE *f, const plot_files *p, const void *ctx, td_err
         else
             fprintf(f, " using 1:(sum [c=2:%zu] column(c)):(sum [c=2:%zu] column(c))", i + 1, i + 2);
         fputs(" with filledcurves title ", f);
-        gp_string(f, segment_title(&c->seg, i));
+        td_plot_gp_string(f, segment_title(&c->seg, i));
         fprintf(f, " lc rgb '%s'", segment_colour(&c->seg, i));
     }
     fputc('\n', f);
@@ -778,7 +777,7 @@ static int diff_script(FILE *f, const plot_files *p, const void *ctx, td_error *
     fputs("plot ", f);
     for (size_t g = 0; g < c->n_groups; g++) {
         fputs(g ? ", \\\n     newhistogram " : "newhistogram ", f);
-        gp_string(f, c->groups[g]);
+        td_plot_gp_string(f, c->groups[g]);
         fputs(", ", f);
         histogram_clauses(f, p, &c->seg, (int)g, g == 0);
     }

@@ -1,10 +1,12 @@
 /* gnuplot plots. Each plot OUT.png (or .svg) comes with OUT.gp, the
  * gnuplot script, and OUT.dat, its data (tab-separated, C locale), so users
  * can restyle it and run `gnuplot OUT.gp` in that folder. Every node has
- * one fixed colour in every plot. gnuplot runs by fork/exec, never through
- * a shell. */
+ * one fixed colour in every plot. gnuplot is started with posix_spawnp,
+ * never through a shell. */
 #ifndef TD_REPORT_PLOT_H
 #define TD_REPORT_PLOT_H
+
+#include <stdio.h>
 
 #include "levels/aggregate.h"
 #include "report/diff.h"
@@ -28,6 +30,9 @@ void td_plot_options_init(td_plot_options *o);
 
 /* The fixed colour of a node path (its record's) or stall reason ("#rrggbb"). */
 const char *td_plot_colour(const char *path_or_reason);
+/* Writes s as a gnuplot single-quoted string: '' stands for ', control
+ * characters become spaces, no escapes otherwise. */
+void td_plot_gp_string(FILE *f, const char *s);
 
 /* Stacked bars: the application, the top kernels, "other". */
 int td_plot_bars(const td_summary *s, const td_plot_options *o, td_error *err);

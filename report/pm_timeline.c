@@ -275,19 +275,6 @@ int td_pm_timeline_report(FILE *out, const td_result *res, const td_summary *s,
 
 /* ---- plot ------------------------------------------------------------------ */
 
-/* A gnuplot single-quoted string ('' for '). */
-static void gp_quote(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputs("''", f);
-        else
-            fputc((unsigned char)*s < ' ' ? ' ' : *s, f);
-    }
-    fputc('\'', f);
-}
-
 static const char *column_colour(int col)
 {
     static const char *const path[TD_PM_COLUMNS] = {"Retire", "Divergence", "Frontend",
@@ -336,7 +323,7 @@ static void kernel_labels(FILE *f, const td_pm_timeline *t)
         fprintf(f, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead dt 2 lc rgb '#606060'\n",
                 x, x);
         fprintf(f, "set label %zu ", ++labels);
-        gp_quote(f, name);
+        td_plot_gp_string(f, name);
         fprintf(f, " at %.6f, graph 0.98 rotate by 90 right font ',8' front\n", x);
     }
     if (more)
@@ -356,12 +343,12 @@ static int write_script(FILE *f, const td_pm_timeline *t, const td_plot_options 
               "    set terminal pngcairo size 1300,600 font 'Sans,10' noenhanced\n"
               "} else {\n    set terminal png size 1300,600 noenhanced\n}\n", f);
     fputs("set output ", f);
-    gp_quote(f, image);
+    td_plot_gp_string(f, image);
     fputs("\nset datafile separator '\\t'\nset title ", f);
     char title[700];
     snprintf(title, sizeof title, "%s - PM-sampling timeline, device %d (level 1)",
              o->title ? o->title : "topdown", t->dev->index);
-    gp_quote(f, title);
+    td_plot_gp_string(f, title);
     fputs(" noenhanced\nset xlabel 'time since the run started (ms)'\n"
           "set ylabel '% of issue slots'\nset yrange [0:100]\nset ytics 10\n"
           "set grid ytics lc rgb '#dddddd'\n"
@@ -376,7 +363,7 @@ static int write_script(FILE *f, const td_pm_timeline *t, const td_plot_options 
                      p == unsplit ? "" : "; ", (int)(nl - p), p);
         }
         fputs("set bmargin 6\nset label 900 ", f);
-        gp_quote(f, line);
+        td_plot_gp_string(f, line);
         fputs(" at screen 0.01, screen 0.02 font ',8'\n", f);
     }
     kernel_labels(f, t);
@@ -385,7 +372,7 @@ static int write_script(FILE *f, const td_pm_timeline *t, const td_plot_options 
     fputs("plot ", f);
     for (size_t i = 0; i < n; i++) {
         fputs(i ? ", \\\n     " : "", f);
-        gp_quote(f, data);
+        td_plot_gp_string(f, data);
         /* Filled between the columns below and those plus this one (column
          * c + 2 in the file: time is column 1). */
         fputs(" using 1:(", f);
@@ -395,7 +382,7 @@ static int write_script(FILE *f, const td_pm_timeline *t, const td_plot_options 
         for (size_t j = 0; j <= i; j++)
             fprintf(f, "%s$%d", j ? "+" : "", cols[j] + 2);
         fputs(") with filledcurves title ", f);
-        gp_quote(f, td_pm_column_names[cols[i]]);
+        td_plot_gp_string(f, td_pm_column_names[cols[i]]);
         fprintf(f, " lc rgb '%s'", column_colour(cols[i]));
     }
     fputc('\n', f);
