@@ -431,18 +431,32 @@ static int read_kernel_time(reader *r, const cJSON *obj)
     return 0;
 }
 
-/* pcsamp_config and pcsamp records (--source): into the PC samples of the
- * device section of their (pid, context), which must come first. */
-static int read_pcsamp(reader *r, const cJSON *obj, int config)
+/* The device section of a record's (pid, context); NULL (error set) when
+ * the fields are bad or its device record has not come yet. what: the
+ * record, for the message ("PC samples"). */
+static td_device *record_device(reader *r, const cJSON *obj, const char *what)
 {
     uint64_t pid = 0, context = 0;
     if (td_json_uint(&r->c, obj, "pid", 1, MAX_PID, &pid) ||
         td_json_uint(&r->c, obj, "context", 1, UINT32_MAX, &context))
+        return NULL;
+    const dev_slot *slot = find_slot(r, pid, context);
+    if (!slot) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%s before the device record of their context", what);
+        fail_line(r, msg);
+        return NULL;
+    }
+    return &r->res->devices[slot->index];
+}
+
+/* pcsamp_config and pcsamp records (--source): into the PC samples of the
+ * device section of their (pid, context), which must come first. */
+static int read_pcsamp(reader *r, const cJSON *obj, int config)
+{
+    td_device *dev = record_device(r, obj, "PC samples");
+    if (!dev)
         return -1;
-    dev_slot *slot = find_slot(r, pid, context);
-    if (!slot)
-        return fail_line(r, "PC samples before the device record of their context");
-    td_device *dev = &r->res->devices[slot->index];
     if (!dev->pcsamp && !(dev->pcsamp = td_pcsamp_new()))
         return td_fail(r->err, "out of memory");
     return config ? td_pcsamp_read_spool_config(obj, dev->pcsamp, &r->c)
@@ -500,14 +514,9 @@ static int read_message(reader *r, const cJSON *obj, char **list)
  * add up in the section, within its bound on rows. */
 static int read_pm_samples(reader *r, const cJSON *obj)
 {
-    uint64_t pid = 0, context = 0;
-    if (td_json_uint(&r->c, obj, "pid", 1, MAX_PID, &pid) ||
-        td_json_uint(&r->c, obj, "context", 1, UINT32_MAX, &context))
+    td_device *dev = record_device(r, obj, "PM samples");
+    if (!dev)
         return -1;
-    dev_slot *slot = find_slot(r, pid, context);
-    if (!slot)
-        return fail_line(r, "PM samples before the device record of their context");
-    td_device *dev = &r->res->devices[slot->index];
     td_pm_samples *batch = NULL;
     if (td_pm_from_json(obj, &batch, &r->c))
         return -1;
