@@ -4,6 +4,7 @@
 #ifndef TD_SHELL_H
 #define TD_SHELL_H
 
+#include <cjson/cJSON.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,48 @@ static inline int td_shell_load_result(const char *dir, const char *name, td_res
         return 0;
     fprintf(stderr, "%s\n", err.msg);
     return -1;
+}
+
+/* dir/name's whole text (malloc'd), NULL when it cannot be read. */
+static inline char *td_shell_read_file(const char *dir, const char *name)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    rewind(f);
+    char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
+    size_t n = text ? fread(text, 1, (size_t)size, f) : 0;
+    fclose(f);
+    if (text)
+        text[n] = '\0';
+    return text;
+}
+
+/* dir/name parsed as JSON (cJSON_Delete it), NULL when it is not. */
+static inline cJSON *td_shell_read_json(const char *dir, const char *name)
+{
+    char *text = td_shell_read_file(dir, name);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    return root;
+}
+
+/* obj's number at key, -1 when absent or not a number. */
+static inline double td_shell_json_num(const cJSON *obj, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsNumber(item) ? item->valuedouble : -1;
+}
+
+/* obj's string at key, "" when absent or not a string. */
+static inline const char *td_shell_json_str(const cJSON *obj, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(item) ? item->valuestring : "";
 }
 
 static inline void td_shell_remove_dir(const char *dir)

@@ -21,44 +21,6 @@ static char groups[4200];
 
 #define run(...) td_shell_run(dir, __VA_ARGS__)
 
-static char *read_text(const char *name)
-{
-    char path[4300];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    rewind(f);
-    char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
-    size_t n = text ? fread(text, 1, (size_t)size, f) : 0;
-    fclose(f);
-    if (text)
-        text[n] = '\0';
-    return text;
-}
-
-static cJSON *parse_file(const char *name)
-{
-    char *text = read_text(name);
-    cJSON *root = text ? cJSON_Parse(text) : NULL;
-    free(text);
-    return root;
-}
-
-static double num(const cJSON *obj, const char *key)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsNumber(item) ? item->valuedouble : -1;
-}
-
-static const char *str(const cJSON *obj, const char *key)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(item) ? item->valuestring : "";
-}
-
 static td_copy make_copy(int kind, int direction, uint64_t bytes, uint64_t stream,
                          uint64_t start, double duration, int src, int dst)
 {
@@ -145,10 +107,10 @@ static void test_file_round_trip(void)
     }
     td_result_free(&back);
     /* what a copy moves is stored once: 3 HtoD of one buffer, one peer */
-    cJSON *root = parse_file("copies.json");
+    cJSON *root = td_shell_read_json(dir, "copies.json");
     const cJSON *dev0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "devices"), 0);
     const cJSON *copies = cJSON_GetObjectItemCaseSensitive(dev0, "copies");
-    CHECK(num(copies, "count") == 4);
+    CHECK(td_shell_json_num(copies, "count") == 4);
     CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(copies, "configs")) == 2);
     CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(copies, "config")) == 4);
     cJSON_Delete(root);
@@ -164,7 +126,7 @@ static void test_file_round_trip(void)
 /* Damaged "copies" sections: one line naming the problem. */
 static void test_reader_refuses(void)
 {
-    char *text = read_text("copies.json");
+    char *text = td_shell_read_file(dir, "copies.json");
     if (!text) {
         CHECK(0);
         return;
@@ -209,7 +171,7 @@ static void test_old_result_unchanged(void)
     snprintf(path, sizeof path, "%s/old.json", dir);
     CHECK(td_result_save(path, &res, &err) == 0);
     td_result_free(&res);
-    char *text = read_text("old.json");
+    char *text = td_shell_read_file(dir, "old.json");
     CHECK(text && !strstr(text, "copies"));
     free(text);
     CHECK(run("%s report %s > with.txt && %s report old.json > without.txt && "
@@ -230,7 +192,7 @@ static void test_report(void)
                             "16.0 MB), copy time 1.520 ms\n  IPC "));
     CHECK(td_shell_file_has(dir, "out.txt",
                             "\nDevice 2/2: GPU 1 (NVIDIA H200), context 2: 250 launches"));
-    char *text = read_text("out.txt");
+    char *text = td_shell_read_file(dir, "out.txt");
     const char *dev2 = text ? strstr(text, "\nDevice 2/2") : NULL;
     const char *kernel1 = dev2 ? strstr(dev2, "\nKernel 1/") : NULL;
     const char *retire = dev2 ? strstr(dev2, "Retire") : NULL;
@@ -238,7 +200,7 @@ static void test_report(void)
     free(text);
     /* one section: no device trees */
     CHECK(run("%s report %s", bin, groups) == 0);
-    text = read_text("out.txt");
+    text = td_shell_read_file(dir, "out.txt");
     CHECK(text && strstr(text, "\nApplication: ") && !strstr(text, "\nDevice 1/"));
     free(text);
 }
@@ -248,36 +210,36 @@ static void check_copy_event(const cJSON *e, size_t *n_copies, int *peer_seen)
 {
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
     (*n_copies)++;
-    double bytes = num(args, "bytes"), dur_ns = num(args, "duration_ns");
+    double bytes = td_shell_json_num(args, "bytes"), dur_ns = td_shell_json_num(args, "duration_ns");
     CHECK(bytes > 0 && dur_ns > 0);
-    CHECK_NEAR(num(args, "bandwidth_GBps"), bytes / dur_ns, 1e-9);
-    CHECK_NEAR(num(e, "dur") * 1e3, dur_ns, 1e-6);
-    const char *name = str(e, "name");
+    CHECK_NEAR(td_shell_json_num(args, "bandwidth_GBps"), bytes / dur_ns, 1e-9);
+    CHECK_NEAR(td_shell_json_num(e, "dur") * 1e3, dur_ns, 1e-6);
+    const char *name = td_shell_json_str(e, "name");
     if (strcmp(name, "peer copy 0->1") == 0) {
         *peer_seen = 1;
-        CHECK(num(e, "pid") == 0 && num(e, "tid") == 21);
-        CHECK_NEAR(num(args, "bandwidth_GBps"), 50, 1e-9);
-        CHECK(num(args, "src_device") == 0 && num(args, "dst_device") == 1);
-        CHECK_STR(str(args, "direction"), "PtoP");
-        CHECK_STR(str(e, "cat"), "peer");
+        CHECK(td_shell_json_num(e, "pid") == 0 && td_shell_json_num(e, "tid") == 21);
+        CHECK_NEAR(td_shell_json_num(args, "bandwidth_GBps"), 50, 1e-9);
+        CHECK(td_shell_json_num(args, "src_device") == 0 && td_shell_json_num(args, "dst_device") == 1);
+        CHECK_STR(td_shell_json_str(args, "direction"), "PtoP");
+        CHECK_STR(td_shell_json_str(e, "cat"), "peer");
     } else if (strcmp(name, "memset") == 0) {
-        CHECK(num(e, "pid") == 1 && num(e, "tid") == 7 && bytes == 1e6);
-        CHECK_NEAR(num(args, "bandwidth_GBps"), 50, 1e-9);
+        CHECK(td_shell_json_num(e, "pid") == 1 && td_shell_json_num(e, "tid") == 7 && bytes == 1e6);
+        CHECK_NEAR(td_shell_json_num(args, "bandwidth_GBps"), 50, 1e-9);
     } else if (strcmp(name, "memcpy HtoD") == 0) {
-        CHECK(num(e, "pid") == 0 && num(e, "tid") == 7 && bytes == 8e6);
-        CHECK_NEAR(num(args, "bandwidth_GBps"), 20, 1e-9);
-        CHECK(num(args, "dst_device") == 0 && num(args, "src_device") == -1);
+        CHECK(td_shell_json_num(e, "pid") == 0 && td_shell_json_num(e, "tid") == 7 && bytes == 8e6);
+        CHECK_NEAR(td_shell_json_num(args, "bandwidth_GBps"), 20, 1e-9);
+        CHECK(td_shell_json_num(args, "dst_device") == 0 && td_shell_json_num(args, "src_device") == -1);
     } else {
         CHECK_STR(name, "memcpy DtoH");
-        CHECK(num(e, "pid") == 1 && bytes == 4e6);
-        CHECK_NEAR(num(args, "bandwidth_GBps"), 40, 1e-9);
+        CHECK(td_shell_json_num(e, "pid") == 1 && bytes == 4e6);
+        CHECK_NEAR(td_shell_json_num(args, "bandwidth_GBps"), 40, 1e-9);
     }
 }
 
 static void test_trace(void)
 {
     CHECK(run("%s trace copies.json -o trace.json", bin) == 0);
-    cJSON *root = parse_file("trace.json");
+    cJSON *root = td_shell_read_json(dir, "trace.json");
     const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
     CHECK(cJSON_IsArray(events));
     size_t n_copies = 0, n_kernels = 0;
@@ -285,15 +247,15 @@ static void test_trace(void)
     double last_ts = -1;
     const cJSON *e;
     cJSON_ArrayForEach(e, events) {
-        if (strcmp(str(e, "ph"), "M") == 0) {
+        if (strcmp(td_shell_json_str(e, "ph"), "M") == 0) {
             const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
-            stream21_named |= num(e, "pid") == 0 && num(e, "tid") == 21 &&
-                              strcmp(str(args, "name"), "stream 21") == 0;
+            stream21_named |= td_shell_json_num(e, "pid") == 0 && td_shell_json_num(e, "tid") == 21 &&
+                              strcmp(td_shell_json_str(args, "name"), "stream 21") == 0;
             continue;
         }
-        CHECK(num(e, "ts") >= last_ts);
-        last_ts = num(e, "ts");
-        if (strcmp(str(e, "cat"), "kernel") == 0)
+        CHECK(td_shell_json_num(e, "ts") >= last_ts);
+        last_ts = td_shell_json_num(e, "ts");
+        if (strcmp(td_shell_json_str(e, "cat"), "kernel") == 0)
             n_kernels++;
         else
             check_copy_event(e, &n_copies, &peer_seen);

@@ -92,30 +92,12 @@ static size_t ratios(const char *text, double *out, size_t max)
     return n;
 }
 
-static char *read_text(const char *name)
-{
-    char path[4300];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    rewind(f);
-    char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
-    size_t n = text ? fread(text, 1, (size_t)size, f) : 0;
-    fclose(f);
-    if (text)
-        text[n] = '\0';
-    return text;
-}
-
 static void test_imbalance(void)
 {
     CHECK(run("(%s imbalance %s %s --kernels 0 > two.txt)", bin, bench_a, bench_b) == 0);
     CHECK(run("(%s imbalance all.json --kernels 0 > merged.txt) && cmp two.txt merged.txt",
               bin) == 0);
-    char *text = read_text("two.txt");
+    char *text = td_shell_read_file(dir, "two.txt");
     CHECK(text && strstr(text, "Imbalance across 2 ranks"));
     CHECK(text && strstr(text, "Kernel 10/10:"));
     double r[16];
@@ -136,51 +118,31 @@ static void test_imbalance(void)
     CHECK(td_shell_file_has(dir, "out.txt", "(9 more kernels: --kernels 0 lists all)"));
 }
 
-static cJSON *parse_file(const char *name)
-{
-    char *text = read_text(name);
-    cJSON *root = text ? cJSON_Parse(text) : NULL;
-    free(text);
-    return root;
-}
-
-static double num(const cJSON *obj, const char *key)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsNumber(item) ? item->valuedouble : -1;
-}
-
-static const char *str(const cJSON *obj, const char *key)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(item) ? item->valuestring : "";
-}
-
 static void check_kernel_events(const cJSON *events, const td_device *dev, size_t *n_x,
                                 size_t *n_meta)
 {
     double last_ts = -1;
     const cJSON *e;
     cJSON_ArrayForEach(e, events) {
-        if (strcmp(str(e, "ph"), "M") == 0) {
+        if (strcmp(td_shell_json_str(e, "ph"), "M") == 0) {
             CHECK(*n_x == 0); /* the names first */
             (*n_meta)++;
             continue;
         }
-        CHECK_STR(str(e, "ph"), "X");
-        CHECK(num(e, "ts") >= last_ts);
-        last_ts = num(e, "ts");
-        CHECK(num(e, "dur") > 0 && num(e, "tid") == 7 && num(e, "pid") >= 0);
-        CHECK(strchr(str(e, "name"), '(') == NULL && str(e, "name")[0]);
-        CHECK(str(e, "cname")[0]);
+        CHECK_STR(td_shell_json_str(e, "ph"), "X");
+        CHECK(td_shell_json_num(e, "ts") >= last_ts);
+        last_ts = td_shell_json_num(e, "ts");
+        CHECK(td_shell_json_num(e, "dur") > 0 && td_shell_json_num(e, "tid") == 7 && td_shell_json_num(e, "pid") >= 0);
+        CHECK(strchr(td_shell_json_str(e, "name"), '(') == NULL && td_shell_json_str(e, "name")[0]);
+        CHECK(td_shell_json_str(e, "cname")[0]);
         const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
-        double sum = num(args, "Retire") + num(args, "Divergence") + num(args, "Frontend") +
-                     num(args, "Backend");
+        double sum = td_shell_json_num(args, "Retire") + td_shell_json_num(args, "Divergence") + td_shell_json_num(args, "Frontend") +
+                     td_shell_json_num(args, "Backend");
         CHECK(sum > 99 && sum <= 100.0001);
-        CHECK(str(args, "bottleneck")[0]);
+        CHECK(td_shell_json_str(args, "bottleneck")[0]);
         if (dev && *n_x == 0) { /* the first launch: ts 0, its own duration */
-            CHECK(num(e, "ts") == 0);
-            CHECK_NEAR(num(e, "dur") * 1e3, dev->launches[0].duration_ns, 1e-6);
+            CHECK(td_shell_json_num(e, "ts") == 0);
+            CHECK_NEAR(td_shell_json_num(e, "dur") * 1e3, dev->launches[0].duration_ns, 1e-6);
         }
         (*n_x)++;
     }
@@ -194,7 +156,7 @@ static void test_trace(void)
     size_t timed = 0;
     for (size_t i = 0; i < res.devices[0].n_launches; i++)
         timed += res.devices[0].launches[i].start_ns != 0;
-    cJSON *root = parse_file("trace.json");
+    cJSON *root = td_shell_read_json(dir, "trace.json");
     CHECK(root != NULL);
     const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
     CHECK(cJSON_IsArray(events));
@@ -203,18 +165,18 @@ static void test_trace(void)
     CHECK(timed > 200 && n_x == timed);
     CHECK(n_meta == 2); /* one process, one stream */
     const cJSON *first = cJSON_GetArrayItem(events, 0);
-    CHECK_STR(str(first, "name"), "process_name");
+    CHECK_STR(td_shell_json_str(first, "name"), "process_name");
     cJSON_Delete(root);
     td_result_free(&res);
     /* two ranks: a process per section, named by its source */
     CHECK(run("cp %s copy.json && %s merge %s copy.json -o two.json && %s trace two.json -o "
               "t2.json", groups, bin, groups, bin) == 0);
-    root = parse_file("t2.json");
+    root = td_shell_read_json(dir, "t2.json");
     events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
     n_x = n_meta = 0;
     check_kernel_events(events, NULL, &n_x, &n_meta);
     CHECK(n_x == 2 * timed && n_meta == 4);
-    CHECK(strstr(str(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(events, 2), "args"),
+    CHECK(strstr(td_shell_json_str(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(events, 2), "args"),
                      "name"), "copy.json: GPU 0"));
     cJSON_Delete(root);
     /* a result without start times: said, no file */
