@@ -106,7 +106,7 @@ static int in_range(const td_jctx *c, double x, const char *what, long index, do
 int td_json_number_value(const td_jctx *c, const cJSON *v, const char *what, long index,
                          double lo, double hi, double *out)
 {
-    double x;
+    double x = 0;
     if (finite_number(c, v, what, index, &x) || in_range(c, x, what, index, lo, hi))
         return -1;
     *out = x;
@@ -116,7 +116,7 @@ int td_json_number_value(const td_jctx *c, const cJSON *v, const char *what, lon
 int td_json_amount_value(const td_jctx *c, const cJSON *v, const char *what, long index,
                          double max, double *out)
 {
-    double x;
+    double x = 0;
     char name[128];
     if (finite_number(c, v, what, index, &x))
         return -1;
@@ -142,7 +142,7 @@ static int integral(const td_jctx *c, double x, const char *what, long index)
 int td_json_uint_value(const td_jctx *c, const cJSON *v, const char *what, long index,
                        double max, uint64_t *out)
 {
-    double x;
+    double x = 0;
     if (finite_number(c, v, what, index, &x) || in_range(c, x, what, index, 0, max) ||
         integral(c, x, what, index))
         return -1;

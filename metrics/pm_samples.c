@@ -247,8 +247,8 @@ static int column(const cJSON *obj, const char *key, size_t n, const cJSON **fir
 
 static int read_rows(const cJSON *obj, td_pm_samples *pm, size_t n, const td_jctx *c)
 {
-    const cJSON *start, *end, *cols, *col_first;
-    size_t n_cols;
+    const cJSON *start = NULL, *end = NULL, *cols = NULL, *col_first;
+    size_t n_cols = 0;
     if (column(obj, "start_ns", n, &start, c) || column(obj, "end_ns", n, &end, c) ||
         td_json_array(c, obj, "values", 1, &cols, &n_cols))
         return -1;
