@@ -34,6 +34,7 @@ typedef struct tree_ctx {
     const td_verdict *v;
     const td_report_options *o;
     described_set *described;
+    int spread_known;  /* from two profiled launches or more: a spread can be estimated */
 } tree_ctx;
 
 /* 1 the first time a path is asked about. */
@@ -56,9 +57,12 @@ static const char *node_fix(const td_model *m, int node)
     return text ? strstr(text, "Fix: ") : NULL;
 }
 
-/* " +-1.1" where the node's spread exceeds the threshold (0: always). */
+/* " +-1.1" where the node's spread exceeds the threshold (0: always);
+ * nothing where one launch cannot give a spread. */
 static void print_spread(const tree_ctx *t, int node)
 {
+    if (!t->spread_known)
+        return;
     double points = 100.0 * t->spread->value[node];
     if (t->o->spread_threshold <= 0 || points > t->o->spread_threshold)
         fprintf(t->out, " +-%.1f", points);
@@ -115,13 +119,33 @@ static void print_subtree(const tree_ctx *t, int node, int ancestor_below)
         print_subtree(t, child, below);
 }
 
+/* Without a bottleneck, why: the largest level-1 node is Retire (the
+ * slots are used), or no loss is over its threshold. */
+static void print_no_bottleneck(const tree_ctx *t)
+{
+    if (t->v->bottleneck[t->o->level] >= 0 || !t->b->has_slots)
+        return;
+    int largest = -1;
+    for (int n = td_model_next_child(t->model, -1, -1); n >= 0;
+         n = td_model_next_child(t->model, -1, n))
+        if (largest < 0 || t->b->value[n] > t->b->value[largest])
+            largest = n;
+    if (largest >= 0 && !td_kind_is_loss(t->model->tree[largest].kind))
+        fprintf(t->out, "        %s-bound (%.1f%% of slots): no loss over its threshold, "
+                "no bottleneck\n", t->model->tree[largest].path,
+                100.0 * t->b->value[largest]);
+    else
+        fputs("        No bottleneck: no loss over its threshold\n", t->out);
+}
+
 static void print_tree(FILE *out, const td_model *m, const td_breakdown *b,
-                       const td_breakdown *spread, const td_verdict *v,
+                       const td_breakdown *spread, int spread_known, const td_verdict *v,
                        const td_report_options *o, described_set *d)
 {
-    tree_ctx t = {out, m, b, spread, v, o, d};
+    tree_ctx t = {out, m, b, spread, v, o, d, spread_known};
     for (int n = td_model_next_child(m, -1, -1); n >= 0; n = td_model_next_child(m, -1, n))
         print_subtree(&t, n, 0);
+    print_no_bottleneck(&t);
     if (b->unattributed <= 0.0005)
         return;
     fprintf(out, "  %-4s  %-*s  %% Slots %6.1f\n", "--", NAME_WIDTH, "Unattributed",
@@ -133,11 +157,21 @@ static void print_tree(FILE *out, const td_model *m, const td_breakdown *b,
               out);
 }
 
-/* Launches measured in each counter group. */
+/* Profiled launches that measured one counter group. */
+static size_t groups_used(const td_result *res)
+{
+    size_t n = 0;
+    for (size_t d = 0; d < res->n_devices; d++)
+        for (size_t i = 0; i < res->devices[d].n_launches; i++)
+            n += res->devices[d].launches[i].profiled && res->devices[d].launches[i].group >= 0;
+    return n;
+}
+
+/* Launches measured in each counter group (none: no line). */
 static void print_group_counts(FILE *out, const td_result *res, size_t groups)
 {
     size_t count[64] = {0};
-    if (groups == 0 || groups > 64)
+    if (groups == 0 || groups > 64 || groups_used(res) == 0)
         return;
     for (size_t d = 0; d < res->n_devices; d++)
         for (size_t i = 0; i < res->devices[d].n_launches; i++) {
@@ -237,6 +271,16 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
         fprintf(out, "NOTE: devices use different arch tables; the application tree stops at level 3\n");
 }
 
+/* The application's spread is its kernels': known when some kernel with
+ * counters has two profiled launches. */
+static int app_spread_known(const td_summary *s)
+{
+    for (size_t k = 0; k < s->n_kernels; k++)
+        if (s->kernels[k].has_data && s->kernels[k].profiled >= 2)
+            return 1;
+    return 0;
+}
+
 static void print_rates(FILE *out, const td_breakdown *b, double ipc_max)
 {
     fprintf(out, "IPC %.2f of %g (issued %.2f), warp efficiency %.1f%%\n", b->ipc,
@@ -276,7 +320,7 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
                 m->arch->n_stalls);
     if (ks->mixed_arch && o->level >= 3)
         fprintf(out, "  NOTE: launches under different arch tables; only the levels they share are shown\n");
-    print_tree(out, m, &ks->mean, &ks->spread, &ks->verdict, o, d);
+    print_tree(out, m, &ks->mean, &ks->spread, ks->profiled >= 2, &ks->verdict, o, d);
 }
 
 /* A tree per device section of a result of several (GPUs of one process,
@@ -305,7 +349,8 @@ static void print_devices(FILE *out, const td_result *res, const td_report_optio
         }
         const td_model *m = td_summary_model(s);
         print_rates(out, &s->app, m->arch->ipc_max);
-        print_tree(out, m, &s->app, &s->app_spread, &s->app_verdict, o, d);
+        print_tree(out, m, &s->app, &s->app_spread, app_spread_known(s), &s->app_verdict, o,
+                   d);
     }
 }
 
@@ -396,7 +441,8 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
         if (s->covered_ns < s->total_ns * 0.999)
             fprintf(out, "(%.1f%% of GPU time has counters) ", 100.0 * (s->covered_ns / s->total_ns));
         print_rates(out, &s->app, m->arch->ipc_max);
-        print_tree(out, m, &s->app, &s->app_spread, &s->app_verdict, o, &described);
+        print_tree(out, m, &s->app, &s->app_spread, app_spread_known(s), &s->app_verdict, o,
+                   &described);
     }
     print_devices(out, res, o, &described);
     int rc = o->app_only ? 0 : print_kernels(out, res, s, o, keep, selected, &described, err);
