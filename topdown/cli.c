@@ -209,6 +209,7 @@ static const char environment_help[] =
     "  TOPDOWN_ARCHS       folder of the arch tables (default: archs/ of the build or install)\n"
     "  TOPDOWN_KEEP_SPOOL  keep the collection spool after the run (for bug reports)\n"
     "  TOPDOWN_DEBUG       the injection library's per-batch decoding on stderr\n"
+    "  TOPDOWN_HINTS       0: no \"next:\" hints after a report (as --quiet)\n"
     "  (topdown sets the other TOPDOWN_* variables for the app: docs/COLLECTION.md)\n";
 
 /* ---- values ------------------------------------------------------------------ */
@@ -483,6 +484,9 @@ static const cli_option options[] = {
     {"by-region", 0, 0, G_OUTPUT, RESULTS_AND_PROFILING, FLAG(report.by_region), S_REPORT,
      "      --by-region      one tree per NVTX region (the ranges launches were made in);\n"
      "                       --csv gets one row per region and kernel, a region column\n"},
+    {"quiet", 0, 0, G_REPORT, RESULTS_AND_PROFILING, FLAG(quiet), S_REPORT,
+     "      --quiet          no \"next:\" hints after the report (also TOPDOWN_HINTS=0;\n"
+     "                       they show only when stderr is a terminal)\n"},
     {"json", 0, 0, G_OUTPUT, RESULTS_AND_PROFILING, FLAG(json), S_REPORT,
      "      --json           the modelled tree as JSON instead of the text (docs/OUTPUTS.md)\n"},
     {"top", 0, 1, G_PLOT, PLOT_ONLY_CMDS, COUNT(top, 0, LONG_MAX), S_PLOT,

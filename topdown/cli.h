@@ -63,6 +63,7 @@ typedef struct cli {
     int sass;            /* source --sass */
     long lines;          /* source -n */
     int pm_timeline;     /* report/plot --pm-timeline */
+    int quiet;           /* --quiet: no "next:" hints */
     unsigned char seen[TD_CLI_MAX_OPTIONS]; /* per option row: given on the command line */
 } cli;
 

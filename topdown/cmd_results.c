@@ -109,7 +109,7 @@ int cmd_check_outputs(const char *const *outputs, size_t n_outputs, int force,
 }
 
 /* Loads, models and prints one result file. */
-int cmd_print_result_file(const char *path, const cli *c, td_error *err)
+int cmd_print_result_file(const char *path, const cli *c, int *has_data, td_error *err)
 {
     td_arch_set archs;
     if (td_cli_load_archs(&archs, err))
@@ -121,6 +121,8 @@ int cmd_print_result_file(const char *path, const cli *c, td_error *err)
     }
     td_summary summary;
     int rc = td_summarize(&res, &archs, c->arch, &summary, err);
+    if (rc == 0 && has_data)
+        *has_data = summary.app_has_data;
     if (rc == 0) {
         rc = write_outputs(path, &res, &summary, &archs, c, err);
         td_summary_free(&summary);
@@ -143,18 +145,6 @@ int cmd_check_kernel_name(const char *selector, int name_base, int ranks, td_err
         return TD_USAGE_ERROR; /* the message is kmatch's */
     td_kmatch_free(m);
     return 0;
-}
-
-void cmd_print_hint(const char *path)
-{
-    if (fflush(stdout) != 0 || ferror(stdout))
-        return; /* the report did not get there: main says so, nothing else */
-    fprintf(stderr, "topdown: the result is %s; next:\n"
-            "  stall reasons, each node explained:  topdown report %s -l 4 --desc\n"
-            "  stacked bars per kernel:             topdown plot %s -o bars.png\n"
-            "  one CSV row per kernel:              topdown report %s -l 3 --csv kernels.csv\n"
-            "  compare with another run:            topdown diff %s OTHER.json\n",
-            path, path, path, path, path);
 }
 
 int cmd_report(int argc, char **argv, td_error *err)
@@ -180,12 +170,13 @@ int cmd_report(int argc, char **argv, td_error *err)
         return rc;
     if (c.timeline && (rc = cmd_check_kernel_name(c.timeline, c.report.name_base, 1, err)))
         return rc;
-    if (cmd_print_result_file(file, &c, err))
+    int has_data = 0;
+    if (cmd_print_result_file(file, &c, &has_data, err))
         return -1;
     int to_stdout = (c.csv && strcmp(c.csv, "-") == 0) ||
                     (c.csv_launches && strcmp(c.csv_launches, "-") == 0);
     if (!c.json && !c.timeline && !c.pm_timeline && !to_stdout)
-        cmd_print_hint(file);
+        cmd_print_hint(file, &c, has_data);
     return 0;
 }
 

@@ -33,13 +33,16 @@ int cmd_source(int argc, char **argv, td_error *err);
 int cmd_check_outputs(const char *const *outputs, size_t n_outputs, int force,
                       const char *const *inputs, size_t n_inputs, td_error *err);
 
-/* Loads, models and prints one result file (`report`, and after profiling). */
-int cmd_print_result_file(const char *path, const cli *c, td_error *err);
+/* Loads, models and prints one result file (`report`, and after profiling);
+ * *has_data (may be NULL): some launch had counters. */
+int cmd_print_result_file(const char *path, const cli *c, int *has_data, td_error *err);
 /* A -k argument checked before anything runs: a name pattern that
  * compiles (metrics/kmatch.h), or "#N" where ranks is 1 (offline
  * commands). 0, or TD_USAGE_ERROR with the one-line message. */
 int cmd_check_kernel_name(const char *selector, int name_base, int ranks, td_error *err);
-/* After a report, on stderr: where the result is and what to do next. */
-void cmd_print_hint(const char *path);
+/* hints.c: after a text report of a result with counters, on stderr:
+ * where the result is and what to run next; only on a terminal, not with
+ * --quiet or TOPDOWN_HINTS=0, never the command just run. */
+void cmd_print_hint(const char *path, const cli *c, int has_data);
 
 #endif

@@ -70,9 +70,10 @@ static int cmd_profile(int argc, char **argv, td_error *err)
         return nothing;
     }
     td_error report_err;
+    int has_data = 0;
     c.pm_timeline = c.profile.pm_interval_us > 0; /* the timeline is what was asked for */
     int report_failed = outcome.launches > 0 &&
-                        cmd_print_result_file(outcome.result_path, &c, &report_err);
+                        cmd_print_result_file(outcome.result_path, &c, &has_data, &report_err);
     if (report_failed)
         fprintf(stderr, "topdown: %s (the result is saved: `topdown report %s` reads it "
                 "again)\n", report_err.msg, outcome.result_path);
@@ -87,10 +88,7 @@ static int cmd_profile(int argc, char **argv, td_error *err)
             outcome.result_path, outcome.launches, outcome.profiled, outcome.passes,
             outcome.passes == 1 ? "" : "es");
     if (outcome.launches > 0 && !report_failed)
-        cmd_print_hint(outcome.result_path);
-    if (outcome.launches > 0 && !report_failed && c.profile.source)
-        fprintf(stderr, "  hottest source lines (--source):     topdown source %s '#1'\n",
-                outcome.result_path);
+        cmd_print_hint(outcome.result_path, &c, has_data);
     /* The app's exit code passes through; an output that failed after an
      * app that succeeded makes it 1. */
     if (outcome.nothing_measured) {

@@ -169,15 +169,13 @@ static void test_compressed(void)
     CHECK(r.status != 0 && strstr(r.err, "damaged xz data") != NULL);
 }
 
-/* After the text report: where the result is and how to go on. */
+/* After the text report: the hints are for a terminal (test_view runs
+ * one), never into a pipe or a file. */
 static void test_hint(void)
 {
     run_output r;
     run("report names.json -l 2", &r);
-    CHECK(r.status == 0 && strstr(r.err, "topdown: the result is names.json; next:\n") == r.err);
-    CHECK(strstr(r.err, "topdown plot names.json -o bars.png") != NULL);
-    CHECK(strstr(r.err, "topdown report names.json -l 3 --csv kernels.csv") != NULL);
-    CHECK(strstr(r.err, "topdown diff names.json OTHER.json") != NULL);
+    CHECK(r.status == 0 && strstr(r.err, "next:") == NULL);
     run("report names.json --json", &r);
     CHECK(r.status == 0 && r.err[0] == '\0');
     run("report names.json --csv -", &r);

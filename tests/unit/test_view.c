@@ -5,6 +5,7 @@
  * recordings, with the real arch tables. */
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "../check.h"
 #include "td_testlib.h"
@@ -63,6 +64,75 @@ static void test_verdicts(void)
     CHECK(strstr(block, "<==") != NULL && strstr(block, "bound (") == NULL);
 }
 
+/* topdown with stderr on a terminal (script(1) gives it one), stdout into
+ * dir/out; what the terminal showed into r->err. */
+static void run_tty(const char *env, const char *args, run_output *r)
+{
+    char cmd[4096], path[256];
+    snprintf(cmd, sizeof cmd,
+             "script -qec \"%s '%s' %s >'%s/out'\" /dev/null >'%s/tty' 2>&1 </dev/null",
+             env, getenv("TOPDOWN_BIN"), args, dir, dir);
+    int status = system(cmd);
+    r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+    snprintf(path, sizeof path, "%s/out", dir);
+    td_test_slurp(path, r->out, sizeof r->out);
+    snprintf(path, sizeof path, "%s/tty", dir);
+    td_test_slurp(path, r->err, sizeof r->err);
+}
+
+static void touch(const char *name)
+{
+    FILE *f = fopen(name, "w");
+    if (f)
+        fclose(f);
+}
+
+/* Item 8: hints on a terminal only, once, never the command just run,
+ * names that work when the hint is run (twice), none for a result without
+ * counters, none with --quiet or TOPDOWN_HINTS=0. */
+static void test_hints(void)
+{
+    run_output r;
+    char args[2048];
+    runf(&r, "report '%s' -l 2", smoke);
+    CHECK(r.status == 0 && strstr(r.err, "next:") == NULL); /* a file, not a terminal */
+    snprintf(args, sizeof args, "report '%s' -l 2", smoke);
+    run_tty("", args, &r);
+    CHECK(r.status == 0 && strstr(r.out, "Kernel 1/6") != NULL);
+    const char *next = strstr(r.err, "next:");
+    CHECK(next != NULL && strstr(next + 1, "next:") == NULL); /* once */
+    CHECK(strstr(r.err, " -l 4 --desc") != NULL);
+    CHECK(strstr(r.err, " -o bars.png") != NULL && strstr(r.err, "--csv kernels.csv") != NULL);
+    /* the hint's files exist: the next hint names fresh ones */
+    touch("kernels.csv");
+    touch("bars.gp");
+    run_tty("", args, &r);
+    CHECK(strstr(r.err, "--csv kernels-2.csv") != NULL && strstr(r.err, " -o bars-2.png") != NULL);
+    /* never the command just run */
+    snprintf(args, sizeof args, "report '%s' -l 4 --desc --csv k.csv", smoke);
+    run_tty("", args, &r);
+    CHECK(r.status == 0 && strstr(r.err, "next:") != NULL);
+    CHECK(strstr(r.err, "--desc") == NULL && strstr(r.err, "--csv") == NULL);
+    /* off */
+    snprintf(args, sizeof args, "report '%s' --quiet", smoke);
+    run_tty("", args, &r);
+    CHECK(r.status == 0 && strstr(r.out, "Kernel 1/6") != NULL && strstr(r.err, "next:") == NULL);
+    snprintf(args, sizeof args, "report '%s'", smoke);
+    run_tty("TOPDOWN_HINTS=0", args, &r);
+    CHECK(r.status == 0 && strstr(r.out, "Kernel 1/6") != NULL && strstr(r.err, "next:") == NULL);
+    /* a result without counters: nothing to plot or explain */
+    char path[256];
+    td_test_write(dir, "untimed.json",
+                  "{\"schema\": \"topdown-result/1\", \"app\": {\"argv\": [\"./app\"], "
+                  "\"exit_code\": 0}, \"devices\": [{\"arch\": \"gh100\", \"name\": \"G\", "
+                  "\"metrics\": [], \"launches\": [{\"kernel\": \"k(int)\", "
+                  "\"duration_ns\": 1000, \"profiled\": false}]}]}",
+                  path, sizeof path);
+    run_tty("", "report untimed.json", &r);
+    CHECK(r.status == 0 && strstr(r.out, "Kernel 1/1: k") != NULL);
+    CHECK(strstr(r.err, "next:") == NULL);
+}
+
 int main(void)
 {
     const char *src = getenv("TOPDOWN_SOURCE_DIR");
@@ -79,6 +149,7 @@ int main(void)
     if (chdir(dir) != 0)
         return 1;
     test_verdicts();
+    test_hints();
     if (chdir("/") != 0)
         return 1;
     td_test_cleanup(dir);
