@@ -2,6 +2,7 @@
 
 #include "metrics/kmatch.h"
 #include "report/kname.h"
+#include "report/wrap.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -64,19 +65,98 @@ void td_kernel_candidates(const td_summary *s, const size_t *which, size_t n, ch
     }
 }
 
-/* No kernel matched: the error lists the heaviest names with their ranks. */
-static int none_matched(const td_summary *s, const char *selector, td_name_base base,
-                        td_error *err)
+/* The labels of every kernel of s under base (td_kernel_labels). */
+static char **summary_labels(const td_summary *s, const td_result *res, td_name_base base,
+                             td_error *err)
 {
-    size_t which[6], n = 0;
-    for (; n < s->n_kernels && n < 6; n++)
-        which[n] = n;
-    char listed[700] = "";
-    td_kernel_candidates(s, which, n, listed, sizeof listed);
-    return td_fail(err, "-k '%s' matches none of the %zu kernel names (%s names, "
-                   "--kernel-name-base); the heaviest are %s%s", selector, s->n_kernels,
-                   td_name_base_word(base), listed,
-                   s->n_kernels > n ? ", ... (topdown report FILE --kernels 0 lists all)" : "");
+    const char **names = malloc((s->n_kernels ? s->n_kernels : 1) * sizeof *names);
+    if (!names) {
+        td_fail(err, "out of memory");
+        return NULL;
+    }
+    for (size_t k = 0; k < s->n_kernels; k++)
+        names[k] = s->kernels[k].name;
+    char **labels = NULL;
+    int rc = td_kernel_labels(names, s->n_kernels, base, res, &labels, err);
+    free(names);
+    return rc ? NULL : labels;
+}
+
+void td_kernel_shown(const char *label, size_t k, size_t n_kernels, char *out, size_t size)
+{
+    char title[64], rank[32];
+    int n = snprintf(title, sizeof title, "Kernel %zu/%zu: ", k + 1, n_kernels);
+    int r = snprintf(rank, sizeof rank, " #%zu", k + 1);
+    size_t room = (size_t)(TD_TEXT_WIDTH - n);
+    if (strlen(label) <= room) {
+        snprintf(out, size, "%s", label);
+        return;
+    }
+    /* names alike at both ends elide alike: the rank keeps them apart */
+    td_elide_middle(label, room - (size_t)r, out, size);
+    size_t len = strlen(out);
+    snprintf(out + len, size - len, "%s", rank);
+}
+
+/* Kernels whose name, or label under some base, selector is: exactly
+ * (elided 0), or with "..." for any characters (elided 1). */
+static int names_match(const td_summary *s, const td_result *res, const char *selector,
+                       int elided, unsigned char *keep, size_t *n_kept, td_error *err)
+{
+    static const td_name_base bases[] = {TD_NAME_FUNCTION, TD_NAME_DEMANGLED, TD_NAME_MANGLED};
+    char shown[TD_TEXT_WIDTH + 1];
+    for (size_t b = 0; b < sizeof bases / sizeof *bases; b++) {
+        char **labels = summary_labels(s, res, bases[b], err);
+        if (!labels)
+            return -1;
+        for (size_t k = 0; k < s->n_kernels; k++) {
+            td_kernel_shown(labels[k], k, s->n_kernels, shown, sizeof shown);
+            int hit = elided ? td_elided_match(selector, labels[k])
+                             : strcmp(selector, labels[k]) == 0 ||
+                                   strcmp(selector, shown) == 0 ||
+                                   strcmp(selector, s->kernels[k].name) == 0;
+            if (hit && !keep[k]) {
+                keep[k] = 1;
+                (*n_kept)++;
+            }
+        }
+        td_kernel_labels_free(labels, s->n_kernels);
+    }
+    return 0;
+}
+
+int td_kernel_by_name(const td_summary *s, const td_result *res, const char *selector,
+                      unsigned char *keep, size_t *n_kept, td_error *err)
+{
+    memset(keep, 0, s->n_kernels);
+    *n_kept = 0;
+    if (names_match(s, res, selector, 0, keep, n_kept, err))
+        return -1;
+    if (*n_kept == 0 && strstr(selector, "..."))
+        return names_match(s, res, selector, 1, keep, n_kept, err);
+    return 0;
+}
+
+#define LISTED_LABEL 40 /* characters of each label a no-match error lists */
+
+int td_kernel_no_match(const td_summary *s, const td_result *res, const char *selector,
+                       td_name_base base, td_error *err)
+{
+    char **labels = summary_labels(s, res, base, err);
+    if (!labels)
+        return -1;
+    char listed[600] = "", shown[LISTED_LABEL + 1];
+    size_t n = 0;
+    for (; n < s->n_kernels && n < 5; n++) {
+        size_t len = strlen(listed);
+        td_elide_middle(labels[n], LISTED_LABEL, shown, sizeof shown);
+        snprintf(listed + len, sizeof listed - len, "%s#%zu %s", n ? ", " : "", n + 1, shown);
+    }
+    td_kernel_labels_free(labels, s->n_kernels);
+    return td_fail(err, "no kernel matches '%s' (of %zu; a pattern on the %s names of "
+                   "--kernel-name-base, a whole name, or #N); the heaviest: %s%s", selector,
+                   s->n_kernels, td_name_base_word(base), listed,
+                   s->n_kernels > n ? ", ... (--kernels 0 lists all)" : "");
 }
 
 int td_kernel_matches(const td_summary *s, const td_result *res, size_t k,
@@ -102,13 +182,18 @@ int td_kernel_select(const td_summary *s, const td_result *res, const char *sele
         *n_kept = 1;
         return 0;
     }
+    /* a whole name, and what the pattern matches (a whole name that is
+     * no regex: that name alone) */
+    if (td_kernel_by_name(s, res, selector, keep, n_kept, err))
+        return -1;
     td_kmatch *m = NULL;
     if (td_kmatch_compile(selector, base, &m, err))
-        return -1;
-    for (size_t k = 0; k < s->n_kernels; k++) {
-        keep[k] = (unsigned char)td_kernel_matches(s, res, k, m);
-        *n_kept += keep[k];
-    }
+        return *n_kept ? 0 : -1;
+    for (size_t k = 0; k < s->n_kernels; k++)
+        if (!keep[k] && td_kernel_matches(s, res, k, m)) {
+            keep[k] = 1;
+            (*n_kept)++;
+        }
     td_kmatch_free(m);
-    return *n_kept ? 0 : none_matched(s, selector, base, err);
+    return *n_kept ? 0 : td_kernel_no_match(s, res, selector, base, err);
 }

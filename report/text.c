@@ -7,6 +7,7 @@
 #include "report/copies.h"
 #include "report/kname.h"
 #include "report/select.h"
+#include "report/wrap.h"
 #include "spread.h"
 
 #define NAME_WIDTH 52
@@ -68,25 +69,33 @@ static void print_spread(const tree_ctx *t, int node)
         fprintf(t->out, " +-%.1f", points);
 }
 
-/* The bottleneck marker, and its runner-up when their ranges overlap. */
-static void print_marker(const tree_ctx *t, int node)
+/* The bottleneck marker, and its runner-up when their ranges overlap: on
+ * the line while it fits (written is what the line holds), else under it. */
+static void print_marker(const tree_ctx *t, int node, long written)
 {
     fputs("  <==", t->out);
     int rival = td_spread_rival(t->model, t->b, t->spread, t->v, node);
-    if (rival >= 0)
-        fprintf(t->out, " (within spread of %s)", t->model->tree[rival].path);
+    if (rival < 0)
+        return;
+    const char *path = t->model->tree[rival].path;
+    long inline_len = written + 5 + 20 + (long)strlen(path);
+    if (t->o->wide || inline_len <= TD_TEXT_WIDTH)
+        fprintf(t->out, " (within spread of %s)", path);
+    else
+        fprintf(t->out, "\n        (within spread of %s)", path);
 }
 
 static void print_line(const tree_ctx *t, int node, int below)
 {
     const td_tree_node *n = &t->model->tree[node];
     int bottleneck = node == t->v->bottleneck[t->o->level];
+    long start = ftell(t->out);
     fprintf(t->out, "  %-4s  %-*s  %% Slots %6.1f", n->area, NAME_WIDTH, n->path,
             100.0 * t->b->value[node]);
     print_spread(t, node);
     fputs(below ? " <" : "", t->out);
     if (bottleneck)
-        print_marker(t, node);
+        print_marker(t, node, ftell(t->out) - start);
     fputc('\n', t->out);
     if (t->o->no_desc)
         return;
@@ -294,7 +303,10 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
     const td_model *m = &s->models[ks->model];
     double share = s->total_ns > 0 ? 100.0 * (ks->total_ns / s->total_ns) : 0;
     int passes = res->devices[ks->model].passes;
-    fprintf(out, "\nKernel %zu/%zu: %s\n", k + 1, s->n_kernels, label);
+    char shown[TD_TEXT_WIDTH + 1];
+    /* elided in the middle unless --wide; report -k takes it as shown */
+    td_kernel_shown(label, k, s->n_kernels, shown, sizeof shown);
+    fprintf(out, "\nKernel %zu/%zu: %s\n", k + 1, s->n_kernels, o->wide ? label : shown);
     fprintf(out, "  %zu launch%s (%zu profiled", ks->launches, ks->launches == 1 ? "" : "es",
             ks->profiled);
     if (ks->multiplexed)
@@ -416,8 +428,8 @@ static unsigned char *kernels_kept(const td_result *res, const td_summary *s,
     return keep;
 }
 
-int td_report_text(FILE *out, const td_result *res, const td_summary *s,
-                   const td_report_options *o, td_error *err)
+static int report_text(FILE *out, const td_result *res, const td_summary *s,
+                       const td_report_options *o, td_error *err)
 {
     if (o->level < 1 || o->level > TD_MAX_LEVEL)
         return td_fail(err, "level %d does not exist; use -l 1 to -l %d", o->level, TD_MAX_LEVEL);
@@ -450,4 +462,24 @@ int td_report_text(FILE *out, const td_result *res, const td_summary *s,
     if (rc)
         return -1;
     return 0;
+}
+
+int td_report_text(FILE *out, const td_result *res, const td_summary *s,
+                   const td_report_options *o, td_error *err)
+{
+    if (o->wide)
+        return report_text(out, res, s, o, err);
+    /* written whole, then wrapped to the width */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return td_fail(err, "out of memory");
+    int rc = report_text(mem, res, s, o, err);
+    if (fclose(mem) != 0 && rc == 0)
+        rc = td_fail(err, "out of memory");
+    if (rc == 0)
+        td_wrap_text(out, text, TD_TEXT_WIDTH, -1);
+    free(text);
+    return rc;
 }

@@ -22,6 +22,8 @@ typedef struct td_report_options {
     double spread_threshold; /* points; a node's spread shows above it (0: always) */
     int by_region;        /* one tree per NVTX region (report/region.h) */
     int no_header;        /* leave out the header (each region after the first) */
+    int wide;             /* --wide: full lines and names (default: TD_TEXT_WIDTH
+                             columns, report/wrap.h) */
     const td_summary *device_sums; /* one per device section when there are
                                       several (report/copies.h): a tree each */
     size_t n_device_sums;
@@ -34,7 +36,8 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
                       const td_report_options *o);
 
 /* Header, application tree, a tree per device section when there are
- * several (o->device_sums), then one tree per kernel. */
+ * several (o->device_sums), then one tree per kernel; unless o->wide,
+ * lines wrapped and kernel names elided to TD_TEXT_WIDTH columns. */
 int td_report_text(FILE *out, const td_result *res, const td_summary *s,
                    const td_report_options *o, td_error *err);
 

@@ -28,6 +28,28 @@ static size_t matching_kernels(const td_summary *s, const td_result *res, const 
     return matches;
 }
 
+/* The kernels pattern names as a whole (td_kernel_by_name), counted and
+ * listed as matching_kernels does. */
+static int whole_name(const td_summary *s, const td_result *res, const char *pattern,
+                      size_t *which, const char **name, size_t *matches, td_error *err)
+{
+    unsigned char *keep = malloc(s->n_kernels ? s->n_kernels : 1);
+    size_t n = 0;
+    if (!keep)
+        return td_fail(err, "out of memory");
+    int rc = td_kernel_by_name(s, res, pattern, keep, &n, err);
+    for (size_t k = 0; rc == 0 && k < s->n_kernels; k++) {
+        if (!keep[k])
+            continue;
+        if (*matches < LISTED_CANDIDATES)
+            which[*matches] = k;
+        (*matches)++;
+        *name = s->kernels[k].name;
+    }
+    free(keep);
+    return rc;
+}
+
 int td_kernel_lookup(const td_summary *s, const td_result *res, const char *pattern,
                      td_name_base base, const char **name, td_error *err)
 {
@@ -39,16 +61,16 @@ int td_kernel_lookup(const td_summary *s, const td_result *res, const char *patt
         *name = s->kernels[index].name;
         return 0;
     }
-    for (size_t k = 0; k < s->n_kernels; k++)
-        if (strcmp(s->kernels[k].name, pattern) == 0) {
-            *name = s->kernels[k].name;
-            return 0;
-        }
-    td_kmatch *m = NULL;
-    if (td_kmatch_compile(pattern, base, &m, err))
+    size_t matches = 0;
+    if (whole_name(s, res, pattern, which, name, &matches, err))
         return -1;
-    size_t matches = matching_kernels(s, res, m, which, name);
-    td_kmatch_free(m);
+    if (matches == 0) {
+        td_kmatch *m = NULL;
+        if (td_kmatch_compile(pattern, base, &m, err))
+            return -1;
+        matches = matching_kernels(s, res, m, which, name);
+        td_kmatch_free(m);
+    }
     if (matches == 1)
         return 0;
     *name = NULL;
@@ -60,12 +82,7 @@ int td_kernel_lookup(const td_summary *s, const td_result *res, const char *patt
                        "more of the name, or its rank: --timeline '#%zu'", pattern, matches,
                        listed, matches > LISTED_CANDIDATES ? ", ..." : "", which[0] + 1);
     }
-    for (size_t k = 0; k < s->n_kernels && k < LISTED_CANDIDATES; k++)
-        which[matches++] = k;
-    td_kernel_candidates(s, which, matches, listed, sizeof listed);
-    return td_fail(err, "no kernel name matches \"%s\" (%s names, --kernel-name-base); the "
-                   "heaviest are %s%s", pattern, td_name_base_word(base), listed,
-                   s->n_kernels > LISTED_CANDIDATES ? ", ... (topdown report FILE --kernels 0 lists all)" : "");
+    return td_kernel_no_match(s, res, pattern, base, err);
 }
 
 static int add_point(td_timeline *t, size_t *cap, const td_timeline_point *p, td_error *err)

@@ -484,6 +484,9 @@ static const cli_option options[] = {
     {"by-region", 0, 0, G_OUTPUT, RESULTS_AND_PROFILING, FLAG(report.by_region), S_REPORT,
      "      --by-region      one tree per NVTX region (the ranges launches were made in);\n"
      "                       --csv gets one row per region and kernel, a region column\n"},
+    {"wide", 0, 0, G_REPORT, RESULTS_AND_PROFILING, FLAG(report.wide), S_REPORT,
+     "      --wide           full lines and kernel names (default: 100 columns, long\n"
+     "                       names elided in the middle, lines wrapped)\n"},
     {"quiet", 0, 0, G_REPORT, RESULTS_AND_PROFILING, FLAG(quiet), S_REPORT,
      "      --quiet          no \"next:\" hints after the report (also TOPDOWN_HINTS=0;\n"
      "                       they show only when stderr is a terminal)\n"},

@@ -5,7 +5,9 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "report/wrap.h"
 #include "topdown/cli.h"
 #include "topdown/commands.h"
 #include "topdown/profile.h"
@@ -136,7 +138,14 @@ int main(int argc, char **argv)
         rc = cmd_profile(argc, argv, &err);
     if (rc < 0) {
         fflush(stdout);
-        fprintf(stderr, "topdown: %s\n", err.msg);
+        /* on a terminal, a long message in lines that fit it; one line
+         * (for grep) into files and pipes */
+        char line[sizeof err.msg + 16];
+        snprintf(line, sizeof line, "topdown: %s\n", err.msg);
+        if (isatty(fileno(stderr)))
+            td_wrap_text(stderr, line, TD_TEXT_WIDTH, 2);
+        else
+            fputs(line, stderr);
         return rc == TD_USAGE_ERROR ? TD_EXIT_USAGE : TD_EXIT_FAILURE;
     }
     /* What went to standard output must have got there (a full disk, a

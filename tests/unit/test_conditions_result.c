@@ -114,6 +114,7 @@ static char *report_of(const td_result *res, const td_arch_set *archs)
     td_report_options o;
     td_report_options_init(&o);
     o.level = 1;
+    o.wide = 1; /* the Conditions line whole */
     FILE *f = tmpfile();
     if (f && td_report_text(f, res, &s, &o, &err) == 0) {
         rewind(f);

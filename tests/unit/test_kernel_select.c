@@ -36,7 +36,7 @@ static int lacks(const char *file, const char *needle)
 static void test_report_k(void)
 {
     /* Full names (--kernel-name-base demangled): the selection is what is tested. */
-    CHECK(run("%s report %s -k multi_tensor --no-desc --kernels 0 --kernel-name-base demangled",
+    CHECK(run("%s report %s -k multi_tensor --no-desc --kernels 0 --kernel-name-base demangled --wide",
               bin, torch) == 0);
     CHECK(has("out.txt", "Kernels shown: 7 of 46 (-k 'multi_tensor')"));
     CHECK(has("out.txt", "\nKernel 4/46: void at::native::(anonymous namespace)::multi_tensor"));
@@ -44,7 +44,8 @@ static void test_report_k(void)
     CHECK(lacks("out.txt", "Kernel 1/46:") && lacks("out.txt", "Kernel 8/46:"));
     CHECK(run("%s report %s -k 'multi_tensor' --kernels 2 --no-desc", bin, torch) == 0);
     CHECK(has("out.txt", "... 5 more kernels"));
-    CHECK(run("%s report %s -k '#4' --no-desc --kernel-name-base demangled", bin, torch) == 0);
+    CHECK(run("%s report %s -k '#4' --no-desc --kernel-name-base demangled --wide", bin,
+              torch) == 0);
     CHECK(has("out.txt", "Kernels shown: 1 of 46 (-k '#4')"));
     CHECK(has("out.txt", "\nKernel 4/46: void at::native::(anonymous namespace)::multi_tensor_"
               "apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<1>"));
@@ -53,8 +54,8 @@ static void test_report_k(void)
     CHECK(has("out.txt", "Kernels shown: 2 of 10"));
     /* errors: nothing printed, one line */
     CHECK(run("%s report %s -k zzz", bin, torch) == 1);
-    CHECK(has("err.txt", "-k 'zzz' matches none of the 46 kernel names (function names, "
-              "--kernel-name-base); the heaviest are #1 "));
+    CHECK(has("err.txt", "no kernel matches 'zzz' (of 46; a pattern on the function names of "
+              "--kernel-name-base, a whole name, or #N); the heaviest: #1 "));
     CHECK(lacks("out.txt", "topdown"));
     CHECK(run("%s report %s -k '#99'", bin, torch) == 1);
     CHECK(has("err.txt", "the result has 46 kernels (#1 to #46"));
@@ -101,7 +102,7 @@ static void test_ncu_forms(void)
     /* cutlass::Kernel2<cutlass_80_simt_sgemm_64x64...>: the digits are in
      * the template argument, outside the function's base name */
     CHECK(run("%s report %s -k 'gemm_\\d+' --no-desc", bin, torch) == 1);
-    CHECK(has("err.txt", "matches none of the 46 kernel names (function names"));
+    CHECK(has("err.txt", "no kernel matches 'gemm_\\d+' (of 46; a pattern on the function names"));
     CHECK(run("%s report %s -k 'gemm_\\d+' --kernel-name-base demangled --no-desc", bin,
               torch) == 0);
     CHECK(has("out.txt", "Kernels shown: 2 of 46"));
@@ -120,7 +121,7 @@ static void test_ncu_forms(void)
               "--no-desc", bin, torch) == 0);
     CHECK(has("out.txt", "Kernels shown: 1 of 46"));
     CHECK(run("%s report %s --timeline 'simt_sgemm_64x64'", bin, torch) == 1);
-    CHECK(has("err.txt", "no kernel name matches \"simt_sgemm_64x64\" (function names"));
+    CHECK(has("err.txt", "no kernel matches 'simt_sgemm_64x64' (of 46; a pattern on the function names"));
     CHECK(run("%s report %s --timeline 'regex:(' ", bin, torch) == 2);
     CHECK(has("err.txt", "bad kernel-name regex 'regex:('"));
     CHECK(run("%s report %s -k 'regex:'", bin, torch) == 2);

@@ -421,7 +421,7 @@ static void test_source_csv(void)
 static void test_source_errors(void)
 {
     CHECK(run("%s source pcs.json no_such_kernel", bin) == TD_EXIT_FAILURE);
-    CHECK(td_shell_file_has(dir, "err.txt", "matches none of the 10 kernel names"));
+    CHECK(td_shell_file_has(dir, "err.txt", "no kernel matches 'no_such_kernel' (of 10;"));
     CHECK(run("%s source pcs.json bench", bin) == TD_EXIT_FAILURE);
     CHECK(td_shell_file_has(dir, "err.txt", "matches 10 kernels"));
     CHECK(run("%s source pcs.json '#11'", bin) == TD_EXIT_FAILURE);

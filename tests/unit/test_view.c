@@ -133,6 +133,86 @@ static void test_hints(void)
     CHECK(strstr(r.err, "next:") == NULL);
 }
 
+/* The widest line of text, and how many lines it has. */
+static size_t widest(const char *text, int *lines)
+{
+    size_t most = 0;
+    *lines = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        most = len > most ? len : most;
+        (*lines)++;
+        p += len + (nl != NULL);
+    }
+    return most;
+}
+
+/* The name after "Kernel N/M: " on the title line of kernel N. */
+static void title_name(const char *text, const char *head, char *buf, size_t size)
+{
+    const char *p = strstr(text, head);
+    buf[0] = '\0';
+    if (!p)
+        return;
+    p += strlen(head);
+    size_t n = strcspn(p, "\n");
+    snprintf(buf, size, "%.*s", (int)n, p);
+}
+
+/* Item 9: 100 columns unless --wide; errors in a few wrapped lines. */
+static void test_widths(void)
+{
+    run_output r;
+    int lines = 0;
+    runf(&r, "report '%s' -l 4 --kernels 0 --desc", pytorch);
+    CHECK(r.status == 0 && widest(r.out, &lines) <= 100 && lines > 400);
+    runf(&r, "report '%s' -l 3 --wide", pytorch);
+    CHECK(r.status == 0 && widest(r.out, &lines) > 120);
+    /* errors: wrapped on a terminal, one line (for grep) elsewhere */
+    char args[1024];
+    snprintf(args, sizeof args, "report '%s' -k no_such_kernel", pytorch);
+    run_tty("", args, &r);
+    CHECK(r.status != 0 && widest(r.err, &lines) <= 101 && lines <= 6); /* + the tty's \r */
+    CHECK(strstr(r.err, "#1 Kernel2 [") != NULL);
+    snprintf(args, sizeof args, "report '%s' --timeline no_such_kernel", pytorch);
+    run_tty("", args, &r);
+    CHECK(r.status != 0 && widest(r.err, &lines) <= 101 && lines <= 6);
+    run(args, &r);
+    CHECK(r.status != 0 && strchr(r.err, '\n') == r.err + strlen(r.err) - 1);
+    CHECK(strlen(r.err) < 500);
+}
+
+/* Item 7: a kernel's whole name, under any base, or as the report shows
+ * it, selects it for -k as for --timeline. */
+static void test_names(void)
+{
+    run_output r;
+    char name[1024], args[2048];
+    runf(&r, "report '%s' -l 1 --kernel-name-base demangled --wide", pytorch);
+    title_name(r.out, "\nKernel 4/46: ", name, sizeof name);
+    CHECK(strlen(name) > 100 && strchr(name, '\'') == NULL);
+    snprintf(args, sizeof args, "report '%s' -l 1 -k '%s'", pytorch, name);
+    run(args, &r);
+    CHECK(r.status == 0 && strstr(r.out, "Kernels shown: 1 of 46") != NULL);
+    CHECK(strstr(r.out, "\nKernel 4/46: ") != NULL);
+    /* the names the default report shows: a label, an elided one */
+    runf(&r, "report '%s' -l 1 --kernels 0", pytorch);
+    static const char *const heads[] = {"\nKernel 1/46: ", "\nKernel 2/46: ", "\nKernel 11/46: "};
+    for (int i = 0; i < 3; i++) {
+        run_output one;
+        title_name(r.out, heads[i], name, sizeof name);
+        CHECK(name[0] != '\0' && strchr(name, '\'') == NULL);
+        snprintf(args, sizeof args, "report '%s' -l 1 -k '%s'", pytorch, name);
+        run(args, &one);
+        CHECK(one.status == 0 && strstr(one.out, "Kernels shown: 1 of 46") != NULL);
+        CHECK(strstr(one.out, heads[i]) != NULL);
+        snprintf(args, sizeof args, "report '%s' --timeline '%s'", pytorch, name);
+        run(args, &one);
+        CHECK(one.status == 0 && strstr(one.out, "Timeline of kernel ") == one.out);
+    }
+}
+
 int main(void)
 {
     const char *src = getenv("TOPDOWN_SOURCE_DIR");
@@ -150,6 +230,8 @@ int main(void)
         return 1;
     test_verdicts();
     test_hints();
+    test_widths();
+    test_names();
     if (chdir("/") != 0)
         return 1;
     td_test_cleanup(dir);
