@@ -159,6 +159,18 @@ double td_column_value(const td_column *c, const td_model *m, const td_breakdown
     return NAN;
 }
 
+double td_column_spread(const td_column *c, const td_model *m, const td_breakdown *mean,
+                        const td_breakdown *spread)
+{
+    if (isnan(td_column_value(c, m, mean)))
+        return NAN;
+    /* a spread records no slots or stall count of its own: the mean's */
+    td_breakdown s = *spread;
+    s.has_slots = 1;
+    s.n_stalls = mean->n_stalls;
+    return td_column_value(c, m, &s);
+}
+
 int td_models_min_depth(const td_model *const *models, size_t n_models)
 {
     int depth = td_source_max_depth();

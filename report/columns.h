@@ -41,6 +41,11 @@ void td_columns_free(td_columns *cols);
  * table lacks, Tensor before Hopper) or b has no slots. */
 double td_column_value(const td_column *c, const td_model *m, const td_breakdown *b);
 
+/* A column's spread (fraction of issue slots) in spread, the spread of
+ * mean (levels/spread.h): NAN where the column has no value in mean. */
+double td_column_spread(const td_column *c, const td_model *m, const td_breakdown *mean,
+                        const td_breakdown *spread);
+
 /* Shallowest depth (deepest fixed level filled) over the models. */
 int td_models_min_depth(const td_model *const *models, size_t n_models);
 

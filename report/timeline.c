@@ -219,7 +219,7 @@ void td_timeline_free(td_timeline *t)
 }
 
 /* The level-1 nodes' names, then "Unattributed": the phase columns. */
-static void level1_names(const char *names[TD_PHASE_WIDTH])
+void td_level1_names(const char *names[TD_PHASE_WIDTH])
 {
     const td_node_set *set = td_nodes_builtin();
     size_t j = 0;
@@ -299,9 +299,7 @@ int td_timeline_phases(const td_timeline *t, double threshold, td_phase **out, s
 
 /* ---- text ------------------------------------------------------------------ */
 
-/* The models of the devices the kernel ran on (usually one). */
-static size_t timeline_models(const td_timeline *t, const td_summary *s,
-                              const td_model **models)
+size_t td_timeline_models(const td_timeline *t, const td_summary *s, const td_model **models)
 {
     size_t n = 0;
     for (size_t i = 0; i < t->n_points; i++) {
@@ -353,7 +351,7 @@ static double widest_spread(const td_timeline_point *p, const td_summary *s,
 {
     double widest = 0;
     for (size_t c = 0; c < cols->count; c++) {
-        double v = td_column_value(&cols->items[c], &s->models[p->dev], &p->spread);
+        double v = td_column_spread(&cols->items[c], &s->models[p->dev], &p->b, &p->spread);
         if (!isnan(v) && 100.0 * v > widest)
             widest = 100.0 * v;
     }
@@ -401,7 +399,7 @@ static void print_phases(FILE *out, const td_timeline *t, const td_summary *s,
     fprintf(out, "\nPhases: %zu (a new phase starts where a level-1 share moves more than %.1f points from the previous invocation)\n",
             n, threshold);
     const char *names[TD_PHASE_WIDTH];
-    level1_names(names);
+    td_level1_names(names);
     for (size_t p = 0; p < n; p++) {
         const td_phase *ph = &phases[p];
         const td_model *m = &s->models[t->points[ph->first].dev];
@@ -445,7 +443,7 @@ int td_timeline_text(FILE *out, const td_timeline *t, const td_summary *s, int l
     td_columns cols;
     td_phase *phases = NULL;
     size_t n_phases = 0;
-    int rc = td_columns_segments(&cols, models, timeline_models(t, s, models), level, err);
+    int rc = td_columns_segments(&cols, models, td_timeline_models(t, s, models), level, err);
     free(models);
     if (rc)
         return -1;

@@ -53,6 +53,12 @@ void td_timeline_free(td_timeline *t);
  * Divergence, Frontend, Backend), then Unattributed. */
 #define TD_PHASE_WIDTH 5
 void td_level1_shares(const td_breakdown *b, double shares[TD_PHASE_WIDTH]);
+/* Their names, in the same order. */
+void td_level1_names(const char *names[TD_PHASE_WIDTH]);
+
+/* The models of the devices the kernel ran on (usually one), each once,
+ * into models (room for t->n_points); how many. */
+size_t td_timeline_models(const td_timeline *t, const td_summary *s, const td_model **models);
 
 /* Splits n vectors of width values into phases: a phase starts at 0 and
  * wherever some value differs from the previous vector's by more than
@@ -72,7 +78,10 @@ int td_timeline_phases(const td_timeline *t, double threshold, td_phase **out, s
                        td_error *err);
 
 /* The per-invocation table at level (leaf nodes of the level) and one line
- * per phase. */
+ * per phase. td_timeline_json (timeline_json.c): the same as one JSON
+ * object ("schema": "topdown-timeline/1", docs/OUTPUTS.md). */
+int td_timeline_json(FILE *out, const td_timeline *t, const td_summary *s, int level,
+                     double threshold, td_error *err);
 int td_timeline_text(FILE *out, const td_timeline *t, const td_summary *s, int level,
                      double threshold, td_error *err);
 

@@ -491,7 +491,8 @@ static const cli_option options[] = {
      "      --quiet          no \"next:\" hints after the report (also TOPDOWN_HINTS=0;\n"
      "                       they show only when stderr is a terminal)\n"},
     {"json", 0, 0, G_OUTPUT, RESULTS_AND_PROFILING, FLAG(json), S_REPORT,
-     "      --json           the modelled tree as JSON instead of the text (docs/OUTPUTS.md)\n"},
+     "      --json           the modelled tree (or --timeline) as JSON instead of the text\n"
+     "                       (docs/OUTPUTS.md)\n"},
     {"top", 0, 1, G_PLOT, PLOT_ONLY_CMDS, COUNT(top, 0, LONG_MAX), S_PLOT,
      "      --top K          kernels drawn, heaviest first (default 10, the rest as \"other\")\n"},
     {"diff", 0, 0, G_PLOT, PLOT_ONLY_CMDS, FLAG(plot_diff), S_PLOT,

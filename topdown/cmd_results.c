@@ -35,7 +35,8 @@ static int print_timeline(const td_result *res, const td_summary *s, const cli *
     td_timeline t;
     if (td_timeline_build(res, s, name, &t, err))
         return -1;
-    int rc = td_timeline_text(stdout, &t, s, c->report.level, c->phase_threshold, err);
+    int rc = c->json ? td_timeline_json(stdout, &t, s, c->report.level, c->phase_threshold, err)
+                     : td_timeline_text(stdout, &t, s, c->report.level, c->phase_threshold, err);
     td_timeline_free(&t);
     return rc;
 }
@@ -66,27 +67,28 @@ static int write_region_outputs(const char *path, const td_result *res, const td
     return rc;
 }
 
-/* The CSV files asked for, then the tree (or the timeline) unless a CSV
- * went to stdout. */
+/* The CSV files asked for, then the tree, the timeline or the JSON,
+ * unless a CSV went to stdout: stdout holds one format. */
 static int write_outputs(const char *path, const td_result *res, const td_summary *s,
                          const td_arch_set *archs, const cli *c, td_error *err)
 {
     if (c->report.by_region)
         return write_region_outputs(path, res, s, archs, c, err);
     int level = c->report.level;
+    int csv_out = (c->csv && strcmp(c->csv, "-") == 0) ||
+                  (c->csv_launches && strcmp(c->csv_launches, "-") == 0);
     if (c->csv && td_csv_kernels_file(c->csv, s, level, err))
         return -1;
     if (c->csv_launches && td_csv_launches_file(c->csv_launches, res, s, level, err))
         return -1;
+    if (csv_out)
+        return 0;
     if (c->timeline)
         return print_timeline(res, s, c, err);
     if (c->pm_timeline)
         return td_pm_timeline_report(stdout, res, s, err);
     if (c->json)
         return td_report_json(stdout, s, level, path, &res->conditions, err);
-    if ((c->csv && strcmp(c->csv, "-") == 0) ||
-        (c->csv_launches && strcmp(c->csv_launches, "-") == 0))
-        return 0;
     td_report_options o = c->report;
     o.source = path;
     /* several device sections: a tree each, modelled on their own */
@@ -170,11 +172,14 @@ int cmd_report(int argc, char **argv, td_error *err)
         return rc;
     if (c.timeline && (rc = cmd_check_kernel_name(c.timeline, c.report.name_base, 1, err)))
         return rc;
+    int to_stdout = (c.csv && strcmp(c.csv, "-") == 0) ||
+                    (c.csv_launches && strcmp(c.csv_launches, "-") == 0);
+    if (to_stdout && c.json) /* standard output holds one format */
+        return td_usage_fail(err, "--json and a CSV to standard output (-) cannot share it; "
+                             "give the CSV a file name");
     int has_data = 0;
     if (cmd_print_result_file(file, &c, &has_data, err))
         return -1;
-    int to_stdout = (c.csv && strcmp(c.csv, "-") == 0) ||
-                    (c.csv_launches && strcmp(c.csv_launches, "-") == 0);
     if (!c.json && !c.timeline && !c.pm_timeline && !to_stdout)
         cmd_print_hint(file, &c, has_data);
     return 0;

@@ -3,6 +3,7 @@
  * closing hints; widths; one format per output; names that select their
  * kernel; list-nodes' levels and stall reasons. On the bundled H200
  * recordings, with the real arch tables. */
+#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -213,6 +214,39 @@ static void test_names(void)
     }
 }
 
+/* Item 5: standard output holds one format: a CSV alone, the timeline as
+ * JSON with --json. */
+static void test_one_format(void)
+{
+    run_output r;
+    char fixture[512];
+    snprintf(fixture, sizeof fixture, "%s/tests/fixtures/outputs/h100_synthetic.topdown.json",
+             getenv("TOPDOWN_SOURCE_DIR"));
+    runf(&r, "report '%s' --timeline '#1' --csv -", fixture);
+    CHECK(r.status == 0 && strstr(r.out, "kernel,launches,") == r.out);
+    CHECK(strstr(r.out, "Timeline") == NULL);
+    runf(&r, "report '%s' --timeline stencil --csv-launches -", fixture);
+    CHECK(r.status == 0 && strstr(r.out, "kernel,invocation,") == r.out);
+    CHECK(strstr(r.out, "Timeline") == NULL);
+    runf(&r, "report '%s' --timeline stencil -l 2 --json", fixture);
+    cJSON *root = cJSON_Parse(r.out);
+    CHECK(r.status == 0 && root != NULL);
+    const cJSON *schema = cJSON_GetObjectItem(root, "schema");
+    CHECK(cJSON_IsString(schema) && strcmp(schema->valuestring, "topdown-timeline/1") == 0);
+    const cJSON *points = cJSON_GetObjectItem(root, "points");
+    const cJSON *phases = cJSON_GetObjectItem(root, "phases");
+    CHECK(cJSON_GetArraySize(points) == 45 && cJSON_GetArraySize(phases) == 3);
+    const cJSON *first = cJSON_GetArrayItem(points, 0);
+    const cJSON *pct = cJSON_GetObjectItem(first, "pct_slots");
+    CHECK(cJSON_IsNumber(cJSON_GetObjectItem(pct, "Backend.Memory_Bound")));
+    const cJSON *second = cJSON_GetArrayItem(phases, 1);
+    CHECK(cJSON_GetObjectItem(second, "first_invocation") &&
+          cJSON_GetObjectItem(second, "first_invocation")->valuedouble == 15);
+    cJSON_Delete(root);
+    runf(&r, "report '%s' --json --csv -", fixture);
+    CHECK(r.status == 2 && r.out[0] == '\0');
+}
+
 int main(void)
 {
     const char *src = getenv("TOPDOWN_SOURCE_DIR");
@@ -232,6 +266,7 @@ int main(void)
     test_hints();
     test_widths();
     test_names();
+    test_one_format();
     if (chdir("/") != 0)
         return 1;
     td_test_cleanup(dir);
