@@ -138,7 +138,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
         "  topdown diff base.json new.json --fail-if 'Retire<-5,Frontend>30'   (CI gate)\n",
         {NULL}, "topdown diff takes -l, --csv, --kernels and --fail-if (each result keeps its own arch table); for a plot: topdown plot --diff A.json B.json -o OUT.png"},
     [TD_CMD_LIST_NODES] = {
-        "list-nodes", "usage: topdown list-nodes [-l N]\nLists the model's nodes and thresholds.\n",
+        "list-nodes", "usage: topdown list-nodes [-l N]\nLists the model's nodes and thresholds: levels 1 to N (default: 1 to 3;\n-l 4: also every arch table's stall reasons, under their node).\n",
         "  topdown list-nodes -l 4\n", {NULL}, NULL},
     [TD_CMD_IMPORT_SPOOL] = {
         "import-spool", "usage: topdown import-spool SPOOL -o OUT.json [-f]\n"
@@ -732,6 +732,14 @@ static int parse(int argc, char **argv, cli *c, int stop_at_word, td_error *err)
 }
 
 /* Parses options up to the first non-option (the app). */
+int td_cli_given(const cli *c, const char *long_name)
+{
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if (strcmp(options[i].name, long_name) == 0)
+            return c->seen[i];
+    return 0;
+}
+
 int td_cli_parse_options(int argc, char **argv, cli *c, td_error *err)
 {
     return parse(argc, argv, c, 1, err);

@@ -96,6 +96,9 @@ int td_cli_parse_command(int argc, char **argv, td_command command, cli *c,
  * not take was given. */
 int td_cli_check(const cli *c, td_command command, td_error *err);
 
+/* 1 when the option of that long name was given on the command line. */
+int td_cli_given(const cli *c, const char *long_name);
+
 /* The arch tables of the default directory. */
 int td_cli_load_archs(td_arch_set *archs, td_error *err);
 

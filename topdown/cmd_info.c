@@ -38,6 +38,44 @@ int cmd_list_archs(int argc, char **argv, td_error *err)
     return 0;
 }
 
+/* The arch tables resolved against the model (those that resolve). */
+static td_model *resolved_tables(const td_arch_set *archs, size_t *n)
+{
+    td_model *models = malloc((archs->count ? archs->count : 1) * sizeof *models);
+    *n = 0;
+    for (size_t i = 0; models && i < archs->count; i++) {
+        td_error ignored;
+        if (td_model_init(&models[*n], &archs->items[i], &ignored) == 0)
+            (*n)++;
+    }
+    return models;
+}
+
+/* The stall reasons under fixed node `node`, over every table: each path
+ * once, with the tables that have it. */
+static void print_node_stalls(const td_model *models, size_t n_models, int node, int width)
+{
+    for (size_t t = 0; t < n_models; t++)
+        for (int i = td_model_stall_index(&models[t], 0); i < models[t].n_tree; i++) {
+            const td_tree_node *st = &models[t].tree[i];
+            if (st->parent != node)
+                continue;
+            int earlier = 0;
+            for (size_t u = 0; u < t && !earlier; u++)
+                earlier = td_model_find(&models[u], st->path) >= 0;
+            if (earlier)
+                continue;
+            char threshold[32], tables[256] = "";
+            snprintf(threshold, sizeof threshold, "%.0f%% of parent", 100.0 * st->threshold);
+            for (size_t u = t; u < n_models; u++)
+                if (td_model_find(&models[u], st->path) >= 0)
+                    snprintf(tables + strlen(tables), sizeof tables - strlen(tables), "%s%s",
+                             tables[0] ? " " : "", models[u].arch->name);
+            printf("%-4s %-3d %-*s %-13s stall reason (%s)\n", st->area, st->level, width,
+                   st->path, threshold, tables);
+        }
+}
+
 int cmd_list_nodes(int argc, char **argv, td_error *err)
 {
     cli c;
@@ -48,9 +86,28 @@ int cmd_list_nodes(int argc, char **argv, td_error *err)
         td_cli_command_usage(stdout, TD_CMD_LIST_NODES);
         return 0;
     }
-    int max_level = c.report.level > 1 ? c.report.level : 3;
+    /* -l N: levels 1 to N; without it, the fixed nodes (1 to 3) */
+    int max_level = td_cli_given(&c, "level") ? c.report.level : 3;
+    td_arch_set archs;
+    size_t n_models = 0;
+    td_model *models = NULL;
+    if (max_level >= 4) {
+        if (td_cli_load_archs(&archs, err))
+            return -1;
+        models = resolved_tables(&archs, &n_models);
+        if (!models) {
+            td_arch_set_free(&archs);
+            return td_fail(err, "out of memory");
+        }
+    }
+    /* the node column: 42, or the longest stall path */
+    int width = 42;
+    for (size_t t = 0; t < n_models; t++)
+        for (int i = td_model_stall_index(&models[t], 0); i < models[t].n_tree; i++)
+            if ((int)strlen(models[t].tree[i].path) > width)
+                width = (int)strlen(models[t].tree[i].path);
     const td_node_set *set = td_nodes_builtin();
-    printf("%-4s %-3s %-42s %-13s %s\n", "area", "lvl", "node", "threshold", "description");
+    printf("%-4s %-3s %-*s %-13s %s\n", "area", "lvl", width, "node", "threshold", "description");
     for (int n = 0; n < set->count; n++) {
         const td_node_info *info = &set->nodes[n];
         if (info->level > max_level)
@@ -59,14 +116,19 @@ int cmd_list_nodes(int argc, char **argv, td_error *err)
         if (td_kind_is_loss(info->kind))
             snprintf(threshold, sizeof threshold, "%.0f%% of %s", 100.0 * info->threshold,
                      info->level == 1 ? "all" : "parent");
-        printf("%-4s %-3d %-42s %-13s %s\n", info->area, info->level, info->path, threshold,
-               info->desc);
+        printf("%-4s %-3d %-*s %-13s %s\n", info->area, info->level, width, info->path,
+               threshold, info->desc);
+        print_node_stalls(models, n_models, n, width);
     }
     printf("Threshold: a node counts (shown, can be the bottleneck <==) when its share of issue "
            "slots is over that %% of all slots (\"of all\", level 1) or of its parent's share "
            "(\"of parent\"); -v shows the others. An arch table may override them.\n");
-    if (max_level >= 4)
-        printf("Level 4: the stall reasons of each arch table, under their level-3 node (topdown describe NODE).\n");
+    if (max_level >= 4) {
+        printf("Level 4: the stall reasons of the arch tables (in parentheses) under their "
+               "node (level 3; level 2 on nvprof tables); topdown describe REASON.\n");
+        free(models);
+        td_arch_set_free(&archs);
+    }
     return 0;
 }
 
@@ -209,6 +271,18 @@ static int describe_stall(const char *word, const td_arch_set *archs)
     return reason ? 0 : -1;
 }
 
+/* The stall reason a word names: itself, or the last part of a stall
+ * path of list-nodes -l 4 ("Backend.Memory_Bound.L1_Bound.long_scoreboard"). */
+static const char *stall_word(const char *word)
+{
+    const char *dot = strrchr(word, '.');
+    char node[256];
+    if (!dot || (size_t)(dot - word) >= sizeof node)
+        return word;
+    snprintf(node, sizeof node, "%.*s", (int)(dot - word), word);
+    return find_node_nocase(node) >= 0 ? dot + 1 : word;
+}
+
 static void describe_node(int node, const td_arch_set *archs)
 {
     const td_node_info *info = td_node_get(node);
@@ -242,7 +316,7 @@ int cmd_describe(int argc, char **argv, td_error *err)
         node = find_node_nocase(files[0]);
     if (node >= 0)
         describe_node(node, &archs);
-    else if (describe_stall(files[0], &archs) != 0)
+    else if (describe_stall(stall_word(files[0]), &archs) != 0)
         rc = unknown_word(files[0], &archs, err);
     td_arch_set_free(&archs);
     return rc;

@@ -247,6 +247,34 @@ static void test_one_format(void)
     CHECK(r.status == 2 && r.out[0] == '\0');
 }
 
+/* Item 3: list-nodes -l N lists levels 1 to N; -l 4 the stall reasons
+ * that describe and completion offer. */
+static void test_list_nodes(void)
+{
+    run_output r;
+    run("list-nodes -l 1", &r);
+    CHECK(r.status == 0 && strstr(r.out, "\nBE   1   Backend ") != NULL);
+    CHECK(strstr(r.out, "Backend.Memory_Bound") == NULL && strstr(r.out, "   2   ") == NULL);
+    run("list-nodes", &r); /* without -l: the fixed nodes */
+    CHECK(strstr(r.out, "Backend.Memory_Bound.L1_Bound ") != NULL);
+    CHECK(strstr(r.out, "long_scoreboard") == NULL);
+    run("list-nodes -l 4", &r);
+    CHECK(r.status == 0 && strstr(r.out, "Backend.Memory_Bound.L1_Bound.long_scoreboard ") != NULL);
+    CHECK(strstr(r.out, "stall reason (") != NULL && strstr(r.out, "gh100") != NULL);
+    run("describe Backend.Memory_Bound.L1_Bound.long_scoreboard", &r);
+    CHECK(r.status == 0 && strstr(r.out, "long_scoreboard (stall reason") == r.out);
+    /* describe long_<TAB> */
+    char cmd[2048], out[1024];
+    snprintf(cmd, sizeof cmd,
+             "bash -c 'source \"%s/scripts/topdown-completion.bash\"; "
+             "COMP_WORDS=(\"%s\" describe long_); COMP_CWORD=2; _topdown; "
+             "echo \"${COMPREPLY[*]}\"' > completion.txt",
+             getenv("TOPDOWN_SOURCE_DIR"), getenv("TOPDOWN_BIN"));
+    CHECK(system(cmd) == 0);
+    td_test_slurp("completion.txt", out, sizeof out);
+    CHECK(strstr(out, "long_scoreboard") != NULL);
+}
+
 int main(void)
 {
     const char *src = getenv("TOPDOWN_SOURCE_DIR");
@@ -267,6 +295,7 @@ int main(void)
     test_widths();
     test_names();
     test_one_format();
+    test_list_nodes();
     if (chdir("/") != 0)
         return 1;
     td_test_cleanup(dir);
