@@ -16,9 +16,13 @@
 #include "report/columns.h"
 #include "report/kname.h"
 #include "report/output.h"
+#include "report/wrap.h"
 
 #define LABEL_CHARS 40
-#define DIFF_LABEL_CHARS 22 /* group titles under pairs of bars do not rotate */
+#define BAR_NAME_CHARS 28  /* a bar's kernel name, elided in the middle */
+#define DIFF_NAME_CHARS 34 /* a diff kernel's name in the list under the bars */
+#define DIFF_LIST_COLUMNS 3
+#define BAR_PIXELS 72      /* canvas width per bar (or per pair of a diff) */
 #define MIN_SHARE 0.0001 /* a segment below 0.01% in every bar is left out */
 
 /* ---- colours: one per node and stall reason, the same in every plot ---- */
@@ -155,11 +159,12 @@ void td_plot_gp_string(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-/* A label in the tab-separated data: no tab, line break, quote or '#'. */
+/* A label in the tab-separated data: no tab, line break, quote or leading '#'. */
 static void dat_label(FILE *f, const char *s)
 {
-    for (; *s; s++)
-        fputc((unsigned char)*s < ' ' || *s == '"' || *s == '#' ? ' ' : *s, f);
+    /* '#' only inside a label: at its start it would comment the row out */
+    for (const char *p = s; *p; p++)
+        fputc((unsigned char)*p < ' ' || *p == '"' || (*p == '#' && p == s) ? ' ' : *p, f);
 }
 
 /* One kernel's label under o->name_base, cut to max_chars: bars need
@@ -294,10 +299,25 @@ static void script_header(FILE *f, const plot_files *p, const td_plot_options *o
           "set style fill solid 0.9 border rgb '#404040'\n", f);
 }
 
-static void histogram_style(FILE *f)
+/* Tic labels at 45 degrees: the bottom margin holds the longest (in
+ * character heights), the left one a label that leans past the first bars;
+ * longest_label 0: short labels, not rotated. */
+static void histogram_style(FILE *f, size_t longest_label)
 {
-    fputs("set style data histograms\nset style histogram rowstacked\nset boxwidth 0.75\n"
-          "set xtics rotate by 30 right nomirror noenhanced\nset bmargin 9\n", f);
+    fputs("set style data histograms\nset style histogram rowstacked\nset boxwidth 0.75\n", f);
+    if (longest_label == 0)
+        fputs("set xtics norotate nomirror noenhanced\n", f);
+    else
+        fprintf(f, "set xtics rotate by 45 right nomirror noenhanced\nset bmargin %d\n"
+                   "set lmargin 14\n",
+                (int)(0.36 * (double)longest_label) + 3);
+}
+
+/* The width of a canvas for n bars: room for each, at least `least`. */
+static int canvas_width(size_t n, int least)
+{
+    int width = 260 + (int)n * BAR_PIXELS;
+    return width > least ? width : least;
 }
 
 /* One rowstacked histogram of the rows of data block `index` (-1: the
@@ -519,19 +539,38 @@ static int bars_script(FILE *f, const plot_files *p, const void *ctx, td_error *
 {
     (void)err;
     const bars_ctx *c = ctx;
-    script_header(f, p, c->o, &c->seg, "share of issue slots per kernel", 1200, 720);
-    histogram_style(f);
+    size_t longest = 0;
+    for (size_t r = 0; r < c->n_rows; r++)
+        longest = strlen(c->rows[r].label) > longest ? strlen(c->rows[r].label) : longest;
+    script_header(f, p, c->o, &c->seg, "share of issue slots per kernel",
+                  canvas_width(c->n_rows, 1200), 600 + (int)(5 * longest));
+    histogram_style(f, longest);
     fputs("plot ", f);
     histogram_clauses(f, p, &c->seg, -1, 1);
     fputc('\n', f);
     return 0;
 }
 
-static void bar_label(plot_row *r, const char *label, double ns, double total_ns)
+/* label without the " #rank" kname numbers colliding names with (the
+ * plots add the rank themselves), elided in the middle to max characters. */
+static void unranked_name(const char *label, size_t rank, size_t max, char *out, size_t size)
 {
-    char shortened[LABEL_CHARS + 8];
-    td_label_fit(label, LABEL_CHARS, shortened, sizeof shortened);
-    snprintf(r->label, sizeof r->label, "%s (%.1f%%)", shortened,
+    char suffix[32], bare[256];
+    snprintf(suffix, sizeof suffix, " #%zu", rank);
+    size_t len = strlen(label), slen = strlen(suffix);
+    int numbered = len > slen && strcmp(label + len - slen, suffix) == 0;
+    snprintf(bare, sizeof bare, "%.*s", (int)(numbered ? len - slen : len), label);
+    td_elide_middle(bare, max, out, size);
+}
+
+/* "name #4 (8.7%)": the name elided in the middle, the report's rank
+ * (distinct, what -k '#4' takes; next to the bar, where the rotated label
+ * ends), the share of GPU time. */
+static void bar_label(plot_row *r, size_t rank, const char *label, double ns, double total_ns)
+{
+    char shortened[BAR_NAME_CHARS + 8];
+    unranked_name(label, rank, BAR_NAME_CHARS, shortened, sizeof shortened);
+    snprintf(r->label, sizeof r->label, "%s #%zu (%.1f%%)", shortened, rank,
              total_ns > 0 ? 100.0 * (ns / total_ns) : 0.0);
 }
 
@@ -554,7 +593,7 @@ static int bars_rows(bars_ctx *c, const td_summary *s, char **labels, td_error *
             continue;
         if (c->o->top <= 0 || (long)shown < c->o->top) {
             plot_row *r = &c->rows[c->n_rows++];
-            bar_label(r, labels[k], ks->total_ns, s->total_ns);
+            bar_label(r, k + 1, labels[k], ks->total_ns, s->total_ns);
             r->model = &s->models[ks->model];
             r->b = &ks->mean;
             shown++;
@@ -741,7 +780,8 @@ typedef struct diff_ctx {
     const td_plot_options *o;
     const td_diff_side *a, *b;
     plot_row *rows;      /* pairs: A then B of each group */
-    char (*groups)[128]; /* group titles */
+    char (*groups)[128]; /* group titles: "#N", the kernel's place in `topdown diff` */
+    char (*names)[128];  /* "#N name", listed beside the bars */
     size_t n_groups;
     segments seg;
 } diff_ctx;
@@ -770,10 +810,22 @@ static int diff_script(FILE *f, const plot_files *p, const void *ctx, td_error *
     const diff_ctx *c = ctx;
     char what[PATH_MAX * 2 + 32];
     snprintf(what, sizeof what, "A = %s, B = %s", c->a->label, c->b->label);
-    script_header(f, p, c->o, &c->seg, what, 1300, 720);
-    histogram_style(f);
-    fputs("set xtics norotate\nset bmargin 5\n"
-          "set style histogram rowstacked title offset 0,-1\n", f);
+    /* short group titles ("#4") under the pairs; the names they stand for
+     * in columns under the plot */
+    size_t rows = (c->n_groups - 1 + DIFF_LIST_COLUMNS - 1) / DIFF_LIST_COLUMNS;
+    int line = 16, height = 720 + (int)rows * line;
+    script_header(f, p, c->o, &c->seg, what, canvas_width(2 * c->n_groups, 1300), height);
+    histogram_style(f, 0);
+    fprintf(f, "set bmargin %d\n"
+               "set style histogram rowstacked title offset 0,-1\n", 6 + (int)rows);
+    for (size_t g = 1; g < c->n_groups; g++) {
+        size_t col = (g - 1) / (rows ? rows : 1), row = (g - 1) % (rows ? rows : 1);
+        fprintf(f, "set label ");
+        td_plot_gp_string(f, c->names[g]);
+        fprintf(f, " at graph %.3f, screen %.4f left noenhanced\n",
+                (double)col / DIFF_LIST_COLUMNS,
+                (double)((rows - row) * (size_t)line) / height);
+    }
     fputs("plot ", f);
     for (size_t g = 0; g < c->n_groups; g++) {
         fputs(g ? ", \\\n     newhistogram " : "newhistogram ", f);
@@ -785,11 +837,19 @@ static int diff_script(FILE *f, const plot_files *p, const void *ctx, td_error *
     return 0;
 }
 
-static void diff_pair(diff_ctx *c, size_t g, const char *label, const td_diff_side *a,
-                      const td_kernel_summary *ka, const td_diff_side *b,
-                      const td_kernel_summary *kb)
+static void diff_pair(diff_ctx *c, size_t g, size_t rank, const char *label,
+                      const td_diff_side *a, const td_kernel_summary *ka,
+                      const td_diff_side *b, const td_kernel_summary *kb)
 {
-    td_label_fit(label, DIFF_LABEL_CHARS, c->groups[g], sizeof c->groups[g]);
+    char shortened[DIFF_NAME_CHARS + 8];
+    unranked_name(label, rank, DIFF_NAME_CHARS, shortened, sizeof shortened);
+    if (rank) {
+        snprintf(c->groups[g], sizeof c->groups[g], "#%zu", rank);
+        snprintf(c->names[g], sizeof c->names[g], "#%zu %s", rank, shortened);
+    } else {
+        snprintf(c->groups[g], sizeof c->groups[g], "%s", label);
+        snprintf(c->names[g], sizeof c->names[g], "%s", label);
+    }
     plot_row *ra = &c->rows[2 * g], *rb = &c->rows[2 * g + 1];
     snprintf(ra->label, sizeof ra->label, "A");
     snprintf(rb->label, sizeof rb->label, "B");
@@ -799,50 +859,31 @@ static void diff_pair(diff_ctx *c, size_t g, const char *label, const td_diff_si
     rb->b = kb ? &kb->mean : &b->s->app;
 }
 
-/* Group titles cut to fit that still collide are numbered by their
- * kernel's place in `topdown diff` ("#3 name"). */
-static void number_groups(diff_ctx *c, const size_t *rank)
-{
-    for (size_t g = 1; g < c->n_groups; g++)
-        for (size_t h = 1; h < c->n_groups; h++) {
-            if (h == g || strcmp(c->groups[g], c->groups[h]) != 0)
-                continue;
-            char numbered[160];
-            snprintf(numbered, sizeof numbered, "#%zu %s", rank[g], c->groups[g]);
-            td_label_fit(numbered, DIFF_LABEL_CHARS + 4, c->groups[g], sizeof c->groups[g]);
-            break;
-        }
-}
-
 static int diff_rows(diff_ctx *c, const td_diff *d, td_error *err)
 {
     size_t groups = 1 + d->n_both;
     c->rows = calloc(2 * groups, sizeof *c->rows);
     c->groups = calloc(groups, sizeof *c->groups);
+    c->names = calloc(groups, sizeof *c->names);
     const char **names = malloc(groups * sizeof *names);
-    size_t *rank = calloc(groups, sizeof *rank);
     char **labels = NULL;
-    int rc = c->rows && c->groups && names && rank ? 0 : td_fail(err, "out of memory");
+    int rc = c->rows && c->groups && c->names && names ? 0 : td_fail(err, "out of memory");
     for (size_t i = 0; rc == 0 && i < d->n_both; i++)
         names[i] = d->rows[i].kernel;
     if (rc == 0)
         rc = td_kernel_labels(names, d->n_both, (td_name_base)c->o->name_base, c->a->res,
                               &labels, err);
     if (rc == 0)
-        diff_pair(c, c->n_groups++, "application", c->a, NULL, c->b, NULL);
+        diff_pair(c, c->n_groups++, 0, "application", c->a, NULL, c->b, NULL);
     for (size_t i = 0; rc == 0 && i < d->n_both; i++) {
         if (c->o->top > 0 && (long)(c->n_groups - 1) >= c->o->top)
             break;
         if (!d->rows[i].a->has_data || !d->rows[i].b->has_data)
             continue;
-        rank[c->n_groups] = i + 1;
-        diff_pair(c, c->n_groups++, labels[i], c->a, d->rows[i].a, c->b, d->rows[i].b);
+        diff_pair(c, c->n_groups++, i + 1, labels[i], c->a, d->rows[i].a, c->b, d->rows[i].b);
     }
-    if (rc == 0)
-        number_groups(c, rank);
     td_kernel_labels_free(labels, labels ? d->n_both : 0);
     free(names);
-    free(rank);
     return rc;
 }
 
@@ -877,6 +918,7 @@ int td_plot_diff(const td_diff_side *a, const td_diff_side *b, const td_plot_opt
     td_columns_free(&c.seg.cols);
     free(c.rows);
     free(c.groups);
+    free(c.names);
     free(models);
     td_diff_free(&d);
     return rc;

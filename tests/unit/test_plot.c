@@ -148,8 +148,8 @@ static void test_bars(const char *dir, const td_summary *s)
         CHECK(segments >= (size_t)(level == 1 ? 4 : 6));
         CHECK(check_dat(dat, segments + 1, labels) == 5);
         CHECK_STR(labels[0], "application");
-        CHECK(strncmp(labels[1], "gemm (", 6) == 0); /* the base function name */
-        CHECK(strncmp(labels[2], "stencil  3d (", 13) == 0);
+        CHECK(strncmp(labels[1], "gemm #", 6) == 0); /* the base function name, the rank */
+        CHECK(strncmp(labels[2], "stencil #3d #", 13) == 0); /* '#' inside a row is kept */
         err.msg[0] = '\0';
     }
 }
@@ -241,7 +241,7 @@ static void test_diff(const char *dir, const td_arch_set *archs, const td_result
         text[fread(text, 1, sizeof text - 1, f)] = '\0';
         fclose(f);
     }
-    CHECK(strstr(text, "newhistogram 'gemm'") != NULL);
+    CHECK(strstr(text, "newhistogram '#1'") != NULL && strstr(text, "set label '#1 gemm'") != NULL);
     CHECK(strstr(text, "level 2, the deepest") != NULL);
     CHECK(strstr(text, "Backend.Memory_Bound.L1_Bound") == NULL);
     td_summary_free(&sb);

@@ -275,6 +275,54 @@ static void test_list_nodes(void)
     CHECK(strstr(out, "long_scoreboard") != NULL);
 }
 
+/* The labels (first field) of a plot's .dat rows, each once: 1 when all
+ * rows' labels differ. */
+static int labels_distinct(const char *dat, int *rows)
+{
+    char seen[64][160];
+    *rows = 0;
+    for (const char *p = strchr(dat, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+        const char *start = p + 1;
+        size_t n = strcspn(start, "\t\n");
+        if (start[0] == '#' || n == 0 || n >= sizeof seen[0] || *rows == 64)
+            continue;
+        for (int i = 0; i < *rows; i++)
+            if (strncmp(seen[i], start, n) == 0 && seen[i][n] == '\0')
+                return 0;
+        snprintf(seen[(*rows)++], sizeof seen[0], "%.*s", (int)n, start);
+    }
+    return 1;
+}
+
+/* Item 2: plot labels distinct (the rank), short, rotated with room; the
+ * diff's group titles short, the names listed under the plot. */
+static void test_plots(void)
+{
+    run_output r;
+    char dat[1 << 15], gp[1 << 15];
+    int rows = 0;
+    runf(&r, "plot '%s' -l 2 --top 20 -o pbars.png", pytorch);
+    CHECK(r.status == 0);
+    td_test_slurp("pbars.dat", dat, sizeof dat);
+    td_test_slurp("pbars.gp", gp, sizeof gp);
+    CHECK(labels_distinct(dat, &rows) && rows == 22);
+    CHECK(strstr(dat, "\nmulti_tensor") != NULL && strstr(dat, " #6 (") != NULL);
+    CHECK(strstr(dat, "#6 #6") == NULL);
+    for (const char *p = strchr(dat, '\n'); p && p[1]; p = strchr(p + 1, '\n'))
+        CHECK(strcspn(p + 1, "\t") <= 28 + 14); /* name, " #NN", " (12.3%)" */
+    CHECK(strstr(gp, "set xtics rotate by 45 right") != NULL && strstr(gp, "set lmargin") != NULL);
+    /* the one file on both sides: the same kernels */
+    char args[2048];
+    snprintf(args, sizeof args, "plot --diff '%s' '%s' -l 2 -o diff.png -f", pytorch, pytorch);
+    run(args, &r);
+    CHECK(r.status == 0);
+    td_test_slurp("diff.gp", gp, sizeof gp);
+    CHECK(strstr(gp, "newhistogram '#2', ") != NULL && strstr(gp, "newhistogram '#10', ") != NULL);
+    CHECK(strstr(gp, "set label '#2 sm80_xmma_gemm") != NULL);
+    struct stat st;
+    CHECK(stat("diff.png", &st) == 0 && st.st_size > 0);
+}
+
 int main(void)
 {
     const char *src = getenv("TOPDOWN_SOURCE_DIR");
@@ -296,6 +344,7 @@ int main(void)
     test_names();
     test_one_format();
     test_list_nodes();
+    test_plots();
     if (chdir("/") != 0)
         return 1;
     td_test_cleanup(dir);
