@@ -2,9 +2,9 @@
 #   gnuplot bars.gp
 # Data: bars.dat (tab-separated, % of issue slots; first line names the columns).
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
-    set terminal pngcairo size 1200,720 font 'Sans,10' noenhanced
+    set terminal pngcairo size 1200,730 font 'Sans,10' noenhanced
 } else {
-    set terminal png size 1200,720 noenhanced
+    set terminal png size 1200,730 noenhanced
 }
 set output 'bars.png'
 set datafile separator '\t'
@@ -18,8 +18,9 @@ set style fill solid 0.9 border rgb '#404040'
 set style data histograms
 set style histogram rowstacked
 set boxwidth 0.75
-set xtics rotate by 30 right nomirror noenhanced
-set bmargin 9
+set xtics rotate by 45 right nomirror noenhanced
+set bmargin 12
+set lmargin 14
 plot 'bars.dat' using 2:xtic(1) title 'Retire' lc rgb '#2ca02c', \
      '' using 3 title 'Divergence.Branch' lc rgb '#b294c7', \
      '' using 4 title 'Divergence.Replay' lc rgb '#6a3d9a', \
