@@ -253,7 +253,8 @@ int td_trace_write(const char *path, const td_result *res, const td_summary *s,
         free(t);
         return td_fail(err, "no launch or copy of the result has a start time (a result of kernel "
                        "replay, or from before start times were kept): nothing to put on a "
-                       "timeline");
+                       "timeline; a run profiled by this version (replay-free, the default) "
+                       "has them, and `topdown report` still reads this one");
     }
     td_output o;
     if (td_output_open(&o, path, err)) {

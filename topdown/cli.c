@@ -28,6 +28,7 @@ static const char commands_usage[] =
     "       topdown plot FILE [-l N] [-o OUT.png|OUT.svg] [--top K] [--timeline KERNEL]\n"
     "                                              gnuplot plot (+ OUT.gp, OUT.dat to restyle)\n"
     "       topdown plot --diff A.json B.json [-l N] [-o OUT.png] [--top K]\n"
+    "                                              clustered bars of two results\n"
     "       topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]\n"
     "                                              compare two results node by node\n"
     "       topdown import-spool SPOOL -o OUT.json  the result of a run whose saving failed\n"
@@ -186,8 +187,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
                   "instructions with --sass) from a result profiled with --source: each\n"
                   "line's share of the kernel's PC samples and their split over the model's\n"
                   "leaves, sorted by NODE's samples (default: the kernel's bottleneck).\n"
-                  "KERNEL: #N (the report's numbering) or a regex (report -k's rules).\n"
-                  "Here --csv FILE writes the rows shown (-n 0: all) as CSV (docs/SOURCE.md).\n",
+                  "KERNEL: #N (the report's numbering) or a regex (report -k's rules).\n",
         "  topdown --source -k triad -- ./app         profile with PC sampling\n"
         "  topdown source app.topdown.json triad\n"
         "  topdown source run.json '#1' -n 5 --node Backend.Memory_Bound\n"
@@ -613,6 +613,36 @@ void td_cli_usage(FILE *out)
     fputs(environment_help, out);
 }
 
+/* An option that means something else in one command: its usage there. */
+typedef struct command_usage {
+    td_command command;
+    const char *option; /* long name */
+    const char *usage;
+} command_usage;
+
+static const command_usage command_usages[] = {
+    {TD_CMD_REPORT, "csv",
+     "      --csv FILE       also write one CSV row per kernel and the app; - : the CSV\n"
+     "                       on stdout instead of the text (tree or timeline)\n"},
+    {TD_CMD_REPORT, "kernel-name",
+     "  -k, --kernel-name K  show only these kernels in the text: #N (the report's\n"
+     "                       rank), a whole name as the report shows it or in full,\n"
+     "                       or a Perl-style regex (or regex:RE) on the\n"
+     "                       --kernel-name-base name; the CSVs and --json hold all\n"},
+    {TD_CMD_SOURCE, "csv",
+     "      --csv FILE       the rows shown (-n 0: all) as CSV (- = stdout); docs/SOURCE.md\n"},
+};
+
+/* The usage of option row i in command's help. */
+static const char *option_usage(td_command command, size_t i)
+{
+    for (size_t u = 0; u < sizeof command_usages / sizeof *command_usages; u++)
+        if (command_usages[u].command == command &&
+            strcmp(command_usages[u].option, options[i].name) == 0)
+            return command_usages[u].usage;
+    return options[i].usage;
+}
+
 void td_cli_command_usage(FILE *out, td_command command)
 {
     const cli_command *cmd = &commands[command];
@@ -621,7 +651,7 @@ void td_cli_command_usage(FILE *out, td_command command)
     for (size_t i = 0; i < N_OPTIONS; i++)
         if ((options[i].commands & ON(command)) && options[i].usage) {
             fputs(listed++ ? "" : "options:\n", out);
-            fputs(options[i].usage, out);
+            fputs(option_usage(command, i), out);
         }
     fprintf(out, "examples:\n%s", cmd->examples);
     fputs(exit_codes_help, out);

@@ -323,6 +323,32 @@ static void test_plots(void)
     CHECK(stat("diff.png", &st) == 0 && st.st_size > 0);
 }
 
+/* Item 16: help that says what each command does with an option; the
+ * README's trace example works, and one without start times says why. */
+static void test_help_and_trace(void)
+{
+    run_output r;
+    run("report --help", &r);
+    CHECK(r.status == 0 && strstr(r.out, "profile only kernels") == NULL);
+    CHECK(strstr(r.out, "show only these kernels in the text") != NULL);
+    run("source --help", &r);
+    CHECK(r.status == 0 && strstr(r.out, "one CSV row per kernel") == NULL);
+    CHECK(strstr(r.out, "the rows shown (-n 0: all) as CSV") != NULL);
+    run("--help", &r);
+    CHECK(strstr(r.out, "[--top K]\n                                              clustered bars") != NULL);
+    char path[512], args[1024];
+    snprintf(path, sizeof path, "%s/tests/fixtures/h200/h200_smoke.topdown.json",
+             getenv("TOPDOWN_SOURCE_DIR"));
+    snprintf(args, sizeof args, "trace '%s' -o smoke.trace.json", path);
+    run(args, &r);
+    CHECK(r.status == 0);
+    snprintf(args, sizeof args, "trace '%s/benchmarks/results/h100_td_bench.topdown.json' -o t.json",
+             getenv("TOPDOWN_SOURCE_DIR"));
+    run(args, &r);
+    CHECK(r.status == 1 && strstr(r.err, "no launch or copy of the result has a start time") &&
+          strstr(r.err, "a run profiled by this version"));
+}
+
 int main(void)
 {
     const char *src = getenv("TOPDOWN_SOURCE_DIR");
@@ -345,6 +371,7 @@ int main(void)
     test_one_format();
     test_list_nodes();
     test_plots();
+    test_help_and_trace();
     if (chdir("/") != 0)
         return 1;
     td_test_cleanup(dir);
