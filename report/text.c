@@ -197,8 +197,17 @@ static void print_group_counts(FILE *out, const td_result *res, size_t groups)
 /* How the counters were collected: replay mode, budget, coverage. */
 static void print_collection(FILE *out, const td_result *res, const td_summary *s)
 {
-    if (!res->replay_mode)
+    if (!res->replay_mode) {
+        /* an older result: every profiled launch was replayed */
+        int passes = 0;
+        for (size_t d = 0; d < res->n_devices; d++)
+            passes = res->devices[d].passes > passes ? res->devices[d].passes : passes;
+        if (passes > 0)
+            fprintf(out, "Collection: kernel replay, %d passes per profiled launch for the full "
+                    "counter set (recorded before replay-free collection became the default)\n",
+                    passes);
         return;
+    }
     size_t groups = 0;
     for (size_t d = 0; d < res->n_devices; d++)
         if (res->devices[d].n_groups > groups)

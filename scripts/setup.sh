@@ -13,12 +13,19 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# apt-get's output goes to build/apt.log, shown only when it fails.
+mkdir -p build
 if ((${#missing[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "setup: installing ${missing[*]} (apt-get; this can take a few minutes)" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  if ! { $sudo apt-get update -qq &&
+         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"; } \
+       > build/apt.log 2>&1; then
+    tail -n 30 build/apt.log >&2
+    echo "setup: apt-get failed; the whole log is build/apt.log" >&2
+    exit 1
+  fi
 fi
 
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
@@ -31,7 +38,6 @@ fi
 
 # The build log goes to a file, shown only when the build fails; its
 # progress is shown as it goes (scripts/build_progress.sh).
-mkdir -p build
 : > build/setup.log
 echo "setup: configuring build/ (cmake)" >&2
 if ! { cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo > build/setup.log 2>&1 &&

@@ -44,5 +44,7 @@ int cmd_check_kernel_name(const char *selector, int name_base, int ranks, td_err
  * where the result is and what to run next; only on a terminal, not with
  * --quiet or TOPDOWN_HINTS=0, never the command just run. */
 void cmd_print_hint(const char *path, const cli *c, int has_data);
+/* The hints name topdown as it was run (argv[0] when it holds a '/'). */
+void cmd_hint_program(const char *argv0);
 
 #endif

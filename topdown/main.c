@@ -106,6 +106,7 @@ int main(int argc, char **argv)
     td_error err = {{0}};
     int rc;
     const char *cmd = argc > 1 ? argv[1] : NULL;
+    cmd_hint_program(argv[0]);
     if (!cmd) {
         td_cli_usage(stderr);
         return TD_EXIT_USAGE;

@@ -103,6 +103,10 @@ static void test_hints(void)
     const char *next = strstr(r.err, "next:");
     CHECK(next != NULL && strstr(next + 1, "next:") == NULL); /* once */
     CHECK(strstr(r.err, " -l 4 --desc") != NULL);
+    /* topdown as it was run: the hints work where it is not on PATH */
+    char named[1024];
+    snprintf(named, sizeof named, "%s report ", getenv("TOPDOWN_BIN"));
+    CHECK(strstr(r.err, named) != NULL);
     CHECK(strstr(r.err, " -o bars.png") != NULL && strstr(r.err, "--csv kernels.csv") != NULL);
     /* the hint's files exist: the next hint names fresh ones */
     touch("kernels.csv");
@@ -349,6 +353,29 @@ static void test_help_and_trace(void)
           strstr(r.err, "a run profiled by this version"));
 }
 
+/* Item 17: the first run: the recording shown says how it was collected;
+ * quickstart says where topdown is, setup keeps apt's output in a log. */
+static void test_first_run(void)
+{
+    run_output r;
+    char args[1024], text[8192];
+    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    snprintf(args, sizeof args, "report '%s/benchmarks/results/h100_td_bench.topdown.json' -l 3",
+             src);
+    run(args, &r);
+    CHECK(r.status == 0 && strstr(r.out, "\nCollection: kernel replay, 5 passes per profiled "
+                                         "launch") != NULL);
+    runf(&r, "report '%s'", groups); /* replay-free: its own line */
+    CHECK(strstr(r.out, "Collection: replay mode none") != NULL && strstr(r.out, "kernel replay, ") == NULL);
+    snprintf(args, sizeof args, "%s/quickstart.sh", src);
+    td_test_slurp(args, text, sizeof text);
+    CHECK(strstr(text, "topdown is $PWD/build/topdown") != NULL);
+    CHECK(strstr(text, "before replay-free collection became the default") != NULL);
+    snprintf(args, sizeof args, "%s/scripts/setup.sh", src);
+    td_test_slurp(args, text, sizeof text);
+    CHECK(strstr(text, "> build/apt.log 2>&1") != NULL);
+}
+
 int main(void)
 {
     const char *src = getenv("TOPDOWN_SOURCE_DIR");
@@ -372,6 +399,7 @@ int main(void)
     test_list_nodes();
     test_plots();
     test_help_and_trace();
+    test_first_run();
     if (chdir("/") != 0)
         return 1;
     td_test_cleanup(dir);
