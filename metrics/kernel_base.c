@@ -51,6 +51,12 @@ static int closes(char c)
 
 void td_kernel_base_name(const char *name, char *out, size_t size)
 {
+    /* words without a parameter list are no C++ function ("CUDA graph 2",
+     * a graph's whole launches): the whole name */
+    if (!strchr(name, '(') && strchr(name, ' ')) {
+        snprintf(out, size, "%s", name);
+        return;
+    }
     size_t len = without_params(name);
     /* the last component: after the last top-level "::" or space */
     size_t start = 0;

@@ -24,7 +24,8 @@ const char *td_name_base_word(td_name_base base);
 /* The base function name of a demangled name into out, like ncu's
  * --print-kernel-base function ("void at::native::(anonymous
  * namespace)::multi_tensor_apply_kernel<...>(...)" ->
- * "multi_tensor_apply_kernel"); the whole name when it has none. */
+ * "multi_tensor_apply_kernel"); the whole name when it has none, or when
+ * it is words without a parameter list ("CUDA graph 2"). */
 void td_kernel_base_name(const char *name, char *out, size_t size);
 
 /* The kernel's name under base: demangled (required) is the demangled

@@ -365,6 +365,10 @@ static void test_first_run(void)
     run(args, &r);
     CHECK(r.status == 0 && strstr(r.out, "\nCollection: kernel replay, 5 passes per profiled "
                                          "launch") != NULL);
+    /* a graph's whole launches keep their name ("CUDA graph 2", was "2") */
+    snprintf(args, sizeof args, "report '%s/tests/fixtures/h200/h200_graphs.topdown.json'", src);
+    run(args, &r);
+    CHECK(r.status == 0 && strstr(r.out, "\nKernel 3/4: CUDA graph 2\n") != NULL);
     runf(&r, "report '%s'", groups); /* replay-free: its own line */
     CHECK(strstr(r.out, "Collection: replay mode none") != NULL && strstr(r.out, "kernel replay, ") == NULL);
     snprintf(args, sizeof args, "%s/quickstart.sh", src);
