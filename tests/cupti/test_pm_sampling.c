@@ -25,6 +25,11 @@ static size_t one_pass(td_catalog *cat, const char *const *names, size_t n, int 
     return passes;
 }
 
+static int is_counter(const td_arch *t, td_counter c, const char *metric)
+{
+    return t->counter[c] && strcmp(metric, t->counter[c]) == 0;
+}
+
 /* No model counter outside the set joins it in one pass. */
 static void check_largest(const td_arch *t, td_catalog *cat)
 {
@@ -35,9 +40,12 @@ static void check_largest(const td_arch *t, td_catalog *cat)
         int in_set = 0;
         for (size_t j = 0; j < t->n_pm_metrics; j++)
             in_set |= strcmp(all[i], t->pm_metrics[j]) == 0;
-        /* duration is no PM-sampling input: each sample has its own times */
-        if (in_set || (t->counter[TD_C_DURATION_NS] &&
-                       strcmp(all[i], t->counter[TD_C_DURATION_NS]) == 0))
+        /* duration, warps active and elapsed cycles are no PM-sampling
+         * input: each sample has its own times, and its level 1 no
+         * per-pass denominator */
+        if (in_set || is_counter(t, TD_C_DURATION_NS, all[i]) ||
+            is_counter(t, TD_C_WARPS_ACTIVE, all[i]) ||
+            is_counter(t, TD_C_CYCLES_ELAPSED_MAX, all[i]))
             continue;
         set[t->n_pm_metrics] = all[i];
         int ok;
