@@ -17,7 +17,8 @@
 #
 #   -o DIR      work folder for the results, trees and logs (default build/truth)
 #   -a "APP .." the apps (default all): td_bench td_bfs td_phases2 td_few td_tiny
-#               td_devheap td_stencil td_manykernels td_libs pytorch
+#               td_devheap td_stencil td_manykernels td_libs pytorch; also
+#               td_phases2_two (td_phases2 --two-kernels), not by default
 #   -t SECONDS  kill a run after SECONDS (default 150); a failed or killed run
 #               is reported and the script goes on
 #   -c OUT.csv  the table (default benchmarks/results/truth_<device>.csv; the
@@ -65,6 +66,7 @@ app_cmd() {
         td_bench) echo "$build/benchmarks/td_bench" ;;                                   # ~30
         td_bfs) echo "$build/benchmarks/td_bfs" ;;                                       # ~360
         td_phases2) echo "$build/benchmarks/td_phases2 --launches 1000 --phase 50" ;;     # 1,000
+        td_phases2_two) echo "$build/benchmarks/td_phases2 --two-kernels --launches 1000 --phase 50" ;;
         td_few) echo "$build/benchmarks/td_few" ;;                                       # 18
         td_tiny) echo "$build/benchmarks/td_tiny --launches 2000" ;;                     # 2,000
         td_devheap) echo "$build/benchmarks/td_devheap" ;;                               # 400
