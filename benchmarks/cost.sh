@@ -31,7 +31,8 @@
 #   benchmarks/cost.sh [-n RUNS] [-c "CASE ..."] [-s STEPS] [-t SECONDS] [-o OUT.csv] [-w DIR]
 #
 #   -n RUNS     runs of each command, natively and under topdown (default 3)
-#   -c "CASE.." the cases (default all, in the order above)
+#   -c "CASE.." the cases (default all: the td_tiny ones, startup, stencil, then
+#               the pytorch ones), run and written in the order given
 #   -s STEPS    pytorch_mlp.py's steps (default 2000)
 #   -t SECONDS  kill a run after SECONDS (default 150); a failed run has no time
 #   -o OUT.csv  default benchmarks/results/cost_<device>.csv; each run's
@@ -53,7 +54,9 @@ steps=2000
 tlimit=150
 out=""
 work=$build/cost
-cases="tiny-trace tiny-default pytorch-trace pytorch-default pytorch-overhead10 stencil-sample-every threads8-default startup"
+# The cheap cases first: a run cut short keeps them (the CSV is rewritten
+# after each case).
+cases="tiny-trace tiny-default threads8-default startup stencil-sample-every pytorch-trace pytorch-default pytorch-overhead10"
 
 die() { echo "cost.sh: $*" >&2; exit 2; }
 

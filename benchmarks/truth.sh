@@ -115,9 +115,13 @@ run() {
 }
 
 table() {
-    [ ${#triples[@]} -gt 0 ] || return 0
-    "$python" benchmarks/truth_table.py --topdown "$topdown" --device "$device" --csv "$csv" \
-        --summary "$work/summary.txt" "${triples[@]}" 2> /dev/null || true
+    if [ ${#triples[@]} -gt 0 ]; then
+        "$python" benchmarks/truth_table.py --topdown "$topdown" --device "$device" --csv "$csv" \
+            --summary "$work/summary.txt" "${triples[@]}" 2> /dev/null || true
+    else
+        echo "app,device,kernel,gpu_time_share,node,sampled,truth,spread" > "$csv"
+        echo "no app compared yet" > "$work/summary.txt"
+    fi
     { echo "# truth.sh on $device, $(date -u +%Y-%m-%dT%H:%MZ), $("$topdown" --version 2>/dev/null | head -n 1)"
       echo "# runs:"; sed 's/^/#   /' "$status"
       echo "# verdicts (truth_table.py):"; cat "$work/summary.txt" 2>/dev/null || true; } > "$summary"
