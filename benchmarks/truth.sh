@@ -25,8 +25,8 @@
 #               summary goes next to it, .txt)
 #
 # The apps run with sizes that keep kernel replay of every launch near a
-# minute or less (~20 ms a launch; at most ~2,000 launches): see APP_ARGS
-# below. The table and summary are rewritten after each app, so a run cut
+# minute or less (~20 ms a launch; at most ~2,000 launches): see the commands
+# below (app_cmd). The table and summary are rewritten after each app, so a run cut
 # short keeps what it finished. Environment: TOPDOWN (default
 # BUILD/topdown), BUILD (default build), PYTHON (default python3).
 set -euo pipefail
@@ -50,7 +50,7 @@ while getopts "o:a:t:c:h" opt; do
         a) apps=$OPTARG ;;
         t) tlimit=$OPTARG ;;
         c) csv=$OPTARG ;;
-        h) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) die "unknown option; see truth.sh -h" ;;
     esac
 done
