@@ -156,7 +156,10 @@ static const long long RMAT_CHUNK = 1 << 20; // edges per random stream
 static void rmat_chunk(unsigned *eu, unsigned *ev, long long first, long long last, int scale,
                        uint64_t seed)
 {
-    uint64_t s = seed * 0x2545F4914F6CDD1Dull + (uint64_t)(first / RMAT_CHUNK) * 0x9E3779B97F4A7C15ull;
+    // The chunk's start state hashed from the seed and the chunk number:
+    // splitmix64 streams started a few increments apart would overlap.
+    uint64_t h = seed * 0x2545F4914F6CDD1Dull ^ (uint64_t)(first / RMAT_CHUNK);
+    uint64_t s = splitmix64(&h);
     for (long long e = first; e < last; e++) {
         unsigned u = 0, v = 0;
         uint64_t bits = 0;

@@ -64,7 +64,7 @@ command -v timeout > /dev/null || die "the timeout command (coreutils) is needed
 app_cmd() {
     case $1 in
         td_bench) echo "$build/benchmarks/td_bench" ;;                                   # ~30
-        td_bfs) echo "$build/benchmarks/td_bfs" ;;                                       # ~360
+        td_bfs) echo "$build/benchmarks/td_bfs" ;;                                       # ~340
         td_phases2) echo "$build/benchmarks/td_phases2 --launches 1000 --phase 50" ;;     # 1,000
         td_phases2_two) echo "$build/benchmarks/td_phases2 --two-kernels --launches 1000 --phase 50" ;;
         td_few) echo "$build/benchmarks/td_few" ;;                                       # 18
