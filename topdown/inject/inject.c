@@ -9,6 +9,7 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -1270,9 +1271,25 @@ static void flush_before_dying(int sig)
     alarm(0);
 }
 
+/* TOPDOWN_DEBUG: where a crash happened, on stderr (the process dies
+ * anyway; backtrace() was warmed up at start, so it does not allocate). */
+static int backtrace_on_crash;
+
+static void say_backtrace(int sig)
+{
+    if (!backtrace_on_crash || (sig != SIGSEGV && sig != SIGBUS && sig != SIGABRT))
+        return;
+    void *frames[48];
+    int n = backtrace(frames, 48);
+    static const char head[] = "topdown-debug: crash backtrace:\n";
+    if (write(2, head, sizeof head - 1) > 0)
+        backtrace_symbols_fd(frames, n, 2);
+}
+
 static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
     int saved_errno = errno;
+    say_backtrace(sig);
     struct sigaction *prev = &previous[sig];
     if (prev->sa_flags & SA_SIGINFO) {
         prev->sa_sigaction(sig, info, uctx); /* the app handles it */
@@ -1292,6 +1309,10 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 
 static void install_signal_handlers(void)
 {
+    if ((backtrace_on_crash = getenv("TOPDOWN_DEBUG") != NULL)) {
+        void *warm[2];
+        backtrace(warm, 2); /* loads libgcc now, not in the handler */
+    }
     for (size_t i = 0; i < sizeof handled_signals / sizeof *handled_signals; i++) {
         int sig = handled_signals[i];
         if (sigaction(sig, NULL, &previous[sig]) != 0 || previous[sig].sa_handler == SIG_IGN)

@@ -223,16 +223,6 @@ int td_rp_select(td_rp *rp, td_rp_config *cfg)
         return 0;
     if (build(rp, cfg))
         return -1;
-    /* A switch between prepared configurations on the same object costs a
-     * SetConfig; a fresh object (disable, enable) costs 25 ms or more on
-     * the H200. The fresh object stays the fallback. */
-    if (rp->active && !rp->fresh_switch && !rp->started) {
-        if (init_counter_data(rp, cfg) == 0 && set_config(rp, cfg) == 0) {
-            rp->active = cfg;
-            return 0;
-        }
-        rp->fresh_switch = 1;
-    }
     if (rp->active && (disable(rp) || enable(rp)))
         return -1;
     if (init_counter_data(rp, cfg) || set_config(rp, cfg))

@@ -40,8 +40,6 @@ typedef struct td_rp {
     td_rp_config *active;       /* the configuration set on the object */
     int started;
     int pushed;                 /* a user range is open */
-    int fresh_switch;           /* CUPTI refused a second configuration on one
-                                   object: each switch takes a fresh object */
     CUptiResult failure;        /* the last failed call's result */
     const char *failed_call;    /* and its name */
 } td_rp;
