@@ -41,13 +41,17 @@ static td_choose_class *class_of(td_choose_kernel *k, unsigned size_class)
     return c;
 }
 
-/* The group measured least in counts[0..n), `active` first on a tie. */
+/* The group measured least in counts[0..n); the active one while it is
+ * within TD_CHOOSE_SLACK of the least (a switch costs a fresh profiler
+ * object, 25 ms or more; staying costs a little balance). */
 static int least_measured(const uint32_t *counts, size_t n, int active)
 {
-    int best = active >= 0 && (size_t)active < n ? active : 0;
-    for (size_t g = 0; g < n; g++)
+    int best = 0;
+    for (size_t g = 1; g < n; g++)
         if (counts[g] < counts[best])
             best = (int)g;
+    if (active >= 0 && (size_t)active < n && counts[active] <= counts[best] + TD_CHOOSE_SLACK)
+        return active;
     return best;
 }
 

@@ -14,7 +14,8 @@
  *    from the first launch to the last and their number grows with the log
  *    of the run;
  *  - each sample takes the counter group the class has measured least,
- *    the group already configured first on a tie (a switch costs);
+ *    or the group already configured while it leads by at most
+ *    TD_CHOOSE_SLACK samples (a switch costs a fresh profiler object);
  *  - a kernel that lacks a group altogether is measured at once with it
  *    (coverage: every kernel gets a whole tree as early as it can). */
 #ifndef TD_CHOOSE_H
@@ -25,6 +26,7 @@
 
 #define TD_CHOOSE_MAX_GROUPS 32 /* TD_MAX_GROUPS of metrics/groups.h */
 #define TD_CHOOSE_PER_CLASS 16  /* samples per stride of a size class */
+#define TD_CHOOSE_SLACK 3       /* samples the configured group may lead by */
 
 /* One size class of one kernel. */
 typedef struct td_choose_class {
