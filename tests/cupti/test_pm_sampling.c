@@ -4,7 +4,9 @@
  * in the PM-sampling catalog, the set takes one pass (PM sampling takes no
  * other), and on the table's first chip no other model counter fits with
  * it (the set is as large as adding counters allows). Then that the set
- * gives a level-1 split, and what it leaves unsplit, is what docs say. */
+ * gives a level-1 split, and what it leaves unsplit, is what docs say.
+ * Also the sampler's pure parts: the size of its counter-data image and
+ * which samples it keeps. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,8 +151,47 @@ static void check_negative(const td_arch *t)
     td_catalog_close(cat);
 }
 
+/* Issue 24: a fixed 20000-sample image was 831,862,420 bytes for the
+ * GH100 set (CUPTI 13.0, H100): the app stalled 1.5 s filling it and died
+ * of a corrupted heap. The image must stay within TD_PMS_IMAGE_BYTES and
+ * still hold one decode period (50 ms) at the usual intervals. */
+static void check_image_samples(void)
+{
+    const size_t gh100 = 831862420 / 20000, header = 4096;
+    static const uint64_t intervals_us[] = {10, 100, 1000, 10000, 10000000};
+    for (size_t i = 0; i < sizeof intervals_us / sizeof *intervals_us; i++) {
+        uint64_t ns = intervals_us[i] * 1000;
+        size_t n = td_pms_image_samples(header, gh100, ns);
+        printf("image at %llu us: %zu samples, %zu bytes\n", (unsigned long long)intervals_us[i],
+               n, header + n * gh100);
+        CHECK(n >= TD_PMS_IMAGE_MIN_SAMPLES && header + n * gh100 <= TD_PMS_IMAGE_BYTES);
+        if (ns >= 100000)
+            CHECK(n * ns >= 50000000); /* a decode period fits one image */
+    }
+    CHECK(header + 20000 * gh100 > TD_PMS_IMAGE_BYTES); /* the old size fails */
+    CHECK(td_pms_image_samples(header, 1, 1000) == TD_PMS_IMAGE_MAX_SAMPLES);
+    CHECK(td_pms_image_samples(header, 1, 1000000) == 2 * 50 + 16);
+    CHECK(td_pms_image_samples(header, (size_t)64 << 20, 1000) == TD_PMS_IMAGE_MIN_SAMPLES);
+    CHECK(td_pms_image_samples(TD_PMS_IMAGE_BYTES, 1, 1000) == TD_PMS_IMAGE_MIN_SAMPLES);
+    CHECK(td_pms_image_samples(header, 0, 0) == TD_PMS_IMAGE_MIN_SAMPLES);
+}
+
+/* Issue 24: each decoded image's first sample came with start 0 and the
+ * last of a full image with end 0; kept, they were drawn from the run's
+ * start (a 601 ms "sample" at 100 us) or ended before they began. */
+static void check_sample_times(void)
+{
+    CHECK(td_pms_sample_timed(1000, 101000));
+    CHECK(!td_pms_sample_timed(0, 101000));
+    CHECK(!td_pms_sample_timed(1000, 0));
+    CHECK(!td_pms_sample_timed(1000, 1000));
+    CHECK(!td_pms_sample_timed(0, 0));
+}
+
 int main(void)
 {
+    check_image_samples();
+    check_sample_times();
     const char *dir = getenv("TOPDOWN_ARCHS");
     CHECK(dir != NULL);
     if (!dir)
