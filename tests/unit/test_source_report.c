@@ -61,7 +61,10 @@ static void test_arch_maps(void)
         for (size_t r = 0; r < t->n_pc_reasons; r++) {
             const td_pc_map *e = &t->pc_reasons[r];
             if (!e->node) {
-                CHECK_STR(e->reason, "not_selected");
+                /* no loss: not_selected; or a CUPTI counter that is no warp
+                 * state, named in full (GH100: smsp__pcsamp_sample_count) */
+                if (strcmp(e->reason, "not_selected") != 0)
+                    CHECK(strncmp(e->reason, "smsp__pcsamp_", 13) == 0);
                 continue;
             }
             int n = td_model_find(&m, e->node);
