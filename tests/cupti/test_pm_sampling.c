@@ -6,7 +6,10 @@
  * it (the set is as large as adding counters allows). Then that the set
  * gives a level-1 split, and what it leaves unsplit, is what docs say.
  * Also the sampler's pure parts: the size of its counter-data image and
- * which samples it keeps. */
+ * which samples it keeps; and that CUPTI loads libnvperf_host only at the
+ * first host call, the premise of the sampler's own exit hook. */
+#define _GNU_SOURCE /* dl_iterate_phdr */
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +179,19 @@ static void check_image_samples(void)
     CHECK(td_pms_image_samples(header, 0, 0) == TD_PMS_IMAGE_MIN_SAMPLES);
 }
 
+static int find_nvperf_host(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    return info->dlpi_name && strstr(info->dlpi_name, "libnvperf_host") != NULL;
+}
+
+/* Whether libnvperf_host is loaded in this process. */
+static int nvperf_host_loaded(void)
+{
+    return dl_iterate_phdr(find_nvperf_host, NULL) != 0;
+}
+
 /* Issue 24: each decoded image's first sample came with start 0 and the
  * last of a full image with end 0; kept, they were drawn from the run's
  * start (a 601 ms "sample" at 100 us) or ended before they began. */
@@ -192,6 +208,10 @@ int main(void)
 {
     check_image_samples();
     check_sample_times();
+    /* Not loaded with libcupti: CUPTI loads it (and it registers its
+     * destructors) at the first host call, after the injection library's
+     * at_exit, so those destructors run before that at_exit (issue 24). */
+    CHECK(!nvperf_host_loaded());
     const char *dir = getenv("TOPDOWN_ARCHS");
     CHECK(dir != NULL);
     if (!dir)
@@ -222,6 +242,7 @@ int main(void)
         check_candidates(gh100);
         check_negative(gh100);
     }
+    CHECK(nvperf_host_loaded());
     td_arch_set_free(&set);
     return td_check_summary();
 }
