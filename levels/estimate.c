@@ -220,17 +220,20 @@ static double sum_class(const quantity *q, size_t cls, double *acc)
     return weight;
 }
 
+/* Where a stratum's value of a quantity came from. */
+enum { NOT_FOUND, FOUND_HERE, FOUND_IN_CLASS, FOUND_ELSEWHERE };
+
 /* The duration-weighted mean of quantity q in stratum s, borrowed from
  * the same duration class at any time, then from the nearest classes,
- * when s has fewer than MIN_CELL launches that measured it. 0: no launch
- * measured it. */
+ * when s has fewer than MIN_CELL launches that measured it. NOT_FOUND: no
+ * launch measured it. */
 static int stratum_mean(const quantity *q, size_t s, double *out)
 {
     size_t at = s * q->stride + q->off;
     if (q->cnt[at] >= MIN_CELL) {
         for (size_t k = 0; k < q->width; k++)
             out[k] = q->val[at * q->width + k] / q->wt[at];
-        return 1;
+        return FOUND_HERE;
     }
     size_t cls = s / TD_EST_TIME_BINS;
     for (size_t d = 0; d < MAX_CLASSES; d++) {
@@ -243,19 +246,21 @@ static int stratum_mean(const quantity *q, size_t s, double *out)
         if (weight > 0) {
             for (size_t k = 0; k < q->width; k++)
                 out[k] /= weight;
-            return 1;
+            return d == 0 ? FOUND_IN_CLASS : FOUND_ELSEWHERE;
         }
     }
-    return 0;
+    return NOT_FOUND;
 }
 
-/* One stratum's tree, without the roll-up, added to acc with weight. */
-static void add_stratum(const work *w, size_t s, double weight, td_breakdown *acc)
+/* One stratum's tree, without the roll-up, added to acc with weight; 1
+ * when some of it came from launches of another duration class. */
+static int add_stratum(const work *w, size_t s, double weight, td_breakdown *acc)
 {
     double l1[MAX_L1], share[TD_MAX_STALLS];
     quantity q1 = {w->cells.w1, w->cells.n1, w->cells.f, 1, 0, w->n_l1};
-    if (!stratum_mean(&q1, s, l1))
-        return;
+    int found = stratum_mean(&q1, s, l1), elsewhere = found == FOUND_ELSEWHERE;
+    if (found == NOT_FOUND)
+        return 0;
     double used = 0;
     for (size_t k = 0; k < w->n_formula; k++) {
         acc->value[w->formula[k]] += weight * l1[k];
@@ -268,15 +273,16 @@ static void add_stratum(const work *w, size_t s, double weight, td_breakdown *ac
     for (size_t r = 0; r < w->n_stalls && w->split_measured; r++) {
         quantity qr = {w->cells.wr, w->cells.nr, w->cells.v, w->n_stalls, r, 1};
         share[r] = 0;
-        stratum_mean(&qr, s, &share[r]);
+        elsewhere |= stratum_mean(&qr, s, &share[r]) == FOUND_ELSEWHERE;
         total += share[r];
     }
     if (!(total > 0)) {
         acc->unattributed += weight * stalled;
-        return;
+        return elsewhere;
     }
     for (size_t r = 0; r < w->n_stalls; r++)
         acc->value[td_model_stall_index(w->m, r)] += weight * stalled * share[r] / total;
+    return elsewhere;
 }
 
 /* The kernel's tree from the cells as they are. */
@@ -286,9 +292,37 @@ static void estimate(const work *w, td_breakdown *out)
     out->n_stalls = w->n_stalls;
     for (size_t s = 0; s < MAX_STRATA; s++)
         if (w->stratum_ns[s] > 0)
-            add_stratum(w, s, w->stratum_ns[s] / w->total_ns, out);
+            (void)add_stratum(w, s, w->stratum_ns[s] / w->total_ns, out);
     out->has_slots = 1;
     td_model_roll_up(w->m, out);
+}
+
+/* What the bootstrap cannot see: strata of the kernel's time that no
+ * launch of their duration class measured take the values of the nearest
+ * class, which may not hold there. Their share e of the time, times how far
+ * a stratum may sit from the kernel's value (the largest distance seen
+ * among the measured classes, at least half the value), is added to the
+ * spread in quadrature. */
+static void extrapolation(const work *w, const td_breakdown *mean, td_breakdown *term)
+{
+    memset(term, 0, sizeof *term);
+    double share = 0, reach[TD_TREE_MAX] = {0};
+    for (size_t s = 0; s < MAX_STRATA; s++) {
+        if (!(w->stratum_ns[s] > 0))
+            continue;
+        td_breakdown one;
+        memset(&one, 0, sizeof one);
+        int elsewhere = add_stratum(w, s, 1.0, &one);
+        td_model_roll_up(w->m, &one);
+        if (elsewhere) {
+            share += w->stratum_ns[s] / w->total_ns;
+            continue;
+        }
+        for (int n = 0; n < TD_TREE_MAX; n++)
+            reach[n] = fmax(reach[n], fabs(one.value[n] - mean->value[n]));
+    }
+    for (int n = 0; share > 0 && n < TD_TREE_MAX; n++)
+        term->value[n] = share * fmax(reach[n], 0.5 * fabs(mean->value[n]));
 }
 
 /* ---- the spread ------------------------------------------------------------ */
@@ -484,6 +518,10 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
     if (rc == 0 && out->has_level1) {
         estimate(&w, &out->mean);
         rc = bootstrap(&w, n, &out->spread, err);
+        td_breakdown term;
+        extrapolation(&w, &out->mean, &term);
+        for (int k = 0; rc == 0 && k < TD_TREE_MAX; k++)
+            out->spread.value[k] = hypot(out->spread.value[k], term.value[k]);
     }
     work_free(&w);
     return rc;

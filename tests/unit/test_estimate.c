@@ -201,7 +201,7 @@ static void run_stream(size_fn size, size_t n, int grid_follows, uint32_t seed, 
     for (size_t i = 0; i < n; i++) {
         sim_launch s = simulate(size(i, &xrng), grid_follows, &rng);
         add(truth_dev, "k", &s, 1, TD_GROUP_ALL);
-        td_choice ch = td_choose(&state, td_choose_size_class(s.grid, s.block), 3, active);
+        td_choice ch = td_choose(&state, td_choose_size_class(s.grid, s.block), 3, active, 0);
         add(sampled_dev, "k", &s, ch.measure, ch.group);
         if (ch.measure)
             active = ch.group, (*measured)++;
@@ -302,23 +302,32 @@ static void test_choice(void)
 {
     td_choose_kernel k;
     memset(&k, 0, sizeof k);
-    td_choice c = td_choose(&k, 10, 3, 2);
+    td_choice c = td_choose(&k, 10, 3, 2, 0);
     CHECK(c.measure && c.coverage && c.group == 2); /* the configured group first */
-    c = td_choose(&k, 10, 3, 2);
+    c = td_choose(&k, 10, 3, 2, 0);
     CHECK(c.measure && c.coverage && c.group == 0);
     td_choose_dropped(&k, 10, 0);
-    c = td_choose(&k, 10, 3, 2);
+    c = td_choose(&k, 10, 3, 2, 0);
     CHECK(c.measure && c.coverage && c.group == 0); /* dropped: still lacking */
-    c = td_choose(&k, 10, 3, 0);
+    c = td_choose(&k, 10, 3, 0, 0);
     CHECK(c.measure && c.coverage && c.group == 1);
     size_t taken = 0;
     for (int i = 0; i < 100000; i++)
-        taken += td_choose(&k, 10, 3, -1).measure;
+        taken += td_choose(&k, 10, 3, -1, 0).measure;
     CHECK(taken > 100 && taken < 1000); /* grows with the log of the run */
     /* a new size class starts dense again, with no coverage left to do */
-    c = td_choose(&k, 20, 3, -1);
+    c = td_choose(&k, 20, 3, -1, 0);
     CHECK(c.measure && !c.coverage);
-    CHECK(td_choose(&k, 20, 0, -1).measure == 0);
+    CHECK(td_choose(&k, 20, 0, -1, 0).measure == 0);
+    /* no budget: every launch, the groups still balanced */
+    size_t every = 0;
+    uint32_t per_group[3] = {0};
+    for (int i = 0; i < 300; i++) {
+        td_choice e = td_choose(&k, 30, 3, -1, 1);
+        every += e.measure;
+        per_group[e.group]++;
+    }
+    CHECK(every == 300 && per_group[0] == 100 && per_group[1] == 100 && per_group[2] == 100);
     unsigned grid[3] = {1024, 1, 1}, block[3] = {256, 1, 1};
     CHECK(td_choose_size_class(grid, block) == 18);
     td_choose_free(&k);

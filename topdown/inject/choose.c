@@ -83,7 +83,8 @@ static void take(td_choose_kernel *k, td_choose_class *c, int group)
         c->stride *= 2;
 }
 
-td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, int active)
+td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, int active,
+                    int every)
 {
     td_choice none = {0, -1, 0};
     if (n_groups == 0)
@@ -101,7 +102,7 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
             c->next = next_sample(c, ordinal);
         return (td_choice){1, lacking, 1};
     }
-    if (ordinal < c->next)
+    if (ordinal < c->next && !every)
         return none;
     c->next = next_sample(c, ordinal);
     int group = least_measured(c->group_samples, n_groups, active);

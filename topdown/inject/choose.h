@@ -56,10 +56,12 @@ typedef struct td_choice {
 unsigned td_choose_size_class(const unsigned grid[3], const unsigned block[3]);
 
 /* Counts the launch and decides. n_groups: the context's counter groups
- * (0: none, never measure); active: the group configured now (-1: none).
+ * (0: none, never measure); active: the group configured now (-1: none);
+ * every: measure every launch (no budget), still balancing the groups.
  * A choice the caller then cannot carry out (the budget, a failure) is
  * undone with td_choose_dropped. */
-td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, int active);
+td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, int active,
+                    int every);
 
 /* The launch chosen was not measured after all: its group is counted as
  * not taken, so the next sample of the class takes it again. */

@@ -39,7 +39,13 @@
  * room for what the launcher does after the app (reading the spool, the
  * report), so that a run stays near 1.5x native (docs/COLLECTION.md). */
 #define TD_OVERHEAD_DEFAULT 40
-enum { MAX_METRICS = 128, DEFAULT_BATCH = 64, MAX_BATCH = 4096 };
+/* DEFAULT_BATCH: kernel-replay launches per profiler session. With 64,
+ * td_phases2 died in libcupti's own thread at exit (H100, CUPTI 13.0, also
+ * at 1eb6641); with one a session it never did. The likely cause, a batch
+ * decoded at exit after libnvperf_host's destructors, is what
+ * register_exit_after_cupti removes; one a session stays the default until
+ * a GPU run shows more is safe. TOPDOWN_BATCH raises it. */
+enum { MAX_METRICS = 128, DEFAULT_BATCH = 1, MAX_BATCH = 4096 };
 
 /* One launch waiting in a context's open batch for its counters. */
 typedef struct launch_rec {
@@ -408,6 +414,22 @@ static td_rp_config *config_of(ctx_state *c, int group)
     return group == TD_GROUP_ALL ? &c->full : &c->group_cfg[group];
 }
 
+static void at_exit(void);
+
+/* exit() runs atexit handlers in the reverse order of their registration,
+ * and CUPTI loads libnvperf_host (whose destructors free what a decode
+ * needs) only at its first profiler host call, after InitializeInjection
+ * registered at_exit: a decode at exit then corrupted the heap (issue 24,
+ * the PM sampler's; a batch left open at exit, the Range Profiler's). So
+ * at_exit is registered again once a configuration was built; it runs
+ * once. */
+static void register_exit_after_cupti(void)
+{
+    static int registered;
+    if (!registered++)
+        atexit(at_exit);
+}
+
 static int add_to_window(ctx_state *c, const launch_rec *l)
 {
     if (c->n_window > 0 &&
@@ -434,6 +456,7 @@ static int add_to_window(ctx_state *c, const launch_rec *l)
         stop_profiling(c, "setting the counter configuration failed");
         return 0;
     }
+    register_exit_after_cupti();
     /* A user range counts everything that runs on the context: drain the
      * work queued before it (its launch is then the only one running). */
     if (l->group != TD_GROUP_ALL)
@@ -543,7 +566,8 @@ static int choose_sampled(ctx_state *c, td_kernel *k, int *group)
 static int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
 {
     td_choose_kernel *state = &progress_of(c, k)->choose;
-    td_choice ch = td_choose(state, size_class, c->n_group_cfg, active_group(c));
+    /* no budget (--overhead unlimited, or counts asked): every launch */
+    td_choice ch = td_choose(state, size_class, c->n_group_cfg, active_group(c), !g.budgeted);
     if (!ch.measure)
         return 0;
     if (!ch.coverage && !budget_allows()) {
@@ -1237,7 +1261,8 @@ static void emit_end(void)
 
 static void at_exit(void)
 {
-    if (getpid() != g.pid)
+    static int done;
+    if (getpid() != g.pid || done++)
         return; /* a fork()ed child: the parent flushes its own state */
     pthread_mutex_lock(&g.lock);
     in_our_code = 1;
