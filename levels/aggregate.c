@@ -211,8 +211,8 @@ static int add_launches(td_summary *s, name_index *idx, const td_result *res,
 
 /* A kernel whose launches were not all measured with the full set gets
  * the estimator's tree and spread (levels/estimate.h); one measured whole
- * keeps the duration-weighted mean of its launches' trees, and no spread:
- * nothing was left unmeasured. */
+ * keeps the duration-weighted mean of its launches' trees, and the spread
+ * of the counters alone: nothing was left unmeasured. */
 static int finish_estimates(td_summary *s, const td_result *res, kernel_work *w,
                             td_error *err)
 {
@@ -220,8 +220,15 @@ static int finish_estimates(td_summary *s, const td_result *res, kernel_work *w,
         td_kernel_summary *ks = &s->kernels[k];
         ks->reasons_total = s->models[ks->model].arch->n_stalls;
         ks->reasons_measured = ks->reasons_total;
-        if (ks->profiled == 0 || (ks->group_launches == 0 && ks->profiled == ks->launches))
+        if (ks->profiled == 0)
             continue;
+        if (ks->group_launches == 0 && ks->profiled == ks->launches) {
+            /* measured whole: no sampling error, only the counters' own
+             * repeatability (TD_EST_FLOOR) */
+            for (int n = 0; n < TD_TREE_MAX; n++)
+                ks->spread.value[n] = TD_EST_FLOOR;
+            continue;
+        }
         td_estimate est;
         if (td_estimate_kernel(w->launches[k], w->n_launches[k], s->models, s->bindings,
                                res->devices, (size_t)ks->model, &est, err))

@@ -28,6 +28,7 @@ typedef struct sample {
  * [s * n_stalls + r]. */
 typedef struct cells {
     double w1[MAX_STRATA], n1[MAX_STRATA];
+    double samples[MAX_STRATA]; /* profiled launches of each stratum */
     double *f;
     double *wr, *nr, *v;
 } cells;
@@ -178,6 +179,7 @@ static void cells_clear(work *w)
 {
     memset(w->cells.w1, 0, sizeof w->cells.w1);
     memset(w->cells.n1, 0, sizeof w->cells.n1);
+    memset(w->cells.samples, 0, sizeof w->cells.samples);
     memset(w->cells.nr, 0, MAX_STRATA * w->n_stalls * sizeof *w->cells.nr);
     memset(w->cells.f, 0, MAX_STRATA * w->n_l1 * sizeof *w->cells.f);
     memset(w->cells.wr, 0, MAX_STRATA * w->n_stalls * sizeof *w->cells.wr);
@@ -187,6 +189,7 @@ static void cells_clear(work *w)
 static void cells_add(work *w, const sample *x)
 {
     cells *c = &w->cells;
+    c->samples[x->stratum]++;
     if (x->has_l1) {
         c->w1[x->stratum] += x->weight;
         c->n1[x->stratum]++;
@@ -253,12 +256,13 @@ static int stratum_mean(const quantity *q, size_t s, double *out)
 }
 
 /* One stratum's tree, without the roll-up, added to acc with weight; 1
- * when some of it came from launches of another duration class. */
+ * when no launch of the stratum was measured (all of it came from another
+ * time or duration class). */
 static int add_stratum(const work *w, size_t s, double weight, td_breakdown *acc)
 {
     double l1[MAX_L1], share[TD_MAX_STALLS];
     quantity q1 = {w->cells.w1, w->cells.n1, w->cells.f, 1, 0, w->n_l1};
-    int found = stratum_mean(&q1, s, l1), elsewhere = found == FOUND_ELSEWHERE;
+    int found = stratum_mean(&q1, s, l1), elsewhere = w->cells.samples[s] == 0;
     if (found == NOT_FOUND)
         return 0;
     double used = 0;
@@ -273,7 +277,7 @@ static int add_stratum(const work *w, size_t s, double weight, td_breakdown *acc
     for (size_t r = 0; r < w->n_stalls && w->split_measured; r++) {
         quantity qr = {w->cells.wr, w->cells.nr, w->cells.v, w->n_stalls, r, 1};
         share[r] = 0;
-        elsewhere |= stratum_mean(&qr, s, &share[r]) == FOUND_ELSEWHERE;
+        stratum_mean(&qr, s, &share[r]);
         total += share[r];
     }
     if (!(total > 0)) {
@@ -297,16 +301,17 @@ static void estimate(const work *w, td_breakdown *out)
     td_model_roll_up(w->m, out);
 }
 
-/* What the bootstrap cannot see: strata of the kernel's time that no
- * launch of their duration class measured take the values of the nearest
- * class, which may not hold there. Their share e of the time, times how far
- * a stratum may sit from the kernel's value (the largest distance seen
- * among the measured classes, at least half the value), is added to the
- * spread in quadrature. */
+/* What the bootstrap cannot see: strata of the kernel's time in which no
+ * launch was measured (a third of the run, a duration class) take the
+ * values of other launches, which may not hold there: a phase never
+ * sampled can be anything. Their share e of the time, times the farthest a
+ * share can lie from the kernel's value (max(v, 1 - v) of the node's
+ * parent's slots), bounds the error they can make; it is added to the
+ * spread in quadrature. The measured spread alone would claim to know them. */
 static void extrapolation(const work *w, const td_breakdown *mean, td_breakdown *term)
 {
     memset(term, 0, sizeof *term);
-    double share = 0, reach[TD_TREE_MAX] = {0};
+    double share = 0;
     for (size_t s = 0; s < MAX_STRATA; s++) {
         if (!(w->stratum_ns[s] > 0))
             continue;
@@ -314,15 +319,11 @@ static void extrapolation(const work *w, const td_breakdown *mean, td_breakdown 
         memset(&one, 0, sizeof one);
         int elsewhere = add_stratum(w, s, 1.0, &one);
         td_model_roll_up(w->m, &one);
-        if (elsewhere) {
+        if (elsewhere)
             share += w->stratum_ns[s] / w->total_ns;
-            continue;
-        }
-        for (int n = 0; n < TD_TREE_MAX; n++)
-            reach[n] = fmax(reach[n], fabs(one.value[n] - mean->value[n]));
     }
     for (int n = 0; share > 0 && n < TD_TREE_MAX; n++)
-        term->value[n] = share * fmax(reach[n], 0.5 * fabs(mean->value[n]));
+        term->value[n] = share * fmax(mean->value[n], 1.0 - mean->value[n]);
 }
 
 /* ---- the spread ------------------------------------------------------------ */
@@ -521,7 +522,8 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
         td_breakdown term;
         extrapolation(&w, &out->mean, &term);
         for (int k = 0; rc == 0 && k < TD_TREE_MAX; k++)
-            out->spread.value[k] = hypot(out->spread.value[k], term.value[k]);
+            out->spread.value[k] = fmax(hypot(out->spread.value[k], term.value[k]),
+                                        TD_EST_FLOOR);
     }
     work_free(&w);
     return rc;

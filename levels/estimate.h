@@ -35,6 +35,11 @@
 #define TD_EST_SEED 2463534242u
 #define TD_EST_TIME_BINS 3
 #define TD_EST_Z95 1.959964
+/* The least spread of any kernel's node, what no resampling of launches
+ * can show: the counters' own repeatability, from run to run (0.02 points
+ * on td_few's kernels, H100) and between a tree from counter groups and one
+ * from kernel replay of the same launches (0.41 points at most, H200). */
+#define TD_EST_FLOOR 0.005
 
 /* One launch of the kernel (profiled or not) and its device section. */
 typedef struct td_est_launch {
