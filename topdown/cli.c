@@ -201,7 +201,7 @@ static const char exit_codes_help[] =
     "  1  topdown failed (a file, the collection, an output)\n"
     "  2  bad command line (unknown option, bad value, missing file)\n"
     "  3  nothing measured: no GPU, no kernel launched, or no launch profiled\n"
-    "  4  diff --fail-if: a node moved more than allowed\n"
+    "  4  diff --fail-if: a rule broke, or no kernel is in both results\n"
     "  profiling: the app's own exit code wins when it is not 0 (128+N: signal N)\n";
 
 static const char environment_help[] =
@@ -490,9 +490,11 @@ static const cli_option options[] = {
     {"diff", 0, 0, G_PLOT, PLOT_ONLY_CMDS, FLAG(plot_diff), S_PLOT,
      "      --diff A.json B.json  clustered bars of two results\n"},
     {"fail-if", 0, 1, G_OUTPUT, ON(TD_CMD_DIFF), STRING(fail_if), S_DIFF,
-     "      --fail-if RULES  diff exits 4 when a kernel in both results breaks a rule:\n"
-     "                       NODE>+P / NODE<-P (B-A in points), NODE>P / NODE<P (B's\n"
-     "                       share); comma-separated, e.g. 'Backend.Memory_Bound>+5'\n"},
+     "      --fail-if RULES  diff exits 4 when the app or a kernel in both results\n"
+     "                       breaks a rule, or when no kernel is in both: NODE>+P /\n"
+     "                       NODE<-P (B-A in points), NODE>P / NODE<P (B's share),\n"
+     "                       time>+P% / time<-P% (GPU time, B against A);\n"
+     "                       comma-separated, e.g. 'Backend.Memory_Bound>+5,time>+10%'\n"},
     {"times", 0, 1, G_OUTPUT, ON(TD_CMD_IMPORT_NVPROF), STRING(times), S_DIFF,
      "      --times FILE     import-nvprof: nvprof's GPU-trace CSV, for the durations\n"},
     {"lines", 'n', 1, G_OUTPUT, ON(TD_CMD_SOURCE), COUNT(lines, 0, LONG_MAX), S_SOURCE,

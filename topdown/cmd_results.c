@@ -455,19 +455,28 @@ static int gate_check(const result_pair *p, fail_gate *g, td_error *err)
                             &g->n_hits, &g->compared, err);
 }
 
+/* The verdict on stderr: exit 4 when a rule broke, or when no kernel is
+ * in both results (a gate that compared no kernel must not pass). */
 static int gate_report(const fail_gate *g, const char *text)
 {
     if (!g->rules)
         return 0;
-    if (g->n_hits == 0) {
-        fprintf(stderr, "topdown: --fail-if '%s': passed (%zu kernel%s in both results)\n",
-                text, g->compared, g->compared == 1 ? "" : "s");
+    char kernels[96];
+    snprintf(kernels, sizeof kernels, "the application and the %zu kernel%s of both results",
+             g->compared, g->compared == 1 ? "" : "s");
+    if (g->n_hits == 0 && g->compared > 0) {
+        fprintf(stderr, "topdown: --fail-if '%s': passed (%s)\n", text, kernels);
         return 0;
     }
-    fprintf(stderr, "topdown: --fail-if '%s': %zu rule break%s in the %zu kernels of both "
-            "results, largest change first (exit %d):\n", text, g->n_hits,
-            g->n_hits == 1 ? "" : "s", g->compared, TD_EXIT_FAIL_IF);
+    if (g->n_hits)
+        fprintf(stderr, "topdown: --fail-if '%s': %zu rule break%s in %s, largest change "
+                "first (exit %d):\n", text, g->n_hits, g->n_hits == 1 ? "" : "s", kernels,
+                TD_EXIT_FAIL_IF);
     td_fail_if_print(stderr, g->rules, g->hits, g->n_hits);
+    if (g->compared == 0)
+        fprintf(stderr, "topdown: --fail-if '%s': failed: no kernel is in both results "
+                "(kernels are matched by name), so only the application was compared "
+                "(exit %d)\n", text, TD_EXIT_FAIL_IF);
     return TD_EXIT_FAIL_IF;
 }
 
