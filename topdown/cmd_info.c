@@ -41,13 +41,11 @@ int cmd_list_archs(int argc, char **argv, td_error *err)
 int cmd_list_nodes(int argc, char **argv, td_error *err)
 {
     cli c;
-    int rc = td_cli_parse_options(argc, argv, &c, err);
+    const char *files[1];
+    int n_files = 0;
+    int rc = td_cli_parse_command(argc, argv, TD_CMD_LIST_NODES, &c, files, 0, &n_files, err);
     if (rc)
-        return rc;
-    if (c.help) {
-        td_cli_command_usage(stdout, TD_CMD_LIST_NODES);
-        return 0;
-    }
+        return rc == 1 ? 0 : rc;
     int max_level = c.report.level > 1 ? c.report.level : 3;
     const td_node_set *set = td_nodes_builtin();
     printf("%-4s %-3s %-42s %-13s %s\n", "area", "lvl", "node", "threshold", "description");
@@ -105,31 +103,6 @@ static int find_node_nocase(const char *word)
     return -1;
 }
 
-/* Levenshtein distance, case-insensitive, of two short words. */
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 127 || lb > 127)
-        return (size_t)-1;
-    size_t row[128];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            int same = (a[i - 1] | 0x20) == (b[j - 1] | 0x20);
-            size_t best = diag + !same;
-            best = row[j] + 1 < best ? row[j] + 1 : best;
-            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 typedef struct suggestions {
     const char *words[3];
     size_t dist[3];
@@ -138,7 +111,7 @@ typedef struct suggestions {
 /* Keeps the three closest words within reach of what was typed. */
 static void consider(suggestions *s, const char *typed, const char *word)
 {
-    size_t d = edit_distance(typed, word), reach = strlen(typed) / 3 + 1;
+    size_t d = td_edit_distance(typed, word), reach = strlen(typed) / 3 + 1;
     if (d > reach || d == 0)
         return;
     for (int i = 0; i < 3; i++) {

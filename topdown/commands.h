@@ -8,6 +8,12 @@
 #include "metrics/error.h"
 #include "topdown/cli.h"
 
+/* cmd_profile.c: topdown [options] [--] APP [ARGS...] */
+int cmd_profile(int argc, char **argv, td_error *err);
+/* Flushes standard output; 1 (and why) when something written there did
+ * not get there (a full disk, a closed pipe). */
+int cmd_stdout_failed(const char **why);
+
 /* cmd_info.c */
 int cmd_list_archs(int argc, char **argv, td_error *err);
 int cmd_list_nodes(int argc, char **argv, td_error *err);

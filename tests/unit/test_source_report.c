@@ -432,7 +432,7 @@ static void test_source_errors(void)
     CHECK(td_shell_file_has(dir, "err.txt", "level 1 to 3"));
     CHECK(run("%s source pcs.json", bin) == TD_EXIT_USAGE);
     CHECK(run("%s source pcs.json bench_l1_bound -l 3", bin) == TD_EXIT_USAGE);
-    CHECK(td_shell_file_has(dir, "err.txt", "topdown source takes -n, --node"));
+    CHECK(td_shell_file_has(dir, "err.txt", "option -l/--level does not apply to `topdown source`"));
     /* a kernel without samples, and a result without any */
     CHECK(run("%s source pcs.json bench_retire", bin) == TD_EXIT_FAILURE);
     CHECK(td_shell_file_has(dir, "err.txt", "no PC samples of kernel #4"));
