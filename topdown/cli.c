@@ -189,8 +189,9 @@ static const cli_command commands[TD_CMD_COUNT] = {
 static const char exit_codes_help[] =
     "exit codes:\n"
     "  0  success\n"
-    "  1  topdown failed (a file, the collection, an output)\n"
-    "  2  bad command line (unknown option, bad value, missing file)\n"
+    "  1  topdown failed (a file that is no result, a write, the collection)\n"
+    "  2  bad command line (unknown option, bad value, missing file, -k naming\n"
+    "     no kernel, an output that exists without -f)\n"
     "  3  nothing measured: no GPU, no kernel launched, or no launch profiled\n"
     "  4  diff --fail-if: a rule broke, or no kernel is in both results\n"
     "  profiling: the app's own exit code wins when it is not 0 (128+N: signal N)\n";
@@ -868,6 +869,9 @@ static int check_conflicts(const cli *c, td_command command, td_error *err)
         c->profile.n_nvtx_include + c->profile.n_nvtx_exclude > 0)
         return td_usage_fail(err, "--nvtx-include/--nvtx-exclude need the NVTX ranges that "
                              "--no-nvtx turns off; give one or the other");
+    if (c->report.by_region && (c->timeline || c->json))
+        return td_usage_fail(err, "--by-region prints one tree per NVTX region; leave out --%s, "
+                             "or --by-region", c->timeline ? "timeline" : "json");
     return 0;
 }
 

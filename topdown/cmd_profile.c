@@ -63,8 +63,15 @@ int cmd_profile(int argc, char **argv, td_error *err)
     if (c.profile.kernel_filter &&
         (rc = cmd_check_kernel_name(c.profile.kernel_filter, c.report.name_base, 0, err)))
         return rc;
-    c.profile.app_argv = &argv[optind];
+    td_arch_set archs;
+    if (c.arch && (rc = cmd_load_archs(&archs, c.arch, err)))
+        return rc;
+    if (c.arch)
+        td_arch_set_free(&archs);
     const char *outputs[] = {c.csv, c.csv_launches};
+    if ((rc = cmd_check_outputs(outputs, 2, c.profile.force, NULL, 0, err)))
+        return rc;
+    c.profile.app_argv = &argv[optind];
     c.profile.outputs = outputs;
     c.profile.n_outputs = 2;
     td_profile_outcome outcome;

@@ -1,9 +1,11 @@
 /* topdown report, import-nvprof, plot and diff: the commands that read result files. */
+#include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "levels/aggregate.h"
@@ -22,6 +24,7 @@
 #include "report/pm_timeline.h"
 #include "report/text.h"
 #include "report/region.h"
+#include "report/select.h"
 #include "report/timeline.h"
 #include "topdown/cli.h"
 #include "topdown/commands.h"
@@ -99,30 +102,80 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
     return rc;
 }
 
+int cmd_check_inputs(const char *const *files, size_t n, td_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (!files[i])
+            continue;
+        if (stat(files[i], &st) != 0 || access(files[i], R_OK) != 0)
+            return td_usage_fail(err, "%s: %s", files[i], strerror(errno));
+        if (S_ISDIR(st.st_mode))
+            return td_usage_fail(err, "%s is a folder, not a file", files[i]);
+    }
+    return 0;
+}
+
+int cmd_load_archs(td_arch_set *archs, const char *arch, td_error *err)
+{
+    if (td_cli_load_archs(archs, err))
+        return -1;
+    if (!arch || td_arch_find(archs, arch))
+        return 0;
+    td_arch_set_free(archs);
+    return td_usage_fail(err, "--arch %s: no such arch table; `topdown list-archs` lists them",
+                         arch);
+}
+
+/* -k and --timeline name kernels of the result: one that names none is a
+ * bad value of the command line. */
+static int check_selectors(const td_result *res, const td_summary *s, const cli *c,
+                           td_error *err)
+{
+    td_name_base base = (td_name_base)c->report.name_base;
+    if (c->report.kernels_shown) {
+        unsigned char *keep = malloc(s->n_kernels ? s->n_kernels : 1);
+        size_t n_kept = 0;
+        if (!keep)
+            return td_fail(err, "out of memory");
+        int rc = td_kernel_select(s, res, c->report.kernels_shown, base, keep, &n_kept, err);
+        free(keep);
+        if (rc)
+            return TD_USAGE_ERROR;
+    }
+    const char *name = NULL;
+    if (c->timeline && td_kernel_lookup(s, res, c->timeline, base, &name, err))
+        return TD_USAGE_ERROR;
+    return 0;
+}
+
 int cmd_check_outputs(const char *const *outputs, size_t n_outputs, int force,
                       const char *const *inputs, size_t n_inputs, td_error *err)
 {
     for (size_t i = 0; i < n_outputs; i++)
         if (outputs[i] && td_output_check(outputs[i], force, inputs, n_inputs, err))
-            return -1;
-    return td_output_check_distinct(outputs, n_outputs, err);
+            return TD_USAGE_ERROR;
+    return td_output_check_distinct(outputs, n_outputs, err) ? TD_USAGE_ERROR : 0;
 }
 
 /* Loads, models and prints one result file. */
 int cmd_print_result_file(const char *path, const cli *c, td_error *err)
 {
     td_arch_set archs;
-    if (td_cli_load_archs(&archs, err))
-        return -1;
+    int rc = cmd_load_archs(&archs, c->arch, err);
+    if (rc)
+        return rc;
     td_result res;
     if (td_result_load(path, &res, err)) {
         td_arch_set_free(&archs);
         return -1;
     }
     td_summary summary;
-    int rc = td_summarize(&res, &archs, c->arch, &summary, err);
+    rc = td_summarize(&res, &archs, c->arch, &summary, err);
     if (rc == 0) {
-        rc = write_outputs(path, &res, &summary, &archs, c, err);
+        rc = check_selectors(&res, &summary, c, err);
+        if (rc == 0)
+            rc = write_outputs(path, &res, &summary, &archs, c, err);
         td_summary_free(&summary);
     }
     if (rc)
@@ -171,17 +224,19 @@ int cmd_report(int argc, char **argv, td_error *err)
     if (c.pm_timeline && (c.timeline || c.report.by_region))
         return td_usage_fail(err, "--pm-timeline is a report of its own; give it without %s",
                              c.timeline ? "--timeline KERNEL" : "--by-region");
+    if ((rc = cmd_check_inputs(&file, 1, err)))
+        return rc;
     const char *outputs[] = {c.csv, c.csv_launches};
-    if (cmd_check_outputs(outputs, 2, c.profile.force, &file, 1, err))
-        return -1;
+    if ((rc = cmd_check_outputs(outputs, 2, c.profile.force, &file, 1, err)))
+        return rc;
     c.report.kernels_shown = c.profile.kernel_filter; /* report -k: the kernels shown */
     if (c.report.kernels_shown && (rc = cmd_check_kernel_name(c.report.kernels_shown,
                                                                  c.report.name_base, 1, err)))
         return rc;
     if (c.timeline && (rc = cmd_check_kernel_name(c.timeline, c.report.name_base, 1, err)))
         return rc;
-    if (cmd_print_result_file(file, &c, err))
-        return -1;
+    if ((rc = cmd_print_result_file(file, &c, err)))
+        return rc;
     int to_stdout = (c.csv && strcmp(c.csv, "-") == 0) ||
                     (c.csv_launches && strcmp(c.csv_launches, "-") == 0);
     if (!c.json && !c.timeline && !c.pm_timeline && !to_stdout)
@@ -204,15 +259,15 @@ int cmd_import_nvprof(int argc, char **argv, td_error *err)
     if (!metrics || !arch_name || !output)
         return td_usage_fail(err, "usage: topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json (NAME: an nvprof table of topdown list-archs)");
     const char *inputs[] = {metrics, times};
-    if (cmd_check_outputs(&output, 1, force, inputs, 2, err))
-        return -1;
+    if ((rc = cmd_check_inputs(inputs, 2, err)))
+        return rc;
+    if ((rc = cmd_check_outputs(&output, 1, force, inputs, 2, err)))
+        return rc;
     td_arch_set archs;
-    if (td_cli_load_archs(&archs, err))
-        return -1;
-    const td_arch *arch = td_arch_find(&archs, arch_name);
+    if ((rc = cmd_load_archs(&archs, arch_name, err)))
+        return rc;
     td_result res;
-    rc = arch ? td_nvprof_import(metrics, times, arch, &res, err)
-                  : td_fail(err, "unknown arch table \"%s\"; see topdown list-archs", arch_name);
+    rc = td_nvprof_import(metrics, times, td_arch_find(&archs, arch_name), &res, err);
     if (rc == 0) {
         rc = td_result_save(output, &res, err);
         td_result_free(&res);
@@ -266,8 +321,10 @@ int cmd_import_spool(int argc, char **argv, td_error *err)
     int force = c.profile.force;
     if (!spool || !output)
         return td_usage_fail(err, "%s", usage);
-    if (cmd_check_outputs(&output, 1, force, &spool, 1, err))
-        return -1;
+    if ((rc = cmd_check_inputs(&spool, 1, err)))
+        return rc;
+    if ((rc = cmd_check_outputs(&output, 1, force, &spool, 1, err)))
+        return rc;
     td_result res;
     if (spool_to_result(spool, &res, err))
         return -1;
@@ -332,7 +389,7 @@ static int plot_one(const char *file, const cli *c, td_plot_options *o,
         const char *name = NULL;
         td_timeline t;
         rc = td_kernel_lookup(&s, &res, c->timeline, (td_name_base)c->report.name_base, &name,
-                              err);
+                              err) ? TD_USAGE_ERROR : 0;
         if (rc == 0 && (rc = td_timeline_build(&res, &s, name, &t, err)) == 0) {
             rc = td_plot_timeline(&t, &s, o, err);
             td_timeline_free(&t);
@@ -414,11 +471,13 @@ int cmd_plot(int argc, char **argv, td_error *err)
                                    : (c.timeline ? ".timeline.png" : (c.pm_timeline ? ".pm.png" : ".png")),
                        output, sizeof output);
     char data[PATH_MAX], script[PATH_MAX];
+    if ((rc = cmd_check_inputs(files, (size_t)n_files, err)))
+        return rc;
     if (td_plot_output_files(output, data, script, sizeof data, err))
-        return -1;
+        return TD_USAGE_ERROR; /* -o's name: .png or .svg */
     const char *outputs[] = {output, data, script};
-    if (cmd_check_outputs(outputs, 3, c.profile.force, files, (size_t)n_files, err))
-        return -1;
+    if ((rc = cmd_check_outputs(outputs, 3, c.profile.force, files, (size_t)n_files, err)))
+        return rc;
     td_plot_options o;
     td_plot_options_init(&o);
     o.level = c.report.level;
@@ -427,8 +486,8 @@ int cmd_plot(int argc, char **argv, td_error *err)
     o.name_base = c.report.name_base;
     o.output = output;
     td_arch_set archs;
-    if (td_cli_load_archs(&archs, err))
-        return -1;
+    if ((rc = cmd_load_archs(&archs, c.arch, err)))
+        return rc;
     rc = c.plot_diff ? plot_two(files, &o, &archs, err) : plot_one(files[0], &c, &o, &archs, err);
     td_arch_set_free(&archs);
     if (rc == 0)
@@ -515,8 +574,10 @@ int cmd_diff(int argc, char **argv, td_error *err)
         return rc == 1 ? 0 : rc;
     if (n_files != 2)
         return td_usage_fail(err, "usage: topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N] [--fail-if RULES]");
-    if (cmd_check_outputs(&c.csv, 1, c.profile.force, files, 2, err))
-        return -1;
+    if ((rc = cmd_check_inputs(files, 2, err)))
+        return rc;
+    if ((rc = cmd_check_outputs(&c.csv, 1, c.profile.force, files, 2, err)))
+        return rc;
     fail_gate gate = {0};
     if (c.fail_if && td_fail_rules_parse(c.fail_if, &gate.rules, &gate.n_rules, err))
         return TD_USAGE_ERROR;

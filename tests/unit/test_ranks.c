@@ -56,9 +56,9 @@ static void test_merge(void)
     }
     td_result_free(&res);
     /* the output rules: never over an input, -f to replace */
-    CHECK(run("%s merge %s %s -o all.json", bin, bench_a, bench_b) == TD_EXIT_FAILURE);
+    CHECK(run("%s merge %s %s -o all.json", bin, bench_a, bench_b) == TD_EXIT_USAGE);
     CHECK(td_shell_file_has(dir, "err.txt", "-f"));
-    CHECK(run("%s merge %s -o %s -f", bin, bench_a, bench_a) == TD_EXIT_FAILURE);
+    CHECK(run("%s merge %s -o %s -f", bin, bench_a, bench_a) == TD_EXIT_USAGE);
     CHECK(run("%s merge %s", bin, bench_a) == TD_EXIT_USAGE);
     CHECK(run("%s merge %s -o m.json -l 2", bin, bench_a) == TD_EXIT_USAGE);
     CHECK(td_shell_file_has(dir, "err.txt", "option -l/--level does not apply to `topdown merge`"));
@@ -187,7 +187,7 @@ static void test_trace(void)
     CHECK(td_shell_file_has(dir, "err.txt", "option --csv does not apply to `topdown trace`"));
     CHECK(run("%s imbalance %s --json", bin, groups) == TD_EXIT_USAGE);
     CHECK(td_shell_file_has(dir, "err.txt", "option --json does not apply to `topdown imbalance`"));
-    CHECK(run("%s trace %s -o trace.json", bin, groups) == TD_EXIT_FAILURE);
+    CHECK(run("%s trace %s -o trace.json", bin, groups) == TD_EXIT_USAGE);
     CHECK(td_shell_file_has(dir, "err.txt", "-f"));
 }
 

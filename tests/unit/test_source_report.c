@@ -420,11 +420,11 @@ static void test_source_csv(void)
 
 static void test_source_errors(void)
 {
-    CHECK(run("%s source pcs.json no_such_kernel", bin) == TD_EXIT_FAILURE);
+    CHECK(run("%s source pcs.json no_such_kernel", bin) == TD_EXIT_USAGE);
     CHECK(td_shell_file_has(dir, "err.txt", "matches none of the 10 kernel names"));
-    CHECK(run("%s source pcs.json bench", bin) == TD_EXIT_FAILURE);
+    CHECK(run("%s source pcs.json bench", bin) == TD_EXIT_USAGE);
     CHECK(td_shell_file_has(dir, "err.txt", "matches 10 kernels"));
-    CHECK(run("%s source pcs.json '#11'", bin) == TD_EXIT_FAILURE);
+    CHECK(run("%s source pcs.json '#11'", bin) == TD_EXIT_USAGE);
     CHECK(run("%s source pcs.json bench_l1_bound --node Nope", bin) == TD_EXIT_USAGE);
     CHECK(td_shell_file_has(dir, "err.txt", "--node Nope is not a node of the model"));
     CHECK(run("%s source pcs.json bench_l1_bound --node Backend.Memory_Bound.L1_Bound.long_scoreboard",
