@@ -113,8 +113,8 @@ static const cli_command commands[TD_CMD_COUNT] = {
         "  -o, --output FILE    the result file to write\n"},
     [TD_CMD_PLOT] = {
         "plot", cmd_plot,
-        "level output force kernel-name-base top diff timeline pm-timeline phase-threshold "
-        "arch help",
+        "level output force kernel-name kernel-name-base top diff timeline pm-timeline "
+        "phase-threshold arch help",
         "       topdown plot FILE [-l N] [-o OUT.png|OUT.svg] [--top K] [--timeline KERNEL]\n"
         "                                              gnuplot plot (+ OUT.gp, OUT.dat to restyle)\n"
         "       topdown plot --diff A.json B.json [-l N] [-o OUT.png] [--top K]\n",
@@ -501,8 +501,8 @@ static const cli_option options[] = {
      "  -k, --kernel-name RE profile only kernels whose name matches RE: a Perl-style\n"
      "                       regex ('gemm_\\d+', '^sgemm') or ncu's regex:RE, searched\n"
      "                       for in the --kernel-name-base name (default: the function's\n"
-     "                       base name); report -k RE shows only those, and -k '#4'\n"
-     "                       the 4th kernel\n"},
+     "                       base name); report and plot -k RE show only those (text,\n"
+     "                       CSV, JSON, bars), and -k '#4' the 4th kernel\n"},
     {"launch-skip", 's', 1, COUNT(profile.launch_skip, 0, LONG_MAX),
      S_PROFILING, "  -s, --launch-skip N  skip the first N matching launches\n"},
     {"launch-count", 'c', 1, COUNT(profile.launch_count, 1, LONG_MAX), S_PROFILING,

@@ -29,6 +29,46 @@
 #include "topdown/cli.h"
 #include "topdown/commands.h"
 
+/* The summary an output shows: every kernel, or those -k names (a copy of
+ * the kernel list; the application row stays the whole run's). */
+typedef struct shown_kernels {
+    td_summary s;
+    td_kernel_summary *owned; /* the copy, NULL when every kernel is shown */
+} shown_kernels;
+
+static int shown_select(const td_result *res, const td_summary *s, const char *selector,
+                        int name_base, shown_kernels *out, td_error *err)
+{
+    out->s = *s;
+    out->owned = NULL;
+    if (!selector)
+        return 0;
+    size_t n = s->n_kernels ? s->n_kernels : 1, n_kept = 0;
+    unsigned char *keep = malloc(n);
+    out->owned = malloc(n * sizeof *out->owned);
+    int rc = keep && out->owned ? 0 : td_fail(err, "out of memory");
+    if (rc == 0 && td_kernel_select(s, res, selector, (td_name_base)name_base, keep, &n_kept,
+                                    err))
+        rc = TD_USAGE_ERROR;
+    out->s.n_kernels = 0;
+    for (size_t k = 0; rc == 0 && k < s->n_kernels; k++)
+        if (keep[k])
+            out->owned[out->s.n_kernels++] = s->kernels[k];
+    out->s.kernels = out->owned;
+    free(keep);
+    if (rc) {
+        free(out->owned);
+        out->owned = NULL;
+    }
+    return rc;
+}
+
+static void shown_free(shown_kernels *k)
+{
+    free(k->owned);
+    k->owned = NULL;
+}
+
 static int print_timeline(const td_result *res, const td_summary *s, const cli *c,
                           td_error *err)
 {
@@ -77,16 +117,21 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
     if (c->report.by_region)
         return write_region_outputs(path, res, s, archs, c, err);
     int level = c->report.level;
-    if (c->csv && td_csv_kernels_file(c->csv, s, level, err))
-        return -1;
-    if (c->csv_launches && td_csv_launches_file(c->csv_launches, res, s, level, err))
-        return -1;
-    if (c->timeline)
-        return print_timeline(res, s, c, err);
-    if (c->pm_timeline)
-        return td_pm_timeline_report(stdout, res, s, err);
-    if (c->json)
-        return td_report_json(stdout, s, level, path, &res->conditions, err);
+    shown_kernels shown; /* -k: the kernels of the CSV and the JSON */
+    int rc = shown_select(res, s, c->report.kernels_shown, c->report.name_base, &shown, err);
+    if (rc == 0 && c->csv)
+        rc = td_csv_kernels_file(c->csv, &shown.s, level, err);
+    if (rc == 0 && c->csv_launches)
+        rc = td_csv_launches_file(c->csv_launches, res, s, level, err);
+    if (rc == 0 && c->timeline)
+        rc = print_timeline(res, s, c, err) ? -1 : 1;
+    else if (rc == 0 && c->pm_timeline)
+        rc = td_pm_timeline_report(stdout, res, s, err) ? -1 : 1;
+    else if (rc == 0 && c->json)
+        rc = td_report_json(stdout, &shown.s, level, path, &res->conditions, err) ? -1 : 1;
+    shown_free(&shown);
+    if (rc)
+        return rc == 1 ? 0 : rc; /* 1: done, no tree */
     if ((c->csv && strcmp(c->csv, "-") == 0) ||
         (c->csv_launches && strcmp(c->csv_launches, "-") == 0))
         return 0;
@@ -97,7 +142,7 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
     if (td_device_summaries(res, archs, c->arch, &device_sums, &o.n_device_sums, err))
         return -1;
     o.device_sums = device_sums;
-    int rc = td_report_text(stdout, res, s, &o, err);
+    rc = td_report_text(stdout, res, s, &o, err);
     td_device_summaries_free(device_sums, o.n_device_sums);
     return rc;
 }
@@ -395,7 +440,11 @@ static int plot_one(const char *file, const cli *c, td_plot_options *o,
             td_timeline_free(&t);
         }
     } else {
-        rc = td_plot_bars(&s, o, err);
+        shown_kernels shown;
+        rc = shown_select(&res, &s, c->profile.kernel_filter, c->report.name_base, &shown, err);
+        if (rc == 0)
+            rc = td_plot_bars(&shown.s, o, err);
+        shown_free(&shown);
     }
     td_summary_free(&s);
     td_result_free(&res);
@@ -463,6 +512,12 @@ int cmd_plot(int argc, char **argv, td_error *err)
         return td_usage_fail(err, "--timeline KERNEL and --pm-timeline are two different plots; give one");
     if (c.plot_diff && (c.timeline || c.pm_timeline || c.arch))
         return td_usage_fail(err, "plot --diff draws two results with their own arch tables; --timeline and --arch do not apply");
+    if (c.profile.kernel_filter && (c.plot_diff || c.timeline || c.pm_timeline))
+        return td_usage_fail(err, "plot -k chooses the kernels of the bars; give it without "
+                             "--diff, --timeline or --pm-timeline");
+    if (c.profile.kernel_filter &&
+        (rc = cmd_check_kernel_name(c.profile.kernel_filter, c.report.name_base, 1, err)))
+        return rc;
     char output[PATH_MAX];
     if (c.profile.output)
         snprintf(output, sizeof output, "%s", c.profile.output);

@@ -127,6 +127,23 @@ static void test_ncu_forms(void)
     CHECK(has("err.txt", "empty kernel-name regex"));
 }
 
+/* Issue 27, item 12: -k chooses the kernels of every output: the CSV, the
+ * JSON and the plot's bars, not the text only; the application row stays. */
+static void test_k_every_output(void)
+{
+    CHECK(run("%s report %s -k 'l1|sgemm' --csv -", bin, bench) == 0);
+    CHECK(has("out.txt", "\"bench_l1_bound(") && has("out.txt", "\"bench_sgemm(") &&
+          has("out.txt", "\n<application>,30,") && lacks("out.txt", "bench_ifetch"));
+    CHECK(run("%s report %s -k '#2' --json", bin, bench) == 0);
+    CHECK(has("out.txt", "\"bench_constant(Sink, int)\"") && lacks("out.txt", "bench_ifetch") &&
+          has("out.txt", "\"<application>\""));
+    CHECK(run("%s plot %s -k 'l1|sgemm' -o bars.png", bin, bench) == 0);
+    CHECK(has("bars.dat", "\nbench_l1_bound (") && has("bars.dat", "\nbench_sgemm (") &&
+          lacks("bars.dat", "bench_ifetch"));
+    CHECK(run("%s plot %s -k nope -o none.png", bin, bench) == 2);
+    CHECK(run("%s plot --diff %s %s -k l1 -o d.png", bin, bench, bench) == 2);
+}
+
 int main(void)
 {
     bin = getenv("TOPDOWN_BIN");
@@ -141,6 +158,7 @@ int main(void)
     test_rank_everywhere();
     test_ambiguous_lists_differences();
     test_ncu_forms();
+    test_k_every_output();
     td_shell_remove_dir(dir);
     return td_check_summary();
 }
