@@ -126,7 +126,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
         "  topdown plot --diff a.json b.json -l 2 -o diff.png\n",
         "  -o, --output FILE    the plot, OUT.png or OUT.svg (default: next to FILE)\n"},
     [TD_CMD_DIFF] = {
-        "diff", cmd_diff, "level csv kernels fail-if force kernel-name-base help",
+        "diff", cmd_diff, "level verbose csv kernels fail-if force kernel-name-base help",
         "       topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]\n"
         "                                              compare two results node by node\n",
         "usage: topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N] [--fail-if RULES]\n"

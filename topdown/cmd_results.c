@@ -600,6 +600,8 @@ static int diff_outputs(const char *const *files, const cli *c, const td_arch_se
     result_pair p;
     if (load_pair(files, archs, &p, err))
         return -1;
+    td_diff_text_options text = {c->report.level, c->report.max_kernels, c->report.name_base,
+                                 c->report.verbose};
     int rc = gate_check(&p, gate, err);
     char warning[768];
     /* The text says it; with --csv - there is no text: stderr does. */
@@ -609,8 +611,7 @@ static int diff_outputs(const char *const *files, const cli *c, const td_arch_se
     if (rc == 0 && c->csv)
         rc = td_diff_csv_file(c->csv, &p.side[0], &p.side[1], c->report.level, err);
     if (rc == 0 && !(c->csv && strcmp(c->csv, "-") == 0))
-        rc = td_diff_text_named(stdout, &p.side[0], &p.side[1], c->report.level,
-                                c->report.max_kernels, c->report.name_base, err);
+        rc = td_diff_text_with(stdout, &p.side[0], &p.side[1], &text, err);
     if (rc == 0) {
         fflush(stdout); /* the diff, then the verdict */
         rc = gate_report(gate, c->fail_if);
