@@ -30,13 +30,18 @@ static const char *const section_headers[S_COUNT] = {
     [S_END] = "",
 };
 
+/* takes_value of an option whose value may be left out: --csv alone
+ * writes to stdout (ncu's --csv); --csv=FILE, or a next word that is "-"
+ * or ends in .csv, is its file. */
+#define VALUE_OPTIONAL 2
+
 typedef struct cli_option cli_option;
 typedef int (*cli_apply)(cli *c, const cli_option *o, const char *arg, td_error *err);
 
 struct cli_option {
     const char *name;   /* long name */
     char short_name;    /* 0: none */
-    int takes_value;
+    int takes_value;    /* 0, 1, or VALUE_OPTIONAL (see parse) */
     cli_apply apply;    /* set_flag, set_string, set_count: into field; or its own */
     size_t field;       /* offsetof(cli, ...) for the generic setters */
     long min, max;      /* set_count's range */
@@ -60,7 +65,7 @@ typedef struct cli_command {
 /* The options of the tree printed by profiling and `report`. */
 #define TREE_OPTIONS "level verbose no-desc desc kernel-name-base kernels app-only " \
                      "spread-threshold arch csv csv-launches timeline phase-threshold " \
-                     "by-region json force help "
+                     "by-region json print-summary separator force help "
 
 static const cli_command commands[TD_CMD_COUNT] = {
     [TD_CMD_PROFILE] = {
@@ -77,7 +82,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
         "  topdown -k 'regex:^sgemm_\\d+' -s 2 -c 5 -- ./app   (ncu's forms)\n"
         "  topdown --overhead 10 -- python train.py\n", NULL},
     [TD_CMD_REPORT] = {
-        "report", cmd_report, TREE_OPTIONS "pm-timeline kernel-name",
+        "report", cmd_report, TREE_OPTIONS "pm-timeline kernel-name input",
         "       topdown report FILE [options]          print the tree of a result file\n",
         "usage: topdown report FILE [options]\n"
         "Prints the tree of a result file (no GPU needed).\n",
@@ -114,7 +119,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
     [TD_CMD_PLOT] = {
         "plot", cmd_plot,
         "level output force kernel-name kernel-name-base top diff timeline pm-timeline "
-        "phase-threshold arch help",
+        "phase-threshold arch input help",
         "       topdown plot FILE [-l N] [-o OUT.png|OUT.svg] [--top K] [--timeline KERNEL]\n"
         "                                              gnuplot plot (+ OUT.gp, OUT.dat to restyle)\n"
         "       topdown plot --diff A.json B.json [-l N] [-o OUT.png] [--top K]\n",
@@ -126,7 +131,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
         "  topdown plot --diff a.json b.json -l 2 -o diff.png\n",
         "  -o, --output FILE    the plot, OUT.png or OUT.svg (default: next to FILE)\n"},
     [TD_CMD_DIFF] = {
-        "diff", cmd_diff, "level verbose csv kernels fail-if force kernel-name-base help",
+        "diff", cmd_diff, "level verbose csv kernels fail-if force kernel-name-base input help",
         "       topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]\n"
         "                                              compare two results node by node\n",
         "usage: topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N] [--fail-if RULES]\n"
@@ -152,7 +157,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
         "  topdown imbalance all.json\n",
         "  -o, --output FILE    the merged result file to write\n"},
     [TD_CMD_IMBALANCE] = {
-        "imbalance", cmd_imbalance, "kernels arch help",
+        "imbalance", cmd_imbalance, "kernels arch input help",
         "       topdown imbalance ALL.json | A.json B.json ...  kernels' time and level 1 per rank\n",
         "usage: topdown imbalance ALL.json | A.json B.json ... [--kernels N]\n"
         "Per kernel (matched by name): GPU time and level-1 shares per rank (a\n"
@@ -161,7 +166,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
         "  topdown imbalance run.0.json run.1.json run.2.json run.3.json\n"
         "  topdown imbalance all.json --kernels 0\n", NULL},
     [TD_CMD_TRACE] = {
-        "trace", cmd_trace, "output force arch help",
+        "trace", cmd_trace, "output force arch input help",
         "       topdown trace FILE -o TRACE.json       Chrome trace-event JSON (Perfetto, chrome://tracing)\n",
         "usage: topdown trace FILE -o TRACE.json [-f]\n"
         "The result's kernel launches as Chrome trace events (Perfetto,\n"
@@ -170,7 +175,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
         "  topdown trace run.json -o run.trace.json\n",
         "  -o, --output FILE    the trace file to write (Chrome trace-event JSON)\n"},
     [TD_CMD_SOURCE] = {
-        "source", cmd_source, "lines node sass csv force arch help",
+        "source", cmd_source, "lines node sass csv force arch input help",
         "       topdown source FILE KERNEL [-n 20] [--node NODE] [--sass] [--csv FILE]\n"
         "                                              a kernel's hottest source lines (--source runs)\n",
         "usage: topdown source FILE KERNEL [-n N] [--node NODE] [--sass] [--csv FILE]\n"
@@ -413,6 +418,13 @@ static int set_sample_every(cli *c, const cli_option *o, const char *arg, td_err
     return 0;
 }
 
+static int set_print_summary(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    static const char *const words[] = {"per-kernel", "none", NULL};
+    return parse_word(arg, "--print-summary", words, &c->print_summary, err);
+}
+
 static int set_no_progress(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
     (void)o, (void)arg, (void)err;
@@ -451,8 +463,10 @@ static const cli_option options[] = {
     {"arch", 0, 1, OWN(set_arch),
      S_REPORT,
      "      --arch NAME      arch table to use instead of the detected/recorded one\n"},
-    {"csv", 0, 1, STRING(csv), S_REPORT,
-     "      --csv FILE       also write one CSV row per kernel and the app (- = stdout)\n"},
+    {"csv", 0, VALUE_OPTIONAL, STRING(csv), S_REPORT,
+     "      --csv [FILE]     also write one CSV row per kernel and the app; alone (or\n"
+     "                       -): to stdout instead of the text; FILE ends in .csv,\n"
+     "                       or --csv=FILE for any name\n"},
     {"csv-launches", 0, 1, STRING(csv_launches), S_REPORT,
      "      --csv-launches FILE  also write one CSV row per profiled launch\n"},
     {"timeline", 0, 1, STRING(timeline), S_REPORT,
@@ -468,6 +482,14 @@ static const cli_option options[] = {
      "                       --csv gets one row per region and kernel, a region column\n"},
     {"json", 0, 0, FLAG(json), S_REPORT,
      "      --json           the modelled tree as JSON instead of the text (docs/OUTPUTS.md)\n"},
+    {"print-summary", 0, 1, OWN(set_print_summary), S_REPORT,
+     "      --print-summary per-kernel  one line per kernel instead of the tree: its\n"
+     "                       share of GPU time, level 1 and bottleneck (ncu's form)\n"},
+    {"separator", 'x', 1, STRING(separator), S_REPORT,
+     "  -x, --separator SEP  those lines with fields separated by SEP, names whole\n"
+     "                       (toplev's -x ,)\n"},
+    {"input", 'i', 1, STRING(input), S_REPORT,
+     "  -i, --input FILE     the result file to read (ncu's -i), as the first file\n"},
     {"top", 0, 1, COUNT(top, 0, LONG_MAX), S_PLOT,
      "      --top K          kernels drawn, heaviest first (default 10, the rest as \"other\")\n"},
     {"diff", 0, 0, FLAG(plot_diff), S_PLOT,
@@ -759,8 +781,10 @@ static void getopt_tables(struct option *longs, char *shorts, int stop_at_word)
     *s++ = ':';
     for (size_t i = 0; i < N_OPTIONS; i++) {
         const cli_option *o = &options[i];
-        longs[i] = (struct option){o->name, o->takes_value ? required_argument : no_argument,
-                                   NULL, o->short_name ? o->short_name : LONG_ONLY_BASE + (int)i};
+        int has_arg = o->takes_value == VALUE_OPTIONAL ? optional_argument
+                      : o->takes_value ? required_argument : no_argument;
+        longs[i] = (struct option){o->name, has_arg, NULL,
+                                   o->short_name ? o->short_name : LONG_ONLY_BASE + (int)i};
         if (o->short_name) {
             *s++ = o->short_name;
             if (o->takes_value)
@@ -814,6 +838,22 @@ static int bad_option(char **argv, int opt, td_command command, td_error *err)
                          name[1] == '-' ? " (or an ambiguous abbreviation)" : "", title);
 }
 
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* The value of a VALUE_OPTIONAL option given without '=': the next word
+ * when it is "-" or ends in .csv (then consumed), else "-" (stdout). */
+static const char *optional_value(int argc, char **argv)
+{
+    if (optind < argc && argv[optind] &&
+        (strcmp(argv[optind], "-") == 0 || ends_with(argv[optind], ".csv")))
+        return argv[optind++];
+    return "-";
+}
+
 /* The command's options, each checked as it comes: one the command does
  * not take is a usage error before its value is read. */
 static int parse(int argc, char **argv, td_command command, cli *c, td_error *err)
@@ -835,7 +875,10 @@ static int parse(int argc, char **argv, td_command command, cli *c, td_error *er
         if (!takes[row])
             return not_taken(command, row, err);
         c->seen[row] = 1;
-        if (options[row].apply(c, &options[row], optarg, err))
+        const char *value = optarg;
+        if (options[row].takes_value == VALUE_OPTIONAL && !value)
+            value = optional_value(argc, argv);
+        if (options[row].apply(c, &options[row], value, err))
             return TD_USAGE_ERROR;
     }
     return 0;
@@ -869,6 +912,12 @@ static int check_conflicts(const cli *c, td_command command, td_error *err)
         c->profile.n_nvtx_include + c->profile.n_nvtx_exclude > 0)
         return td_usage_fail(err, "--nvtx-include/--nvtx-exclude need the NVTX ranges that "
                              "--no-nvtx turns off; give one or the other");
+    int lines = (c->print_summary && strcmp(c->print_summary, "per-kernel") == 0) ||
+                c->separator;
+    if (lines && (c->timeline || c->json || c->report.by_region || c->pm_timeline))
+        return td_usage_fail(err, "--print-summary/-x print a line per kernel instead of the "
+                             "tree; leave out --%s", c->timeline ? "timeline" : c->json ? "json"
+                             : c->report.by_region ? "by-region" : "pm-timeline");
     if (c->report.by_region && (c->timeline || c->json))
         return td_usage_fail(err, "--by-region prints one tree per NVTX region; leave out --%s, "
                              "or --by-region", c->timeline ? "timeline" : "json");
@@ -905,10 +954,16 @@ int td_cli_parse_command(int argc, char **argv, td_command command, cli *c,
         td_cli_command_usage(stdout, command);
         return 1;
     }
+    if (c->input && max_files > 0)
+        files[(*n_files)++] = c->input; /* -i FILE: the first file */
     for (int i = optind; i < argc; i++) {
+        int csv = row_named("csv", 3);
         if (*n_files == max_files)
-            return td_usage_fail(err, "%s takes %d %s; \"%s\" is one too many", argv[0],
-                                 max_files, max_files == 1 ? "file" : "files", argv[i]);
+            return td_usage_fail(err, "%s takes %d %s; \"%s\" is one too many%s", argv[0],
+                                 max_files, max_files == 1 ? "file" : "files", argv[i],
+                                 csv >= 0 && c->seen[csv] && strcmp(c->csv, "-") == 0
+                                     ? " (--csv takes a name ending in .csv, or --csv=FILE)"
+                                     : "");
         files[(*n_files)++] = argv[i];
     }
     return check_conflicts(c, command, err);

@@ -67,6 +67,9 @@ typedef struct cli {
     int sass;            /* source --sass */
     long lines;          /* source -n */
     int pm_timeline;     /* report/plot --pm-timeline */
+    const char *input;   /* -i FILE: the result read (ncu's -i) */
+    const char *print_summary; /* --print-summary per-kernel: a line per kernel */
+    const char *separator;     /* -x SEP: those lines' fields separated by SEP */
     unsigned char seen[TD_CLI_MAX_OPTIONS]; /* per option row: given on the command line */
 } cli;
 

@@ -25,9 +25,15 @@
 #include "report/text.h"
 #include "report/region.h"
 #include "report/select.h"
+#include "report/summary.h"
 #include "report/timeline.h"
 #include "topdown/cli.h"
 #include "topdown/commands.h"
+
+int cmd_per_kernel_lines(const cli *c)
+{
+    return (c->print_summary && strcmp(c->print_summary, "per-kernel") == 0) || c->separator;
+}
 
 /* The summary an output shows: every kernel, or those -k names (a copy of
  * the kernel list; the application row stays the whole run's). */
@@ -129,6 +135,9 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
         rc = td_pm_timeline_report(stdout, res, s, err) ? -1 : 1;
     else if (rc == 0 && c->json)
         rc = td_report_json(stdout, &shown.s, level, path, &res->conditions, err) ? -1 : 1;
+    else if (rc == 0 && cmd_per_kernel_lines(c))
+        rc = td_report_per_kernel(stdout, res, &shown.s, c->separator, level,
+                                  c->report.name_base, err) ? -1 : 1;
     shown_free(&shown);
     if (rc)
         return rc == 1 ? 0 : rc; /* 1: done, no tree */
@@ -284,7 +293,7 @@ int cmd_report(int argc, char **argv, td_error *err)
         return rc;
     int to_stdout = (c.csv && strcmp(c.csv, "-") == 0) ||
                     (c.csv_launches && strcmp(c.csv_launches, "-") == 0);
-    if (!c.json && !c.timeline && !c.pm_timeline && !to_stdout)
+    if (!c.json && !c.timeline && !c.pm_timeline && !to_stdout && !cmd_per_kernel_lines(&c))
         cmd_print_hint(file);
     return 0;
 }

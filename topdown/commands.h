@@ -56,6 +56,8 @@ int cmd_print_result_file(const char *path, const cli *c, td_error *err);
  * compiles (metrics/kmatch.h), or "#N" where ranks is 1 (offline
  * commands). 0, or TD_USAGE_ERROR with the one-line message. */
 int cmd_check_kernel_name(const char *selector, int name_base, int ranks, td_error *err);
+/* --print-summary per-kernel or -x: a line per kernel instead of the tree. */
+int cmd_per_kernel_lines(const cli *c);
 /* After a report, on stderr: where the result is and what to do next. */
 void cmd_print_hint(const char *path);
 

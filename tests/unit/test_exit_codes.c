@@ -30,7 +30,7 @@ static const char *const cases[][N_CLASSES] = {
     {"plot MISSING -o p.png", "plot UNREAD -o p.png", "plot GOOD -o x.pdf",
      "plot GOOD --kernels 3", "plot GOOD --timeline '#1' --pm-timeline", "plot CORRUPT -o p.png"},
     {"diff GOOD MISSING", "diff GOOD UNREAD", "diff GOOD GOOD --fail-if 'Nope>1'",
-     "diff GOOD GOOD -v", "diff GOOD GOOD --csv GOOD -f", "diff GOOD CORRUPT"},
+     "diff GOOD GOOD --desc", "diff GOOD GOOD --csv GOOD -f", "diff GOOD CORRUPT"},
     {"trace MISSING -o t.json", "trace UNREAD -o t.json", "trace GOOD -o t.json --arch nope",
      "trace GOOD -o t.json --bogus", "trace GOOD -o GOOD -f", "trace CORRUPT -o t.json"},
     {"source MISSING '#1'", "source UNREAD '#1'", "source GOOD '#99'",
