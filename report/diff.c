@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "report/csv.h"
+#include "report/json.h"
 #include "report/kname.h"
 #include "report/output.h"
 
@@ -480,4 +483,88 @@ int td_diff_csv_file(const char *path, const td_diff_side *a, const td_diff_side
         return -1;
     }
     return td_output_commit(&o, err);
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+static void json_number(cJSON *o, const char *key, double v)
+{
+    if (isnan(v))
+        cJSON_AddNullToObject(o, key);
+    else
+        cJSON_AddNumberToObject(o, key, v);
+}
+
+/* One side's sizes, or null where the kernel is absent. */
+static void json_side(cJSON *o, const char *key, const side_view *v, int level)
+{
+    if (!v->present) {
+        cJSON_AddNullToObject(o, key);
+        return;
+    }
+    char path[200];
+    cJSON *s = cJSON_AddObjectToObject(o, key);
+    cJSON_AddNumberToObject(s, "launches", (double)v->launches);
+    cJSON_AddNumberToObject(s, "total_ns", v->total_ns);
+    cJSON_AddNumberToObject(s, "gpu_time_pct", v->share_pct);
+    json_number(s, "ipc", view_ipc(v));
+    const char *bottleneck = view_bottleneck(v, level, path, sizeof path);
+    if (v->has_data)
+        cJSON_AddStringToObject(s, "bottleneck", bottleneck);
+    else
+        cJSON_AddNullToObject(s, "bottleneck");
+}
+
+static cJSON *json_row(const char *name, const char *in, const side_view *a, const side_view *b,
+                       const td_columns *cols, int level)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", name);
+    cJSON_AddStringToObject(o, "in", in);
+    json_side(o, "a", a, level);
+    json_side(o, "b", b, level);
+    cJSON *nodes = cJSON_AddArrayToObject(o, "nodes");
+    for (size_t i = 0; i < cols->count; i++) {
+        const td_column *c = &cols->items[i];
+        double va = view_value(a, c), vb = view_value(b, c), d = vb - va;
+        cJSON *n = cJSON_CreateObject();
+        cJSON_AddStringToObject(n, "path", c->path);
+        json_number(n, "a_pct", va);
+        json_number(n, "b_pct", vb);
+        json_number(n, "diff", !isnan(d) && fabs(d) < 0.00005 ? 0 : d);
+        cJSON_AddBoolToObject(n, "within_spread",
+                              within_spread(d, view_spread(a, c), view_spread(b, c)));
+        cJSON_AddItemToArray(nodes, n);
+    }
+    return o;
+}
+
+int td_diff_json(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
+                 td_error *err)
+{
+    td_diff d;
+    td_columns cols;
+    if (diff_prepare(a, b, level, &d, &cols, err))
+        return -1;
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", TD_DIFF_SCHEMA);
+    cJSON_AddStringToObject(root, "tool_version", TOPDOWN_VERSION);
+    cJSON_AddNumberToObject(root, "level", level);
+    cJSON_AddStringToObject(root, "a", a->label);
+    cJSON_AddStringToObject(root, "b", b->label);
+    char warning[768];
+    if (td_diff_conditions_warning(a->res, b->res, warning, sizeof warning))
+        cJSON_AddStringToObject(root, "warning", warning);
+    side_view va = app_view(a->s), vb = app_view(b->s);
+    cJSON_AddItemToObject(root, "application", json_row(TD_APP_ROW, "both", &va, &vb, &cols, level));
+    cJSON *kernels = cJSON_AddArrayToObject(root, "kernels");
+    for (size_t i = 0; i < d.n_rows; i++) {
+        va = kernel_view(a->s, d.rows[i].a);
+        vb = kernel_view(b->s, d.rows[i].b);
+        const char *in = va.present && vb.present ? "both" : va.present ? "a" : "b";
+        cJSON_AddItemToArray(kernels, json_row(d.rows[i].kernel, in, &va, &vb, &cols, level));
+    }
+    td_columns_free(&cols);
+    td_diff_free(&d);
+    return td_json_print(out, root, err);
 }

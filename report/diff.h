@@ -62,4 +62,11 @@ int td_diff_csv(FILE *out, const td_diff_side *a, const td_diff_side *b, int lev
 int td_diff_csv_file(const char *path, const td_diff_side *a, const td_diff_side *b,
                      int level, td_error *err);
 
+#define TD_DIFF_SCHEMA "topdown-diff/1"
+/* The same as JSON (docs/OUTPUTS.md): the application, then every kernel
+ * (in both, only in A, only in B), each side's sizes and bottleneck and,
+ * per node, A, B, B-A and whether B-A lies within the spread. */
+int td_diff_json(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
+                 td_error *err);
+
 #endif

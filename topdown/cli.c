@@ -98,12 +98,12 @@ static const cli_command commands[TD_CMD_COUNT] = {
         "usage: topdown list-archs\nLists the architecture tables.\n",
         "  topdown list-archs\n", NULL},
     [TD_CMD_LIST_NODES] = {
-        "list-nodes", cmd_list_nodes, "level help",
+        "list-nodes", cmd_list_nodes, "level json help",
         "       topdown list-nodes [-l N]              list the model's nodes\n",
         "usage: topdown list-nodes [-l N]\nLists the model's nodes and thresholds.\n",
         "  topdown list-nodes -l 4\n", NULL},
     [TD_CMD_DESCRIBE] = {
-        "describe", cmd_describe, "help",
+        "describe", cmd_describe, "json help",
         "       topdown describe NODE                  explain one node\n",
         "usage: topdown describe NODE\n"
         "Explains one node (a name or path of `topdown list-nodes`).\n",
@@ -131,7 +131,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
         "  topdown plot --diff a.json b.json -l 2 -o diff.png\n",
         "  -o, --output FILE    the plot, OUT.png or OUT.svg (default: next to FILE)\n"},
     [TD_CMD_DIFF] = {
-        "diff", cmd_diff, "level verbose csv kernels fail-if force kernel-name-base input help",
+        "diff", cmd_diff, "level verbose csv json kernels fail-if force kernel-name-base input help",
         "       topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]\n"
         "                                              compare two results node by node\n",
         "usage: topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N] [--fail-if RULES]\n"
@@ -157,7 +157,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
         "  topdown imbalance all.json\n",
         "  -o, --output FILE    the merged result file to write\n"},
     [TD_CMD_IMBALANCE] = {
-        "imbalance", cmd_imbalance, "kernels arch input help",
+        "imbalance", cmd_imbalance, "kernels arch json input help",
         "       topdown imbalance ALL.json | A.json B.json ...  kernels' time and level 1 per rank\n",
         "usage: topdown imbalance ALL.json | A.json B.json ... [--kernels N]\n"
         "Per kernel (matched by name): GPU time and level-1 shares per rank (a\n"
@@ -918,6 +918,8 @@ static int check_conflicts(const cli *c, td_command command, td_error *err)
         return td_usage_fail(err, "--print-summary/-x print a line per kernel instead of the "
                              "tree; leave out --%s", c->timeline ? "timeline" : c->json ? "json"
                              : c->report.by_region ? "by-region" : "pm-timeline");
+    if (command == TD_CMD_DIFF && c->json && c->csv && strcmp(c->csv, "-") == 0)
+        return td_usage_fail(err, "--json and --csv - both print on stdout; give --csv a file");
     if (c->report.by_region && (c->timeline || c->json))
         return td_usage_fail(err, "--by-region prints one tree per NVTX region; leave out --%s, "
                              "or --by-region", c->timeline ? "timeline" : "json");

@@ -86,7 +86,7 @@ int cmd_imbalance(int argc, char **argv, td_error *err)
     if (rc == 0 && (rc = cmd_load_archs(&archs, c.arch, err)) == 0) {
         if ((rc = load_merged(files, (size_t)n, &merged, err)) == 0) {
             rc = td_imbalance_text(stdout, &merged, &archs, c.arch, files[0],
-                                   (size_t)c.report.max_kernels, err);
+                                   (size_t)c.report.max_kernels, c.json, err);
             td_result_free(&merged);
         }
         td_arch_set_free(&archs);

@@ -619,7 +619,9 @@ static int diff_outputs(const char *const *files, const cli *c, const td_arch_se
         fprintf(stderr, "topdown: warning: %s\n", warning);
     if (rc == 0 && c->csv)
         rc = td_diff_csv_file(c->csv, &p.side[0], &p.side[1], c->report.level, err);
-    if (rc == 0 && !(c->csv && strcmp(c->csv, "-") == 0))
+    if (rc == 0 && c->json)
+        rc = td_diff_json(stdout, &p.side[0], &p.side[1], c->report.level, err);
+    else if (rc == 0 && !(c->csv && strcmp(c->csv, "-") == 0))
         rc = td_diff_text_with(stdout, &p.side[0], &p.side[1], &text, err);
     if (rc == 0) {
         fflush(stdout); /* the diff, then the verdict */

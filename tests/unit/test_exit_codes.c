@@ -45,7 +45,7 @@ static const char *const cases[][N_CLASSES] = {
      "import-nvprof GOOD --arch nope -o n.json", "import-nvprof GOOD --bogus",
      "import-nvprof GOOD --arch gp100 -o GOOD -f", NULL},
     {NULL, NULL, "describe Nonsense", "describe L1_Bound --bogus", NULL, NULL},
-    {NULL, NULL, "list-nodes -l 9", "list-nodes --json", NULL, NULL},
+    {NULL, NULL, "list-nodes -l 9", "list-nodes --csv x.csv", NULL, NULL},
     {NULL, NULL, "list-archs extra", "list-archs -v", NULL, NULL},
     {"-- ./missing-app", "-- ./UNREAD", "--overhead 0 -- true", "--bogus -- true",
      "--no-nvtx --nvtx-include x -- true", NULL},

@@ -13,7 +13,7 @@
 
 static const char *bin;
 static char dir[] = "/tmp/td_habitsXXXXXX";
-static char bench[4200];
+static char bench[4200], bench64[4200];
 
 #define run(...) td_shell_run(dir, __VA_ARGS__)
 
@@ -79,6 +79,57 @@ static void test_profiling_options_named(void)
           has("err.txt", "option -o/--output does not apply to `topdown report`"));
 }
 
+/* --json on every command that prints a table: list-nodes, describe,
+ * diff, imbalance (report's is test_json's). */
+static void test_json_everywhere(void)
+{
+    CHECK(run("%s list-nodes --json", bin) == 0);
+    cJSON *root = td_shell_read_json(dir, "out.txt");
+    cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
+    CHECK(cJSON_GetArraySize(nodes) == 22 && !cJSON_GetObjectItemCaseSensitive(root, "stall_reasons"));
+    CHECK(strcmp(td_shell_json_str(cJSON_GetArrayItem(nodes, 0), "path"), "Retire") == 0);
+    cJSON_Delete(root);
+    CHECK(run("%s list-nodes -l 4 --json", bin) == 0);
+    root = td_shell_read_json(dir, "out.txt");
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "stall_reasons")) > 100);
+    cJSON_Delete(root);
+    CHECK(run("%s describe L1_Bound --json", bin) == 0);
+    root = td_shell_read_json(dir, "out.txt");
+    CHECK(strcmp(td_shell_json_str(root, "path"), "Backend.Memory_Bound.L1_Bound") == 0 &&
+          td_shell_json_num(root, "threshold_pct") == 10);
+    cJSON *gh100 = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(root, "stall_reasons"), "gh100");
+    CHECK(cJSON_GetArraySize(gh100) == 3);
+    cJSON_Delete(root);
+    CHECK(run("%s describe long_scoreboard --json", bin) == 0);
+    root = td_shell_read_json(dir, "out.txt");
+    CHECK(strcmp(td_shell_json_str(root, "node"), "Backend.Memory_Bound.L1_Bound") == 0);
+    cJSON_Delete(root);
+    CHECK(run("%s diff %s %s --json -l 2", bin, bench, bench) == 0);
+    root = td_shell_read_json(dir, "out.txt");
+    CHECK(strcmp(td_shell_json_str(root, "schema"), "topdown-diff/1") == 0);
+    cJSON *kernels = cJSON_GetObjectItemCaseSensitive(root, "kernels");
+    CHECK(cJSON_GetArraySize(kernels) == 10);
+    cJSON *first = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(kernels, 0), "nodes"), 0);
+    CHECK(td_shell_json_num(first, "diff") == 0 &&
+          strcmp(td_shell_json_str(first, "path"), "Retire") == 0);
+    cJSON_Delete(root);
+    CHECK(run("%s diff %s %s --json --csv -", bin, bench, bench) == 2);
+    CHECK(run("%s imbalance %s %s --json", bin, bench, bench64) == 0);
+    root = td_shell_read_json(dir, "out.txt");
+    CHECK(strcmp(td_shell_json_str(root, "schema"), "topdown-imbalance/1") == 0 &&
+          td_shell_json_num(root, "ranks") == 2);
+    cJSON_Delete(root);
+}
+
+/* Issue 27, item 15: describe suggests node names holding the word first. */
+static void test_describe_suggestions(void)
+{
+    CHECK(run("%s describe Memory", bin) == 2 &&
+          has("err.txt", "did you mean Memory_Bound, Constant_Memory or membar?"));
+}
+
 int main(void)
 {
     bin = getenv("TOPDOWN_BIN");
@@ -88,9 +139,13 @@ int main(void)
         return 1;
     }
     snprintf(bench, sizeof bench, "'%s/benchmarks/results/h100_td_bench.topdown.json'", src);
+    snprintf(bench64, sizeof bench64, "'%s/benchmarks/results/h100_td_bench_64mb.topdown.json'",
+             src);
     test_csv_flag();
     test_input_and_summary();
     test_profiling_options_named();
+    test_json_everywhere();
+    test_describe_suggestions();
     td_shell_remove_dir(dir);
     return td_check_summary();
 }

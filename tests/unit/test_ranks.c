@@ -185,8 +185,8 @@ static void test_trace(void)
     CHECK(access("none.json", F_OK) != 0);
     CHECK(run("%s trace %s -o t3.json --csv k.csv", bin, groups) == TD_EXIT_USAGE);
     CHECK(td_shell_file_has(dir, "err.txt", "option --csv does not apply to `topdown trace`"));
-    CHECK(run("%s imbalance %s --json", bin, groups) == TD_EXIT_USAGE);
-    CHECK(td_shell_file_has(dir, "err.txt", "option --json does not apply to `topdown imbalance`"));
+    CHECK(run("%s imbalance %s --csv k.csv", bin, groups) == TD_EXIT_USAGE);
+    CHECK(td_shell_file_has(dir, "err.txt", "option --csv does not apply to `topdown imbalance`"));
     CHECK(run("%s trace %s -o trace.json", bin, groups) == TD_EXIT_USAGE);
     CHECK(td_shell_file_has(dir, "err.txt", "-f"));
 }
