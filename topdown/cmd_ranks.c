@@ -36,6 +36,20 @@ static int load_merged(const char *const *files, size_t n, td_result *out, td_er
     return rc;
 }
 
+/* Each rank's file once: one given twice would count its data twice. */
+static int check_distinct(const char *const *files, int n, td_error *err)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (td_same_file(files[i], files[j])) {
+                int other = strcmp(files[i], files[j]) != 0;
+                return td_usage_fail(err, "%s is given twice%s%s%s: give each rank's result "
+                                     "once", files[j], other ? " (also as " : "",
+                                     other ? files[i] : "", other ? ")" : "");
+            }
+    return 0;
+}
+
 static const char **file_list(int argc)
 {
     return calloc((size_t)argc + 1, sizeof(const char *));
@@ -54,6 +68,8 @@ int cmd_merge(int argc, char **argv, td_error *err)
         rc = td_usage_fail(err, "usage: topdown merge A.json B.json ... -o ALL.json [-f]");
     if (rc == 0)
         rc = cmd_check_inputs(files, (size_t)n, err);
+    if (rc == 0)
+        rc = check_distinct(files, n, err);
     if (rc == 0)
         rc = cmd_check_outputs(&output, 1, c.profile.force, files, (size_t)n, err);
     td_result merged;
@@ -81,6 +97,8 @@ int cmd_imbalance(int argc, char **argv, td_error *err)
         rc = td_usage_fail(err, "usage: topdown imbalance ALL.json | A.json B.json ...");
     if (rc == 0)
         rc = cmd_check_inputs(files, (size_t)n, err);
+    if (rc == 0)
+        rc = check_distinct(files, n, err);
     td_arch_set archs;
     td_result merged;
     if (rc == 0 && (rc = cmd_load_archs(&archs, c.arch, err)) == 0) {

@@ -62,6 +62,11 @@ static void test_merge(void)
     CHECK(run("%s merge %s", bin, bench_a) == TD_EXIT_USAGE);
     CHECK(run("%s merge %s -o m.json -l 2", bin, bench_a) == TD_EXIT_USAGE);
     CHECK(td_shell_file_has(dir, "err.txt", "option -l/--level does not apply to `topdown merge`"));
+    /* issue 27, item 15: a file given twice would count twice */
+    CHECK(run("%s merge %s %s -o twice.json", bin, bench_a, bench_a) == TD_EXIT_USAGE);
+    CHECK(td_shell_file_has(dir, "err.txt", "is given twice: give each rank's result once"));
+    CHECK(access("twice.json", F_OK) != 0);
+    CHECK(run("%s imbalance %s %s", bin, bench_a, bench_a) == TD_EXIT_USAGE);
 }
 
 /* The same chip measured with two arch tables: refused, no file. */
