@@ -158,9 +158,13 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
 
 int cmd_check_inputs(const char *const *files, size_t n, td_error *err)
 {
+    int stdin_seen = 0;
     for (size_t i = 0; i < n; i++) {
         struct stat st;
-        if (!files[i])
+        if (files[i] && strcmp(files[i], "-") == 0 && stdin_seen++)
+            return td_usage_fail(err, "standard input (-) can be read once; give the other "
+                                 "result as a file");
+        if (!files[i] || strcmp(files[i], "-") == 0)
             continue;
         if (stat(files[i], &st) != 0 || access(files[i], R_OK) != 0)
             return td_usage_fail(err, "%s: %s", files[i], strerror(errno));
@@ -528,6 +532,8 @@ int cmd_plot(int argc, char **argv, td_error *err)
         (rc = cmd_check_kernel_name(c.profile.kernel_filter, c.report.name_base, 1, err)))
         return rc;
     char output[PATH_MAX];
+    if (!c.profile.output && strcmp(files[0], "-") == 0)
+        return td_usage_fail(err, "plot of standard input (-): name the plot with -o OUT.png");
     if (c.profile.output)
         snprintf(output, sizeof output, "%s", c.profile.output);
     else

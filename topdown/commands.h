@@ -41,8 +41,8 @@ int cmd_check_outputs(const char *const *outputs, size_t n_outputs, int force,
                       const char *const *inputs, size_t n_inputs, td_error *err);
 
 /* The files a command reads: each must be a file it can read; a missing
- * or unreadable one, or a folder, is a usage error (exit 2). NULL entries
- * are skipped. */
+ * or unreadable one, or a folder, is a usage error (exit 2). "-" is
+ * standard input, at most once. NULL entries are skipped. */
 int cmd_check_inputs(const char *const *files, size_t n, td_error *err);
 /* The arch tables, and the one --arch names (NULL: none) among them: an
  * unknown name is a usage error. -1 or TD_USAGE_ERROR on failure. */

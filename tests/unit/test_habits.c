@@ -123,6 +123,20 @@ static void test_json_everywhere(void)
     cJSON_Delete(root);
 }
 
+/* A result read from standard input (-), also compressed; once only. */
+static void test_stdin(void)
+{
+    CHECK(run("cat %s | %s report - --print-summary per-kernel", bench, bin) == 0 &&
+          has("out.txt", "\nbench_l1_bound  "));
+    CHECK(run("xz -c %s | %s report - -x ,", bench, bin) == 0 &&
+          has("out.txt", "\n\"bench_ifetch(Sink, int)\",39.8,"));
+    CHECK(run("%s diff - %s -l 1 < %s", bin, bench64, bench) == 0 &&
+          has("out.txt", "Kernels: 10 in both"));
+    CHECK(run("%s diff - - < %s", bin, bench) == 2 && has("err.txt", "can be read once"));
+    CHECK(run("%s plot - < %s", bin, bench) == 2 && has("err.txt", "-o OUT.png"));
+    CHECK(run("%s plot - -o s.png < %s", bin, bench) == 0);
+}
+
 /* Issue 27, item 15: describe suggests node names holding the word first. */
 static void test_describe_suggestions(void)
 {
@@ -146,6 +160,7 @@ int main(void)
     test_profiling_options_named();
     test_json_everywhere();
     test_describe_suggestions();
+    test_stdin();
     td_shell_remove_dir(dir);
     return td_check_summary();
 }
