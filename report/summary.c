@@ -18,6 +18,13 @@ typedef struct line_fields {
     const td_verdict *verdict;
 } line_fields;
 
+/* A node column as wide as its name, 10 at least. */
+static int column_width(const td_column *c)
+{
+    size_t n = strlen(c->path);
+    return n > 10 ? (int)n : 10;
+}
+
 static void print_field(FILE *out, const char *sep, int width, const char *text)
 {
     if (sep)
@@ -49,7 +56,7 @@ static void print_line(FILE *out, const td_columns *cols, const line_fields *f, 
     for (size_t i = 0; i < cols->count; i++) {
         double v = f->b ? 100.0 * td_column_value(&cols->items[i], f->model, f->b) : NAN;
         snprintf(num, sizeof num, isnan(v) ? "-" : "%.1f", v);
-        print_field(out, sep, 10, num);
+        print_field(out, sep, column_width(&cols->items[i]), num);
     }
     const char *bottleneck = f->b ? td_bottleneck_path(f->model, f->verdict->bottleneck[level],
                                                        path, sizeof path) : "-";
@@ -67,17 +74,32 @@ static void print_header(FILE *out, const td_columns *cols, const char *sep)
         fprintf(out, "%-*s", NAME_WIDTH, "kernel");
     print_field(out, sep, 6, "time%");
     for (size_t i = 0; i < cols->count; i++)
-        print_field(out, sep, 10, cols->items[i].path);
+        print_field(out, sep, column_width(&cols->items[i]), cols->items[i].path);
     fprintf(out, sep ? "%sbottleneck\n" : "  %sbottleneck\n", sep ? sep : "");
 }
 
+/* The columns: level 1, or the nodes --nodes lists (in tree order). */
+static int line_columns(const td_model *model, const char *nodes, td_columns *cols,
+                        td_error *err)
+{
+    const td_model *models[1] = {model};
+    if (td_columns_build(cols, models, 1, nodes ? 3 : 1, nodes ? 3 : 1, err))
+        return -1;
+    size_t kept = 0;
+    for (size_t i = 0; i < cols->count; i++)
+        if (!nodes || td_node_listed(nodes, cols->items[i].path))
+            cols->items[kept++] = cols->items[i];
+    cols->count = kept;
+    return 0;
+}
+
 int td_report_per_kernel(FILE *out, const td_result *res, const td_summary *s, const char *sep,
-                         int level, int name_base, td_error *err)
+                         const char *nodes, int level, int name_base, td_error *err)
 {
     level = level < 3 ? 3 : level > TD_MAX_LEVEL ? TD_MAX_LEVEL : level;
     const td_model *models[1] = {td_summary_model(s)};
     td_columns cols;
-    if (td_columns_build(&cols, models, 1, 1, 1, err))
+    if (line_columns(models[0], nodes, &cols, err))
         return -1;
     const char **names = calloc(s->n_kernels + 1, sizeof *names);
     char **labels = NULL;

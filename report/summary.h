@@ -11,10 +11,11 @@
 #include "metrics/result.h"
 
 /* sep NULL: aligned columns; else each field separated by sep, names
- * kept whole (quoted when they hold sep). The bottleneck is searched down
+ * kept whole (quoted when they hold sep). nodes (--nodes, NULL: level 1):
+ * the node columns. The bottleneck is searched down
  * to level (3 at least: -l 4 adds the stall reason). name_base: how
  * kernels are named in the aligned columns (report/kname.h). */
 int td_report_per_kernel(FILE *out, const td_result *res, const td_summary *s, const char *sep,
-                         int level, int name_base, td_error *err);
+                         const char *nodes, int level, int name_base, td_error *err);
 
 #endif

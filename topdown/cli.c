@@ -12,6 +12,7 @@
 #include "metrics/pcsamp.h"
 #include "metrics/nvtx_filter.h"
 #include "metrics/sample_policy.h"
+#include "report/columns.h"
 #include "report/kname.h"
 #include "report/plot.h"
 #include "report/timeline.h"
@@ -65,7 +66,7 @@ typedef struct cli_command {
 /* The options of the tree printed by profiling and `report`. */
 #define TREE_OPTIONS "level verbose no-desc desc kernel-name-base kernels app-only " \
                      "spread-threshold arch csv csv-launches timeline phase-threshold " \
-                     "by-region json print-summary separator force help "
+                     "by-region json print-summary separator nodes force help "
 
 static const cli_command commands[TD_CMD_COUNT] = {
     [TD_CMD_PROFILE] = {
@@ -425,6 +426,13 @@ static int set_print_summary(cli *c, const cli_option *o, const char *arg, td_er
     return parse_word(arg, "--print-summary", words, &c->print_summary, err);
 }
 
+static int set_nodes(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    c->report.nodes = arg;
+    return td_nodes_check(arg, err);
+}
+
 static int set_no_progress(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
     (void)o, (void)arg, (void)err;
@@ -488,6 +496,10 @@ static const cli_option options[] = {
     {"separator", 'x', 1, STRING(separator), S_REPORT,
      "  -x, --separator SEP  those lines with fields separated by SEP, names whole\n"
      "                       (toplev's -x ,)\n"},
+    {"nodes", 0, 1, OWN(set_nodes), S_REPORT,
+     "      --nodes LIST     only these nodes (comma-separated paths or names, toplev's\n"
+     "                       --nodes), with the nodes above and below them; the\n"
+     "                       --print-summary columns (CSV, JSON hold all)\n"},
     {"input", 'i', 1, STRING(input), S_REPORT,
      "  -i, --input FILE     the result file to read (ncu's -i), as the first file\n"},
     {"top", 0, 1, COUNT(top, 0, LONG_MAX), S_PLOT,

@@ -136,7 +136,7 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
     else if (rc == 0 && c->json)
         rc = td_report_json(stdout, &shown.s, level, path, &res->conditions, err) ? -1 : 1;
     else if (rc == 0 && cmd_per_kernel_lines(c))
-        rc = td_report_per_kernel(stdout, res, &shown.s, c->separator, level,
+        rc = td_report_per_kernel(stdout, res, &shown.s, c->separator, c->report.nodes, level,
                                   c->report.name_base, err) ? -1 : 1;
     shown_free(&shown);
     if (rc)

@@ -123,6 +123,24 @@ static void test_json_everywhere(void)
     cJSON_Delete(root);
 }
 
+/* toplev's --nodes: the nodes of the tree (with those above and below
+ * them) and the columns of the per-kernel lines. */
+static void test_nodes(void)
+{
+    CHECK(run("%s report %s -l 3 --app-only --no-desc --nodes Memory_Bound", bin, bench) == 0);
+    CHECK(has("out.txt", "  BE    Backend                 ") &&
+          has("out.txt", "  BE    Backend.Memory_Bound.L1_Bound "));
+    char *text = td_shell_read_file(dir, "out.txt");
+    CHECK(text && !strstr(text, "  Retire") && !strstr(text, "Frontend.Fetch") &&
+          !strstr(text, "Core_Bound"));
+    free(text);
+    CHECK(run("%s report %s --print-summary per-kernel --nodes Retire,Memory_Bound", bin,
+              bench) == 0);
+    CHECK(starts("out.txt", "kernel                                    time%     Retire "
+                 "Backend.Memory_Bound  bottleneck\n"));
+    CHECK(run("%s report %s --nodes Nope", bin, bench) == 2 && has("err.txt", "\"Nope\" is no node"));
+}
+
 /* A result read from standard input (-), also compressed; once only. */
 static void test_stdin(void)
 {
@@ -161,6 +179,7 @@ int main(void)
     test_json_everywhere();
     test_describe_suggestions();
     test_stdin();
+    test_nodes();
     td_shell_remove_dir(dir);
     return td_check_summary();
 }
