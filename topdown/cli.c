@@ -596,7 +596,8 @@ static const cli_option options[] = {
     {"no-progress", 0, 0, OWN(set_no_progress), S_PROFILING,
      "      --no-progress    no progress line on stderr\n"},
     {"help", 'h', 0, FLAG(help), S_END,
-     "  -h, --help           this help (topdown COMMAND --help: the command's);\n"},
+     "  -h, --help           this help (topdown COMMAND --help, or topdown help\n"
+     "                       COMMAND: the command's)\n"},
     {"version", 'V', 0, FLAG(version), S_END,
      "  -V, --version        the version\n"},
 };
