@@ -5,14 +5,34 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/outname.h"
+#include "report/output.h"
 #include "topdown/cli.h"
 #include "topdown/commands.h"
 #include "topdown/profile.h"
 
+/* -o and the CSVs, checked before anything runs: a bad pattern (an unknown
+ * %x, an unset %q{VAR}), or a fixed name that exists without -f or lies
+ * in no folder, is a usage error. */
+static int check_outputs(const cli *c, td_error *err)
+{
+    const char *outputs[] = {c->csv, c->csv_launches};
+    int rc = cmd_check_outputs(outputs, 2, c->profile.force, NULL, 0, err);
+    const char *o = c->profile.output;
+    char name[4096];
+    if (rc || !o)
+        return rc;
+    if (td_outname_expand(o, 1, 1, name, sizeof name, err))
+        return TD_USAGE_ERROR;
+    if (!strchr(o, '%') && td_output_check(o, c->profile.force, NULL, 0, err))
+        return TD_USAGE_ERROR;
+    return 0;
+}
+
 /* The app word is a command given after options (topdown -l 2 report F),
  * or, when no such app exists, a command mistyped (topdown reprot F):
  * said as such. Any other app that cannot be found is a usage error too. */
-static int check_app_word(char **argv, int at, td_error *err)
+static int check_app_word(char **argv, int at, const cli *c, td_error *err)
 {
     const char *word = argv[at];
     int after_dashes = strcmp(argv[at - 1], "--") == 0;
@@ -27,6 +47,8 @@ static int check_app_word(char **argv, int at, td_error *err)
     if (near)
         return td_usage_fail(err, "no command or app \"%s\"; did you mean `topdown %s`? "
                              "(topdown --help lists the commands)", word, near);
+    if (c->csv && strcmp(c->csv, "-") == 0 && strcmp(argv[at - 1], "--csv") == 0)
+        td_fail_context(err, "--csv took no file (a name ending in .csv, or --csv=FILE)");
     return TD_USAGE_ERROR; /* the message says why the app was not found */
 }
 
@@ -58,7 +80,7 @@ int cmd_profile(int argc, char **argv, td_error *err)
     }
     if (optind >= argc)
         return td_usage_fail(err, "no application given: topdown [options] -- APP [ARGS...] (see topdown --help)");
-    if ((rc = check_app_word(argv, optind, err)))
+    if ((rc = check_app_word(argv, optind, &c, err)))
         return rc;
     if (c.profile.kernel_filter &&
         (rc = cmd_check_kernel_name(c.profile.kernel_filter, c.report.name_base, 0, err)))
@@ -68,10 +90,10 @@ int cmd_profile(int argc, char **argv, td_error *err)
         return rc;
     if (c.arch)
         td_arch_set_free(&archs);
-    const char *outputs[] = {c.csv, c.csv_launches};
-    if ((rc = cmd_check_outputs(outputs, 2, c.profile.force, NULL, 0, err)))
+    if ((rc = check_outputs(&c, err)))
         return rc;
     c.profile.app_argv = &argv[optind];
+    const char *outputs[] = {c.csv, c.csv_launches};
     c.profile.outputs = outputs;
     c.profile.n_outputs = 2;
     td_profile_outcome outcome;

@@ -50,6 +50,7 @@ static const char *const cases[][N_CLASSES] = {
     {"-- ./missing-app", "-- ./UNREAD", "--overhead 0 -- true", "--bogus -- true",
      "--no-nvtx --nvtx-include x -- true", NULL},
     {NULL, NULL, "--arch nope -- true", "-l 2 report GOOD", "--csv GOOD -- true", NULL},
+    {NULL, NULL, "-o 'bad.%z.json' -- true", "--csv out.txt true", "-o GOOD -- true", NULL},
 };
 
 static char dir[] = "/tmp/td_exitXXXXXX";
