@@ -224,6 +224,21 @@ static void test_command_words(void)
     run("help", &r);
     CHECK(r.status == 0 && strstr(r.out, "usage: topdown [options]"));
     expect_error("help reprot", "did you mean report?");
+    /* every command of the table: its help, made from its own options */
+    static const char *const commands[] = {"report", "list-archs", "list-nodes", "describe",
+                                           "import-nvprof", "plot", "diff", "import-spool",
+                                           "merge", "imbalance", "trace", "source"};
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        char args[64], usage[64];
+        snprintf(args, sizeof args, "%s --help", commands[i]);
+        snprintf(usage, sizeof usage, "usage: topdown %s", commands[i]);
+        run(args, &r);
+        CHECK(r.status == 0 && strncmp(r.out, usage, strlen(usage)) == 0 &&
+              strstr(r.out, "  -h, --help ") && strstr(r.out, "exit codes:"));
+        run("--help", &h);
+        snprintf(usage, sizeof usage, "       topdown %s ", commands[i]);
+        CHECK(strstr(h.out, usage) != NULL); /* listed in topdown --help */
+    }
 }
 
 int main(void)
