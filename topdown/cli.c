@@ -101,12 +101,12 @@ static const cli_command commands[TD_CMD_COUNT] = {
     [TD_CMD_LIST_NODES] = {
         "list-nodes", cmd_list_nodes, "level json help",
         "       topdown list-nodes [-l N]              list the model's nodes\n",
-        "usage: topdown list-nodes [-l N]\nLists the model's nodes and thresholds.\n",
+        "usage: topdown list-nodes [-l N] [--json]\nLists the model's nodes and thresholds.\n",
         "  topdown list-nodes -l 4\n", NULL},
     [TD_CMD_DESCRIBE] = {
         "describe", cmd_describe, "json help",
         "       topdown describe NODE                  explain one node\n",
-        "usage: topdown describe NODE\n"
+        "usage: topdown describe NODE [--json]\n"
         "Explains one node (a name or path of `topdown list-nodes`).\n",
         "  topdown describe L1_Bound\n  topdown describe Backend.Memory_Bound\n", NULL},
     [TD_CMD_IMPORT_NVPROF] = {
@@ -135,7 +135,8 @@ static const cli_command commands[TD_CMD_COUNT] = {
         "diff", cmd_diff, "level verbose csv json kernels fail-if force kernel-name-base input help",
         "       topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]\n"
         "                                              compare two results node by node\n",
-        "usage: topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N] [--fail-if RULES]\n"
+        "usage: topdown diff A.json B.json [-l N] [-v] [--csv [FILE] | --json] [--kernels N]\n"
+        "                    [--fail-if RULES]\n"
         "Compares two results node by node (kernels matched by name).\n",
         "  topdown diff before.json after.json -l 2\n"
         "  topdown diff base.json new.json -l 2 --fail-if 'Backend.Memory_Bound>+5'\n"
@@ -160,7 +161,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
     [TD_CMD_IMBALANCE] = {
         "imbalance", cmd_imbalance, "kernels arch json input help",
         "       topdown imbalance ALL.json | A.json B.json ...  kernels' time and level 1 per rank\n",
-        "usage: topdown imbalance ALL.json | A.json B.json ... [--kernels N]\n"
+        "usage: topdown imbalance ALL.json | A.json B.json ... [--kernels N] [--json]\n"
         "Per kernel (matched by name): GPU time and level-1 shares per rank (a\n"
         "merged result's sources, or each file), the slowest rank marked (*),\n"
         "kernels sorted by imbalance (max/mean GPU time).\n",
