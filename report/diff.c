@@ -324,7 +324,7 @@ static int row_labels(const td_diff *d, const td_diff_side *a, const td_diff_sid
 int td_diff_text(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
                  long max_kernels, td_error *err)
 {
-    td_diff_text_options o = {level, max_kernels, TD_NAME_FUNCTION, 1};
+    td_diff_text_options o = {level, max_kernels, TD_NAME_FUNCTION, 1, NULL};
     return td_diff_text_with(out, a, b, &o, err);
 }
 
@@ -352,6 +352,9 @@ int td_diff_text_with(FILE *out, const td_diff_side *a, const td_diff_side *b,
         fprintf(out, "WARNING: %s\n", warning);
     fprintf(out, "Kernels: %zu in both, %zu only in A, %zu only in B\n", d.n_both, d.n_only_a,
             d.n_only_b);
+    if (o->kernels_shown)
+        fprintf(out, "Kernels shown: those -k '%s' names; the application rows are the whole "
+                "runs\n", o->kernels_shown);
     side_view va = app_view(a->s), vb = app_view(b->s);
     fprintf(out, "\nApplication: ");
     print_size(out, "A", &va);

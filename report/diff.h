@@ -45,6 +45,7 @@ typedef struct td_diff_text_options {
     long max_kernels; /* kernels of both listed, 0 = all */
     int name_base;    /* how kernels are named (td_name_base, report/kname.h) */
     int all_nodes;    /* every node; else only those that moved (|B-A| >= 0.05) */
+    const char *kernels_shown; /* -k the sides' kernels were chosen by, for a note; NULL */
 } td_diff_text_options;
 
 /* Side by side text: the application, then matched kernels, then the

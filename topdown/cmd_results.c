@@ -609,6 +609,26 @@ static int gate_report(const fail_gate *g, const char *text)
     return TD_EXIT_FAIL_IF;
 }
 
+/* diff -k: the kernels each side shows; a side where it names none shows
+ * none, both sides naming none is a usage error. */
+static int shown_pair(result_pair *p, const cli *c, shown_kernels *shown, td_error *err)
+{
+    int none = 0;
+    for (int i = 0; i < 2; i++) {
+        td_error side_err;
+        if (shown_select(&p->res[i], &p->sum[i], c->profile.kernel_filter, c->report.name_base,
+                         &shown[i], &side_err)) {
+            *err = side_err;
+            none++;
+            shown[i].s = p->sum[i];
+            shown[i].s.n_kernels = 0;
+        }
+        p->side[i].s = &shown[i].s;
+    }
+    return none == 2 ? td_usage_fail(err, "diff -k '%s' names no kernel of either result",
+                                     c->profile.kernel_filter) : 0;
+}
+
 static int diff_outputs(const char *const *files, const cli *c, const td_arch_set *archs,
                         fail_gate *gate, td_error *err)
 {
@@ -616,8 +636,11 @@ static int diff_outputs(const char *const *files, const cli *c, const td_arch_se
     if (load_pair(files, archs, &p, err))
         return -1;
     td_diff_text_options text = {c->report.level, c->report.max_kernels, c->report.name_base,
-                                 c->report.verbose};
-    int rc = gate_check(&p, gate, err);
+                                 c->report.verbose, c->profile.kernel_filter};
+    shown_kernels shown[2] = {{.owned = NULL}, {.owned = NULL}};
+    int rc = shown_pair(&p, c, shown, err);
+    if (rc == 0)
+        rc = gate_check(&p, gate, err);
     char warning[768];
     /* The text says it; with --csv - there is no text: stderr does. */
     if (c->csv && strcmp(c->csv, "-") == 0 &&
@@ -633,6 +656,8 @@ static int diff_outputs(const char *const *files, const cli *c, const td_arch_se
         fflush(stdout); /* the diff, then the verdict */
         rc = gate_report(gate, c->fail_if);
     }
+    shown_free(&shown[0]);
+    shown_free(&shown[1]);
     free_pair(&p);
     return rc;
 }
@@ -650,6 +675,9 @@ int cmd_diff(int argc, char **argv, td_error *err)
     if ((rc = cmd_check_inputs(files, 2, err)))
         return rc;
     if ((rc = cmd_check_outputs(&c.csv, 1, c.profile.force, files, 2, err)))
+        return rc;
+    if (c.profile.kernel_filter &&
+        (rc = cmd_check_kernel_name(c.profile.kernel_filter, c.report.name_base, 1, err)))
         return rc;
     fail_gate gate = {0};
     if (c.fail_if && td_fail_rules_parse(c.fail_if, &gate.rules, &gate.n_rules, err))

@@ -141,6 +141,18 @@ static void test_nodes(void)
     CHECK(run("%s report %s --nodes Nope", bin, bench) == 2 && has("err.txt", "\"Nope\" is no node"));
 }
 
+/* diff -k: the kernels of both sides that -k names, in the text and the
+ * --fail-if gate (the application rows stay the whole runs). */
+static void test_diff_k(void)
+{
+    CHECK(run("%s diff %s %s -k 'l1|sgemm' --fail-if 'time>+10%%'", bin, bench, bench64) == 4);
+    CHECK(has("out.txt", "Kernels: 2 in both, 0 only in A, 0 only in B\n"
+              "Kernels shown: those -k 'l1|sgemm' names;"));
+    CHECK(has("err.txt", "3 rule breaks in the application and the 2 kernels of both results"));
+    CHECK(run("%s diff %s %s -k nope", bin, bench, bench64) == 2 &&
+          has("err.txt", "names no kernel of either result"));
+}
+
 /* A result read from standard input (-), also compressed; once only. */
 static void test_stdin(void)
 {
@@ -180,6 +192,7 @@ int main(void)
     test_describe_suggestions();
     test_stdin();
     test_nodes();
+    test_diff_k();
     td_shell_remove_dir(dir);
     return td_check_summary();
 }
