@@ -537,8 +537,8 @@ static const cli_option options[] = {
      "  -k, --kernel-name RE profile only kernels whose name matches RE: a Perl-style\n"
      "                       regex ('gemm_\\d+', '^sgemm') or ncu's regex:RE, searched\n"
      "                       for in the --kernel-name-base name (default: the function's\n"
-     "                       base name); report and plot -k RE show only those (text,\n"
-     "                       CSV, JSON, bars), and -k '#4' the 4th kernel\n"},
+     "                       base name); report, plot and diff -k RE show only those\n"
+     "                       (text, CSV, JSON, bars, the gate), -k '#4' the 4th kernel\n"},
     {"launch-skip", 's', 1, COUNT(profile.launch_skip, 0, LONG_MAX),
      S_PROFILING, "  -s, --launch-skip N  skip the first N matching launches\n"},
     {"launch-count", 'c', 1, COUNT(profile.launch_count, 1, LONG_MAX), S_PROFILING,
