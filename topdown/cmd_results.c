@@ -75,6 +75,63 @@ static void shown_free(shown_kernels *k)
     k->owned = NULL;
 }
 
+static int shown_has(const shown_kernels *k, const char *name)
+{
+    for (size_t i = 0; i < k->s.n_kernels; i++)
+        if (strcmp(k->s.kernels[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* The result as --csv-launches sees it under -k: the launches of the
+ * kernels shown (copies of the device records, the launches borrowed);
+ * the result itself without -k. Free with launches_view_free. */
+static int launches_view(const td_result *res, const shown_kernels *k, td_result *view,
+                         td_error *err)
+{
+    *view = *res;
+    if (!k->owned)
+        return 0;
+    view->devices = calloc(res->n_devices ? res->n_devices : 1, sizeof *view->devices);
+    if (!view->devices)
+        return td_fail(err, "out of memory");
+    for (size_t d = 0; d < res->n_devices; d++) {
+        td_device *dev = &view->devices[d];
+        *dev = res->devices[d];
+        dev->launches = malloc((dev->n_launches ? dev->n_launches : 1) * sizeof *dev->launches);
+        dev->n_launches = 0;
+        if (!dev->launches) {
+            view->n_devices = d;
+            return td_fail(err, "out of memory");
+        }
+        for (size_t i = 0; i < res->devices[d].n_launches; i++)
+            if (shown_has(k, res->devices[d].launches[i].kernel))
+                dev->launches[dev->n_launches++] = res->devices[d].launches[i];
+    }
+    return 0;
+}
+
+static void launches_view_free(td_result *view, const td_result *res)
+{
+    if (view->devices == res->devices)
+        return;
+    for (size_t d = 0; d < view->n_devices; d++)
+        free(view->devices[d].launches);
+    free(view->devices);
+}
+
+/* --csv-launches: the launches of the kernels shown. */
+static int write_launches(const char *path, const td_result *res, const td_summary *s,
+                          const shown_kernels *k, int level, td_error *err)
+{
+    td_result view;
+    int rc = launches_view(res, k, &view, err);
+    if (rc == 0)
+        rc = td_csv_launches_file(path, &view, s, level, err);
+    launches_view_free(&view, res);
+    return rc;
+}
+
 static int print_timeline(const td_result *res, const td_summary *s, const cli *c,
                           td_error *err)
 {
@@ -128,7 +185,7 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
     if (rc == 0 && c->csv)
         rc = td_csv_kernels_file(c->csv, &shown.s, level, err);
     if (rc == 0 && c->csv_launches)
-        rc = td_csv_launches_file(c->csv_launches, res, s, level, err);
+        rc = write_launches(c->csv_launches, res, s, &shown, level, err);
     if (rc == 0 && c->timeline)
         rc = print_timeline(res, s, c, err) ? -1 : 1;
     else if (rc == 0 && c->pm_timeline)

@@ -134,6 +134,8 @@ static void test_k_every_output(void)
     CHECK(run("%s report %s -k 'l1|sgemm' --csv -", bin, bench) == 0);
     CHECK(has("out.txt", "\"bench_l1_bound(") && has("out.txt", "\"bench_sgemm(") &&
           has("out.txt", "\n<application>,30,") && lacks("out.txt", "bench_ifetch"));
+    CHECK(run("%s report %s -k 'l1|sgemm' --csv-launches -", bin, bench) == 0);
+    CHECK(has("out.txt", "\n\"bench_sgemm(") && lacks("out.txt", "bench_ifetch"));
     CHECK(run("%s report %s -k '#2' --json", bin, bench) == 0);
     CHECK(has("out.txt", "\"bench_constant(Sink, int)\"") && lacks("out.txt", "bench_ifetch") &&
           has("out.txt", "\"<application>\""));
