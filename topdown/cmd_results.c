@@ -180,7 +180,7 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
     if (c->report.by_region)
         return write_region_outputs(path, res, s, archs, c, err);
     int level = c->report.level;
-    shown_kernels shown; /* -k: the kernels of the CSV and the JSON */
+    shown_kernels shown; /* -k: the kernels of the CSVs, the JSON and the lines */
     int rc = shown_select(res, s, c->report.kernels_shown, c->report.name_base, &shown, err);
     if (rc == 0 && c->csv)
         rc = td_csv_kernels_file(c->csv, &shown.s, level, err);
