@@ -104,7 +104,8 @@ static void print_line(const tree_ctx *t, int node, int below)
 static void print_subtree(const tree_ctx *t, int node, int ancestor_below)
 {
     const td_tree_node *n = &t->model->tree[node];
-    if (n->level > t->o->level || !n->measured || !td_node_present(t->model, t->b, node))
+    if (n->level > t->o->level || !n->measured || !td_node_present(t->model, t->b, node) ||
+        !td_node_selected(t->o->nodes, n->path))
         return;
     int below = ancestor_below || (td_kind_is_loss(n->kind) && !t->v->over[node]);
     if (below && n->level > 1 && !t->o->verbose)
