@@ -15,6 +15,12 @@
 #            PM sampling), the NVTX PyTorch loop by region, and td_bench's
 #            `topdown source` reports (source_report.sh)
 #   multi    on nvidia-h200-x2: test_multigpu and multigpu.sh
+#   truth2   truth.sh: every app by default and with every launch profiled
+#            (kernel replay), truth_<device>.csv and its verdicts (issue 22);
+#            about 4-6 minutes; the trees and logs in $OUT/truth2_work.tgz
+#   cost     cost.sh -n 3: in-loop cost of tracing and sampling per case,
+#            cost_<device>.csv (issue 23); about 5 minutes; the run logs in
+#            $OUT/cost_work.tgz
 #
 #   bash benchmarks/gpu_session.sh PART [SECONDS]   (SECONDS: the part's limit, default 540)
 #
@@ -67,8 +73,18 @@ case $part in
     multi)
         step ctest-multigpu ctest --test-dir build -R test_multigpu --output-on-failure
         step multigpu bash benchmarks/multigpu.sh ;;
+    truth2)
+        # Each run at most 120 s; the table is rewritten after each app, so
+        # a part cut short keeps the apps it finished.
+        step truth2 bash benchmarks/truth.sh -t 120 -o build/truth
+        find build/truth \( -name '*.tree.json' -o -name '*.log' -o -name status.txt \) -print0 |
+            tar -czf "$out/truth2_work.tgz" --null -T - 2>> "$log" ;;
+    cost)
+        step cost bash benchmarks/cost.sh -n 3 -t 120 -w build/cost
+        find build/cost -name '*.log' -print0 |
+            tar -czf "$out/cost_work.tgz" --null -T - 2>> "$log" ;;
     *)
-        echo "gpu_session.sh: PART is tests, collect, truth, extra or multi" >&2
+        echo "gpu_session.sh: PART is tests, collect, truth, extra, multi, truth2 or cost" >&2
         exit 2 ;;
 esac
 # What the part wrote under benchmarks/results, with its log.

@@ -13,6 +13,9 @@ AdamW with capturable=True) with torch.cuda.graph after a warm-up on a
 side stream, as PyTorch's CUDA graphs documentation does, and replays it
 STEPS times: the same kernels, run by cuGraphLaunch (topdown's graph
 profiling, docs/COLLECTION.md).
+
+After the loop (torch.cuda.synchronize() included) it prints
+loop_s=<seconds> steps=<STEPS>, the in-loop time benchmarks/cost.sh reads.
 """
 import sys
 import time
@@ -79,8 +82,12 @@ def main():
     else:
         loss = train_eager(steps, model, opt, x, y)
     torch.cuda.synchronize()
+    loop_s = time.perf_counter() - start
+    # The in-loop time for benchmarks/cost.sh (the launches are not known
+    # here: cost.sh takes them from topdown's closing line).
+    print(f"loop_s={loop_s:.6f} steps={steps}", flush=True)
     print(f"pytorch_mlp: {steps} steps{' (CUDA graph)' if use_graph else ''}, "
-          f"loss {loss.item():.4f}, {time.perf_counter() - start:.3f} s")
+          f"loss {loss.item():.4f}, {loop_s:.3f} s")
 
 
 if __name__ == "__main__":

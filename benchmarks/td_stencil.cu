@@ -26,6 +26,8 @@
 // kernel touches ~8 K cells): 5000 iterations are 0.15-0.25 s of GPU time
 // (an estimate, not measured; --n 4096 for 4x); 10,104 launches in all
 // (3 at setup, 10,000 in the loop, 100 for 50 residual checks, 1 checksum).
+// Also prints the loop's host-clock time for benchmarks/cost.sh:
+//   loop_s=<s> launches=<in-loop launches> us_per_launch=<x>
 
 #include <cuda_runtime.h>
 
@@ -33,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define CHECK_CUDA(call) check_cuda((call), #call, __FILE__, __LINE__)
 
@@ -275,6 +278,12 @@ int main(int argc, char **argv)
     cudaEvent_t start, stop;
     CHECK_CUDA(cudaEventCreate(&start));
     CHECK_CUDA(cudaEventCreate(&stop));
+    // The in-loop time for benchmarks/cost.sh: host clock from here to the
+    // end of the loop's final synchronisation, setup excluded.
+    CHECK_CUDA(cudaDeviceSynchronize());
+    struct timespec host_t0, host_t1;
+    clock_gettime(CLOCK_MONOTONIC, &host_t0);
+    long loop_launches = 0;
     CHECK_CUDA(cudaEventRecord(start));
     double res = -1.0;
     long it = 0;
@@ -282,10 +291,12 @@ int main(int argc, char **argv)
     while (it < iters) {
         heat_stencil<<<grid, block>>>(u, kappa, f, v, (int)n, dt);
         heat_boundary<<<bnd_blocks, 256>>>(v, (int)n);
+        loop_launches += 2;
         it++;
         if (it % check_every == 0 || it == iters) {
             residual_partial<<<red_blocks, RED_BLOCK>>>(u, v, (int)n, partial);
             residual_final<<<1, RED_BLOCK>>>(partial, red_blocks, (int)n, d_res);
+            loop_launches += 2;
             CHECK_CUDA(cudaGetLastError());
             CHECK_CUDA(cudaMemcpy(&res, d_res, sizeof res, cudaMemcpyDeviceToHost));
             if (res < tol)
@@ -299,6 +310,12 @@ int main(int argc, char **argv)
     }
     CHECK_CUDA(cudaEventRecord(stop));
     CHECK_CUDA(cudaEventSynchronize(stop));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    clock_gettime(CLOCK_MONOTONIC, &host_t1);
+    double loop_s = (double)(host_t1.tv_sec - host_t0.tv_sec) +
+                    1e-9 * (double)(host_t1.tv_nsec - host_t0.tv_nsec);
+    printf("loop_s=%.6f launches=%ld us_per_launch=%.3f\n", loop_s, loop_launches,
+           loop_launches > 0 ? 1e6 * loop_s / (double)loop_launches : 0.0);
     float ms = 0.0f;
     CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
 

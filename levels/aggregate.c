@@ -1,6 +1,6 @@
 #include "levels/aggregate.h"
 
-#include "combine.h"
+#include "estimate.h"
 #include "spread.h"
 
 #include <stdint.h>
@@ -96,27 +96,32 @@ static int init_models(td_summary *s, const td_result *res, const td_arch_set *a
 /* What td_summarize gathers per kernel (by index before sorting). */
 typedef struct kernel_work {
     double *weights;       /* sum of the mean's weights */
-    td_combine **acc;      /* a kernel's combination of counter groups */
-    td_spread_acc **spread; /* its full-set launches' deviations */
-    td_boot_set *boot;     /* its combination's last launches, for the bootstrap */
+    td_est_launch **launches; /* every launch of the kernel, in order */
+    size_t *n_launches, *cap_launches;
 } kernel_work;
 
-/* Replay-free launches of kernel k, combined (levels/combine.h). */
-static int add_to_combination(td_summary *s, kernel_work *w, int k, size_t d,
-                              const td_device *dev, const td_launch *l, td_error *err)
+/* Every launch of kernel k under its own table, for the estimator. */
+static int note_launch(td_summary *s, kernel_work *w, int k, size_t d, const td_launch *l,
+                       td_error *err)
 {
     td_kernel_summary *ks = &s->kernels[k];
     if (s->models[ks->model].arch != s->models[d].arch)
         return 0; /* another table: its counters mean other things */
-    if (!w->acc[k] && !(w->acc[k] = calloc(1, sizeof *w->acc[k])))
-        return td_fail(err, "out of memory");
-    td_combine_add(w->acc[k], &s->models[d], &s->bindings[d], dev, l);
-    return td_boot_set_add(&w->boot[k], l, d, err);
+    if (w->n_launches[k] == w->cap_launches[k]) {
+        size_t cap = w->cap_launches[k] ? 2 * w->cap_launches[k] : 16;
+        td_est_launch *bigger = realloc(w->launches[k], cap * sizeof *bigger);
+        if (!bigger)
+            return td_fail(err, "out of memory");
+        w->launches[k] = bigger;
+        w->cap_launches[k] = cap;
+    }
+    w->launches[k][w->n_launches[k]++] = (td_est_launch){l, d};
+    return 0;
 }
 
-/* A full-set launch's model, into its kernel's mean and spread. */
-static int add_full_launch(td_kernel_summary *ks, kernel_work *w, int k, const td_breakdown *b,
-                           const td_launch *l, td_error *err)
+/* A full-set launch's model, into its kernel's mean. */
+static void add_full_launch(td_kernel_summary *ks, kernel_work *w, int k, const td_breakdown *b,
+                            const td_launch *l)
 {
     /* Weight by duration; launches of no recorded duration count 1 ns
      * so a kernel is never left without a mean. */
@@ -124,10 +129,6 @@ static int add_full_launch(td_kernel_summary *ks, kernel_work *w, int k, const t
     td_breakdown_accumulate(&ks->mean, b, weight);
     w->weights[k] += weight;
     ks->has_data = 1;
-    if (!w->spread[k] && !(w->spread[k] = calloc(1, sizeof *w->spread[k])))
-        return td_fail(err, "out of memory");
-    td_spread_add(w->spread[k], b, weight);
-    return 0;
 }
 
 /* Which CUDA graph a kernel's launches came from; a profiled launch with
@@ -187,97 +188,68 @@ static int add_launches(td_summary *s, name_index *idx, const td_result *res,
             ks->total_ns += l->duration_ns;
             s->launches++;
             s->total_ns += l->duration_ns;
+            if (note_launch(s, w, k, d, l, err))
+                return -1;
             if (!l->profiled)
                 continue;
+            ks->profiled++;
+            s->profiled++;
             if (l->group != TD_GROUP_ALL) {
-                ks->profiled++;
                 ks->group_launches++;
-                s->profiled++;
                 s->group_launches++;
-                if (add_to_combination(s, w, k, d, dev, l, err))
-                    return -1;
                 continue;
             }
             td_breakdown b;
             if (td_model_launch(&s->models[d], &s->bindings[d], l, &b, err))
                 return -1;
-            ks->profiled++;
-            s->profiled++;
-            if (b.has_slots && add_full_launch(ks, w, k, &b, l, err))
-                return -1;
+            if (b.has_slots)
+                add_full_launch(ks, w, k, &b, l);
         }
     }
     return 0;
 }
 
-/* Launches that measured the full set count in their kernel's combination
- * too, when the kernel has one (a replayed first launch, say). */
-static int add_full_launches(td_summary *s, name_index *idx, const td_result *res,
-                             kernel_work *w, td_error *err)
+/* A kernel whose launches were not all measured with the full set gets
+ * the estimator's tree and spread (levels/estimate.h); one measured whole
+ * keeps the duration-weighted mean of its launches' trees, and the spread
+ * of the counters alone: nothing was left unmeasured. */
+static int finish_estimates(td_summary *s, const td_result *res, kernel_work *w,
+                            td_error *err)
 {
-    for (size_t d = 0; d < res->n_devices; d++) {
-        const td_device *dev = &res->devices[d];
-        for (size_t i = 0; i < dev->n_launches; i++) {
-            const td_launch *l = &dev->launches[i];
-            if (!l->profiled || l->group != TD_GROUP_ALL)
-                continue;
-            int k = find_or_add_kernel(s, idx, l->kernel, (int)d, err);
-            if (k < 0)
-                return -1;
-            if (w->acc[k] && add_to_combination(s, w, k, d, dev, l, err))
-                return -1;
-        }
-    }
-    return 0;
-}
-
-/* A kernel with replay-free launches gets the model of its combination,
- * and the bootstrap's spread. */
-static int finish_combinations(td_summary *s, const td_result *res, kernel_work *w,
-                               td_error *err)
-{
-    td_combine **acc = w->acc;
-    double *weights = w->weights;
     for (size_t k = 0; k < s->n_kernels; k++) {
-        if (!acc[k])
-            continue;
         td_kernel_summary *ks = &s->kernels[k];
-        int d = ks->model;
-        td_breakdown b;
-        size_t missing = 0;
-        td_error why;
-        ks->multiplexed = 1;
-        memset(&ks->mean, 0, sizeof ks->mean);
-        ks->has_data = 0;
-        weights[k] = 0;
-        if (td_combine_model(acc[k], &s->models[d], &s->bindings[d], &res->devices[d], &b,
-                             &missing, &why) != 0) {
-            ks->stalls_missing = missing;
-            s->incomplete++;
-            continue; /* no issue counters yet: timed only */
-        }
-        ks->stalls_missing = missing;
-        s->incomplete += missing > 0;
-        if (!b.has_slots)
+        ks->reasons_total = s->models[ks->model].arch->n_stalls;
+        ks->reasons_measured = ks->reasons_total;
+        if (ks->profiled == 0)
             continue;
-        ks->mean = b;
-        ks->has_data = 1;
-        weights[k] = 1.0;
-        if (td_spread_bootstrap(&w->boot[k], s->models, s->bindings, res->devices,
-                                (size_t)d, &ks->spread, err))
+        if (ks->group_launches == 0 && ks->profiled == ks->launches) {
+            /* measured whole: no sampling error, only the counters' own
+             * repeatability (TD_EST_FLOOR) */
+            for (int n = 0; n < TD_TREE_MAX; n++)
+                ks->spread.value[n] = TD_EST_FLOOR;
+            continue;
+        }
+        td_estimate est;
+        if (td_estimate_kernel(w->launches[k], w->n_launches[k], s->models, s->bindings,
+                               res->devices, (size_t)ks->model, &est, err))
             return -1;
+        ks->multiplexed = ks->group_launches > 0;
+        ks->sampled = 1;
+        ks->strata = est.strata;
+        ks->reasons_measured = est.reasons_measured;
+        ks->stalls_missing = est.has_level1 ? est.reasons_total - est.reasons_measured
+                                            : est.reasons_total + 1;
+        ks->has_data = est.has_level1;
+        w->weights[k] = est.has_level1 ? 1.0 : 0.0;
+        s->incomplete += !est.has_level1 || !est.split_measured;
+        if (!est.has_level1) {
+            memset(&ks->mean, 0, sizeof ks->mean);
+            continue;
+        }
+        ks->mean = est.mean;
+        ks->spread = est.spread;
     }
     return 0;
-}
-
-/* Kernels of full-set launches only: the standard error of their mean. */
-static void finish_standard_errors(td_summary *s, const kernel_work *w)
-{
-    for (size_t k = 0; k < s->n_kernels; k++) {
-        td_kernel_summary *ks = &s->kernels[k];
-        if (ks->has_data && !ks->multiplexed && w->spread[k])
-            td_spread_standard_error(w->spread[k], &ks->spread);
-    }
 }
 
 static int by_time_desc(const void *a, const void *b)
@@ -340,17 +312,11 @@ static void finish_means(td_summary *s, const double *weights)
 
 static void kernel_work_free(kernel_work *w, size_t n_kernels)
 {
-    for (size_t k = 0; k < n_kernels; k++) {
-        if (w->acc)
-            free(w->acc[k]);
-        if (w->spread)
-            free(w->spread[k]);
-        if (w->boot)
-            td_boot_set_free(&w->boot[k]);
-    }
-    free(w->acc);
-    free(w->spread);
-    free(w->boot);
+    for (size_t k = 0; w->launches && k < n_kernels; k++)
+        free(w->launches[k]);
+    free(w->launches);
+    free(w->n_launches);
+    free(w->cap_launches);
     free(w->weights);
 }
 
@@ -377,18 +343,15 @@ int td_summarize_nodes(const td_result *res, const td_arch_set *archs,
     int rc = init_models(out, res, archs, arch_override, nodes, err);
     if (rc == 0) {
         w.weights = calloc(total_launches, sizeof *w.weights);
-        w.acc = calloc(total_launches, sizeof *w.acc);
-        w.spread = calloc(total_launches, sizeof *w.spread);
-        w.boot = calloc(total_launches, sizeof *w.boot);
-        rc = w.weights && w.acc && w.spread && w.boot ? add_launches(out, &idx, res, &w, err)
-                                                      : td_fail(err, "out of memory");
+        w.launches = calloc(total_launches, sizeof *w.launches);
+        w.n_launches = calloc(total_launches, sizeof *w.n_launches);
+        w.cap_launches = calloc(total_launches, sizeof *w.cap_launches);
+        rc = w.weights && w.launches && w.n_launches && w.cap_launches
+                 ? add_launches(out, &idx, res, &w, err)
+                 : td_fail(err, "out of memory");
     }
-    if (rc == 0 && out->group_launches)
-        rc = add_full_launches(out, &idx, res, &w, err);
-    if (rc == 0 && out->group_launches)
-        rc = finish_combinations(out, res, &w, err);
     if (rc == 0)
-        finish_standard_errors(out, &w);
+        rc = finish_estimates(out, res, &w, err);
     if (rc == 0)
         inherit_graph_trees(out, w.weights);
     if (rc == 0)

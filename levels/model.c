@@ -175,8 +175,7 @@ static void stall_shares(const td_model *m, const td_binding *b, const double *c
     out->unattributed = stall_sum > 0 ? 0.0 : stalled;
 }
 
-/* A node without a formula is the sum of its children, deepest first. */
-static void roll_up(const td_model *m, td_breakdown *out)
+void td_model_roll_up(const td_model *m, td_breakdown *out)
 {
     for (int level = m->max_level; level >= 2; level--)
         for (int n = 0; n < m->n_tree; n++) {
@@ -201,7 +200,7 @@ void td_model_counters(const td_model *m, const td_binding *b, const double *cou
         return;
     double used = issued_shares(m, &r, out);
     stall_shares(m, b, counters, 1.0 - used, out);
-    roll_up(m, out);
+    td_model_roll_up(m, out);
 }
 
 int td_model_launch(const td_model *m, const td_binding *b,

@@ -104,6 +104,9 @@ typedef struct td_breakdown {
  * combined), laid out as the binding says. */
 void td_model_counters(const td_model *m, const td_binding *b, const double *counters,
                        td_breakdown *out);
+/* Fills every node without a formula with the sum of its children,
+ * deepest first (the values of formula nodes and stall reasons set). */
+void td_model_roll_up(const td_model *m, td_breakdown *out);
 /* The model of one profiled launch; fails on a launch without counters. */
 int td_model_launch(const td_model *m, const td_binding *b,
                     const td_launch *launch, td_breakdown *out, td_error *err);

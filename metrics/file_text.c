@@ -70,7 +70,8 @@ static int read_all(int fd, int is_fifo, const char *path, char **text, size_t *
 
 int td_read_text_file(const char *path, char **text, size_t *len, td_error *err)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    int fd = strcmp(path, "-") == 0 ? dup(STDIN_FILENO)
+                                    : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return td_fail(err, "cannot open %s: %s", path, strerror(errno));
     int is_fifo = 0;

@@ -6,8 +6,8 @@
 
 #include "metrics/error.h"
 
-/* Reads path into a NUL-terminated buffer the caller frees; *len excludes
- * the NUL. Works on pipes and growing files too (no fseek). A folder or a
+/* Reads path ("-": standard input) into a NUL-terminated buffer the
+ * caller frees; *len excludes the NUL. Works on pipes and growing files too (no fseek). A folder or a
  * device is an error, and so is a FIFO no program writes to (instead of
  * waiting for one forever). */
 int td_read_text_file(const char *path, char **text, size_t *len, td_error *err);

@@ -42,6 +42,16 @@ static int in_group(const td_groups *groups, size_t g, const char *metric)
     return 0;
 }
 
+int td_groups_per_pass(const td_arch *arch, const char *metric)
+{
+    static const td_counter per_pass[] = {TD_C_CYCLES_ACTIVE, TD_C_WARPS_ACTIVE,
+                                          TD_C_DURATION_NS, TD_C_CYCLES_ELAPSED_MAX};
+    for (size_t i = 0; i < sizeof per_pass / sizeof *per_pass; i++)
+        if (arch->counter[per_pass[i]] && strcmp(arch->counter[per_pass[i]], metric) == 0)
+            return 1;
+    return 0;
+}
+
 static int check_coverage(const td_arch *arch, const td_groups *groups, td_error *err)
 {
     const char *cycles = arch->counter[TD_C_CYCLES_ACTIVE];
@@ -53,9 +63,10 @@ static int check_coverage(const td_arch *arch, const td_groups *groups, td_error
                            "every group needs", arch->name, g, cycles);
     for (size_t i = 0; i < n; i++) {
         size_t times = occurrences(groups, needed[i]);
-        if (strcmp(needed[i], cycles) != 0 && times != 1)
+        if (times == 0 || (!td_groups_per_pass(arch, needed[i]) && times != 1))
             return td_fail(err, "%s: metric %s is in %zu counter groups; each must be in "
-                           "exactly one", arch->name, needed[i], times);
+                           "exactly one (the per-pass counters, such as %s, in one or more)",
+                           arch->name, needed[i], times, cycles);
     }
     for (size_t g = 0; g < groups->n; g++)
         for (size_t i = 0; i < groups->size[g]; i++) {
@@ -105,6 +116,18 @@ static int try_add(td_groups *out, size_t g, const char *metric, td_pass_counter
     return 0;
 }
 
+/* What every group holds besides its stall reasons: the active cycles, and
+ * where the table names them the pass's own denominators (warps active,
+ * duration) and the clock (levels/estimate.h). */
+static void seed_group(const td_arch *arch, td_groups *out, size_t g)
+{
+    static const td_counter per_pass[] = {TD_C_CYCLES_ACTIVE, TD_C_WARPS_ACTIVE,
+                                          TD_C_DURATION_NS, TD_C_CYCLES_ELAPSED_MAX};
+    for (size_t i = 0; i < sizeof per_pass / sizeof *per_pass; i++)
+        if (arch->counter[per_pass[i]] && (i == 0 || arch->counter[TD_C_WARPS_ACTIVE]))
+            out->metric[g][out->size[g]++] = arch->counter[per_pass[i]];
+}
+
 static int place_stall(const td_arch *arch, td_groups *out, const char *metric,
                        td_pass_counter count, void *ctx, td_error *err)
 {
@@ -119,7 +142,7 @@ static int place_stall(const td_arch *arch, td_groups *out, const char *metric,
         return td_fail(err, "%s: more than %d counter groups", arch->name, TD_MAX_GROUPS);
     size_t g = out->n++;
     out->size[g] = 0;
-    out->metric[g][out->size[g]++] = arch->counter[TD_C_CYCLES_ACTIVE];
+    seed_group(arch, out, g);
     int added = 0;
     if (try_add(out, g, metric, count, ctx, &added, err))
         return -1;

@@ -31,10 +31,14 @@ typedef int (*td_pass_counter)(void *ctx, const char *const *metrics, size_t n,
 /* The table's own groups; n = 0 when it lists none. */
 void td_groups_from_table(const td_arch *arch, td_groups *out);
 
+/* Whether metric is one of the table's per-pass counters (active cycles,
+ * warps active, duration, elapsed cycles), which may sit in several groups;
+ * every other metric sits in exactly one. */
+int td_groups_per_pass(const td_arch *arch, const char *metric);
 /* 0 when: every group is one pass, holds the cycles counter, and the groups
- * together hold every metric of td_arch_metrics, each counter other than
- * cycles in exactly one group. Otherwise the first problem, named. With
- * count NULL only the coverage is checked (no CUPTI call). */
+ * together hold every metric of td_arch_metrics, each metric other than the
+ * per-pass counters in exactly one group. Otherwise the first problem,
+ * named. With count NULL only the coverage is checked (no CUPTI call). */
 int td_groups_check(const td_arch *arch, const td_groups *groups, td_pass_counter count,
                     void *ctx, td_error *err);
 

@@ -11,6 +11,8 @@ static const char *const counter_keys[TD_COUNTER_COUNT] = {
     [TD_C_IPC] = "ipc",
     [TD_C_ISSUED_IPC] = "issued_ipc",
     [TD_C_WARP_EFF] = "warp_execution_efficiency",
+    [TD_C_WARPS_ACTIVE] = "warps_active",
+    [TD_C_CYCLES_ELAPSED_MAX] = "cycles_elapsed_max",
 };
 
 static double safe_ratio(double num, double den)

@@ -25,6 +25,10 @@ typedef enum td_counter {
     TD_C_IPC,        /* nvprof: ipc */
     TD_C_ISSUED_IPC, /* nvprof: issued_ipc */
     TD_C_WARP_EFF,   /* nvprof: warp_execution_efficiency, in % */
+    /* Optional, in every counter group of a table that names them: each
+     * pass's own denominators (levels/estimate.h) and the SM clock. */
+    TD_C_WARPS_ACTIVE,      /* warp-cycles resident (sm__warps_active.sum) */
+    TD_C_CYCLES_ELAPSED_MAX, /* SM cycles elapsed, the busiest SM (clock = this / duration) */
     TD_COUNTER_COUNT
 } td_counter;
 

@@ -1,6 +1,7 @@
 #include "report/columns.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,6 +240,65 @@ int td_summary_printable(const td_summary *s, td_error *err)
         if (ks->has_data &&
             td_breakdown_printable(&s->models[ks->model], &ks->mean, what, err))
             return -1;
+    }
+    return 0;
+}
+
+/* The item's node path (a bare name resolved), into buf. */
+static const char *item_path(const char *item, size_t len, char *buf, size_t size)
+{
+    snprintf(buf, size, "%.*s", (int)len, item);
+    int node = td_node_find(buf);
+    if (node >= 0)
+        snprintf(buf, size, "%s", td_node_get(node)->path);
+    return buf;
+}
+
+/* Whether a lies below b in the tree ("b.x...") */
+static int below(const char *a, const char *b)
+{
+    size_t n = strlen(b);
+    return strncmp(a, b, n) == 0 && a[n] == '.';
+}
+
+int td_node_selected(const char *selection, const char *path)
+{
+    if (!selection)
+        return 1;
+    for (const char *p = selection; *p; p += *p == ',') {
+        size_t len = strcspn(p, ",");
+        char item[TD_PATH_MAX];
+        item_path(p, len, item, sizeof item);
+        if (strcmp(path, item) == 0 || below(path, item) || below(item, path))
+            return 1;
+        p += len;
+    }
+    return 0;
+}
+
+int td_node_listed(const char *selection, const char *path)
+{
+    for (const char *p = selection; p && *p; p += *p == ',') {
+        size_t len = strcspn(p, ",");
+        char item[TD_PATH_MAX];
+        if (strcmp(path, item_path(p, len, item, sizeof item)) == 0)
+            return 1;
+        p += len;
+    }
+    return 0;
+}
+
+int td_nodes_check(const char *selection, td_error *err)
+{
+    for (const char *p = selection; *p; p += *p == ',') {
+        size_t len = strcspn(p, ",");
+        char item[TD_PATH_MAX];
+        snprintf(item, sizeof item, "%.*s", (int)len, p);
+        if (td_node_find(item) < 0)
+            return td_fail(err, "--nodes: \"%s\" is no node of the model (a path or name of "
+                           "topdown list-nodes, e.g. --nodes Backend.Memory_Bound,Frontend)",
+                           item);
+        p += len;
     }
     return 0;
 }

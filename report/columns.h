@@ -46,6 +46,15 @@ double td_column_value(const td_column *c, const td_model *m, const td_breakdown
 double td_column_spread(const td_column *c, const td_model *m, const td_breakdown *mean,
                         const td_breakdown *spread);
 
+/* toplev's --nodes: whether the node at path is shown under selection, a
+ * comma list of node paths or bare names (NULL: every node): a node
+ * listed, one below it, or one above it (for context). */
+int td_node_selected(const char *selection, const char *path);
+/* Whether path is one of the selection's nodes itself. */
+int td_node_listed(const char *selection, const char *path);
+/* Fails naming the first item of selection that is no node. */
+int td_nodes_check(const char *selection, td_error *err);
+
 /* Shallowest depth (deepest fixed level filled) over the models. */
 int td_models_min_depth(const td_model *const *models, size_t n_models);
 

@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "report/csv.h"
+#include "report/json.h"
 #include "report/kname.h"
 #include "report/output.h"
 
@@ -94,6 +97,7 @@ typedef struct side_view {
     int present, has_data;
     const td_model *model;
     const td_breakdown *b;
+    const td_breakdown *spread; /* each node's spread over launches */
     const td_verdict *verdict;
     size_t launches;
     double total_ns, share_pct;
@@ -108,6 +112,7 @@ static side_view kernel_view(const td_summary *s, const td_kernel_summary *ks)
     v.has_data = ks->has_data;
     v.model = &s->models[ks->model];
     v.b = &ks->mean;
+    v.spread = &ks->spread;
     v.verdict = &ks->verdict;
     v.launches = ks->launches;
     v.total_ns = ks->total_ns;
@@ -117,14 +122,22 @@ static side_view kernel_view(const td_summary *s, const td_kernel_summary *ks)
 
 static side_view app_view(const td_summary *s)
 {
-    side_view v = {1, s->app_has_data, td_summary_model(s), &s->app, &s->app_verdict,
-                   s->launches, s->total_ns, 100.0};
+    side_view v = {1, s->app_has_data, td_summary_model(s), &s->app, &s->app_spread,
+                   &s->app_verdict, s->launches, s->total_ns, 100.0};
     return v;
 }
 
 static double view_value(const side_view *v, const td_column *c)
 {
     return v->present && v->has_data ? 100.0 * td_column_value(c, v->model, v->b) : NAN;
+}
+
+/* A node column's spread in points (NAN: none known, or a stall reason). */
+static double view_spread(const side_view *v, const td_column *c)
+{
+    if (!v->present || !v->has_data || c->reason || !v->model->tree[c->node].measured)
+        return NAN;
+    return 100.0 * v->spread->value[c->node];
 }
 
 static double view_unattributed(const side_view *v)
@@ -154,29 +167,65 @@ static void print_number(FILE *out, double v, int width, int decimals)
         fprintf(out, " %*.*f", width, decimals, v);
 }
 
-static void print_row(FILE *out, const char *name, double a, double b, int decimals)
+/* B-A with its sign ("+0.2", "-0.2"); one that rounds to 0 is "0.0", never "-0.0". */
+static void print_change(FILE *out, double d, int width, int decimals)
+{
+    if (!isnan(d) && fabs(d) < 0.5 * pow(10, -decimals))
+        print_number(out, 0, width, decimals);
+    else if (isnan(d))
+        print_number(out, d, width, decimals);
+    else
+        fprintf(out, " %+*.*f", width, decimals, d);
+}
+
+/* One row; within: B-A lies within the spread of A and B (marked '~'). */
+static void print_row(FILE *out, const char *name, double a, double b, int decimals,
+                      int within)
 {
     fprintf(out, "  %-*s", PATH_WIDTH, name);
     print_number(out, a, 8, decimals);
     print_number(out, b, 8, decimals);
-    double d = b - a;
-    if (!isnan(d) && fabs(d) < 0.5 * pow(10, -decimals))
-        d = 0; /* no "-0.0" */
-    print_number(out, d, 8, decimals);
-    fputc('\n', out);
+    print_change(out, b - a, 8, decimals);
+    fputs(within ? " ~\n" : "\n", out);
+}
+
+/* A node moved when B-A shows as a non-zero change, or one side has no value. */
+static int moved(double a, double b)
+{
+    return isnan(a) != isnan(b) || (!isnan(a) && fabs(b - a) >= 0.05);
+}
+
+static int within_spread(double d, double sa, double sb)
+{
+    double s = isnan(sa) || isnan(sb) ? NAN : sqrt(sa * sa + sb * sb);
+    return !isnan(d) && s > 0 && fabs(d) <= s;
 }
 
 static void print_views(FILE *out, const side_view *a, const side_view *b,
-                        const td_columns *cols, int level)
+                        const td_columns *cols, int level, int all_nodes)
 {
     fprintf(out, "  %-*s %8s %8s %8s\n", PATH_WIDTH, "% of issue slots", "A", "B", "B-A");
-    for (size_t i = 0; i < cols->count; i++)
-        print_row(out, cols->items[i].path, view_value(a, &cols->items[i]),
-                  view_value(b, &cols->items[i]), 1);
+    size_t hidden = 0, marked = 0;
+    for (size_t i = 0; i < cols->count; i++) {
+        const td_column *c = &cols->items[i];
+        double va = view_value(a, c), vb = view_value(b, c);
+        if (!all_nodes && !moved(va, vb)) {
+            hidden += !isnan(va) || !isnan(vb);
+            continue;
+        }
+        int within = within_spread(vb - va, view_spread(a, c), view_spread(b, c));
+        marked += within;
+        print_row(out, c->path, va, vb, 1, within);
+    }
     double ua = view_unattributed(a), ub = view_unattributed(b);
     if ((!isnan(ua) && ua >= 0.05) || (!isnan(ub) && ub >= 0.05))
-        print_row(out, "Unattributed", ua, ub, 1);
-    print_row(out, "IPC", view_ipc(a), view_ipc(b), 2);
+        print_row(out, "Unattributed", ua, ub, 1, 0);
+    print_row(out, "IPC", view_ipc(a), view_ipc(b), 2, 0);
+    if (hidden)
+        fprintf(out, "  (%zu node%s moved less than 0.05 points; -v lists every node)\n", hidden,
+                hidden == 1 ? "" : "s");
+    if (marked)
+        fprintf(out, "  (~: B-A within the spread of A and B over their launches)\n");
     char pa[200], pb[200];
     const char *ba = view_bottleneck(a, level, pa, sizeof pa);
     const char *bb = view_bottleneck(b, level, pb, sizeof pb);
@@ -275,12 +324,15 @@ static int row_labels(const td_diff *d, const td_diff_side *a, const td_diff_sid
 int td_diff_text(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
                  long max_kernels, td_error *err)
 {
-    return td_diff_text_named(out, a, b, level, max_kernels, TD_NAME_FUNCTION, err);
+    td_diff_text_options o = {level, max_kernels, TD_NAME_FUNCTION, 1, NULL};
+    return td_diff_text_with(out, a, b, &o, err);
 }
 
-int td_diff_text_named(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
-                       long max_kernels, int name_base, td_error *err)
+int td_diff_text_with(FILE *out, const td_diff_side *a, const td_diff_side *b,
+                      const td_diff_text_options *o, td_error *err)
 {
+    int level = o->level, name_base = o->name_base;
+    long max_kernels = o->max_kernels;
     td_diff d;
     td_columns cols;
     char **labels = NULL;
@@ -300,12 +352,15 @@ int td_diff_text_named(FILE *out, const td_diff_side *a, const td_diff_side *b, 
         fprintf(out, "WARNING: %s\n", warning);
     fprintf(out, "Kernels: %zu in both, %zu only in A, %zu only in B\n", d.n_both, d.n_only_a,
             d.n_only_b);
+    if (o->kernels_shown)
+        fprintf(out, "Kernels shown: those -k '%s' names; the application rows are the whole "
+                "runs\n", o->kernels_shown);
     side_view va = app_view(a->s), vb = app_view(b->s);
     fprintf(out, "\nApplication: ");
     print_size(out, "A", &va);
     print_size(out, "; B", &vb);
     fputc('\n', out);
-    print_views(out, &va, &vb, &cols, level);
+    print_views(out, &va, &vb, &cols, level, o->all_nodes);
     size_t shown = d.n_both;
     if (max_kernels > 0 && (size_t)max_kernels < shown)
         shown = (size_t)max_kernels;
@@ -316,7 +371,7 @@ int td_diff_text_named(FILE *out, const td_diff_side *a, const td_diff_side *b, 
         print_size(out, "A", &va);
         print_size(out, "; B", &vb);
         fputc('\n', out);
-        print_views(out, &va, &vb, &cols, level);
+        print_views(out, &va, &vb, &cols, level, o->all_nodes);
     }
     if (shown < d.n_both)
         fprintf(out, "\n... %zu more kernel%s in both; --kernels 0 lists all\n",
@@ -356,7 +411,8 @@ static void csv_triple(FILE *out, double a, double b)
     fputc(',', out);
     td_csv_number(out, b, 4);
     fputc(',', out);
-    td_csv_number(out, b - a, 4);
+    double d = b - a;
+    td_csv_number(out, !isnan(d) && fabs(d) < 0.00005 ? 0 : d, 4); /* never "-0.0000" */
 }
 
 static void csv_pair(FILE *out, double a, double b, int decimals)
@@ -430,4 +486,88 @@ int td_diff_csv_file(const char *path, const td_diff_side *a, const td_diff_side
         return -1;
     }
     return td_output_commit(&o, err);
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+static void json_number(cJSON *o, const char *key, double v)
+{
+    if (isnan(v))
+        cJSON_AddNullToObject(o, key);
+    else
+        cJSON_AddNumberToObject(o, key, v);
+}
+
+/* One side's sizes, or null where the kernel is absent. */
+static void json_side(cJSON *o, const char *key, const side_view *v, int level)
+{
+    if (!v->present) {
+        cJSON_AddNullToObject(o, key);
+        return;
+    }
+    char path[200];
+    cJSON *s = cJSON_AddObjectToObject(o, key);
+    cJSON_AddNumberToObject(s, "launches", (double)v->launches);
+    cJSON_AddNumberToObject(s, "total_ns", v->total_ns);
+    cJSON_AddNumberToObject(s, "gpu_time_pct", v->share_pct);
+    json_number(s, "ipc", view_ipc(v));
+    const char *bottleneck = view_bottleneck(v, level, path, sizeof path);
+    if (v->has_data)
+        cJSON_AddStringToObject(s, "bottleneck", bottleneck);
+    else
+        cJSON_AddNullToObject(s, "bottleneck");
+}
+
+static cJSON *json_row(const char *name, const char *in, const side_view *a, const side_view *b,
+                       const td_columns *cols, int level)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", name);
+    cJSON_AddStringToObject(o, "in", in);
+    json_side(o, "a", a, level);
+    json_side(o, "b", b, level);
+    cJSON *nodes = cJSON_AddArrayToObject(o, "nodes");
+    for (size_t i = 0; i < cols->count; i++) {
+        const td_column *c = &cols->items[i];
+        double va = view_value(a, c), vb = view_value(b, c), d = vb - va;
+        cJSON *n = cJSON_CreateObject();
+        cJSON_AddStringToObject(n, "path", c->path);
+        json_number(n, "a_pct", va);
+        json_number(n, "b_pct", vb);
+        json_number(n, "diff", !isnan(d) && fabs(d) < 0.00005 ? 0 : d);
+        cJSON_AddBoolToObject(n, "within_spread",
+                              within_spread(d, view_spread(a, c), view_spread(b, c)));
+        cJSON_AddItemToArray(nodes, n);
+    }
+    return o;
+}
+
+int td_diff_json(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
+                 td_error *err)
+{
+    td_diff d;
+    td_columns cols;
+    if (diff_prepare(a, b, level, &d, &cols, err))
+        return -1;
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", TD_DIFF_SCHEMA);
+    cJSON_AddStringToObject(root, "tool_version", TOPDOWN_VERSION);
+    cJSON_AddNumberToObject(root, "level", level);
+    cJSON_AddStringToObject(root, "a", a->label);
+    cJSON_AddStringToObject(root, "b", b->label);
+    char warning[768];
+    if (td_diff_conditions_warning(a->res, b->res, warning, sizeof warning))
+        cJSON_AddStringToObject(root, "warning", warning);
+    side_view va = app_view(a->s), vb = app_view(b->s);
+    cJSON_AddItemToObject(root, "application", json_row(TD_APP_ROW, "both", &va, &vb, &cols, level));
+    cJSON *kernels = cJSON_AddArrayToObject(root, "kernels");
+    for (size_t i = 0; i < d.n_rows; i++) {
+        va = kernel_view(a->s, d.rows[i].a);
+        vb = kernel_view(b->s, d.rows[i].b);
+        const char *in = va.present && vb.present ? "both" : va.present ? "a" : "b";
+        cJSON_AddItemToArray(kernels, json_row(d.rows[i].kernel, in, &va, &vb, &cols, level));
+    }
+    td_columns_free(&cols);
+    td_diff_free(&d);
+    return td_json_print(out, root, err);
 }

@@ -40,19 +40,34 @@ int td_diff_columns(const td_diff_side *a, const td_diff_side *b, int level,
 int td_diff_conditions_warning(const td_result *a, const td_result *b, char *buf,
                                size_t size);
 
-/* Side by side text: the application, then matched kernels (at most
- * max_kernels, 0 = all), then the kernels found on one side only. */
+typedef struct td_diff_text_options {
+    int level;
+    long max_kernels; /* kernels of both listed, 0 = all */
+    int name_base;    /* how kernels are named (td_name_base, report/kname.h) */
+    int all_nodes;    /* every node; else only those that moved (|B-A| >= 0.05) */
+    const char *kernels_shown; /* -k the sides' kernels were chosen by, for a note; NULL */
+} td_diff_text_options;
+
+/* Side by side text: the application, then matched kernels, then the
+ * kernels found on one side only. B-A is signed ("+0.2"); '~' marks a
+ * change within the spread of both sides over their launches. */
+int td_diff_text_with(FILE *out, const td_diff_side *a, const td_diff_side *b,
+                      const td_diff_text_options *o, td_error *err);
+/* The same with every node, kernels named by their base function name. */
 int td_diff_text(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
                  long max_kernels, td_error *err);
-/* The same with kernels named under name_base (td_name_base, report/kname.h);
- * td_diff_text names them by their base function name. */
-int td_diff_text_named(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
-                       long max_kernels, int name_base, td_error *err);
 /* One row per kernel (both sides, then A only, then B only) and the
  * "<application>" row last; schema in docs/OUTPUTS.md. */
 int td_diff_csv(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
                 td_error *err);
 int td_diff_csv_file(const char *path, const td_diff_side *a, const td_diff_side *b,
                      int level, td_error *err);
+
+#define TD_DIFF_SCHEMA "topdown-diff/1"
+/* The same as JSON (docs/OUTPUTS.md): the application, then every kernel
+ * (in both, only in A, only in B), each side's sizes and bottleneck and,
+ * per node, A, B, B-A and whether B-A lies within the spread. */
+int td_diff_json(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
+                 td_error *err);
 
 #endif

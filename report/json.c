@@ -145,10 +145,16 @@ int td_report_json(FILE *out, const td_summary *s, int level, const char *source
         return td_fail(err, "level %d does not exist; use -l 1 to -l %d", level, TD_MAX_LEVEL);
     if (td_summary_printable(s, err)) /* never null for a nan or inf */
         return -1;
+    return td_json_print(out, summary_object(s, level, source, conditions), err);
+}
+
+int td_json_print(FILE *out, cJSON *root, td_error *err)
+{
     td_c_numeric numeric;
-    if (td_c_numeric_begin(&numeric, err))
+    if (td_c_numeric_begin(&numeric, err)) {
+        cJSON_Delete(root);
         return -1;
-    cJSON *root = summary_object(s, level, source, conditions);
+    }
     char *text = root ? cJSON_Print(root) : NULL;
     td_c_numeric_end(&numeric);
     cJSON_Delete(root);

@@ -19,4 +19,9 @@
 int td_report_json(FILE *out, const td_summary *s, int level, const char *source,
                    const td_conditions *conditions, td_error *err);
 
+struct cJSON;
+/* Prints root (numbers in the C locale) and a newline, then deletes it;
+ * NULL root: out of memory. Every --json output goes through it. */
+int td_json_print(FILE *out, struct cJSON *root, td_error *err);
+
 #endif

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "report/columns.h"
+#include "report/json.h"
 #include "report/kname.h"
 
 /* ---- merge ----------------------------------------------------------------- */
@@ -289,9 +292,57 @@ static void print_rows(FILE *out, const rank *ranks, size_t n_ranks, const kerne
                 n_rows - shown == 1 ? "" : "s");
 }
 
+/* One rank's line of a kernel as JSON (null shares without counters). */
+static cJSON *json_rank(const rank *rk, size_t r, const kernel_row *row)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "rank", (double)r);
+    cJSON_AddStringToObject(o, "source", rk->source);
+    cJSON_AddBoolToObject(o, "slowest", r == row->slowest);
+    const td_kernel_summary *k = row->at[r] ? &rk->sum.kernels[row->at[r] - 1] : NULL;
+    cJSON_AddNumberToObject(o, "launches", k ? (double)k->launches : 0);
+    cJSON_AddNumberToObject(o, "total_ns", k ? k->total_ns : 0);
+    static const char *const names[] = {"Retire", "Divergence", "Frontend", "Backend"};
+    static const int nodes[] = {TD_N_RETIRE, TD_N_DIVERGENCE, TD_N_FRONTEND, TD_N_BACKEND};
+    char path[TD_PATH_MAX];
+    for (size_t i = 0; i < 4; i++)
+        if (k && k->has_data)
+            cJSON_AddNumberToObject(o, names[i], 100 * k->mean.node[nodes[i]]);
+        else
+            cJSON_AddNullToObject(o, names[i]);
+    if (k && k->has_data)
+        cJSON_AddStringToObject(o, "bottleneck",
+                                td_bottleneck_path(&rk->sum.models[k->model],
+                                                   k->verdict.bottleneck[1], path, sizeof path));
+    else
+        cJSON_AddNullToObject(o, "bottleneck");
+    return o;
+}
+
+static int json_rows(FILE *out, const rank *ranks, size_t n_ranks, const kernel_row *rows,
+                     size_t n_rows, size_t max_kernels, td_error *err)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", "topdown-imbalance/1");
+    cJSON_AddNumberToObject(root, "ranks", (double)n_ranks);
+    cJSON *kernels = cJSON_AddArrayToObject(root, "kernels");
+    size_t shown = max_kernels && max_kernels < n_rows ? max_kernels : n_rows;
+    for (size_t i = 0; i < shown; i++) {
+        cJSON *k = cJSON_CreateObject();
+        cJSON_AddStringToObject(k, "name", rows[i].name);
+        cJSON_AddNumberToObject(k, "imbalance", imbalance(&rows[i]));
+        cJSON_AddNumberToObject(k, "slowest_rank", (double)rows[i].slowest);
+        cJSON *per_rank = cJSON_AddArrayToObject(k, "per_rank");
+        for (size_t r = 0; r < n_ranks; r++)
+            cJSON_AddItemToArray(per_rank, json_rank(&ranks[r], r, &rows[i]));
+        cJSON_AddItemToArray(kernels, k);
+    }
+    return td_json_print(out, root, err);
+}
+
 int td_imbalance_text(FILE *out, const td_result *res, const td_arch_set *archs,
                       const char *arch_override, const char *default_source,
-                      size_t max_kernels, td_error *err)
+                      size_t max_kernels, int json, td_error *err)
 {
     rank *ranks = NULL;
     size_t n_ranks = 0, n_rows = 0;
@@ -308,7 +359,10 @@ int td_imbalance_text(FILE *out, const td_result *res, const td_arch_set *archs,
         rc = build_rows(ranks, n_ranks, &rows, &n_rows, &at, err);
     if (rc == 0) {
         qsort(rows, n_rows, sizeof *rows, by_imbalance);
-        print_rows(out, ranks, n_ranks, rows, n_rows, max_kernels);
+        if (json)
+            rc = json_rows(out, ranks, n_ranks, rows, n_rows, max_kernels, err);
+        else
+            print_rows(out, ranks, n_ranks, rows, n_rows, max_kernels);
     }
     free(at);
     free(rows);

@@ -589,7 +589,7 @@ static int bars_rows(bars_ctx *c, const td_summary *s, char **labels, td_error *
     size_t shown = 0;
     for (size_t k = 0; k < s->n_kernels; k++) {
         const td_kernel_summary *ks = &s->kernels[k];
-        if (!ks->has_data)
+        if (!ks->has_data || (c->o->kept && !c->o->kept[k]))
             continue;
         if (c->o->top <= 0 || (long)shown < c->o->top) {
             plot_row *r = &c->rows[c->n_rows++];

@@ -24,6 +24,8 @@ typedef struct td_plot_options {
     double phase_threshold; /* timeline: phase boundaries drawn */
     int name_base;          /* td_name_base (report/kname.h): kernel labels */
     const td_result *res;   /* the result drawn (mangled names); may be NULL */
+    const unsigned char *kept; /* bars: per kernel of the summary, whether it is drawn
+                                * (-k); NULL: every kernel */
 } td_plot_options;
 
 void td_plot_options_init(td_plot_options *o);

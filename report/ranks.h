@@ -22,10 +22,11 @@ int td_results_merge(td_result *inputs, const char *const *labels, size_t n, td_
  * rank (a device section's source; sections without one are one rank
  * named default_source), the slowest rank marked, kernels sorted by
  * imbalance (max/mean GPU time over the ranks, absent = 0), at most
- * max_kernels of them (0 = all). */
+ * max_kernels of them (0 = all); as text, or json ("topdown-imbalance/1":
+ * per kernel its imbalance and each rank's time, level 1 and bottleneck). */
 int td_imbalance_text(FILE *out, const td_result *res, const td_arch_set *archs,
                       const char *arch_override, const char *default_source,
-                      size_t max_kernels, td_error *err);
+                      size_t max_kernels, int json, td_error *err);
 
 /* Chrome trace-event JSON of the result's kernel launches and copies (those
  * with a start time): one complete event per launch, pid = device section,

@@ -35,7 +35,7 @@ typedef struct tree_ctx {
     const td_verdict *v;
     const td_report_options *o;
     described_set *described;
-    int spread_known;  /* from two profiled launches or more: a spread can be estimated */
+    int spread_known;  /* kernel_spread_known: a spread can be said */
 } tree_ctx;
 
 /* 1 the first time a path is asked about. */
@@ -117,7 +117,8 @@ static void print_line(const tree_ctx *t, int node, int below)
 static void print_subtree(const tree_ctx *t, int node, int ancestor_below)
 {
     const td_tree_node *n = &t->model->tree[node];
-    if (n->level > t->o->level || !n->measured || !td_node_present(t->model, t->b, node))
+    if (n->level > t->o->level || !n->measured || !td_node_present(t->model, t->b, node) ||
+        !td_node_selected(t->o->nodes, n->path))
         return;
     int below = ancestor_below || (td_kind_is_loss(n->kind) && !t->v->over[node]);
     if (below && n->level > 1 && !t->o->verbose)
@@ -289,12 +290,20 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
         fprintf(out, "NOTE: devices use different arch tables; the application tree stops at level 3\n");
 }
 
+/* A kernel's spread can be said from two profiled launches or more, or
+ * where the estimator bounds what its unmeasured launches can change
+ * (levels/estimate.h); one launch measured whole cannot give one. */
+static int kernel_spread_known(const td_kernel_summary *ks)
+{
+    return ks->profiled >= 2 || ks->sampled;
+}
+
 /* The application's spread is its kernels': known when some kernel with
- * counters has two profiled launches. */
+ * counters has one. */
 static int app_spread_known(const td_summary *s)
 {
     for (size_t k = 0; k < s->n_kernels; k++)
-        if (s->kernels[k].has_data && s->kernels[k].profiled >= 2)
+        if (s->kernels[k].has_data && kernel_spread_known(&s->kernels[k]))
             return 1;
     return 0;
 }
@@ -341,7 +350,7 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
                 m->arch->n_stalls);
     if (ks->mixed_arch && o->level >= 3)
         fprintf(out, "  NOTE: launches under different arch tables; only the levels they share are shown\n");
-    print_tree(out, m, &ks->mean, &ks->spread, ks->profiled >= 2, &ks->verdict, o, d);
+    print_tree(out, m, &ks->mean, &ks->spread, kernel_spread_known(ks), &ks->verdict, o, d);
 }
 
 /* A tree per device section of a result of several (GPUs of one process,

@@ -19,6 +19,7 @@ typedef struct td_report_options {
     int app_only;         /* only the application tree */
     const char *source;   /* file name for the header, may be NULL */
     const char *kernels_shown; /* report -k: "#N" or an ERE on the name; NULL: all */
+    const char *nodes;    /* --nodes: the nodes shown (report/columns.h); NULL: all */
     double spread_threshold; /* points; a node's spread shows above it (0: always) */
     int by_region;        /* one tree per NVTX region (report/region.h) */
     int no_header;        /* leave out the header (each region after the first) */

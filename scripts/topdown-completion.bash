@@ -1,16 +1,26 @@
-# bash completion for topdown: commands, options (from `topdown --help`),
-# option values, node names for `describe`, result files.
+# bash completion for topdown: commands (from `topdown --help`), each
+# command's own options (from `topdown COMMAND --help`; both made from the
+# command table of topdown/cli.c), option values, node names for
+# `describe`, result files.
 # Installed to PREFIX/share/bash-completion/completions/topdown.
 
+_topdown_commands() {
+    "$1" --help 2>/dev/null |
+        sed -n 's/^ *\(usage: \)\{0,1\}topdown \([a-z][a-z-]*\) .*/\2/p' | sort -u
+    echo help
+}
+
 _topdown_command() {
-    local i
+    local i commands=" $(_topdown_commands "$1" | tr '\n' ' ') "
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            report|plot|diff|list-archs|list-nodes|describe|import-nvprof|import-spool|merge|imbalance|trace|source)
-                printf '%s' "${COMP_WORDS[i]}"; return ;;
             --) printf 'app'; return ;;
             -*) ;;
-            *) [[ ${COMP_WORDS[i-1]} == -* ]] || { printf 'app'; return; } ;;
+            *)
+                if [[ $i == 1 && $commands == *" ${COMP_WORDS[i]} "* ]]; then
+                    printf '%s' "${COMP_WORDS[i]}"; return
+                fi
+                [[ ${COMP_WORDS[i-1]} == -* ]] || { printf 'app'; return; } ;;
         esac
     done
 }
@@ -19,20 +29,24 @@ _topdown_archs() {
     "$1" list-archs 2>/dev/null | awk 'NR > 1 && $1 !~ /^[(]/ {print $1}'
 }
 
+# The options of the command ($2; none: profiling's, in topdown --help).
 _topdown_options() {
-    "$1" --help 2>/dev/null | grep -oE -- '(^|[ ,])--?[A-Za-z][A-Za-z-]*' | tr -d ' ,' | sort -u
+    if [[ -n $2 ]]; then "$1" "$2" --help; else "$1" --help; fi 2>/dev/null |
+        sed -n '/^options:/,/^examples:/p; /^[a-z]* *options/,/^exit codes:/p' |
+        grep -oE -- '^ +(-[A-Za-z], )?--?[A-Za-z][A-Za-z-]*' | tr -s ' ,' '\n' | grep -- '^-' | sort -u
 }
 
 _topdown_nodes() {
     "$1" list-nodes -l 4 2>/dev/null |
-        awk 'NR > 1 && NF > 3 && $2 ~ /^[0-9]$/ {n = split($3, p, "."); print $3; print p[n]}'
+        awk 'NR > 1 && NF > 3 && $2 ~ /^[0-9]$/ {n = split($3, p, "."); print $3; print p[n]}' |
+        sort -u
 }
 
 _topdown() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local bin=${COMP_WORDS[0]} cmd
     COMPREPLY=()
-    cmd=$(_topdown_command)
+    cmd=$(_topdown_command "$bin")
     if [[ $cmd == app ]]; then
         COMPREPLY=($(compgen -c -- "$cur") $(compgen -f -- "$cur"))
         return
@@ -54,12 +68,14 @@ _topdown() {
             return ;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$(_topdown_options "$bin")" -- "$cur"))
+        COMPREPLY=($(compgen -W "$(_topdown_options "$bin" "$cmd")" -- "$cur"))
         return
     fi
     if [[ -z $cmd ]]; then
-        COMPREPLY=($(compgen -W "report plot diff list-archs list-nodes describe import-nvprof import-spool merge imbalance trace source" -- "$cur"))
+        COMPREPLY=($(compgen -W "$(_topdown_commands "$bin")" -- "$cur"))
         COMPREPLY+=($(compgen -c -- "$cur"))
+    elif [[ $cmd == help ]]; then
+        COMPREPLY=($(compgen -W "$(_topdown_commands "$bin")" -- "$cur"))
     elif [[ $cmd == describe ]]; then
         COMPREPLY=($(compgen -W "$(_topdown_nodes "$bin")" -- "$cur"))
     elif [[ $cmd != list-archs && $cmd != list-nodes ]]; then

@@ -1,5 +1,5 @@
-/* topdown's command line: the option table, the usage made from it, and
- * the parsing shared by the commands. */
+/* topdown's command line: the table of commands, the table of options, the
+ * usage made from them, and the parsing shared by the commands. */
 #include <errno.h>
 #include <stdarg.h>
 #include <getopt.h>
@@ -12,42 +12,12 @@
 #include "metrics/pcsamp.h"
 #include "metrics/nvtx_filter.h"
 #include "metrics/sample_policy.h"
+#include "report/columns.h"
 #include "report/kname.h"
 #include "report/plot.h"
 #include "report/timeline.h"
 #include "topdown/cli.h"
-
-static const char commands_usage[] =
-    "usage: topdown [options] [--] APP [ARGS...]   profile APP, print the tree\n"
-    "       topdown report FILE [options]          print the tree of a result file\n"
-    "       topdown list-archs                     list the architecture tables\n"
-    "       topdown list-nodes [-l N]              list the model's nodes\n"
-    "       topdown describe NODE                  explain one node\n"
-    "       topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json\n"
-    "                                              legacy GPUs (CC < 7.5): nvprof CSV to a result\n"
-    "       topdown plot FILE [-l N] [-o OUT.png|OUT.svg] [--top K] [--timeline KERNEL]\n"
-    "                                              gnuplot plot (+ OUT.gp, OUT.dat to restyle)\n"
-    "       topdown plot --diff A.json B.json [-l N] [-o OUT.png] [--top K]\n"
-    "                                              clustered bars of two results\n"
-    "       topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]\n"
-    "                                              compare two results node by node\n"
-    "       topdown import-spool SPOOL -o OUT.json  the result of a run whose saving failed\n"
-    "       topdown merge A.json B.json ... -o ALL.json  one result of several processes (ranks)\n"
-    "       topdown imbalance ALL.json | A.json B.json ...  kernels' time and level 1 per rank\n"
-    "       topdown trace FILE -o TRACE.json       Chrome trace-event JSON (Perfetto, chrome://tracing)\n"
-    "       topdown source FILE KERNEL [-n 20] [--node NODE] [--sass] [--csv FILE]\n"
-    "                                              a kernel's hottest source lines (--source runs)\n"
-    "\n";
-
-/* Option groups, in the order a command's checks look at them. */
-typedef enum cli_group {
-    G_PROFILING, /* collection only */
-    G_PLOT,      /* `topdown plot` only */
-    G_OUTPUT,    /* CSV, timeline, JSON */
-    G_REPORT,    /* the tree */
-    G_GENERAL,   /* help, version */
-    G_COUNT
-} cli_group;
+#include "topdown/commands.h"
 
 /* The usage's sections, in order; a row is listed under its section. */
 typedef enum cli_section { S_REPORT, S_PLOT, S_DIFF, S_SOURCE, S_PROFILING, S_END, S_COUNT } cli_section;
@@ -61,18 +31,10 @@ static const char *const section_headers[S_COUNT] = {
     [S_END] = "",
 };
 
-#define ON(cmd) (1u << (cmd))
-#define ALL_COMMANDS (ON(TD_CMD_COUNT) - 1)
-/* The commands that model a result and print it (import-spool only writes
- * one: it takes -o, -f and -h). */
-#define MODEL_COMMANDS (ALL_COMMANDS & ~(ON(TD_CMD_IMPORT_SPOOL) | ON(TD_CMD_IMPORT_NVPROF) | \
-                                        ON(TD_CMD_DESCRIBE) | ON(TD_CMD_LIST_ARCHS) | \
-                                        ON(TD_CMD_MERGE) | ON(TD_CMD_IMBALANCE) | \
-                                        ON(TD_CMD_TRACE) | ON(TD_CMD_SOURCE)))
-/* The commands that write a file. */
-#define WRITING_COMMANDS (ALL_COMMANDS & ~(ON(TD_CMD_DESCRIBE) | ON(TD_CMD_LIST_ARCHS) | \
-                                          ON(TD_CMD_IMBALANCE)))
-#define NOT_ON(cmds) (MODEL_COMMANDS & ~(cmds))
+/* takes_value of an option whose value may be left out: --csv alone
+ * writes to stdout (ncu's --csv); --csv=FILE, or a next word that is "-"
+ * or ends in .csv, is its file. */
+#define VALUE_OPTIONAL 2
 
 typedef struct cli_option cli_option;
 typedef int (*cli_apply)(cli *c, const cli_option *o, const char *arg, td_error *err);
@@ -80,9 +42,7 @@ typedef int (*cli_apply)(cli *c, const cli_option *o, const char *arg, td_error 
 struct cli_option {
     const char *name;   /* long name */
     char short_name;    /* 0: none */
-    int takes_value;
-    cli_group group;
-    unsigned commands;  /* ON(command) for each command that takes it */
+    int takes_value;    /* 0, 1, or VALUE_OPTIONAL (see parse) */
     cli_apply apply;    /* set_flag, set_string, set_count: into field; or its own */
     size_t field;       /* offsetof(cli, ...) for the generic setters */
     long min, max;      /* set_count's range */
@@ -90,118 +50,181 @@ struct cli_option {
     const char *usage;  /* its usage line(s); NULL: said in its section's header or another row */
 };
 
-/* A command: its help (synopsis, examples) and what it says about an
- * option it does not take, by the option's group; NULL: reject_any, else
- * the general message naming the option. */
+/* An option's help line(s) in one command, where that command uses it its
+ * own way (-o's file, report's -k, source's --csv). */
+typedef struct cli_usage {
+    const char *option; /* long name */
+    const char *usage;
+} cli_usage;
+
+/* A command: its name, what runs it, the options it takes (long names:
+ * exactly those it honours; any other is a usage error naming it), its
+ * lines in topdown --help and its own help. */
 typedef struct cli_command {
     const char *name;     /* as typed; "" for profiling */
-    const char *synopsis; /* its usage line(s) */
+    td_command_fn run;
+    const char *options;  /* long names, space-separated */
+    const char *summary;  /* its line(s) in topdown --help */
+    const char *synopsis; /* its usage line(s) in COMMAND --help */
     const char *examples;
-    const char *reject[G_COUNT];
-    const char *reject_any;
+    const cli_usage *own; /* options it uses its own way: their help line(s) here,
+                           * {NULL}-terminated; NULL: the rows' */
 } cli_command;
 
-#define PLOT_ONLY "--top and --diff are options of `topdown plot`; see topdown plot --help"
+/* A command's own list of option usages, for cli_command.own. */
+#define USAGES(...) ((const cli_usage[]){__VA_ARGS__, {NULL, NULL}})
+
+/* The options of the tree printed by profiling and `report`. */
+#define TREE_OPTIONS "level verbose no-desc desc kernel-name-base kernels app-only " \
+                     "spread-threshold arch csv csv-launches timeline phase-threshold " \
+                     "by-region wide quiet json print-summary separator nodes force help "
 
 static const cli_command commands[TD_CMD_COUNT] = {
     [TD_CMD_PROFILE] = {
-        "", "usage: topdown [options] [--] APP [ARGS...]\n"
-            "Profiles APP (its kernel launches), saves APP.topdown.json and prints the tree.\n",
+        "", cmd_profile,
+        TREE_OPTIONS "version output kernel-name launch-skip launch-count per-kernel "
+        "replay-mode overhead graph-profiling source source-only pc-sampling-period "
+        "cache-control clock-control nvtx-include nvtx-exclude no-nvtx sample-every "
+        "pm-interval no-progress",
+        "usage: topdown [options] [--] APP [ARGS...]   profile APP, print the tree\n",
+        "usage: topdown [options] [--] APP [ARGS...]\n"
+        "Profiles APP (its kernel launches), saves APP.topdown.json and prints the tree.\n",
         "  topdown -l 3 -- ./app args\n"
         "  topdown -l 2 -o run.json -f -k 'gemm|conv' -- ./app\n"
         "  topdown -k 'regex:^sgemm_\\d+' -s 2 -c 5 -- ./app   (ncu's forms)\n"
-        "  topdown --overhead 10 -- python train.py\n",
-        {[G_PLOT] = PLOT_ONLY}, NULL},
+        "  topdown --overhead 10 -- python train.py\n", NULL},
     [TD_CMD_REPORT] = {
-        "report", "usage: topdown report FILE [options]\n"
-                  "Prints the tree of a result file (no GPU needed).\n",
+        "report", cmd_report, TREE_OPTIONS "pm-timeline kernel-name input",
+        "       topdown report FILE [options]          print the tree of a result file\n",
+        "usage: topdown report FILE [options]\n"
+        "Prints the tree of a result file (no GPU needed).\n",
         "  topdown report run.json -l 3\n"
         "  topdown report run.json -l 4 -v -k 'gemm'     kernels whose name matches\n"
         "  topdown report run.json -k '^Kernel2$' --kernel-name-base function\n"
         "  topdown report run.json -l 3 -k '#4'          the 4th kernel (\"Kernel 4/N\")\n"
         "  topdown report run.json --timeline '#2'       one kernel over its invocations\n"
         "  topdown report run.json -l 2 --csv k.csv\n",
-        {[G_PROFILING] = "that option is for profiling, not for `topdown report`; see topdown report --help",
-         [G_PLOT] = PLOT_ONLY}, NULL},
+        USAGES({"kernel-name",
+                "  -k, --kernel-name K  show only these kernels in the text, the CSV rows and\n"
+                "                       --json (the application row stays the whole run's):\n"
+                "                       #N (the report's rank), a whole name as the report\n"
+                "                       shows it or in full, or a Perl-style regex (or\n"
+                "                       regex:RE) on the --kernel-name-base name\n"})},
+    [TD_CMD_LIST_ARCHS] = {
+        "list-archs", cmd_list_archs, "help",
+        "       topdown list-archs                     list the architecture tables\n",
+        "usage: topdown list-archs\nLists the architecture tables.\n",
+        "  topdown list-archs\n", NULL},
+    [TD_CMD_LIST_NODES] = {
+        "list-nodes", cmd_list_nodes, "level json help",
+        "       topdown list-nodes [-l N]              list the model's nodes\n",
+        "usage: topdown list-nodes [-l N] [--json]\n"
+        "Lists the model's nodes and thresholds: levels 1 to N (default: 1 to 3;\n"
+        "-l 4: also every arch table's stall reasons, under their node).\n",
+        "  topdown list-nodes -l 4\n", NULL},
+    [TD_CMD_DESCRIBE] = {
+        "describe", cmd_describe, "json help",
+        "       topdown describe NODE                  explain one node\n",
+        "usage: topdown describe NODE [--json]\n"
+        "Explains one node (a name or path of `topdown list-nodes`).\n",
+        "  topdown describe L1_Bound\n  topdown describe Backend.Memory_Bound\n", NULL},
+    [TD_CMD_IMPORT_NVPROF] = {
+        "import-nvprof", cmd_import_nvprof, "times arch output force help",
+        "       topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json\n"
+        "                                              legacy GPUs (CC < 7.5): nvprof CSV to a result\n",
+        "usage: topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json [-f]\n"
+        "Legacy GPUs (CC < 7.5): nvprof's CSV to a result file.\n",
+        "  topdown import-nvprof m.csv --times t.csv --arch gp100 -o old.json\n",
+        USAGES({"output", "  -o, --output FILE    the result file to write\n"})},
     [TD_CMD_PLOT] = {
-        "plot", "usage: topdown plot FILE [-l N] [-o OUT.png|OUT.svg] [--top K] [--timeline KERNEL]\n"
-                "       topdown plot --diff A.json B.json [-l N] [-o OUT.png] [--top K]\n"
-                "gnuplot plots (+ OUT.gp, OUT.dat to restyle); see docs/OUTPUTS.md.\n",
+        "plot", cmd_plot,
+        "level output force kernel-name kernel-name-base top diff timeline pm-timeline "
+        "phase-threshold arch input help",
+        "       topdown plot FILE [-l N] [-o OUT.png|OUT.svg] [--top K] [--timeline KERNEL]\n"
+        "                                              gnuplot plot (+ OUT.gp, OUT.dat to restyle)\n"
+        "       topdown plot --diff A.json B.json [-l N] [-o OUT.png] [--top K]\n"
+        "                                              clustered bars of two results\n",
+        "usage: topdown plot FILE [-l N] [-o OUT.png|OUT.svg] [--top K] [--timeline KERNEL]\n"
+        "       topdown plot --diff A.json B.json [-l N] [-o OUT.png] [--top K]\n"
+        "gnuplot plots (+ OUT.gp, OUT.dat to restyle); see docs/OUTPUTS.md.\n",
         "  topdown plot run.json -l 2 -o bars.png --top 5\n"
         "  topdown plot run.json -l 3 --timeline '#1' -o t.svg\n"
         "  topdown plot --diff a.json b.json -l 2 -o diff.png\n",
-        {NULL}, "topdown plot takes -l, -o, --top, --timeline, --phase-threshold, --arch and --diff; see topdown plot --help"},
+        USAGES({"output",
+                "  -o, --output FILE    the plot, OUT.png or OUT.svg (default: next to FILE)\n"})},
     [TD_CMD_DIFF] = {
-        "diff", "usage: topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N] [--fail-if RULES]\n"
-                "Compares two results node by node (kernels matched by name).\n",
+        "diff", cmd_diff,
+        "level verbose csv json kernels kernel-name fail-if force kernel-name-base input help",
+        "       topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]\n"
+        "                                              compare two results node by node\n",
+        "usage: topdown diff A.json B.json [-l N] [-v] [--csv [FILE] | --json] [--kernels N]\n"
+        "                    [--fail-if RULES]\n"
+        "Compares two results node by node (kernels matched by name).\n",
         "  topdown diff before.json after.json -l 2\n"
         "  topdown diff base.json new.json -l 2 --fail-if 'Backend.Memory_Bound>+5'\n"
         "  topdown diff base.json new.json --fail-if 'Retire<-5,Frontend>30'   (CI gate)\n",
-        {NULL}, "topdown diff takes -l, --csv, --kernels and --fail-if (each result keeps its own arch table); for a plot: topdown plot --diff A.json B.json -o OUT.png"},
-    [TD_CMD_LIST_NODES] = {
-        "list-nodes", "usage: topdown list-nodes [-l N]\nLists the model's nodes and thresholds: levels 1 to N (default: 1 to 3;\n-l 4: also every arch table's stall reasons, under their node).\n",
-        "  topdown list-nodes -l 4\n", {NULL}, NULL},
+        NULL},
     [TD_CMD_IMPORT_SPOOL] = {
-        "import-spool", "usage: topdown import-spool SPOOL -o OUT.json [-f]\n"
-                        "Makes the result of a run whose saving failed from its spool.\n",
+        "import-spool", cmd_import_spool, "output force help",
+        "       topdown import-spool SPOOL -o OUT.json  the result of a run whose saving failed\n",
+        "usage: topdown import-spool SPOOL -o OUT.json [-f]\n"
+        "Makes the result of a run whose saving failed from its spool.\n",
         "  topdown import-spool run.json.Ab12Cd.spool -o run.json\n",
-        {NULL}, "topdown import-spool takes -o and -f; usage: topdown import-spool SPOOL -o OUT.json [-f]"},
-    [TD_CMD_IMPORT_NVPROF] = {
-        "import-nvprof", "usage: topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json [-f]\n"
-                         "Legacy GPUs (CC < 7.5): nvprof's CSV to a result file.\n",
-        "  topdown import-nvprof m.csv --times t.csv --arch gp100 -o old.json\n",
-        {NULL}, "topdown import-nvprof takes --times, --arch, -o and -f; see topdown import-nvprof --help"},
-    [TD_CMD_DESCRIBE] = {
-        "describe", "usage: topdown describe NODE\n"
-                    "Explains one node (a name or path of `topdown list-nodes`).\n",
-        "  topdown describe L1_Bound\n  topdown describe Backend.Memory_Bound\n",
-        {NULL}, "topdown describe takes a node name only; see topdown describe --help"},
-    [TD_CMD_LIST_ARCHS] = {
-        "list-archs", "usage: topdown list-archs\nLists the architecture tables.\n",
-        "  topdown list-archs\n", {NULL}, "topdown list-archs takes no option"},
+        USAGES({"output", "  -o, --output FILE    the result file to write\n"})},
     [TD_CMD_MERGE] = {
-        "merge", "usage: topdown merge A.json B.json ... -o ALL.json [-f]\n"
-                 "One result holding every input's device sections, each tagged with its\n"
-                 "source (the input's name); inputs of one chip must share an arch table.\n",
+        "merge", cmd_merge, "output force help",
+        "       topdown merge A.json B.json ... -o ALL.json  one result of several processes (ranks)\n",
+        "usage: topdown merge A.json B.json ... -o ALL.json [-f]\n"
+        "One result holding every input's device sections, each tagged with its\n"
+        "source (the input's name); inputs of one chip must share an arch table.\n",
         "  topdown merge run.0.json run.1.json -o all.json\n"
         "  topdown imbalance all.json\n",
-        {NULL}, "topdown merge takes -o and -f; see topdown merge --help"},
+        USAGES({"output", "  -o, --output FILE    the merged result file to write\n"})},
     [TD_CMD_IMBALANCE] = {
-        "imbalance", "usage: topdown imbalance ALL.json | A.json B.json ... [--kernels N]\n"
-                     "Per kernel (matched by name): GPU time and level-1 shares per rank (a\n"
-                     "merged result's sources, or each file), the slowest rank marked (*),\n"
-                     "kernels sorted by imbalance (max/mean GPU time).\n",
+        "imbalance", cmd_imbalance, "kernels arch json input help",
+        "       topdown imbalance ALL.json | A.json B.json ...  kernels' time and level 1 per rank\n",
+        "usage: topdown imbalance ALL.json | A.json B.json ... [--kernels N] [--json]\n"
+        "Per kernel (matched by name): GPU time and level-1 shares per rank (a\n"
+        "merged result's sources, or each file), the slowest rank marked (*),\n"
+        "kernels sorted by imbalance (max/mean GPU time).\n",
         "  topdown imbalance run.0.json run.1.json run.2.json run.3.json\n"
-        "  topdown imbalance all.json --kernels 0\n",
-        {NULL}, "topdown imbalance takes --kernels and --arch; see topdown imbalance --help"},
+        "  topdown imbalance all.json --kernels 0\n", NULL},
     [TD_CMD_TRACE] = {
-        "trace", "usage: topdown trace FILE -o TRACE.json [-f]\n"
-                 "The result's kernel launches as Chrome trace events (Perfetto,\n"
-                 "chrome://tracing): a track per device section and stream, kernels\n"
-                 "coloured by their level-1 bottleneck; see docs/OUTPUTS.md.\n",
+        "trace", cmd_trace, "output force arch input help",
+        "       topdown trace FILE -o TRACE.json       Chrome trace-event JSON (Perfetto, chrome://tracing)\n",
+        "usage: topdown trace FILE -o TRACE.json [-f]\n"
+        "The result's kernel launches as Chrome trace events (Perfetto,\n"
+        "chrome://tracing): a track per device section and stream, kernels\n"
+        "coloured by their level-1 bottleneck; see docs/OUTPUTS.md.\n",
         "  topdown trace run.json -o run.trace.json\n",
-        {NULL}, "topdown trace takes -o, -f and --arch; see topdown trace --help"},
+        USAGES({"output",
+                "  -o, --output FILE    the trace file to write (Chrome trace-event JSON)\n"})},
     [TD_CMD_SOURCE] = {
-        "source", "usage: topdown source FILE KERNEL [-n N] [--node NODE] [--sass] [--csv FILE]\n"
-                  "A kernel's hottest source lines (PCs without line information, or\n"
-                  "instructions with --sass) from a result profiled with --source: each\n"
-                  "line's share of the kernel's PC samples and their split over the model's\n"
-                  "leaves, sorted by NODE's samples (default: the kernel's bottleneck).\n"
-                  "KERNEL: #N (the report's numbering) or a regex (report -k's rules).\n",
+        "source", cmd_source, "lines node sass csv force arch input help",
+        "       topdown source FILE KERNEL [-n 20] [--node NODE] [--sass] [--csv FILE]\n"
+        "                                              a kernel's hottest source lines (--source runs)\n",
+        "usage: topdown source FILE KERNEL [-n N] [--node NODE] [--sass] [--csv FILE]\n"
+        "A kernel's hottest source lines (PCs without line information, or\n"
+        "instructions with --sass) from a result profiled with --source: each\n"
+        "line's share of the kernel's PC samples and their split over the model's\n"
+        "leaves, sorted by NODE's samples (default: the kernel's bottleneck).\n"
+        "KERNEL: #N (the report's numbering) or a regex (report -k's rules).\n",
         "  topdown --source -k triad -- ./app         profile with PC sampling\n"
         "  topdown source app.topdown.json triad\n"
         "  topdown source run.json '#1' -n 5 --node Backend.Memory_Bound\n"
         "  topdown source run.json '#2' --sass --csv pcs.csv\n",
-        {NULL}, "topdown source takes -n, --node, --sass, --csv, -f and --arch; see topdown source --help"},
+        USAGES({"csv", "      --csv [FILE]     the rows shown (-n 0: all) as CSV (alone or -: on\n"
+                       "                       stdout); docs/SOURCE.md\n"})},
 };
 
 static const char exit_codes_help[] =
     "exit codes:\n"
     "  0  success\n"
-    "  1  topdown failed (a file, the collection, an output)\n"
-    "  2  bad command line (unknown option, bad value, missing file)\n"
+    "  1  topdown failed (a file that is no result, a write, the collection)\n"
+    "  2  bad command line (unknown option, bad value, missing file, -k naming\n"
+    "     no kernel, an output that exists without -f)\n"
     "  3  nothing measured: no GPU, no kernel launched, or no launch profiled\n"
-    "  4  diff --fail-if: a node moved more than allowed\n"
+    "  4  diff --fail-if: a rule broke, or no kernel is in both results\n"
     "  profiling: the app's own exit code wins when it is not 0 (128+N: signal N)\n";
 
 static const char environment_help[] =
@@ -422,6 +445,20 @@ static int set_sample_every(cli *c, const cli_option *o, const char *arg, td_err
     return 0;
 }
 
+static int set_print_summary(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    static const char *const words[] = {"per-kernel", "none", NULL};
+    return parse_word(arg, "--print-summary", words, &c->print_summary, err);
+}
+
+static int set_nodes(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    c->report.nodes = arg;
+    return td_nodes_check(arg, err);
+}
+
 static int set_no_progress(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
     (void)o, (void)arg, (void)err;
@@ -431,178 +468,251 @@ static int set_no_progress(cli *c, const cli_option *o, const char *arg, td_erro
 
 /* ---- the table ------------------------------------------------------------------ */
 
-/* list-nodes reads only -l and, as ever, lets the others pass. */
-#define EVERYWHERE MODEL_COMMANDS
-#define RESULTS_AND_PROFILING (ON(TD_CMD_PROFILE) | ON(TD_CMD_REPORT) | ON(TD_CMD_LIST_NODES))
-#define PROFILING_CMDS (ON(TD_CMD_PROFILE) | ON(TD_CMD_LIST_NODES))
-#define PLOT_ONLY_CMDS (ON(TD_CMD_PLOT) | ON(TD_CMD_LIST_NODES))
-
 #define FLAG(member) set_flag, offsetof(cli, member), 0, 0
 #define STRING(member) set_string, offsetof(cli, member), 0, 0
 #define COUNT(member, min, max) set_count, offsetof(cli, member), min, max
 #define OWN(fn) fn, 0, 0, 0
 
 static const cli_option options[] = {
-    {"level", 'l', 1, G_REPORT, EVERYWHERE, OWN(set_level), S_REPORT,
+    {"level", 'l', 1, OWN(set_level), S_REPORT,
      "  -l, --level N        tree depth, 1 to 4 (default 1; 4 lists stall reasons)\n"},
-    {"verbose", 'v', 0, G_REPORT, EVERYWHERE, FLAG(report.verbose), S_REPORT,
+    {"verbose", 'v', 0, FLAG(report.verbose), S_REPORT,
      "  -v, --verbose        also show nodes below threshold, marked '<'\n"},
-    {"no-desc", 0, 0, G_REPORT, EVERYWHERE, FLAG(report.no_desc), S_REPORT,
+    {"no-desc", 0, 0, FLAG(report.no_desc), S_REPORT,
      "      --no-desc        no description lines\n"},
-    {"desc", 0, 0, G_REPORT, EVERYWHERE, FLAG(report.desc), S_REPORT,
+    {"desc", 0, 0, FLAG(report.desc), S_REPORT,
      "      --desc           every node's description (default: the bottleneck's, once)\n"},
-    {"kernel-name-base", 0, 1, G_REPORT, EVERYWHERE, OWN(set_name_base), S_REPORT,
+    {"kernel-name-base", 0, 1, OWN(set_name_base), S_REPORT,
      "      --kernel-name-base function|demangled|mangled  kernel names in the text,\n"
      "                       plots and diff, and the name -k and --timeline match\n"
      "                       (default function: base name, no templates or\n"
      "                       parameters; CSVs keep full names)\n"},
-    {"kernels", 0, 1, G_REPORT, EVERYWHERE | ON(TD_CMD_IMBALANCE), COUNT(report.max_kernels, 0, LONG_MAX), S_REPORT,
+    {"kernels", 0, 1, COUNT(report.max_kernels, 0, LONG_MAX), S_REPORT,
      "      --kernels N      kernels listed, heaviest first (default 10, 0 = all)\n"},
-    {"app-only", 0, 0, G_REPORT, EVERYWHERE, FLAG(report.app_only), S_REPORT,
+    {"app-only", 0, 0, FLAG(report.app_only), S_REPORT,
      "      --app-only       only the application tree\n"},
-    {"spread-threshold", 0, 1, G_REPORT, EVERYWHERE, OWN(set_spread_threshold), S_REPORT,
+    {"spread-threshold", 0, 1, OWN(set_spread_threshold), S_REPORT,
      "      --spread-threshold POINTS  show a node's spread over launches (+-P) above\n"
      "                       this many points (default 0.5, 0 = always)\n"},
-    {"arch", 0, 1, G_REPORT,
-     NOT_ON(ON(TD_CMD_DIFF)) | ON(TD_CMD_IMPORT_NVPROF) | ON(TD_CMD_IMBALANCE) | ON(TD_CMD_TRACE) |
-         ON(TD_CMD_SOURCE),
-     OWN(set_arch),
+    {"arch", 0, 1, OWN(set_arch),
      S_REPORT,
      "      --arch NAME      arch table to use instead of the detected/recorded one\n"},
-    {"csv", 0, 1, G_OUTPUT, NOT_ON(ON(TD_CMD_PLOT)) | ON(TD_CMD_SOURCE), STRING(csv), S_REPORT,
-     "      --csv FILE       also write one CSV row per kernel and the app (- = stdout)\n"},
-    {"csv-launches", 0, 1, G_OUTPUT, RESULTS_AND_PROFILING, STRING(csv_launches), S_REPORT,
+    {"csv", 0, VALUE_OPTIONAL, STRING(csv), S_REPORT,
+     "      --csv [FILE]     also write one CSV row per kernel and the app; alone (or\n"
+     "                       -): to stdout instead of the text (tree or timeline);\n"
+     "                       FILE ends in .csv, or --csv=FILE for any name\n"},
+    {"csv-launches", 0, 1, STRING(csv_launches), S_REPORT,
      "      --csv-launches FILE  also write one CSV row per profiled launch\n"},
-    {"timeline", 0, 1, G_OUTPUT, NOT_ON(ON(TD_CMD_DIFF)), STRING(timeline), S_REPORT,
+    {"timeline", 0, 1, STRING(timeline), S_REPORT,
      "      --timeline KERNEL    the kernel's invocations and phases instead of the tree\n"},
-    {"pm-timeline", 0, 0, G_OUTPUT, ON(TD_CMD_REPORT) | ON(TD_CMD_PLOT), FLAG(pm_timeline),
+    {"pm-timeline", 0, 0, FLAG(pm_timeline),
      S_REPORT,
      "      --pm-timeline    the PM-sampling timeline (level 1 over wall time, kernels\n"
      "                       laid over it) instead of the tree; record with --pm-interval\n"},
-    {"phase-threshold", 0, 1, G_OUTPUT, EVERYWHERE, OWN(set_phase_threshold), S_REPORT,
+    {"phase-threshold", 0, 1, OWN(set_phase_threshold), S_REPORT,
      "      --phase-threshold PCT  level-1 jump that starts a phase (default 5 points)\n"},
-    {"by-region", 0, 0, G_OUTPUT, RESULTS_AND_PROFILING, FLAG(report.by_region), S_REPORT,
+    {"by-region", 0, 0, FLAG(report.by_region), S_REPORT,
      "      --by-region      one tree per NVTX region (the ranges launches were made in);\n"
      "                       --csv gets one row per region and kernel, a region column\n"},
-    {"wide", 0, 0, G_REPORT, RESULTS_AND_PROFILING, FLAG(report.wide), S_REPORT,
+    {"wide", 0, 0, FLAG(report.wide), S_REPORT,
      "      --wide           full lines and kernel names (default: 100 columns, long\n"
      "                       names elided in the middle, lines wrapped)\n"},
-    {"quiet", 0, 0, G_REPORT, RESULTS_AND_PROFILING, FLAG(quiet), S_REPORT,
+    {"quiet", 0, 0, FLAG(quiet), S_REPORT,
      "      --quiet          no \"next:\" hints after the report (also TOPDOWN_HINTS=0;\n"
      "                       they show only when stderr is a terminal)\n"},
-    {"json", 0, 0, G_OUTPUT, RESULTS_AND_PROFILING, FLAG(json), S_REPORT,
+    {"json", 0, 0, FLAG(json), S_REPORT,
      "      --json           the modelled tree (or --timeline) as JSON instead of the text\n"
      "                       (docs/OUTPUTS.md)\n"},
-    {"top", 0, 1, G_PLOT, PLOT_ONLY_CMDS, COUNT(top, 0, LONG_MAX), S_PLOT,
+    {"print-summary", 0, 1, OWN(set_print_summary), S_REPORT,
+     "      --print-summary per-kernel  one line per kernel instead of the tree: its\n"
+     "                       share of GPU time, level 1 and bottleneck (ncu's form)\n"},
+    {"separator", 'x', 1, STRING(separator), S_REPORT,
+     "  -x, --separator SEP  those lines with fields separated by SEP, names whole\n"
+     "                       (toplev's -x ,)\n"},
+    {"nodes", 0, 1, OWN(set_nodes), S_REPORT,
+     "      --nodes LIST     only these nodes (comma-separated paths or names, toplev's\n"
+     "                       --nodes), with the nodes above and below them; the\n"
+     "                       --print-summary columns (CSV, JSON hold all)\n"},
+    {"input", 'i', 1, STRING(input), S_REPORT,
+     "  -i, --input FILE     the result file to read (ncu's -i), as the first file\n"},
+    {"top", 0, 1, COUNT(top, 0, LONG_MAX), S_PLOT,
      "      --top K          kernels drawn, heaviest first (default 10, the rest as \"other\")\n"},
-    {"diff", 0, 0, G_PLOT, PLOT_ONLY_CMDS, FLAG(plot_diff), S_PLOT,
+    {"diff", 0, 0, FLAG(plot_diff), S_PLOT,
      "      --diff A.json B.json  clustered bars of two results\n"},
-    {"fail-if", 0, 1, G_OUTPUT, ON(TD_CMD_DIFF), STRING(fail_if), S_DIFF,
-     "      --fail-if RULES  diff exits 4 when a kernel in both results breaks a rule:\n"
-     "                       NODE>+P / NODE<-P (B-A in points), NODE>P / NODE<P (B's\n"
-     "                       share); comma-separated, e.g. 'Backend.Memory_Bound>+5'\n"},
-    {"times", 0, 1, G_OUTPUT, ON(TD_CMD_IMPORT_NVPROF), STRING(times), S_DIFF,
+    {"fail-if", 0, 1, STRING(fail_if), S_DIFF,
+     "      --fail-if RULES  diff exits 4 when the app or a kernel in both results\n"
+     "                       breaks a rule, or when no kernel is in both: NODE>+P /\n"
+     "                       NODE<-P (B-A in points), NODE>P / NODE<P (B's share),\n"
+     "                       time>+P% / time<-P% (GPU time, B against A);\n"
+     "                       comma-separated, e.g. 'Backend.Memory_Bound>+5,time>+10%'\n"},
+    {"times", 0, 1, STRING(times), S_DIFF,
      "      --times FILE     import-nvprof: nvprof's GPU-trace CSV, for the durations\n"},
-    {"lines", 'n', 1, G_OUTPUT, ON(TD_CMD_SOURCE), COUNT(lines, 0, LONG_MAX), S_SOURCE,
+    {"lines", 'n', 1, COUNT(lines, 0, LONG_MAX), S_SOURCE,
      "  -n, --lines N        source: lines (or instructions) shown, hottest first\n"
      "                       (default 20, 0 = all)\n"},
-    {"node", 0, 1, G_OUTPUT, ON(TD_CMD_SOURCE), STRING(node), S_SOURCE,
+    {"node", 0, 1, STRING(node), S_SOURCE,
      "      --node NODE      source: sort by this node's samples (a level 1-3 node of\n"
      "                       topdown list-nodes; default: the kernel's bottleneck)\n"},
-    {"sass", 0, 0, G_OUTPUT, ON(TD_CMD_SOURCE), FLAG(sass), S_SOURCE,
+    {"sass", 0, 0, FLAG(sass), S_SOURCE,
      "      --sass           source: one row per instruction (PC) instead of per line\n"},
-    {"output", 'o', 1, G_PROFILING,
-     PROFILING_CMDS | ON(TD_CMD_PLOT) | ON(TD_CMD_IMPORT_SPOOL) | ON(TD_CMD_IMPORT_NVPROF) |
-         ON(TD_CMD_MERGE) | ON(TD_CMD_TRACE),
-     STRING(profile.output),
+    {"output", 'o', 1, STRING(profile.output),
      S_PROFILING,
      "  -o, --output FILE    result file (default: APP.topdown.json, never overwritten);\n"
      "                       one per process: %p the app's pid, %h the host, %q{VAR}\n"
      "                       a variable (run.%q{OMPI_COMM_WORLD_RANK}), %i first free number\n"},
     /* every output: the result, CSVs, plots, import-spool's result */
-    {"force", 'f', 0, G_OUTPUT, WRITING_COMMANDS, FLAG(profile.force), S_PROFILING,
+    {"force", 'f', 0, FLAG(profile.force), S_PROFILING,
      "  -f, --force          overwrite existing output files (result, CSV, plot); only\n"
      "                       regular files, never an input of the command\n"},
-    {"kernel-name", 'k', 1, G_PROFILING, PROFILING_CMDS | ON(TD_CMD_REPORT),
-     STRING(profile.kernel_filter), S_PROFILING,
+    {"kernel-name", 'k', 1, STRING(profile.kernel_filter), S_PROFILING,
      "  -k, --kernel-name RE profile only kernels whose name matches RE: a Perl-style\n"
      "                       regex ('gemm_\\d+', '^sgemm') or ncu's regex:RE, searched\n"
      "                       for in the --kernel-name-base name (default: the function's\n"
-     "                       base name); report -k RE shows only those, and -k '#4'\n"
-     "                       the 4th kernel\n"},
-    {"launch-skip", 's', 1, G_PROFILING, PROFILING_CMDS, COUNT(profile.launch_skip, 0, LONG_MAX),
+     "                       base name); report, plot and diff -k RE show only those\n"
+     "                       (text, CSV, JSON, bars, the gate), -k '#4' the 4th kernel\n"},
+    {"launch-skip", 's', 1, COUNT(profile.launch_skip, 0, LONG_MAX),
      S_PROFILING, "  -s, --launch-skip N  skip the first N matching launches\n"},
-    {"launch-count", 'c', 1, G_PROFILING, PROFILING_CMDS,
-     COUNT(profile.launch_count, 1, LONG_MAX), S_PROFILING,
+    {"launch-count", 'c', 1, COUNT(profile.launch_count, 1, LONG_MAX), S_PROFILING,
      "  -c, --launch-count N profile at most N launches\n"},
-    {"per-kernel", 0, 1, G_PROFILING, PROFILING_CMDS, COUNT(profile.per_kernel, 1, LONG_MAX),
+    {"per-kernel", 0, 1, COUNT(profile.per_kernel, 1, LONG_MAX),
      S_PROFILING,
      "      --per-kernel N   profile at most N launches of each kernel, time the rest\n"},
-    {"replay-mode", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_replay_mode), S_PROFILING,
+    {"replay-mode", 0, 1, OWN(set_replay_mode), S_PROFILING,
      "      --replay-mode M  auto (default): a kernel's first launch replayed for the\n"
      "                       full counter set, later sampled launches measure one\n"
      "                       counter group each without replay, groups rotated over\n"
      "                       the run; none: never replay; kernel: replay every\n"
      "                       profiled launch for the full set (slow)\n"},
-    {"overhead", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_overhead), S_PROFILING,
+    {"overhead", 0, 1, OWN(set_overhead), S_PROFILING,
      "      --overhead PCT   profile as many launches as keep the run within PCT% of\n"
      "                       native time (default 40); 'unlimited' profiles every launch\n"},
-    {"graph-profiling", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_graph_profiling),
+    {"graph-profiling", 0, 1, OWN(set_graph_profiling),
      S_PROFILING,
      "      --graph-profiling node|graph  kernels of CUDA graphs: each node its own\n"
      "                       range (default), or one range per graph launch\n"},
-    {"source", 0, 0, G_PROFILING, PROFILING_CMDS, FLAG(profile.source), S_PROFILING,
+    {"source", 0, 0, FLAG(profile.source), S_PROFILING,
      "      --source         also sample the selected kernels' PCs (CUPTI PC sampling,\n"
      "                       no replay) for `topdown source`; saves their cubins in\n"
      "                       RESULT.cubins/ (docs/SOURCE.md)\n"},
-    {"source-only", 0, 0, G_PROFILING, PROFILING_CMDS, OWN(set_source_only), S_PROFILING,
+    {"source-only", 0, 0, OWN(set_source_only), S_PROFILING,
      "      --source-only    PC samples without counters: kernels are timed and sampled,\n"
      "                       not profiled (no tree; `topdown source` sorts by samples)\n"},
-    {"pc-sampling-period", 0, 1, G_PROFILING, PROFILING_CMDS,
-     COUNT(profile.pc_period, TD_PCSAMP_PERIOD_MIN, TD_PCSAMP_PERIOD_MAX), S_PROFILING,
+    {"pc-sampling-period", 0, 1, COUNT(profile.pc_period, TD_PCSAMP_PERIOD_MIN, TD_PCSAMP_PERIOD_MAX), S_PROFILING,
      "      --pc-sampling-period N  with --source: sampling period of 2^N cycles, N\n"
      "                       from 5 to 31 (default: CUPTI's, chosen by the SM count)\n"},
-    {"cache-control", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_cache_control), S_PROFILING,
+    {"cache-control", 0, 1, OWN(set_cache_control), S_PROFILING,
      "      --cache-control none|all  none (default): caches as the app leaves them;\n"
      "                       all: L2 flushed before each profiled pass, as ncu does\n"},
-    {"clock-control", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_clock_control), S_PROFILING,
+    {"clock-control", 0, 1, OWN(set_clock_control), S_PROFILING,
      "      --clock-control none|base  none (default): clocks as the GPU runs them;\n"
      "                       base: locked to base while the app runs, as ncu does\n"
      "                       (needs root; restored after)\n"},
-    {"nvtx-include", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_nvtx_include), S_PROFILING,
+    {"nvtx-include", 0, 1, OWN(set_nvtx_include), S_PROFILING,
      "      --nvtx-include SPEC  profile only launches in these NVTX ranges (ncu's\n"
      "                       syntax: 'fwd/' push/pop range, 'Dom@fwd/' in a domain,\n"
      "                       'a/*/b', '[a/', 'b]', 'epoch' start/end range); repeatable:\n"
      "                       any of them; the others are timed only\n"},
-    {"nvtx-exclude", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_nvtx_exclude), S_PROFILING,
+    {"nvtx-exclude", 0, 1, OWN(set_nvtx_exclude), S_PROFILING,
      "      --nvtx-exclude SPEC  do not profile launches in these NVTX ranges (repeatable)\n"},
-    {"no-nvtx", 0, 0, G_PROFILING, PROFILING_CMDS, FLAG(profile.no_nvtx), S_PROFILING,
+    {"no-nvtx", 0, 0, FLAG(profile.no_nvtx), S_PROFILING,
      "      --no-nvtx        do not follow the app's NVTX ranges (launches get no region)\n"},
-    {"sample-every", 0, 1, G_PROFILING, PROFILING_CMDS, OWN(set_sample_every), S_PROFILING,
+    {"sample-every", 0, 1, OWN(set_sample_every), S_PROFILING,
      "      --sample-every N|T   profile each kernel periodically over the whole run:\n"
      "                       every Nth invocation, or every T of its own GPU time\n"
      "                       (5ms, 250us); each point measures every counter group\n"
      "                       on consecutive invocations (report --timeline KERNEL)\n"},
-    {"pm-interval", 0, 1, G_PROFILING, PROFILING_CMDS, COUNT(profile.pm_interval_us, 1, 10000000),
+    {"pm-interval", 0, 1, COUNT(profile.pm_interval_us, 1, 10000000),
      S_PROFILING,
      "      --pm-interval USEC  also record a GPU-wide level-1 timeline with CUPTI's PM\n"
      "                       sampling, one sample every USEC microseconds; turns\n"
      "                       per-launch counters off (launches are only timed)\n"},
-    {"no-progress", 0, 0, G_PROFILING, PROFILING_CMDS, OWN(set_no_progress), S_PROFILING,
+    {"no-progress", 0, 0, OWN(set_no_progress), S_PROFILING,
      "      --no-progress    no progress line on stderr\n"},
-    {"help", 'h', 0, G_GENERAL, ALL_COMMANDS, FLAG(help), S_END,
-     "  -h, --help           this help (topdown COMMAND --help: the command's);\n"
+    {"help", 'h', 0, FLAG(help), S_END,
+     "  -h, --help           this help (topdown COMMAND --help, or topdown help\n"
+     "                       COMMAND: the command's)\n"},
+    {"version", 'V', 0, FLAG(version), S_END,
      "  -V, --version        the version\n"},
-    {"version", 'V', 0, G_GENERAL, ALL_COMMANDS, FLAG(version), S_END, NULL},
 };
 
 #define N_OPTIONS (sizeof options / sizeof *options)
 _Static_assert(sizeof options / sizeof *options <= TD_CLI_MAX_OPTIONS,
                "raise TD_CLI_MAX_OPTIONS");
 
+/* ---- the commands' options ------------------------------------------------------ */
+
+static int row_named(const char *name, size_t len)
+{
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if (strlen(options[i].name) == len && strncmp(options[i].name, name, len) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* takes[row]: whether the command takes that option. Fails on a name of
+ * the command table that is no option (a slip in this file). */
+static int command_options(td_command command, unsigned char *takes, td_error *err)
+{
+    memset(takes, 0, N_OPTIONS);
+    for (const char *p = commands[command].options; *p;) {
+        size_t len = strcspn(p, " ");
+        int row = len ? row_named(p, len) : -1;
+        if (len && row < 0)
+            return td_fail(err, "internal: command table names no option \"%.*s\"", (int)len, p);
+        if (row >= 0)
+            takes[row] = 1;
+        p += len + (p[len] == ' ');
+    }
+    return 0;
+}
+
+/* "topdown report", or "topdown" for profiling. */
+static void command_title(td_command command, char *buf, size_t size)
+{
+    snprintf(buf, size, "topdown%s%s", commands[command].name[0] ? " " : "",
+             commands[command].name);
+}
+
+/* "-o/--output" or "--top". */
+static void option_title(const cli_option *o, char *buf, size_t size)
+{
+    if (o->short_name)
+        snprintf(buf, size, "-%c/--%s", o->short_name, o->name);
+    else
+        snprintf(buf, size, "--%s", o->name);
+}
+
+/* The commands that take row, as "profiling, report and diff". */
+static void commands_taking(int row, char *buf, size_t size)
+{
+    unsigned char takes[TD_CLI_MAX_OPTIONS];
+    const char *names[TD_CMD_COUNT];
+    size_t n = 0, used = 0;
+    for (int k = 0; k < TD_CMD_COUNT; k++)
+        if (command_options((td_command)k, takes, NULL) == 0 && takes[row])
+            names[n++] = commands[k].name[0] ? commands[k].name : "profiling";
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s",
+                                 i == 0 ? "" : i + 1 == n ? " and " : ", ", names[i]);
+}
+
+/* An option the command does not take: named, with where it belongs. */
+static int not_taken(td_command command, int row, td_error *err)
+{
+    char title[64], option[64], where[512];
+    command_title(command, title, sizeof title);
+    option_title(&options[row], option, sizeof option);
+    commands_taking(row, where, sizeof where);
+    return td_usage_fail(err, "option %s does not apply to `%s` (it is for %s); see %s --help",
+                         option, title, where, title);
+}
+
 void td_cli_usage(FILE *out)
 {
-    fputs(commands_usage, out);
+    for (int k = 0; k < TD_CMD_COUNT; k++)
+        fputs(commands[k].summary, out);
+    fputs("\n", out);
     for (int section = 0; section < S_COUNT; section++) {
         fputs(section_headers[section], out);
         for (size_t i = 0; i < N_OPTIONS; i++)
@@ -613,49 +723,88 @@ void td_cli_usage(FILE *out)
     fputs(environment_help, out);
 }
 
-/* An option that means something else in one command: its usage there. */
-typedef struct command_usage {
-    td_command command;
-    const char *option; /* long name */
-    const char *usage;
-} command_usage;
-
-static const command_usage command_usages[] = {
-    {TD_CMD_REPORT, "csv",
-     "      --csv FILE       also write one CSV row per kernel and the app; - : the CSV\n"
-     "                       on stdout instead of the text (tree or timeline)\n"},
-    {TD_CMD_REPORT, "kernel-name",
-     "  -k, --kernel-name K  show only these kernels in the text: #N (the report's\n"
-     "                       rank), a whole name as the report shows it or in full,\n"
-     "                       or a Perl-style regex (or regex:RE) on the\n"
-     "                       --kernel-name-base name; the CSVs and --json hold all\n"},
-    {TD_CMD_SOURCE, "csv",
-     "      --csv FILE       the rows shown (-n 0: all) as CSV (- = stdout); docs/SOURCE.md\n"},
-};
-
-/* The usage of option row i in command's help. */
+/* The usage of option row i in command's help: the command's own, or the row's. */
 static const char *option_usage(td_command command, size_t i)
 {
-    for (size_t u = 0; u < sizeof command_usages / sizeof *command_usages; u++)
-        if (command_usages[u].command == command &&
-            strcmp(command_usages[u].option, options[i].name) == 0)
-            return command_usages[u].usage;
+    for (const cli_usage *u = commands[command].own; u && u->option; u++)
+        if (strcmp(u->option, options[i].name) == 0)
+            return u->usage;
     return options[i].usage;
 }
 
 void td_cli_command_usage(FILE *out, td_command command)
 {
     const cli_command *cmd = &commands[command];
+    unsigned char takes[TD_CLI_MAX_OPTIONS];
+    if (command_options(command, takes, NULL))
+        return;
     fputs(cmd->synopsis, out);
     int listed = 0;
     for (size_t i = 0; i < N_OPTIONS; i++)
-        if ((options[i].commands & ON(command)) && options[i].usage) {
+        if (takes[i] && options[i].usage) {
             fputs(listed++ ? "" : "options:\n", out);
             fputs(option_usage(command, i), out);
         }
     fprintf(out, "examples:\n%s", cmd->examples);
     fputs(exit_codes_help, out);
     fputs(environment_help, out);
+}
+
+td_command td_cli_command_named(const char *name)
+{
+    for (int k = 0; k < TD_CMD_COUNT; k++)
+        if (commands[k].name[0] && strcmp(commands[k].name, name) == 0)
+            return (td_command)k;
+    return TD_CMD_COUNT;
+}
+
+const char *td_cli_command_name(td_command command)
+{
+    return commands[command].name;
+}
+
+/* Levenshtein distance, case-insensitive, of two short words. */
+size_t td_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 127 || lb > 127)
+        return (size_t)-1;
+    size_t row[128];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            int same = (a[i - 1] | 0x20) == (b[j - 1] | 0x20);
+            size_t best = diag + !same;
+            best = row[j] + 1 < best ? row[j] + 1 : best;
+            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *td_cli_command_near(const char *word)
+{
+    const char *best = NULL;
+    size_t best_d = strlen(word) / 3 + 2; /* reach: a typo or two */
+    for (int k = 0; k < TD_CMD_COUNT; k++) {
+        size_t d = commands[k].name[0] ? td_edit_distance(word, commands[k].name) : (size_t)-1;
+        if (d < best_d) {
+            best = commands[k].name;
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+int td_cli_run(td_command command, int argc, char **argv, td_error *err)
+{
+    return commands[command].run(argc, argv, err);
 }
 
 int td_usage_fail(td_error *err, const char *fmt, ...)
@@ -673,7 +822,9 @@ int td_usage_fail(td_error *err, const char *fmt, ...)
 
 /* getopt's view of the table: long options return 256 + row, short ones
  * their letter. The leading ':' makes a missing value ':' rather than '?';
- * '+' stops at the first non-option (the app of the profiling command). */
+ * '+' stops at the first non-option (the app of the profiling command).
+ * Every option is known to getopt, so one a command does not take is
+ * named as such rather than as unknown. */
 #define LONG_ONLY_BASE 256
 
 static void getopt_tables(struct option *longs, char *shorts, int stop_at_word)
@@ -684,8 +835,10 @@ static void getopt_tables(struct option *longs, char *shorts, int stop_at_word)
     *s++ = ':';
     for (size_t i = 0; i < N_OPTIONS; i++) {
         const cli_option *o = &options[i];
-        longs[i] = (struct option){o->name, o->takes_value ? required_argument : no_argument,
-                                   NULL, o->short_name ? o->short_name : LONG_ONLY_BASE + (int)i};
+        int has_arg = o->takes_value == VALUE_OPTIONAL ? optional_argument
+                      : o->takes_value ? required_argument : no_argument;
+        longs[i] = (struct option){o->name, has_arg, NULL,
+                                   o->short_name ? o->short_name : LONG_ONLY_BASE + (int)i};
         if (o->short_name) {
             *s++ = o->short_name;
             if (o->takes_value)
@@ -728,51 +881,61 @@ static void option_as_written(char **argv, char *buf, size_t size)
     snprintf(buf, size, "%.*s", (int)strcspn(word, "="), word);
 }
 
-static int bad_option(char **argv, int opt, const char *command, td_error *err)
+static int bad_option(char **argv, int opt, td_command command, td_error *err)
 {
-    char name[128];
+    char name[128], title[64];
     option_as_written(argv, name, sizeof name);
-    const char *space = command[0] ? " " : "";
+    command_title(command, title, sizeof title);
     if (opt == ':')
-        return td_usage_fail(err, "option %s needs a value; see topdown%s%s --help", name,
-                             space, command);
-    return td_usage_fail(err, "option %s is unknown%s; see topdown%s%s --help", name,
-                         name[1] == '-' ? " (or an ambiguous abbreviation)" : "", space, command);
+        return td_usage_fail(err, "option %s needs a value; see %s --help", name, title);
+    return td_usage_fail(err, "option %s is unknown%s; see %s --help", name,
+                         name[1] == '-' ? " (or an ambiguous abbreviation)" : "", title);
 }
 
-static int parse(int argc, char **argv, cli *c, int stop_at_word, td_error *err)
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* The value of a VALUE_OPTIONAL option given without '=': the next word
+ * when it is "-" or ends in .csv (then consumed), else "-" (stdout). */
+static const char *optional_value(int argc, char **argv)
+{
+    if (optind < argc && argv[optind] &&
+        (strcmp(argv[optind], "-") == 0 || ends_with(argv[optind], ".csv")))
+        return argv[optind++];
+    return "-";
+}
+
+/* The command's options, each checked as it comes: one the command does
+ * not take is a usage error before its value is read. */
+static int parse(int argc, char **argv, td_command command, cli *c, td_error *err)
 {
     cli_init(c);
+    unsigned char takes[TD_CLI_MAX_OPTIONS];
+    if (command_options(command, takes, err))
+        return -1;
     struct option longs[N_OPTIONS + 1];
     char shorts[2 * N_OPTIONS + 3];
-    getopt_tables(longs, shorts, stop_at_word);
+    getopt_tables(longs, shorts, command == TD_CMD_PROFILE);
     opterr = 0;
     optind = 0; /* 0: GNU getopt fully reinitialises */
-    const char *command = stop_at_word || !argv[0] ? "" : argv[0];
     int opt;
     while ((opt = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         int row = opt == '?' || opt == ':' ? -1 : row_of(opt);
         if (row < 0)
             return bad_option(argv, opt, command, err);
+        if (!takes[row])
+            return not_taken(command, row, err);
         c->seen[row] = 1;
-        if (options[row].apply(c, &options[row], optarg, err))
+        const char *value = optarg;
+        if (options[row].takes_value == VALUE_OPTIONAL && !value)
+            value = optional_value(argc, argv);
+        if (options[row].apply(c, &options[row], value, err))
             return TD_USAGE_ERROR;
     }
     return 0;
-}
-
-/* Parses options up to the first non-option (the app). */
-int td_cli_given(const cli *c, const char *long_name)
-{
-    for (size_t i = 0; i < N_OPTIONS; i++)
-        if (strcmp(options[i].name, long_name) == 0)
-            return c->seen[i];
-    return 0;
-}
-
-int td_cli_parse_options(int argc, char **argv, cli *c, td_error *err)
-{
-    return parse(argc, argv, c, 1, err);
 }
 
 /* --pm-interval turns per-launch counters off: the options that only
@@ -794,26 +957,39 @@ static int check_pm_interval(const cli *c, td_error *err)
     return 0;
 }
 
-int td_cli_check(const cli *c, td_command command, td_error *err)
+/* Options that cannot go together. */
+static int check_conflicts(const cli *c, td_command command, td_error *err)
 {
-    const cli_command *cmd = &commands[command];
     if (command == TD_CMD_PROFILE && check_pm_interval(c, err))
         return TD_USAGE_ERROR;
     if (command == TD_CMD_PROFILE && c->profile.no_nvtx &&
         c->profile.n_nvtx_include + c->profile.n_nvtx_exclude > 0)
         return td_usage_fail(err, "--nvtx-include/--nvtx-exclude need the NVTX ranges that "
                              "--no-nvtx turns off; give one or the other");
-    for (int group = 0; group < G_COUNT; group++)
-        for (size_t i = 0; i < N_OPTIONS; i++)
-            if (c->seen[i] && options[i].group == (cli_group)group &&
-                !(options[i].commands & ON(command))) {
-                if (cmd->reject[group] || cmd->reject_any)
-                    return td_usage_fail(err, "%s", cmd->reject[group] ? cmd->reject[group]
-                                                                      : cmd->reject_any);
-                return td_usage_fail(err, "--%s does not apply to `topdown %s`; see topdown "
-                                     "%s --help", options[i].name, cmd->name, cmd->name);
-            }
+    int lines = (c->print_summary && strcmp(c->print_summary, "per-kernel") == 0) ||
+                c->separator;
+    if (lines && (c->timeline || c->json || c->report.by_region || c->pm_timeline))
+        return td_usage_fail(err, "--print-summary/-x print a line per kernel instead of the "
+                             "tree; leave out --%s", c->timeline ? "timeline" : c->json ? "json"
+                             : c->report.by_region ? "by-region" : "pm-timeline");
+    if (command == TD_CMD_DIFF && c->json && c->csv && strcmp(c->csv, "-") == 0)
+        return td_usage_fail(err, "--json and --csv - both print on stdout; give --csv a file");
+    if (c->report.by_region && (c->timeline || c->json))
+        return td_usage_fail(err, "--by-region prints one tree per NVTX region; leave out --%s, "
+                             "or --by-region", c->timeline ? "timeline" : "json");
     return 0;
+}
+
+int td_cli_parse_options(int argc, char **argv, cli *c, td_error *err)
+{
+    int rc = parse(argc, argv, TD_CMD_PROFILE, c, err);
+    return rc ? rc : check_conflicts(c, TD_CMD_PROFILE, err);
+}
+
+int td_cli_given(const cli *c, const char *long_name)
+{
+    int row = row_named(long_name, strlen(long_name));
+    return row >= 0 && c->seen[row];
 }
 
 int td_cli_load_archs(td_arch_set *archs, td_error *err)
@@ -832,28 +1008,25 @@ int td_cli_load_archs(td_arch_set *archs, td_error *err)
 int td_cli_parse_command(int argc, char **argv, td_command command, cli *c,
                          const char **files, int max_files, int *n_files, td_error *err)
 {
-    int rc = td_cli_parse_with_files(argc, argv, c, files, max_files, n_files, err);
+    *n_files = 0;
+    int rc = parse(argc, argv, command, c, err);
     if (rc)
         return rc;
     if (c->help) {
         td_cli_command_usage(stdout, command);
         return 1;
     }
-    return td_cli_check(c, command, err);
-}
-
-int td_cli_parse_with_files(int argc, char **argv, cli *c, const char **files, int max_files,
-                            int *n_files, td_error *err)
-{
-    *n_files = 0;
-    int rc = parse(argc, argv, c, 0, err);
-    if (rc)
-        return rc;
+    if (c->input && max_files > 0)
+        files[(*n_files)++] = c->input; /* -i FILE: the first file */
     for (int i = optind; i < argc; i++) {
+        int csv = row_named("csv", 3);
         if (*n_files == max_files)
-            return td_usage_fail(err, "%s takes %d %s; \"%s\" is one too many", argv[0],
-                                 max_files, max_files == 1 ? "file" : "files", argv[i]);
+            return td_usage_fail(err, "%s takes %d %s; \"%s\" is one too many%s", argv[0],
+                                 max_files, max_files == 1 ? "file" : "files", argv[i],
+                                 csv >= 0 && c->seen[csv] && strcmp(c->csv, "-") == 0
+                                     ? " (--csv takes a name ending in .csv, or --csv=FILE)"
+                                     : "");
         files[(*n_files)++] = argv[i];
     }
-    return 0;
+    return check_conflicts(c, command, err);
 }

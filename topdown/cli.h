@@ -1,7 +1,8 @@
-/* topdown's command line: one option table; each row says which commands
- * take the option, how it is applied and how the usage lists it. A new
- * option is a new row; a command's checks are its row bits and its
- * messages for options it does not take. */
+/* topdown's command line: one table of commands (name, handler, the
+ * options it takes, its help) and one table of options (how each is
+ * applied and listed). topdown --help, each COMMAND --help, the man page
+ * (help2man) and the bash completion are made from them. A new option is
+ * a new row and its name in the commands that take it. */
 #ifndef TD_CLI_H
 #define TD_CLI_H
 
@@ -12,23 +13,26 @@
 #include "report/text.h"
 #include "topdown/profile.h"
 
-/* The commands that take options. */
+/* The commands, in the order topdown --help lists them. */
 typedef enum td_command {
     TD_CMD_PROFILE,
     TD_CMD_REPORT,
+    TD_CMD_LIST_ARCHS,
+    TD_CMD_LIST_NODES,
+    TD_CMD_DESCRIBE,
+    TD_CMD_IMPORT_NVPROF,
     TD_CMD_PLOT,
     TD_CMD_DIFF,
-    TD_CMD_LIST_NODES,
     TD_CMD_IMPORT_SPOOL,
-    TD_CMD_IMPORT_NVPROF,
-    TD_CMD_DESCRIBE,
-    TD_CMD_LIST_ARCHS,
     TD_CMD_MERGE,
     TD_CMD_IMBALANCE,
     TD_CMD_TRACE,
     TD_CMD_SOURCE,
     TD_CMD_COUNT
 } td_command;
+
+/* A command's handler: an exit code, or -1 / TD_USAGE_ERROR with a td_error. */
+typedef int (*td_command_fn)(int argc, char **argv, td_error *err);
 
 #define TD_CLI_MAX_OPTIONS 64
 
@@ -63,6 +67,9 @@ typedef struct cli {
     int sass;            /* source --sass */
     long lines;          /* source -n */
     int pm_timeline;     /* report/plot --pm-timeline */
+    const char *input;   /* -i FILE: the result read (ncu's -i) */
+    const char *print_summary; /* --print-summary per-kernel: a line per kernel */
+    const char *separator;     /* -x SEP: those lines' fields separated by SEP */
     int quiet;           /* --quiet: no "next:" hints */
     unsigned char seen[TD_CLI_MAX_OPTIONS]; /* per option row: given on the command line */
 } cli;
@@ -76,25 +83,29 @@ void td_cli_command_usage(FILE *out, td_command command);
 /* A usage error: formats the message and returns TD_USAGE_ERROR. */
 int td_usage_fail(td_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Parses options up to the first non-option (the app); optind is left on
- * it. Returns 0 or TD_USAGE_ERROR. */
+/* The command of that name (not profiling); TD_CMD_COUNT when none. */
+td_command td_cli_command_named(const char *name);
+/* Its name as typed ("" for profiling). */
+const char *td_cli_command_name(td_command command);
+/* The command nearest a mistyped word (a typo or two away), or NULL. */
+const char *td_cli_command_near(const char *word);
+/* Levenshtein distance, case-insensitive, of two short words ((size_t)-1
+ * for words over 127 characters). */
+size_t td_edit_distance(const char *a, const char *b);
+/* Runs its handler on its arguments (argv[0] the command's name). */
+int td_cli_run(td_command command, int argc, char **argv, td_error *err);
+
+/* Profiling's options, up to the first non-option (the app); optind is
+ * left on it. Returns 0 or TD_USAGE_ERROR. */
 int td_cli_parse_options(int argc, char **argv, cli *c, td_error *err);
 
-/* Options before or after the file names (getopt_long permutes argv):
- * up to max_files words that are not options go to files. Returns 0 or
+/* A command's arguments: the options it takes, before or after its files
+ * (getopt_long permutes argv; any other option is a usage error naming it
+ * and the command), and up to max_files file names. 1 when --help was
+ * asked for and printed (the command then returns 0), else 0 or
  * TD_USAGE_ERROR. */
-int td_cli_parse_with_files(int argc, char **argv, cli *c, const char **files, int max_files,
-                            int *n_files, td_error *err);
-
-/* A command's arguments: its options (checked against the command) and up
- * to max_files file names. 1 when --help was asked for and printed (the
- * command then returns 0), else 0 or TD_USAGE_ERROR. */
 int td_cli_parse_command(int argc, char **argv, td_command command, cli *c,
                          const char **files, int max_files, int *n_files, td_error *err);
-
-/* Fails (TD_USAGE_ERROR) with the command's message when an option it does
- * not take was given. */
-int td_cli_check(const cli *c, td_command command, td_error *err);
 
 /* 1 when the option of that long name was given on the command line. */
 int td_cli_given(const cli *c, const char *long_name);

@@ -4,8 +4,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include <cjson/cJSON.h>
+
 #include "levels/model.h"
 #include "metrics/arch.h"
+#include "report/json.h"
 #include "topdown/cli.h"
 #include "topdown/commands.h"
 
@@ -76,18 +79,87 @@ static void print_node_stalls(const td_model *models, size_t n_models, int node,
         }
 }
 
+/* A node record's fields, shared by list-nodes and describe --json. */
+static cJSON *node_json(const td_node_info *info)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "path", info->path);
+    cJSON_AddStringToObject(o, "name", info->name);
+    cJSON_AddNumberToObject(o, "level", info->level);
+    cJSON_AddStringToObject(o, "area", info->area);
+    cJSON_AddStringToObject(o, "kind", td_kind_name(info->kind));
+    if (td_kind_is_loss(info->kind)) {
+        cJSON_AddNumberToObject(o, "threshold_pct", 100.0 * info->threshold);
+        cJSON_AddStringToObject(o, "threshold_of", info->level == 1 ? "all" : "parent");
+    } else {
+        cJSON_AddNullToObject(o, "threshold_pct");
+    }
+    cJSON_AddStringToObject(o, "description", info->desc);
+    return o;
+}
+
+/* The names of the stall reasons of one table's resolved tree that lie
+ * below node (an empty array when the table does not resolve). */
+static cJSON *stalls_below(const td_arch *arch, int node)
+{
+    cJSON *names = cJSON_CreateArray();
+    td_model m;
+    td_error ignored;
+    if (td_model_init(&m, arch, &ignored))
+        return names;
+    for (int n = td_model_stall_index(&m, 0); n < m.n_tree; n++) {
+        int up = n;
+        while (up >= 0 && up != node)
+            up = m.tree[up].parent;
+        if (up == node)
+            cJSON_AddItemToArray(names, cJSON_CreateString(m.tree[n].name));
+    }
+    return names;
+}
+
+/* list-nodes --json: {"nodes": [...]}, and with -l 4 each table's stall
+ * reasons under their node. */
+static int list_nodes_json(int max_level, td_error *err)
+{
+    cJSON *root = cJSON_CreateObject(), *nodes = cJSON_AddArrayToObject(root, "nodes");
+    const td_node_set *set = td_nodes_builtin();
+    for (int n = 0; n < set->count; n++)
+        if (set->nodes[n].level <= max_level)
+            cJSON_AddItemToArray(nodes, node_json(&set->nodes[n]));
+    if (max_level >= 4) {
+        td_arch_set archs;
+        if (td_cli_load_archs(&archs, err)) {
+            cJSON_Delete(root);
+            return -1;
+        }
+        cJSON *stalls = cJSON_AddArrayToObject(root, "stall_reasons");
+        for (size_t a = 0; a < archs.count; a++)
+            for (size_t i = 0; i < archs.items[a].n_stalls; i++) {
+                const td_stall_map *st = &archs.items[a].stalls[i];
+                cJSON *o = cJSON_CreateObject();
+                cJSON_AddStringToObject(o, "arch", archs.items[a].name);
+                cJSON_AddStringToObject(o, "reason", st->reason);
+                cJSON_AddStringToObject(o, "node", st->node);
+                cJSON_AddStringToObject(o, "metric", st->metric);
+                cJSON_AddItemToArray(stalls, o);
+            }
+        td_arch_set_free(&archs);
+    }
+    return td_json_print(stdout, root, err);
+}
+
 int cmd_list_nodes(int argc, char **argv, td_error *err)
 {
     cli c;
-    int rc = td_cli_parse_options(argc, argv, &c, err);
+    const char *files[1];
+    int n_files = 0;
+    int rc = td_cli_parse_command(argc, argv, TD_CMD_LIST_NODES, &c, files, 0, &n_files, err);
     if (rc)
-        return rc;
-    if (c.help) {
-        td_cli_command_usage(stdout, TD_CMD_LIST_NODES);
-        return 0;
-    }
+        return rc == 1 ? 0 : rc;
     /* -l N: levels 1 to N; without it, the fixed nodes (1 to 3) */
     int max_level = td_cli_given(&c, "level") ? c.report.level : 3;
+    if (c.json)
+        return list_nodes_json(max_level, err);
     td_arch_set archs;
     size_t n_models = 0;
     td_model *models = NULL;
@@ -132,26 +204,19 @@ int cmd_list_nodes(int argc, char **argv, td_error *err)
     return 0;
 }
 
-/* The stall reasons of one table's resolved tree that lie below node. */
+/* Those names on one line, after the table's name. */
 static void print_stalls_below(const td_arch *arch, int node)
 {
-    td_model m;
-    td_error ignored;
-    if (td_model_init(&m, arch, &ignored))
-        return; /* a table that does not resolve has no reason under any node */
+    cJSON *names = stalls_below(arch, node), *name;
     int printed = 0;
-    for (int n = td_model_stall_index(&m, 0); n < m.n_tree; n++) {
-        int up = n;
-        while (up >= 0 && up != node)
-            up = m.tree[up].parent;
-        if (up != node)
-            continue;
-        printf("%s%s", printed ? ", " : "    ", printed ? "" : arch->name);
-        printf("%s%s", printed ? "" : ": ", m.tree[n].name);
+    cJSON_ArrayForEach(name, names) {
+        printf("%s%s%s", printed ? ", " : "    ", printed ? "" : arch->name, printed ? "" : ": ");
+        fputs(name->valuestring, stdout);
         printed = 1;
     }
     if (printed)
         putchar('\n');
+    cJSON_Delete(names);
 }
 
 /* Case-insensitive: a node's path, else its name; -1 if none. */
@@ -167,41 +232,33 @@ static int find_node_nocase(const char *word)
     return -1;
 }
 
-/* Levenshtein distance, case-insensitive, of two short words. */
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 127 || lb > 127)
-        return (size_t)-1;
-    size_t row[128];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            int same = (a[i - 1] | 0x20) == (b[j - 1] | 0x20);
-            size_t best = diag + !same;
-            best = row[j] + 1 < best ? row[j] + 1 : best;
-            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 typedef struct suggestions {
     const char *words[3];
     size_t dist[3];
 } suggestions;
 
-/* Keeps the three closest words within reach of what was typed. */
-static void consider(suggestions *s, const char *typed, const char *word)
+/* Where typed starts in word, case-insensitive: 0 at its start, 1 inside,
+ * 2 nowhere. */
+static int holds(const char *word, const char *typed)
 {
-    size_t d = edit_distance(typed, word), reach = strlen(typed) / 3 + 1;
-    if (d > reach || d == 0)
+    size_t n = strlen(typed);
+    for (const char *p = word; n && *p; p++)
+        if (strncasecmp(p, typed, n) == 0)
+            return p == word ? 0 : 1;
+    return 2;
+}
+
+/* Keeps the three closest words within reach of what was typed; a node
+ * name that holds it ranks first (Memory: Memory_Bound before membar). */
+static void consider(suggestions *s, const char *typed, const char *word, int node_name)
+{
+    size_t d = td_edit_distance(typed, word), reach = strlen(typed) / 3 + 1;
+    if (d == 0)
+        return; /* the word itself: nothing to suggest */
+    int at = node_name ? holds(word, typed) : 2;
+    if (at < 2)
+        d = (size_t)at;
+    else if (d > reach)
         return;
     for (int i = 0; i < 3; i++) {
         if (s->words[i] && strcmp(s->words[i], word) == 0)
@@ -223,12 +280,12 @@ static int unknown_word(const char *word, const td_arch_set *archs, td_error *er
     suggestions s = {{NULL}, {0}};
     const td_node_set *set = td_nodes_builtin();
     for (int n = 0; n < set->count; n++) {
-        consider(&s, word, set->nodes[n].name);
-        consider(&s, word, set->nodes[n].path);
+        consider(&s, word, set->nodes[n].name, 1);
+        consider(&s, word, set->nodes[n].path, 0);
     }
     for (size_t a = 0; a < archs->count; a++)
         for (size_t i = 0; i < archs->items[a].n_stalls; i++)
-            consider(&s, word, archs->items[a].stalls[i].reason);
+            consider(&s, word, archs->items[a].stalls[i].reason, 0);
     if (!s.words[0])
         return td_usage_fail(err, "unknown node or stall reason \"%s\"; `topdown list-nodes -l 4` "
                        "lists them", word);
@@ -297,6 +354,54 @@ static void describe_node(int node, const td_arch_set *archs)
         print_stalls_below(&archs->items[i], node);
 }
 
+static cJSON *describe_node_json(int node, const td_arch_set *archs)
+{
+    const td_node_info *info = td_node_get(node);
+    cJSON *o = node_json(info);
+    cJSON_AddStringToObject(o, "long_description", info->long_desc ? info->long_desc : "");
+    cJSON *stalls = cJSON_AddObjectToObject(o, "stall_reasons");
+    for (size_t i = 0; i < archs->count; i++)
+        cJSON_AddItemToObject(stalls, archs->items[i].name, stalls_below(&archs->items[i], node));
+    return o;
+}
+
+/* A stall reason: its node and, per table, its counter; NULL when no
+ * table knows it. */
+static cJSON *describe_stall_json(const char *word, const td_arch_set *archs)
+{
+    cJSON *o = NULL, *tables = NULL;
+    for (size_t a = 0; a < archs->count; a++)
+        for (size_t i = 0; i < archs->items[a].n_stalls; i++) {
+            const td_stall_map *st = &archs->items[a].stalls[i];
+            if (strcasecmp(st->reason, word) != 0)
+                continue;
+            if (!o) {
+                int node = td_node_find(st->node);
+                o = cJSON_CreateObject();
+                cJSON_AddStringToObject(o, "reason", st->reason);
+                cJSON_AddNumberToObject(o, "level", 4);
+                cJSON_AddStringToObject(o, "node", node >= 0 ? td_node_get(node)->path : st->node);
+                tables = cJSON_AddArrayToObject(o, "tables");
+            }
+            cJSON *t = cJSON_CreateObject();
+            cJSON_AddStringToObject(t, "arch", archs->items[a].name);
+            cJSON_AddStringToObject(t, "metric", st->metric);
+            cJSON_AddStringToObject(t, "node", st->node);
+            cJSON_AddItemToArray(tables, t);
+        }
+    return o;
+}
+
+/* describe --json: the node's or the stall reason's object. */
+static int describe_json(const char *word, int node, const td_arch_set *archs, td_error *err)
+{
+    cJSON *o = node >= 0 ? describe_node_json(node, archs)
+                         : describe_stall_json(stall_word(word), archs);
+    if (!o)
+        return unknown_word(word, archs, err);
+    return td_json_print(stdout, o, err);
+}
+
 int cmd_describe(int argc, char **argv, td_error *err)
 {
     cli c;
@@ -314,7 +419,9 @@ int cmd_describe(int argc, char **argv, td_error *err)
     int node = td_node_find(files[0]);
     if (node < 0)
         node = find_node_nocase(files[0]);
-    if (node >= 0)
+    if (c.json)
+        rc = describe_json(files[0], node, &archs, err);
+    else if (node >= 0)
         describe_node(node, &archs);
     else if (describe_stall(stall_word(files[0]), &archs) != 0)
         rc = unknown_word(files[0], &archs, err);

@@ -36,6 +36,20 @@ static int load_merged(const char *const *files, size_t n, td_result *out, td_er
     return rc;
 }
 
+/* Each rank's file once: one given twice would count its data twice. */
+static int check_distinct(const char *const *files, int n, td_error *err)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (td_same_file(files[i], files[j])) {
+                int other = strcmp(files[i], files[j]) != 0;
+                return td_usage_fail(err, "%s is given twice%s%s%s: give each rank's result "
+                                     "once", files[j], other ? " (also as " : "",
+                                     other ? files[i] : "", other ? ")" : "");
+            }
+    return 0;
+}
+
 static const char **file_list(int argc)
 {
     return calloc((size_t)argc + 1, sizeof(const char *));
@@ -52,8 +66,12 @@ int cmd_merge(int argc, char **argv, td_error *err)
     const char *output = c.profile.output;
     if (rc == 0 && (n < 1 || !output))
         rc = td_usage_fail(err, "usage: topdown merge A.json B.json ... -o ALL.json [-f]");
-    if (rc == 0 && cmd_check_outputs(&output, 1, c.profile.force, files, (size_t)n, err))
-        rc = -1;
+    if (rc == 0)
+        rc = cmd_check_inputs(files, (size_t)n, err);
+    if (rc == 0)
+        rc = check_distinct(files, n, err);
+    if (rc == 0)
+        rc = cmd_check_outputs(&output, 1, c.profile.force, files, (size_t)n, err);
     td_result merged;
     if (rc == 0 && (rc = load_merged(files, (size_t)n, &merged, err)) == 0) {
         rc = td_result_save(output, &merged, err);
@@ -77,12 +95,16 @@ int cmd_imbalance(int argc, char **argv, td_error *err)
     int rc = td_cli_parse_command(argc, argv, TD_CMD_IMBALANCE, &c, files, MAX_INPUTS, &n, err);
     if (rc == 0 && n < 1)
         rc = td_usage_fail(err, "usage: topdown imbalance ALL.json | A.json B.json ...");
+    if (rc == 0)
+        rc = cmd_check_inputs(files, (size_t)n, err);
+    if (rc == 0)
+        rc = check_distinct(files, n, err);
     td_arch_set archs;
     td_result merged;
-    if (rc == 0 && (rc = td_cli_load_archs(&archs, err)) == 0) {
+    if (rc == 0 && (rc = cmd_load_archs(&archs, c.arch, err)) == 0) {
         if ((rc = load_merged(files, (size_t)n, &merged, err)) == 0) {
             rc = td_imbalance_text(stdout, &merged, &archs, c.arch, files[0],
-                                   (size_t)c.report.max_kernels, err);
+                                   (size_t)c.report.max_kernels, c.json, err);
             td_result_free(&merged);
         }
         td_arch_set_free(&archs);
@@ -94,11 +116,12 @@ int cmd_imbalance(int argc, char **argv, td_error *err)
 static int trace_file(const char *file, const char *output, const char *arch, td_error *err)
 {
     td_arch_set archs;
-    if (td_cli_load_archs(&archs, err))
-        return -1;
+    int rc = cmd_load_archs(&archs, arch, err);
+    if (rc)
+        return rc;
     td_result res;
     td_summary s;
-    int rc = td_result_load(file, &res, err);
+    rc = td_result_load(file, &res, err);
     if (rc == 0) {
         if ((rc = td_summarize(&res, &archs, arch, &s, err)) == 0) {
             rc = td_trace_write(output, &res, &s, err);
@@ -123,10 +146,12 @@ int cmd_trace(int argc, char **argv, td_error *err)
     const char *output = c.profile.output;
     if (!files[0] || !output)
         return td_usage_fail(err, "usage: topdown trace FILE -o TRACE.json [-f]");
-    if (cmd_check_outputs(&output, 1, c.profile.force, files, 1, err))
-        return -1;
-    if (trace_file(files[0], output, c.arch, err))
-        return -1;
+    if ((rc = cmd_check_inputs(files, 1, err)))
+        return rc;
+    if ((rc = cmd_check_outputs(&output, 1, c.profile.force, files, 1, err)))
+        return rc;
+    if ((rc = trace_file(files[0], output, c.arch, err)))
+        return rc;
     fprintf(stderr, "topdown: wrote %s; open it in https://ui.perfetto.dev or "
             "chrome://tracing\n", output);
     return 0;

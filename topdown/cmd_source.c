@@ -77,20 +77,22 @@ static int print_table(const td_source_table *t, const cli *c, td_error *err)
 static int run(const char *file, const char *selector, const cli *c, td_error *err)
 {
     td_arch_set archs;
-    if (td_cli_load_archs(&archs, err))
-        return -1;
+    int rc = cmd_load_archs(&archs, c->arch, err);
+    if (rc)
+        return rc;
     td_result res;
     if (td_result_load(file, &res, err)) {
         td_arch_set_free(&archs);
         return -1;
     }
     td_summary s;
-    int rc = td_summarize(&res, &archs, c->arch, &s, err);
+    rc = td_summarize(&res, &archs, c->arch, &s, err);
     if (rc == 0) {
         size_t k = 0;
         td_source_table t;
-        rc = pick_kernel(&s, &res, selector, &k, err) ||
-             td_source_build(&res, &s, k, c->node, c->sass, file, &t, err);
+        rc = pick_kernel(&s, &res, selector, &k, err) ? TD_USAGE_ERROR : 0;
+        if (rc == 0)
+            rc = td_source_build(&res, &s, k, c->node, c->sass, file, &t, err);
         if (rc == 0) {
             rc = print_table(&t, c, err);
             td_source_free(&t);
@@ -101,7 +103,7 @@ static int run(const char *file, const char *selector, const cli *c, td_error *e
         td_fail_context(err, "%s", file);
     td_result_free(&res);
     td_arch_set_free(&archs);
-    return rc ? -1 : 0;
+    return rc == TD_USAGE_ERROR ? rc : rc ? -1 : 0;
 }
 
 /* --node names no fixed node: a stall reason below one (level 4), or nothing. */
@@ -134,8 +136,10 @@ int cmd_source(int argc, char **argv, td_error *err)
         return bad_node(c.node, err);
     if ((rc = cmd_check_kernel_name(files[1], TD_NAME_FUNCTION, 1, err)))
         return rc;
+    if ((rc = cmd_check_inputs(files, 1, err)))
+        return rc;
     const char *outputs[] = {c.csv};
-    if (cmd_check_outputs(outputs, 1, c.profile.force, files, 1, err))
-        return -1;
+    if ((rc = cmd_check_outputs(outputs, 1, c.profile.force, files, 1, err)))
+        return rc;
     return run(files[0], files[1], &c, err);
 }

@@ -8,6 +8,12 @@
 #include "metrics/error.h"
 #include "topdown/cli.h"
 
+/* cmd_profile.c: topdown [options] [--] APP [ARGS...] */
+int cmd_profile(int argc, char **argv, td_error *err);
+/* Flushes standard output; 1 (and why) when something written there did
+ * not get there (a full disk, a closed pipe). */
+int cmd_stdout_failed(const char **why);
+
 /* cmd_info.c */
 int cmd_list_archs(int argc, char **argv, td_error *err);
 int cmd_list_nodes(int argc, char **argv, td_error *err);
@@ -29,17 +35,30 @@ int cmd_trace(int argc, char **argv, td_error *err);
 int cmd_source(int argc, char **argv, td_error *err);
 
 /* Checks the outputs a command will write (NULL entries skipped) against
- * its inputs and the -f rule (report/output.h), before any work. */
+ * its inputs and the -f rule (report/output.h), before any work: a name
+ * that breaks them is a usage error (TD_USAGE_ERROR). */
 int cmd_check_outputs(const char *const *outputs, size_t n_outputs, int force,
                       const char *const *inputs, size_t n_inputs, td_error *err);
 
-/* Loads, models and prints one result file (`report`, and after profiling);
- * *has_data (may be NULL): some launch had counters. */
+/* The files a command reads: each must be a file it can read; a missing
+ * or unreadable one, or a folder, is a usage error (exit 2). "-" is
+ * standard input, at most once. NULL entries are skipped. */
+int cmd_check_inputs(const char *const *files, size_t n, td_error *err);
+/* The arch tables, and the one --arch names (NULL: none) among them: an
+ * unknown name is a usage error. -1 or TD_USAGE_ERROR on failure. */
+int cmd_load_archs(td_arch_set *archs, const char *arch, td_error *err);
+
+/* Loads, models and prints one result file (`report`, and after
+ * profiling); a -k or --timeline that names no kernel of it is a usage
+ * error (TD_USAGE_ERROR), other failures -1. *has_data (may be NULL):
+ * some launch had counters. */
 int cmd_print_result_file(const char *path, const cli *c, int *has_data, td_error *err);
 /* A -k argument checked before anything runs: a name pattern that
  * compiles (metrics/kmatch.h), or "#N" where ranks is 1 (offline
  * commands). 0, or TD_USAGE_ERROR with the one-line message. */
 int cmd_check_kernel_name(const char *selector, int name_base, int ranks, td_error *err);
+/* --print-summary per-kernel or -x: a line per kernel instead of the tree. */
+int cmd_per_kernel_lines(const cli *c);
 /* hints.c: after a text report of a result with counters, on stderr:
  * where the result is and what to run next; only on a terminal, not with
  * --quiet or TOPDOWN_HINTS=0, never the command just run. */

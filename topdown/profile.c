@@ -97,6 +97,12 @@ static int resolve_app(const char *app, char *out, size_t size, td_error *err)
                    "for a program in this folder)", app, app);
 }
 
+int td_profile_check_app(const char *app, td_error *err)
+{
+    char path[PATH_MAX];
+    return resolve_app(app, path, sizeof path, err);
+}
+
 static int exe_dir(char *buf, size_t size, td_error *err)
 {
     ssize_t n = readlink("/proc/self/exe", buf, size - 1);

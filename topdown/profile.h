@@ -59,6 +59,10 @@ typedef struct td_profile_outcome {
                                else, or clocks that could not be unlocked */
 } td_profile_outcome;
 
+/* Whether APP can be run as execvp would find it (a path, or a name on
+ * $PATH): 0, or -1 with why not. */
+int td_profile_check_app(const char *app, td_error *err);
+
 /* Fails only where no result can be written (app not found, output exists
  * without -f, injection library missing, unknown --arch), all checked
  * before the app starts, or when saving the result failed (the spool is

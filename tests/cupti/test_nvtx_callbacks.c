@@ -2,9 +2,11 @@
  * with the callback data CUPTI hands it (CUpti_NvtxData and the parameter
  * structs of generated_nvtx_meta.h), no GPU: push/pop per thread and
  * domain, the Ex forms' ASCII, wide and registered messages, domain names,
- * start/end ranges by id, the regions launches get and the filter. How
- * CUPTI really delivers them is tests/gpu/test_nvtx.c's job. */
+ * start/end ranges by id, the regions launches get and the filter; where
+ * NVTX_INJECTION64_PATH points. How CUPTI really delivers them is
+ * tests/gpu/test_nvtx.c's job. */
 #include "../../topdown/inject/nvtx.c"
+#include "../../topdown/inject/spool_writer.c" /* closed: warnings go nowhere */
 
 #include <pthread.h>
 
@@ -57,8 +59,31 @@ static void *other_thread(void *arg)
     return NULL;
 }
 
+/* Issue 24: NVTX must name the libcupti topdown's calls reach (here the
+ * one this test is linked with), not another copy of it (PyTorch's wheel
+ * brings its own); a user's own NVTX tool is kept. */
+static void check_injection_path(void)
+{
+    Dl_info info;
+    char ours[PATH_MAX];
+    CHECK(dladdr((const void *)(uintptr_t)cuptiSubscribe, &info) && info.dli_fname);
+    CHECK(realpath(info.dli_fname, ours) != NULL);
+    setenv("NVTX_INJECTION64_PATH", "/nonexistent/other/libcupti.so.13", 1);
+    point_nvtx_at_our_cupti();
+    CHECK_STR(getenv("NVTX_INJECTION64_PATH"), ours);
+    point_nvtx_at_our_cupti(); /* the same file: kept */
+    CHECK_STR(getenv("NVTX_INJECTION64_PATH"), ours);
+    setenv("NVTX_INJECTION64_PATH", "/opt/tool/libmytool.so", 1);
+    point_nvtx_at_our_cupti();
+    CHECK_STR(getenv("NVTX_INJECTION64_PATH"), "/opt/tool/libmytool.so");
+    unsetenv("NVTX_INJECTION64_PATH");
+    point_nvtx_at_our_cupti();
+    CHECK(getenv("NVTX_INJECTION64_PATH") == NULL);
+}
+
 int main(void)
 {
+    check_injection_path();
     char msg[256];
     setenv("TOPDOWN_NVTX_INCLUDE", "step/forward/\nSolver@iterate]", 1);
     setenv("TOPDOWN_NVTX_EXCLUDE", "epoch 1", 1);

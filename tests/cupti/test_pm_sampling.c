@@ -4,7 +4,12 @@
  * in the PM-sampling catalog, the set takes one pass (PM sampling takes no
  * other), and on the table's first chip no other model counter fits with
  * it (the set is as large as adding counters allows). Then that the set
- * gives a level-1 split, and what it leaves unsplit, is what docs say. */
+ * gives a level-1 split, and what it leaves unsplit, is what docs say.
+ * Also the sampler's pure parts: the size of its counter-data image and
+ * which samples it keeps; and that CUPTI loads libnvperf_host only at the
+ * first host call, the premise of the sampler's own exit hook. */
+#define _GNU_SOURCE /* dl_iterate_phdr */
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +30,11 @@ static size_t one_pass(td_catalog *cat, const char *const *names, size_t n, int 
     return passes;
 }
 
+static int is_counter(const td_arch *t, td_counter c, const char *metric)
+{
+    return t->counter[c] && strcmp(metric, t->counter[c]) == 0;
+}
+
 /* No model counter outside the set joins it in one pass. */
 static void check_largest(const td_arch *t, td_catalog *cat)
 {
@@ -35,9 +45,12 @@ static void check_largest(const td_arch *t, td_catalog *cat)
         int in_set = 0;
         for (size_t j = 0; j < t->n_pm_metrics; j++)
             in_set |= strcmp(all[i], t->pm_metrics[j]) == 0;
-        /* duration is no PM-sampling input: each sample has its own times */
-        if (in_set || (t->counter[TD_C_DURATION_NS] &&
-                       strcmp(all[i], t->counter[TD_C_DURATION_NS]) == 0))
+        /* duration, warps active and elapsed cycles are no PM-sampling
+         * input: each sample has its own times, and its level 1 no
+         * per-pass denominator */
+        if (in_set || is_counter(t, TD_C_DURATION_NS, all[i]) ||
+            is_counter(t, TD_C_WARPS_ACTIVE, all[i]) ||
+            is_counter(t, TD_C_CYCLES_ELAPSED_MAX, all[i]))
             continue;
         set[t->n_pm_metrics] = all[i];
         int ok;
@@ -141,8 +154,64 @@ static void check_negative(const td_arch *t)
     td_catalog_close(cat);
 }
 
+/* Issue 24: a fixed 20000-sample image was 831,862,420 bytes for the
+ * GH100 set (CUPTI 13.0, H100): the app stalled 1.5 s filling it and died
+ * of a corrupted heap. The image must stay within TD_PMS_IMAGE_BYTES and
+ * still hold one decode period (50 ms) at the usual intervals. */
+static void check_image_samples(void)
+{
+    const size_t gh100 = 831862420 / 20000, header = 4096;
+    static const uint64_t intervals_us[] = {10, 100, 1000, 10000, 10000000};
+    for (size_t i = 0; i < sizeof intervals_us / sizeof *intervals_us; i++) {
+        uint64_t ns = intervals_us[i] * 1000;
+        size_t n = td_pms_image_samples(header, gh100, ns);
+        printf("image at %llu us: %zu samples, %zu bytes\n", (unsigned long long)intervals_us[i],
+               n, header + n * gh100);
+        CHECK(n >= TD_PMS_IMAGE_MIN_SAMPLES && header + n * gh100 <= TD_PMS_IMAGE_BYTES);
+        if (ns >= 100000)
+            CHECK(n * ns >= 50000000); /* a decode period fits one image */
+    }
+    CHECK(header + 20000 * gh100 > TD_PMS_IMAGE_BYTES); /* the old size fails */
+    CHECK(td_pms_image_samples(header, 1, 1000) == TD_PMS_IMAGE_MAX_SAMPLES);
+    CHECK(td_pms_image_samples(header, 1, 1000000) == 2 * 50 + 16);
+    CHECK(td_pms_image_samples(header, (size_t)64 << 20, 1000) == TD_PMS_IMAGE_MIN_SAMPLES);
+    CHECK(td_pms_image_samples(TD_PMS_IMAGE_BYTES, 1, 1000) == TD_PMS_IMAGE_MIN_SAMPLES);
+    CHECK(td_pms_image_samples(header, 0, 0) == TD_PMS_IMAGE_MIN_SAMPLES);
+}
+
+static int find_nvperf_host(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    return info->dlpi_name && strstr(info->dlpi_name, "libnvperf_host") != NULL;
+}
+
+/* Whether libnvperf_host is loaded in this process. */
+static int nvperf_host_loaded(void)
+{
+    return dl_iterate_phdr(find_nvperf_host, NULL) != 0;
+}
+
+/* Issue 24: each decoded image's first sample came with start 0 and the
+ * last of a full image with end 0; kept, they were drawn from the run's
+ * start (a 601 ms "sample" at 100 us) or ended before they began. */
+static void check_sample_times(void)
+{
+    CHECK(td_pms_sample_timed(1000, 101000));
+    CHECK(!td_pms_sample_timed(0, 101000));
+    CHECK(!td_pms_sample_timed(1000, 0));
+    CHECK(!td_pms_sample_timed(1000, 1000));
+    CHECK(!td_pms_sample_timed(0, 0));
+}
+
 int main(void)
 {
+    check_image_samples();
+    check_sample_times();
+    /* Not loaded with libcupti: CUPTI loads it (and it registers its
+     * destructors) at the first host call, after the injection library's
+     * at_exit, so those destructors run before that at_exit (issue 24). */
+    CHECK(!nvperf_host_loaded());
     const char *dir = getenv("TOPDOWN_ARCHS");
     CHECK(dir != NULL);
     if (!dir)
@@ -173,6 +242,7 @@ int main(void)
         check_candidates(gh100);
         check_negative(gh100);
     }
+    CHECK(nvperf_host_loaded());
     td_arch_set_free(&set);
     return td_check_summary();
 }

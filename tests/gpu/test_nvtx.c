@@ -6,7 +6,8 @@
  * select; a user's own NVTX_INJECTION64_PATH is kept and said. On td_smoke
  * with --sample-every: points spread over the whole run, each burst
  * measuring every counter group, and report --timeline shows them.
- * Skipped (77) without a GPU or the apps. */
+ * PyTorch's torch.cuda.nvtx ranges (benchmarks/nvtx_torch_min.py), where
+ * python3 has torch. Skipped (77) without a GPU or the apps. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,22 @@ static void test_sample_every(void)
     CHECK(td_shell_file_has(dir, "err.txt", "--sample-every needs"));
 }
 
+/* Issue 24: PyTorch's wheel brings its own libcupti.so.13, which the
+ * injection library binds to; NVTX then named the toolkit's copy, which
+ * has no subscriber, and every launch was "(no NVTX region)". */
+static void test_pytorch(void)
+{
+    if (run("python3 -c 'import torch' 2>/dev/null") != 0) {
+        printf("PyTorch check skipped: python3 has no torch\n");
+        return;
+    }
+    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    CHECK(run("%s -l 1 --no-progress -o torch.json -- python3 %s/benchmarks/nvtx_torch_min.py",
+              bin, src ? src : ".") == 0);
+    CHECK(run("%s report torch.json --by-region -l 1", bin) == 0);
+    CHECK(td_shell_file_has(dir, "out.txt", ": step/matmul | 20 launches"));
+}
+
 int main(void)
 {
     bin = getenv("TOPDOWN_BIN");
@@ -194,6 +211,7 @@ int main(void)
     test_include_exclude();
     test_user_injection_path();
     test_sample_every();
+    test_pytorch();
     td_shell_remove_dir(dir);
     td_arch_set_free(&archs);
     return td_check_summary();

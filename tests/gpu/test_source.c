@@ -99,7 +99,7 @@ static void check_result(const char *json, const char *name)
             CHECK(0);
         }
     }
-    if (p && p->cubin_dir) {
+    if (p && p->cubin_dir && p->n_modules > 0) { /* no module without samples */
         char path[4300], crc[40];
         td_pcsamp_cubin_name(p->modules[0], crc, sizeof crc);
         snprintf(path, sizeof path, "%s/%s", p->cubin_dir, crc);

@@ -88,7 +88,7 @@ static void test_fifo_inputs(void)
     CHECK(td_shell_file_has(dir, "err.txt", "FIFO"));
     CHECK(td_shell_run(dir, "timeout 20 %s import-nvprof in.json --arch gp100 -o o.json", bin) == 1);
     CHECK(td_shell_file_has(dir, "err.txt", "FIFO"));
-    CHECK(td_shell_run(dir, "timeout 20 %s report .", bin) == 1);
+    CHECK(td_shell_run(dir, "timeout 20 %s report .", bin) == 2); /* a bad argument */
     CHECK(td_shell_file_has(dir, "err.txt", "folder"));
     /* A pipe with a program writing to it still reads. */
     CHECK(td_shell_run(dir, "cat '%s/tests/fixtures/h100/td_smoke.topdown.json' | "

@@ -118,13 +118,13 @@ static void test_one_parser(void)
     CHECK(r.status == 0 && strstr(r.out, "Backend.Memory_Bound.L1_Bound") != NULL);
     run("report -l 3 --no-desc good.json", &r); /* options before the file */
     CHECK(r.status == 0 && strstr(r.out, "Backend.Memory_Bound.L1_Bound") != NULL);
-    expect_error("--csv", "option --csv needs a value");
-    run("--csv", &r);
+    expect_error("--csv-launches", "option --csv-launches needs a value");
+    run("--csv-launches", &r);
     CHECK(printable(r.err) && r.status == 2);
     expect_error("report good.json --c x", "--c is unknown (or an ambiguous abbreviation)");
-    expect_error("import-nvprof m.csv --arch=nosuch -o o.json", "unknown arch table \"nosuch\"");
+    expect_error("import-nvprof good.json --arch=nosuch -o o.json", "--arch nosuch: no such arch table");
     expect_error("import-nvprof m.csv --times=t.csv -o o.json", "--arch NAME");
-    expect_error("describe L1_Bound -f", "describe takes a node name only");
+    expect_error("describe L1_Bound -f", "option -f/--force does not apply to `topdown describe`");
     expect_error("list-archs extra", "one too many");
     run("describe --help", &r);
     CHECK(r.status == 0 && strstr(r.out, "usage: topdown describe NODE") &&
@@ -156,11 +156,89 @@ static void test_exit_codes(void)
         CHECK(r.status == 2);
     }
     run("report missing.json", &r);
-    CHECK(r.status == 1);
+    CHECK(r.status == 2); /* issue 27: a missing file is a bad command line */
     run("report truncated.json", &r);
     CHECK(r.status == 1);
     run("", &r);
     CHECK(r.status == 2 && strstr(r.err, "usage: topdown"));
+}
+
+/* Issue 27, item 4: each command takes exactly the options it honours;
+ * any other is exit 2 naming the option and the command, and its help
+ * lists only its own. */
+static void test_options_honoured(void)
+{
+    static const char *const refused[][2] = {
+        {"plot good.json --kernels 3", "--kernels does not apply to `topdown plot`"},
+        {"plot good.json --app-only", "--app-only does not apply to `topdown plot`"},
+        {"plot good.json -v", "-v/--verbose does not apply to `topdown plot`"},
+        {"plot good.json --desc", "--desc does not apply to `topdown plot`"},
+        {"diff good.json good.json --app-only", "--app-only does not apply to `topdown diff`"},
+        {"diff good.json good.json --desc", "--desc does not apply to `topdown diff`"},
+        {"diff good.json good.json --phase-threshold 3",
+         "--phase-threshold does not apply to `topdown diff`"},
+        {"diff good.json good.json --spread-threshold 3",
+         "--spread-threshold does not apply to `topdown diff`"},
+        {"list-nodes --csv x.csv", "--csv does not apply to `topdown list-nodes`"},
+        {"list-nodes --timeline x", "--timeline does not apply to `topdown list-nodes`"},
+        {"list-nodes -l 2 extra", "list-nodes takes 0 files"},
+        {"report good.json -V", "-V/--version does not apply to `topdown report`"},
+        {"--top 3 -- true", "--top does not apply to `topdown` (it is for plot)"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        run_output r;
+        run(refused[i][0], &r);
+        if (r.status != 2 || !strstr(r.err, refused[i][1]))
+            fprintf(stderr, "topdown %s: exit %d, %s(expected exit 2 and \"%s\")\n",
+                    refused[i][0], r.status, r.err, refused[i][1]);
+        CHECK(r.status == 2 && strstr(r.err, refused[i][1]) && count_lines(r.err) == 1);
+    }
+    run_output r;
+    run("plot --help", &r);
+    CHECK(r.status == 0 && strstr(r.out, "--top K") && !strstr(r.out, "--kernels") &&
+          !strstr(r.out, "--verbose") && !strstr(r.out, "--app-only") &&
+          strstr(r.out, "-o, --output FILE    the plot") && !strstr(r.out, "result file (default"));
+    run("diff --help", &r);
+    CHECK(r.status == 0 && !strstr(r.out, "--desc") && !strstr(r.out, "--spread-threshold") &&
+          !strstr(r.out, "--phase-threshold"));
+    run("trace --help", &r);
+    CHECK(r.status == 0 && !strstr(r.out, "result file (default"));
+    run("list-nodes --help", &r);
+    CHECK(r.status == 0 && strstr(r.out, "--level") && !strstr(r.out, "--csv"));
+    run("report --help", &r);
+    CHECK(r.status == 0 && !strstr(r.out, "--version"));
+}
+
+/* Issue 27, item 11: a mistyped command, a command after options, and
+ * `topdown help COMMAND`. */
+static void test_command_words(void)
+{
+    expect_error("reprot good.json", "did you mean `topdown report`?");
+    expect_error("-l 2 report good.json", "`report` is a command and comes first");
+    expect_error("plto good.json", "did you mean `topdown plot`?");
+    expect_error("./no-such-app", "app not found");
+    run_output r, h;
+    run("help report", &r);
+    run("report --help", &h);
+    CHECK(r.status == 0 && strstr(r.out, "usage: topdown report FILE") && strcmp(r.out, h.out) == 0);
+    run("help", &r);
+    CHECK(r.status == 0 && strstr(r.out, "usage: topdown [options]"));
+    expect_error("help reprot", "did you mean report?");
+    /* every command of the table: its help, made from its own options */
+    static const char *const commands[] = {"report", "list-archs", "list-nodes", "describe",
+                                           "import-nvprof", "plot", "diff", "import-spool",
+                                           "merge", "imbalance", "trace", "source"};
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        char args[64], usage[64];
+        snprintf(args, sizeof args, "%s --help", commands[i]);
+        snprintf(usage, sizeof usage, "usage: topdown %s", commands[i]);
+        run(args, &r);
+        CHECK(r.status == 0 && strncmp(r.out, usage, strlen(usage)) == 0 &&
+              strstr(r.out, "  -h, --help ") && strstr(r.out, "exit codes:"));
+        run("--help", &h);
+        snprintf(usage, sizeof usage, "       topdown %s ", commands[i]);
+        CHECK(strstr(h.out, usage) != NULL); /* listed in topdown --help */
+    }
 }
 
 int main(void)
@@ -190,6 +268,8 @@ int main(void)
     test_errors();
     test_one_parser();
     test_exit_codes();
+    test_options_honoured();
+    test_command_words();
     if (chdir("/") != 0)
         return 1;
     td_test_cleanup(dir);

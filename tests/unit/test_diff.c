@@ -255,7 +255,34 @@ static void test_cli(const char *dir)
     CHECK(r.status == 2 && strstr(r.err, "usage: topdown diff A.json B.json"));
     snprintf(args, sizeof args, "diff '%s' '%s' --arch gh100", h100, a100);
     fx_run(dir, NULL, args, &r);
-    CHECK(r.status == 2 && strstr(r.err, "own arch table"));
+    CHECK(r.status == 2 && strstr(r.err, "option --arch does not apply to `topdown diff`"));
+}
+
+/* Issue 27, item 14: signed changes, never "-0.0" or "-0.0000", only the
+ * nodes that moved (-v: all), '~' on a change within the spread. */
+static void test_changes(const char *dir)
+{
+    fx_output r;
+    char a[512], b[512], args[2048];
+    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    snprintf(a, sizeof a, "%s/tests/fixtures/h100/td_bench.topdown.json", src);
+    snprintf(b, sizeof b, "%s/tests/fixtures/h200/h200_bench_groups.topdown.json", src);
+    snprintf(args, sizeof args, "diff '%s' '%s' -l 3", a, b);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 0 && !strstr(r.out, "-0.0 ") && !strstr(r.out, "-0.0\n"));
+    CHECK(strstr(r.out, "  Frontend.Fetch.Synchronization                        9.3      9.5     +0.2\n"));
+    CHECK(strstr(r.out, "  Backend.Memory_Bound.MIO_Bound                       25.9     25.7     -0.2\n"));
+    CHECK(strstr(r.out, "  Backend.Memory_Bound.L1_Bound                        13.2     13.3     +0.1 ~\n"));
+    CHECK(strstr(r.out, "(~: B-A within the spread of A and B over their launches)"));
+    CHECK(strstr(r.out, "(14 nodes moved less than 0.05 points; -v lists every node)"));
+    CHECK(!strstr(r.out, "  Divergence.Replay "));
+    snprintf(args, sizeof args, "diff '%s' '%s' -l 3 -v", a, b);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 0 && strstr(r.out, "  Divergence.Replay ") && !strstr(r.out, "moved less"));
+    CHECK(strstr(r.out, "     0.0\n") && !strstr(r.out, "-0.0 ") && !strstr(r.out, "-0.0\n"));
+    snprintf(args, sizeof args, "diff '%s' '%s' -l 4 --csv -", a, b);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 0 && strstr(r.out, ",0.0000") && !strstr(r.out, "-0.0000"));
 }
 
 int main(void)
@@ -267,6 +294,7 @@ int main(void)
     test_self(&archs);
     test_two_tables(&archs);
     test_cli(dir);
+    test_changes(dir);
     td_arch_set_free(&archs);
     td_test_cleanup(dir);
     return td_check_summary();

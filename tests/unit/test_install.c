@@ -72,6 +72,18 @@ static void check_completion(const char *completion, const char *bin)
     snprintf(words, sizeof words, "\"%s\" describe L1_", bin);
     complete(completion, words, out, sizeof out);
     CHECK(strstr(out, "L1_Bound\n") != NULL);
+    /* issue 27, item 15: a command's own options (from its --help), each
+     * node name once, and `help COMMAND` */
+    snprintf(words, sizeof words, "\"%s\" plot x.json --", bin);
+    complete(completion, words, out, sizeof out);
+    CHECK(strstr(out, "--top\n") && !strstr(out, "--replay-mode") && !strstr(out, "--verbose"));
+    snprintf(words, sizeof words, "\"%s\" describe Back", bin);
+    complete(completion, words, out, sizeof out);
+    CHECK(strstr(out, "Backend\n") &&
+          !strstr(strstr(out, "Backend\n") + 1, "\nBackend\n"));
+    snprintf(words, sizeof words, "\"%s\" help rep", bin);
+    complete(completion, words, out, sizeof out);
+    CHECK(strcmp(out, "report\n") == 0);
 }
 
 int main(void)

@@ -53,11 +53,11 @@ static void test_report_k(void)
     CHECK(run("%s report %s -k 'bench_(l1|mio)' --no-desc", bin, bench) == 0);
     CHECK(has("out.txt", "Kernels shown: 2 of 10"));
     /* errors: nothing printed, one line */
-    CHECK(run("%s report %s -k zzz", bin, torch) == 1);
+    CHECK(run("%s report %s -k zzz", bin, torch) == 2);
     CHECK(has("err.txt", "no kernel matches 'zzz' (of 46; a pattern on the function names of "
               "--kernel-name-base, a whole name, or #N); the heaviest: #1 "));
     CHECK(lacks("out.txt", "topdown"));
-    CHECK(run("%s report %s -k '#99'", bin, torch) == 1);
+    CHECK(run("%s report %s -k '#99'", bin, torch) == 2);
     CHECK(has("err.txt", "the result has 46 kernels (#1 to #46"));
     CHECK(run("%s report %s -k '('", bin, torch) == 2);
     CHECK(has("err.txt", "bad kernel-name regex '('"));
@@ -72,7 +72,7 @@ static void test_rank_everywhere(void)
     CHECK(has("out.txt", "Timeline of kernel bench_constant(Sink, int)"));
     CHECK(run("%s plot %s --timeline '#2' -o t.png", bin, bench) == 0);
     CHECK(has("t.gp", "bench_constant"));
-    CHECK(run("%s report %s --timeline '#0'", bin, bench) == 1);
+    CHECK(run("%s report %s --timeline '#0'", bin, bench) == 2);
     CHECK(has("err.txt", "the result has 10 kernels"));
 }
 
@@ -81,7 +81,7 @@ static void test_rank_everywhere(void)
  * differs from the others, with its rank. */
 static void test_ambiguous_lists_differences(void)
 {
-    CHECK(run("%s report %s --timeline multi_tensor", bin, torch) == 1);
+    CHECK(run("%s report %s --timeline multi_tensor", bin, torch) == 2);
     CHECK(has("err.txt", "kernel \"multi_tensor\" is ambiguous: 7 kernels match it"));
     CHECK(has("err.txt", "#7 \"...namespace)::TernaryOpScalarFunctor<float, 2, 2, 0>"));
     CHECK(has("err.txt", "#9 \"...namespace)::UnaryOpFunctor<float, 2, 1, 1>"));
@@ -101,7 +101,7 @@ static void test_ncu_forms(void)
     CHECK(has("out.txt", "Kernels shown: 6 of 46"));
     /* cutlass::Kernel2<cutlass_80_simt_sgemm_64x64...>: the digits are in
      * the template argument, outside the function's base name */
-    CHECK(run("%s report %s -k 'gemm_\\d+' --no-desc", bin, torch) == 1);
+    CHECK(run("%s report %s -k 'gemm_\\d+' --no-desc", bin, torch) == 2);
     CHECK(has("err.txt", "no kernel matches 'gemm_\\d+' (of 46; a pattern on the function names"));
     CHECK(run("%s report %s -k 'gemm_\\d+' --kernel-name-base demangled --no-desc", bin,
               torch) == 0);
@@ -112,7 +112,7 @@ static void test_ncu_forms(void)
     CHECK(run("%s report %s -k '^Kernel2$' --no-desc", bin, torch) == 0);
     CHECK(has("out.txt", "Kernels shown: 5 of 46"));
     /* the same arguments name the same kernels in --timeline */
-    CHECK(run("%s report %s --timeline '^Kernel2$'", bin, torch) == 1);
+    CHECK(run("%s report %s --timeline '^Kernel2$'", bin, torch) == 2);
     CHECK(has("err.txt", "kernel \"^Kernel2$\" is ambiguous: 5 kernels match it"));
     CHECK(run("%s report %s --timeline 'regex:simt_sgemm_64x64' --kernel-name-base demangled",
               bin, torch) == 0);
@@ -120,12 +120,32 @@ static void test_ncu_forms(void)
     CHECK(run("%s report %s -k 'regex:simt_sgemm_64x64' --kernel-name-base demangled "
               "--no-desc", bin, torch) == 0);
     CHECK(has("out.txt", "Kernels shown: 1 of 46"));
-    CHECK(run("%s report %s --timeline 'simt_sgemm_64x64'", bin, torch) == 1);
+    CHECK(run("%s report %s --timeline 'simt_sgemm_64x64'", bin, torch) == 2);
     CHECK(has("err.txt", "no kernel matches 'simt_sgemm_64x64' (of 46; a pattern on the function names"));
     CHECK(run("%s report %s --timeline 'regex:(' ", bin, torch) == 2);
     CHECK(has("err.txt", "bad kernel-name regex 'regex:('"));
     CHECK(run("%s report %s -k 'regex:'", bin, torch) == 2);
     CHECK(has("err.txt", "empty kernel-name regex"));
+}
+
+/* Issue 27, item 12: -k chooses the kernels of every output: the CSV, the
+ * JSON and the plot's bars, not the text only; the application row stays. */
+static void test_k_every_output(void)
+{
+    CHECK(run("%s report %s -k 'l1|sgemm' --csv -", bin, bench) == 0);
+    CHECK(has("out.txt", "\"bench_l1_bound(") && has("out.txt", "\"bench_sgemm(") &&
+          has("out.txt", "\n<application>,30,") && lacks("out.txt", "bench_ifetch"));
+    CHECK(run("%s report %s -k 'l1|sgemm' --csv-launches -", bin, bench) == 0);
+    CHECK(has("out.txt", "\n\"bench_sgemm(") && lacks("out.txt", "bench_ifetch"));
+    CHECK(run("%s report %s -k '#2' --json", bin, bench) == 0);
+    CHECK(has("out.txt", "\"bench_constant(Sink, int)\"") && lacks("out.txt", "bench_ifetch") &&
+          has("out.txt", "\"<application>\""));
+    CHECK(run("%s plot %s -k 'l1|sgemm' -o bars.png", bin, bench) == 0);
+    /* each bar labelled with its rank in the whole run, as -k '#N' takes it */
+    CHECK(has("bars.dat", "\nbench_l1_bound #8 (") && has("bars.dat", "\nbench_sgemm #9 (") &&
+          lacks("bars.dat", "bench_ifetch"));
+    CHECK(run("%s plot %s -k nope -o none.png", bin, bench) == 2);
+    CHECK(run("%s plot --diff %s %s -k l1 -o d.png", bin, bench, bench) == 2);
 }
 
 int main(void)
@@ -142,6 +162,7 @@ int main(void)
     test_rank_everywhere();
     test_ambiguous_lists_differences();
     test_ncu_forms();
+    test_k_every_output();
     td_shell_remove_dir(dir);
     return td_check_summary();
 }

@@ -394,14 +394,14 @@ static void test_concurrent_numbered_outputs(void)
 static void test_bad_output_patterns(void)
 {
     CHECK(run("rm -f ran") == 0);
-    CHECK(run("%s -o 'bad.%%z.json' -- %s", bin, fake_app) == TD_EXIT_FAILURE);
+    CHECK(run("%s -o 'bad.%%z.json' -- %s", bin, fake_app) == TD_EXIT_USAGE);
     CHECK(contains("err.txt", "-o 'bad.%z.json': unknown pattern %z (patterns: %p pid"));
-    CHECK(run("%s -o 'bad.%%q{RANK.json' -- %s", bin, fake_app) == TD_EXIT_FAILURE);
+    CHECK(run("%s -o 'bad.%%q{RANK.json' -- %s", bin, fake_app) == TD_EXIT_USAGE);
     CHECK(contains("err.txt", "closing '}'"));
-    CHECK(run("%s -o 'bad.%%' -- %s", bin, fake_app) == TD_EXIT_FAILURE);
+    CHECK(run("%s -o 'bad.%%' -- %s", bin, fake_app) == TD_EXIT_USAGE);
     CHECK(contains("err.txt", "lone '%'"));
     CHECK(run("env -u TD_UNSET_RANK %s -o 'r.%%q{TD_UNSET_RANK}.json' -- %s", bin,
-              fake_app) == TD_EXIT_FAILURE);
+              fake_app) == TD_EXIT_USAGE);
     CHECK(contains("err.txt", "environment variable TD_UNSET_RANK is not set"));
     CHECK(!exists("ran"));
     CHECK(run("ls bad.* r.*") != 0); /* no result, no spool */

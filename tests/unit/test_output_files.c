@@ -48,12 +48,14 @@ static int still_a_result(const char *name)
 /* Item 3: --csv, --csv-launches and diff --csv pointed at an input. */
 static void test_outputs_never_overwrite_inputs(void)
 {
-    CHECK(run("%s report r.json --csv r.json", bin) != 0);
+    CHECK(run("%s report r.json --csv=r.json", bin) != 0);
     CHECK(has("err.txt", "input") && one_line("err.txt"));
     CHECK(run("%s report r.json --csv-launches ./r.json -f", bin) != 0);
-    CHECK(run("%s diff r.json b.json --csv b.json -f", bin) != 0);
+    CHECK(run("%s diff r.json b.json --csv=b.json -f", bin) != 0);
     CHECK(has("err.txt", "input"));
-    CHECK(run("ln -s r.json link.json && %s report r.json --csv link.json -f", bin) != 0);
+    CHECK(run("ln -s r.json link.json && %s report r.json --csv=link.json -f", bin) != 0);
+    /* --csv alone never takes a name that does not end in .csv (issue 27) */
+    CHECK(run("%s report r.json --csv r.json", bin) == 2 && has("err.txt", "one too many"));
     CHECK(still_a_result("r.json") && still_a_result("b.json"));
 }
 

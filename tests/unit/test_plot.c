@@ -314,7 +314,7 @@ static void test_cli(const char *dir)
     CHECK(r.status == 1 && strstr(r.err, "apt-get install gnuplot-nox"));
     snprintf(args, sizeof args, "plot '%s' -o '%s/x.jpg'", h100, dir);
     fx_run(dir, NULL, args, &r);
-    CHECK(r.status == 1 && strstr(r.err, ".png or .svg"));
+    CHECK(r.status == 2 && strstr(r.err, ".png or .svg"));
     snprintf(args, sizeof args, "plot --diff '%s' -o '%s'", h100, png);
     fx_run(dir, NULL, args, &r);
     CHECK(r.status == 2 && strstr(r.err, "usage: topdown plot --diff A.json B.json"));

@@ -61,7 +61,10 @@ static void test_arch_maps(void)
         for (size_t r = 0; r < t->n_pc_reasons; r++) {
             const td_pc_map *e = &t->pc_reasons[r];
             if (!e->node) {
-                CHECK_STR(e->reason, "not_selected");
+                /* no loss: not_selected; or a CUPTI counter that is no warp
+                 * state, named in full (GH100: smsp__pcsamp_sample_count) */
+                if (strcmp(e->reason, "not_selected") != 0)
+                    CHECK(strncmp(e->reason, "smsp__pcsamp_", 13) == 0);
                 continue;
             }
             int n = td_model_find(&m, e->node);
@@ -420,11 +423,11 @@ static void test_source_csv(void)
 
 static void test_source_errors(void)
 {
-    CHECK(run("%s source pcs.json no_such_kernel", bin) == TD_EXIT_FAILURE);
+    CHECK(run("%s source pcs.json no_such_kernel", bin) == TD_EXIT_USAGE);
     CHECK(td_shell_file_has(dir, "err.txt", "no kernel matches 'no_such_kernel' (of 10;"));
-    CHECK(run("%s source pcs.json bench", bin) == TD_EXIT_FAILURE);
+    CHECK(run("%s source pcs.json bench", bin) == TD_EXIT_USAGE);
     CHECK(td_shell_file_has(dir, "err.txt", "matches 10 kernels"));
-    CHECK(run("%s source pcs.json '#11'", bin) == TD_EXIT_FAILURE);
+    CHECK(run("%s source pcs.json '#11'", bin) == TD_EXIT_USAGE);
     CHECK(run("%s source pcs.json bench_l1_bound --node Nope", bin) == TD_EXIT_USAGE);
     CHECK(td_shell_file_has(dir, "err.txt", "--node Nope is not a node of the model"));
     CHECK(run("%s source pcs.json bench_l1_bound --node Backend.Memory_Bound.L1_Bound.long_scoreboard",
@@ -432,7 +435,7 @@ static void test_source_errors(void)
     CHECK(td_shell_file_has(dir, "err.txt", "level 1 to 3"));
     CHECK(run("%s source pcs.json", bin) == TD_EXIT_USAGE);
     CHECK(run("%s source pcs.json bench_l1_bound -l 3", bin) == TD_EXIT_USAGE);
-    CHECK(td_shell_file_has(dir, "err.txt", "topdown source takes -n, --node"));
+    CHECK(td_shell_file_has(dir, "err.txt", "option -l/--level does not apply to `topdown source`"));
     /* a kernel without samples, and a result without any */
     CHECK(run("%s source pcs.json bench_retire", bin) == TD_EXIT_FAILURE);
     CHECK(td_shell_file_has(dir, "err.txt", "no PC samples of kernel #4"));

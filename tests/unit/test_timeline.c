@@ -151,12 +151,12 @@ static void test_cli(const char *dir)
     /* "gemm" is in two names: an error listing both. */
     snprintf(args, sizeof args, "report '%s' --timeline gemm", fixture);
     fx_run(dir, NULL, args, &r);
-    CHECK(r.status == 1);
+    CHECK(r.status == 2);
     CHECK(strstr(r.err, "ambiguous") && strstr(r.err, "gemm_tile") && strstr(r.err, "wgmma_gemm"));
     CHECK(strchr(r.err, '\n') == r.err + strlen(r.err) - 1); /* one line */
     snprintf(args, sizeof args, "report '%s' --timeline nosuchkernel", fixture);
     fx_run(dir, NULL, args, &r);
-    CHECK(r.status == 1 && strstr(r.err, "no kernel matches 'nosuchkernel'"));
+    CHECK(r.status == 2 && strstr(r.err, "no kernel matches 'nosuchkernel'"));
     snprintf(args, sizeof args, "report '%s' --timeline stencil --phase-threshold five", fixture);
     fx_run(dir, NULL, args, &r);
     CHECK(r.status == 2 && strstr(r.err, "--phase-threshold needs"));

@@ -9,6 +9,7 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -22,6 +23,7 @@
 #include "activity.h"
 #include "arch.h"
 #include "cache_flush.h"
+#include "choose.h"
 #include "groups.h"
 #include "kernels.h"
 #include "nvtx.h"
@@ -37,7 +39,13 @@
  * room for what the launcher does after the app (reading the spool, the
  * report), so that a run stays near 1.5x native (docs/COLLECTION.md). */
 #define TD_OVERHEAD_DEFAULT 40
-enum { MAX_METRICS = 128, DEFAULT_BATCH = 64, MAX_BATCH = 4096 };
+/* DEFAULT_BATCH: kernel-replay launches per profiler session. With 64,
+ * td_phases2 died in libcupti's own thread at exit (H100, CUPTI 13.0, also
+ * at 1eb6641); with one a session it never did. The likely cause, a batch
+ * decoded at exit after libnvperf_host's destructors, is what
+ * register_exit_after_cupti removes; one a session stays the default until
+ * a GPU run shows more is safe. TOPDOWN_BATCH raises it. */
+enum { MAX_METRICS = 128, DEFAULT_BATCH = 1, MAX_BATCH = 4096 };
 
 /* One launch waiting in a context's open batch for its counters. */
 typedef struct launch_rec {
@@ -77,10 +85,6 @@ typedef struct ctx_state {
     launch_rec *window;   /* launches of the open batch, in launch order */
     size_t n_window;
     int window_group;     /* configuration of the open batch */
-    int phase_group;      /* the counter group of the current phase */
-    size_t phase_launches; /* launches profiled in this phase so far */
-    unsigned long coverage_seen; /* progress.version at the last coverage check */
-    int coverage_phase;   /* phase_group at the last coverage check */
     int failures;         /* failed decodes of replay-free launches */
     td_progress progress; /* what each kernel measured on this context */
     int warned_mismatch;
@@ -410,6 +414,22 @@ static td_rp_config *config_of(ctx_state *c, int group)
     return group == TD_GROUP_ALL ? &c->full : &c->group_cfg[group];
 }
 
+static void at_exit(void);
+
+/* exit() runs atexit handlers in the reverse order of their registration,
+ * and CUPTI loads libnvperf_host (whose destructors free what a decode
+ * needs) only at its first profiler host call, after InitializeInjection
+ * registered at_exit: a decode at exit then corrupted the heap (issue 24,
+ * the PM sampler's; a batch left open at exit, the Range Profiler's). So
+ * at_exit is registered again once a configuration was built; it runs
+ * once. */
+static void register_exit_after_cupti(void)
+{
+    static int registered;
+    if (!registered++)
+        atexit(at_exit);
+}
+
 static int add_to_window(ctx_state *c, const launch_rec *l)
 {
     if (c->n_window > 0 &&
@@ -436,6 +456,7 @@ static int add_to_window(ctx_state *c, const launch_rec *l)
         stop_profiling(c, "setting the counter configuration failed");
         return 0;
     }
+    register_exit_after_cupti();
     /* A user range counts everything that runs on the context: drain the
      * work queued before it (its launch is then the only one running). */
     if (l->group != TD_GROUP_ALL)
@@ -484,15 +505,10 @@ static void say_no_replay_for_heap(void)
 
 /* ---- what to measure ---------------------------------------------------- */
 
-/* Which configuration measures a launch. A configuration switch costs a
- * fresh profiler object (about 26 ms on the H200, range_profiler.c), a
- * replay-free launch in the active one about 3-5 ms. So the counter group
- * rotates per phase for the whole context, not per launch: every kernel
- * sampled during phase g measures group g, and after a phase of
- * `phase_length` profiled launches the next group takes over. Over G phases
- * each kernel launched throughout the run collects every group. A kernel
- * the mode wants replayed (auto: its first launch; kernel: every launch)
- * takes the full set whatever the phase. */
+/* Which configuration measures a launch. A kernel the mode wants replayed
+ * (auto: its first launch; kernel: every launch) takes the full set; else
+ * the choice (choose.h) spreads each kernel's counter groups over its size
+ * classes and its whole run, for the estimator (levels/estimate.h). */
 static int wants_replay(ctx_state *c, const td_kernel *k)
 {
     if (!c->has_full || k->no_replay)
@@ -505,56 +521,11 @@ static int wants_replay(ctx_state *c, const td_kernel *k)
            (g.mode == MODE_AUTO && !progress_of(c, k)->full_measured);
 }
 
-/* Launches of a phase: eight times the kernels seen so far, at least 16.
- * A kernel's first launch after a switch costs 25-250 ms on the H200 (a
- * fresh profiler object), later ones 3-5 ms: long phases amortise it, and
- * a loop's kernels all come round in each. */
-static size_t phase_length(void)
-{
-    size_t length = 8 * td_kernel_count();
-    return length < 16 ? 16 : length;
-}
-
-/* A phase ends after phase_length() profiled launches. */
-static void count_phase(ctx_state *c, int group)
-{
-    if (group == TD_GROUP_ALL || c->n_group_cfg == 0)
-        return;
-    if (++c->phase_launches < phase_length())
-        return;
-    c->phase_launches = 0;
-    c->phase_group = (c->phase_group + 1) % (int)c->n_group_cfg;
-}
-
-/* Coverage does not wait on the phase length: before a group is chosen,
- * a phase whose group every kernel without a full tree has already
- * measured moves to a group one of them lacks. Checked at choice time, not
- * when a profiled launch is counted: under a budget a kernel in a long run
- * of its own is profiled only while it lacks the phase's group, so a check
- * at counting time would never see it covered (--replay-mode none). The
- * answer is cached until a kernel is first seen here or measures something.
- * Per context: each device covers its own kernels. */
-static void advance_for_coverage(ctx_state *c)
-{
-    unsigned long version = c->progress.version;
-    if (c->n_group_cfg == 0 ||
-        (c->coverage_seen == version && c->coverage_phase == c->phase_group))
-        return;
-    int group = td_progress_coverage_group(&c->progress, c->phase_group, c->n_group_cfg);
-    if (group != c->phase_group) {
-        c->phase_group = group;
-        c->phase_launches = 0;
-    }
-    c->coverage_seen = version;
-    c->coverage_phase = c->phase_group;
-}
-
 /* The cost budget: profile while the time spent profiling stays within
- * --overhead of the app's own time so far. A kernel without a full tree
- * that has not measured this group yet is always measured (coverage first). */
-static int budget_allows(ctx_state *c, const td_kernel *k, int group)
+ * --overhead of the app's own time so far. */
+static int budget_allows(void)
 {
-    if (!g.budgeted || td_progress_lacks(progress_of(c, k), group))
+    if (!g.budgeted)
         return 1;
     double native = now_s() - g.start_s - g.spent_s;
     if (g.spent_s <= g.overhead * native)
@@ -589,8 +560,26 @@ static int choose_sampled(ctx_state *c, td_kernel *k, int *group)
     return 1;
 }
 
+/* The choice for a launch of this size (a graph launch: size class 0),
+ * under the budget; a kernel lacking a group is measured whatever the
+ * budget (coverage first). */
+static int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
+{
+    td_choose_kernel *state = &progress_of(c, k)->choose;
+    /* no budget (--overhead unlimited, or counts asked): every launch */
+    td_choice ch = td_choose(state, size_class, c->n_group_cfg, active_group(c), !g.budgeted);
+    if (!ch.measure)
+        return 0;
+    if (!ch.coverage && !budget_allows()) {
+        td_choose_dropped(state, size_class, ch.group);
+        return 0;
+    }
+    *group = ch.group;
+    return 1;
+}
+
 /* 1 and the configuration if this launch is to be profiled. */
-static int choose_config(ctx_state *c, td_kernel *k, int *group)
+static int choose_config(ctx_state *c, td_kernel *k, const launch_rec *l, int *group)
 {
     if (g.sample.unit != TD_SAMPLE_OFF)
         return choose_sampled(c, k, group);
@@ -600,9 +589,7 @@ static int choose_config(ctx_state *c, td_kernel *k, int *group)
     }
     if (c->n_group_cfg == 0)
         return 0;
-    advance_for_coverage(c);
-    *group = c->phase_group;
-    return budget_allows(c, k, *group);
+    return choose_group(c, k, td_choose_size_class(l->grid, l->block), group);
 }
 
 /* ---- contexts ----------------------------------------------------------- */
@@ -979,7 +966,6 @@ static void begin_profiled_launch(ctx_state *c, const launch_rec *l, double t0)
 {
     td_filter_count_profiled(&g.filter);
     progress_of(c, l->kernel)->profiled++;
-    count_phase(c, l->group);
     g.in_profiled_launch = 1;
     g.launch_t0 = t0;
 }
@@ -1035,7 +1021,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         double t0 = now_s();
         g.waited_s = 0;
         if (td_filter_allows(&g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
-            choose_config(c, l.kernel, &l.group))
+            choose_config(c, l.kernel, &l, &l.group))
             profile = add_to_window(c, &l);
         if (profile)
             begin_profiled_launch(c, &l, t0);
@@ -1085,7 +1071,7 @@ static void launch_exit(const CUpti_CallbackData *cb)
  * with kernel replay and CUPTI_ERROR_UNKNOWN with user replay), but a user
  * range around the whole graph launch reads its counters exactly (4 nodes:
  * 4x one node's instructions). So a sampled graph launch is measured as a
- * whole, with the phase's counter group, as a pseudo-kernel "CUDA graph
+ * whole, with the counter group the choice gives, as a pseudo-kernel "CUDA graph
  * N"; its kernels' times come from their activity records, and the model
  * gives them the graph's tree (levels/aggregate.c). */
 
@@ -1103,15 +1089,13 @@ static uint32_t graph_exec_id(const CUpti_CallbackData *cb)
 }
 
 /* A sampled graph launch's counter group (a graph is measured in one user
- * range, never replayed): --sample-every's points, else the phase's group
+ * range, never replayed): --sample-every's points, else the choice's group
  * under the budget. A graph's own duration is not measured, so a time
  * period (--sample-every 5ms) gives a graph only its first point. */
 static int graph_config(ctx_state *c, td_kernel *k, int *group)
 {
-    if (g.sample.unit == TD_SAMPLE_OFF) {
-        *group = c->phase_group;
-        return budget_allows(c, k, c->phase_group);
-    }
+    if (g.sample.unit == TD_SAMPLE_OFF)
+        return choose_group(c, k, 0, group);
     if (!td_sample_decide(&g.sample, &k->sample, c->n_group_cfg, active_group(c), 0, group))
         return 0;
     td_sample_taken(&k->sample, c->n_group_cfg, *group);
@@ -1150,7 +1134,6 @@ static void graph_enter(const CUpti_CallbackData *cb)
         double t0 = now_s();
         g.waited_s = 0;
         say_graph_view();
-        advance_for_coverage(c);
         if (l.kernel && td_filter_allows(&g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
             graph_config(c, l.kernel, &l.group)) {
             l.id = next_launch_id();
@@ -1278,7 +1261,8 @@ static void emit_end(void)
 
 static void at_exit(void)
 {
-    if (getpid() != g.pid)
+    static int done;
+    if (getpid() != g.pid || done++)
         return; /* a fork()ed child: the parent flushes its own state */
     pthread_mutex_lock(&g.lock);
     in_our_code = 1;
@@ -1312,9 +1296,25 @@ static void flush_before_dying(int sig)
     alarm(0);
 }
 
+/* TOPDOWN_DEBUG: where a crash happened, on stderr (the process dies
+ * anyway; backtrace() was warmed up at start, so it does not allocate). */
+static int backtrace_on_crash;
+
+static void say_backtrace(int sig)
+{
+    if (!backtrace_on_crash || (sig != SIGSEGV && sig != SIGBUS && sig != SIGABRT))
+        return;
+    void *frames[48];
+    int n = backtrace(frames, 48);
+    static const char head[] = "topdown-debug: crash backtrace:\n";
+    if (write(2, head, sizeof head - 1) > 0)
+        backtrace_symbols_fd(frames, n, 2);
+}
+
 static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
     int saved_errno = errno;
+    say_backtrace(sig);
     struct sigaction *prev = &previous[sig];
     if (prev->sa_flags & SA_SIGINFO) {
         prev->sa_sigaction(sig, info, uctx); /* the app handles it */
@@ -1334,6 +1334,10 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 
 static void install_signal_handlers(void)
 {
+    if ((backtrace_on_crash = getenv("TOPDOWN_DEBUG") != NULL)) {
+        void *warm[2];
+        backtrace(warm, 2); /* loads libgcc now, not in the handler */
+    }
     for (size_t i = 0; i < sizeof handled_signals / sizeof *handled_signals; i++) {
         int sig = handled_signals[i];
         if (sigaction(sig, NULL, &previous[sig]) != 0 || previous[sig].sa_handler == SIG_IGN)

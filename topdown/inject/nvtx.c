@@ -3,9 +3,13 @@
  * and domain); domains, registered strings, start/end ranges and the
  * names are shared, under one mutex. Every name is interned for the life
  * of the process, so stacks and launch records hold plain pointers. */
+#define _GNU_SOURCE /* dladdr, RTLD_DEFAULT */
 #include "nvtx.h"
 
+#include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +20,7 @@
 
 #include "intern.h"
 #include "nvtx_filter.h"
+#include "spool_writer.h"
 
 enum {
     MAX_DOMAINS = 32,    /* NVTX domains told apart; later ones share the last */
@@ -61,8 +66,12 @@ static void make_stacks_key(void)
     pthread_key_create(&stacks_key, free);
 }
 
+/* TOPDOWN_DEBUG: what NVTX reaches topdown, on stderr (set at setup). */
+static int debug;
+
 int td_nvtx_setup(char *msg, size_t size)
 {
+    debug = getenv("TOPDOWN_DEBUG") != NULL;
     td_error err = {{0}};
     if (td_nvtx_filter_add_list(&nv.filter, getenv("TOPDOWN_NVTX_INCLUDE"), 0, &err) == 0 &&
         td_nvtx_filter_add_list(&nv.filter, getenv("TOPDOWN_NVTX_EXCLUDE"), 1, &err) == 0)
@@ -72,9 +81,81 @@ int td_nvtx_setup(char *msg, size_t size)
     return -1;
 }
 
+static const char *lib_of(const void *address)
+{
+    Dl_info info;
+    return address && dladdr(address, &info) && info.dli_fname ? info.dli_fname : "?";
+}
+
+/* The libraries of the process that hold CUPTI or NVTX, and which
+ * libcupti topdown's calls reach. */
+static void debug_libraries(CUptiResult rc)
+{
+    const char *env = getenv("NVTX_INJECTION64_PATH");
+    fprintf(stderr, "topdown-debug nvtx: enable domain rc %d; NVTX_INJECTION64_PATH=%s\n",
+            (int)rc, env ? env : "(unset)");
+    fprintf(stderr, "topdown-debug nvtx: cuptiSubscribe called from %s; global scope: %s\n",
+            lib_of((const void *)(uintptr_t)cuptiSubscribe),
+            lib_of(dlsym(RTLD_DEFAULT, "cuptiSubscribe")));
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[4096], last[4096] = "";
+    while (maps && fgets(line, sizeof line, maps)) {
+        const char *path = strchr(line, '/');
+        if (!path || (!strstr(path, "cupti") && !strstr(path, "nvToolsExt") &&
+                      !strstr(path, "nvtx")) || strcmp(path, last) == 0)
+            continue;
+        snprintf(last, sizeof last, "%s", path);
+        fprintf(stderr, "topdown-debug nvtx: mapped %s", path);
+    }
+    if (maps)
+        fclose(maps);
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+static int is_cupti(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    return strncmp(base ? base + 1 : path, "libcupti.so", 11) == 0;
+}
+
+/* NVTX hands its calls to the library NVTX_INJECTION64_PATH names, loaded
+ * by path on the first NVTX call. The launcher names the libcupti it found
+ * beside the injection library, but in the app a libcupti of the same
+ * soname loaded before it (PyTorch's wheel brings one) is the one
+ * topdown's calls reach: that copy has the subscriber, so NVTX must name
+ * it too. Too late for NVTX libraries that were already called. */
+static void point_nvtx_at_our_cupti(void)
+{
+    const char *env = getenv("NVTX_INJECTION64_PATH");
+    Dl_info info;
+    if (!env || !*env || !is_cupti(env) ||
+        !dladdr((const void *)(uintptr_t)cuptiSubscribe, &info) || !info.dli_fname ||
+        !is_cupti(info.dli_fname) || same_file(env, info.dli_fname))
+        return;
+    char ours[PATH_MAX];
+    if (!realpath(info.dli_fname, ours))
+        snprintf(ours, sizeof ours, "%s", info.dli_fname);
+    void *other = dlopen(env, RTLD_LAZY | RTLD_NOLOAD);
+    if (other) {
+        dlclose(other);
+        td_sw_warning("NVTX: %s was loaded before topdown attached, and topdown's CUPTI is %s: "
+                      "NVTX calls made before CUDA was initialised are not seen", env, ours);
+    }
+    setenv("NVTX_INJECTION64_PATH", ours, 1);
+}
+
 void td_nvtx_enable(CUpti_SubscriberHandle subscriber)
 {
-    cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX);
+    point_nvtx_at_our_cupti();
+    CUptiResult rc = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX);
+    if (debug)
+        debug_libraries(rc);
 }
 
 int td_nvtx_filtering(void)
@@ -292,6 +373,12 @@ void td_nvtx_callback(CUpti_CallbackId cbid, const CUpti_NvtxData *data)
     if (!data)
         return;
     pthread_mutex_lock(&nv.lock);
+    static int said;
+    if (debug && said < 16) {
+        said++;
+        fprintf(stderr, "topdown-debug nvtx: callback %d (%s)\n", (int)cbid,
+                data->functionName ? data->functionName : "?");
+    }
     on_names(cbid, data->functionParams, data->functionReturnValue);
     on_range(cbid, data->functionParams, data->functionReturnValue);
     pthread_mutex_unlock(&nv.lock);
@@ -340,6 +427,11 @@ const char *td_nvtx_launch_region(int *allowed)
         region = name[0] ? intern(name) : NULL;
     }
     free(started_names);
+    static int said;
+    if (debug && said < 8) {
+        said++;
+        fprintf(stderr, "topdown-debug nvtx: launch region %s\n", region ? region : "(none)");
+    }
     pthread_mutex_unlock(&nv.lock);
     return region;
 }

@@ -50,6 +50,17 @@ static struct {
     int said_full, said_save;
 } s;
 
+/* TOPDOWN_DEBUG: what PC sampling does, on stderr (set at init). */
+static int debug;
+#define DBG(...)                                                           \
+    do {                                                                   \
+        if (debug) {                                                       \
+            fprintf(stderr, "topdown-debug pcs[%d]: ", (int)getpid());     \
+            fprintf(stderr, __VA_ARGS__);                                  \
+            fputc('\n', stderr);                                           \
+        }                                                                  \
+    } while (0)
+
 static const char *why(CUptiResult rc)
 {
     const char *name = "?";
@@ -70,6 +81,7 @@ static void cubin_dir_from_spool(const char *spool)
 void td_pcs_init(td_pcs_selected_fn selected)
 {
     const char *on = getenv("TOPDOWN_SOURCE");
+    debug = getenv("TOPDOWN_DEBUG") != NULL;
     s.only = on && strcmp(on, "only") == 0;
     s.enabled = s.only || (on && strcmp(on, "1") == 0);
     s.selected = selected;
@@ -146,6 +158,15 @@ static void emit_config(const pcs_ctx *c, uint32_t period)
  * function names are CUPTI's, shared between records: never freed here. */
 static void emit_buffer(const pcs_ctx *c, const CUpti_PCSamplingData *d)
 {
+    DBG("context %u: buffer: %zu PCs (%zu remaining), %llu samples, %llu dropped, %llu in "
+        "non-user kernels, hardware buffer full %d", c->uid, d->totalNumPcs, d->remainingNumPcs,
+        (unsigned long long)d->totalSamples, (unsigned long long)d->droppedSamples,
+        (unsigned long long)d->nonUsrKernelsTotalSamples, (int)d->hardwareBufferFull);
+    for (size_t i = 0; debug && i < d->totalNumPcs && i < BUFFER_PCS && i < 4; i++)
+        DBG("  pc %zu: %s +0x%llx, %zu reasons, selected %d", i,
+            d->pPcData[i].functionName ? d->pPcData[i].functionName : "(null)",
+            (unsigned long long)d->pPcData[i].pcOffset, d->pPcData[i].stallReasonCount,
+            d->pPcData[i].functionName && s.selected ? s.selected(d->pPcData[i].functionName) : -1);
     if (d->totalNumPcs == 0 && d->totalSamples == 0)
         return;
     cJSON *rec = td_sw_record("pcsamp");
@@ -176,6 +197,7 @@ static int read_reasons(pcs_ctx *c)
     num.ctx = c->ctx;
     num.numStallReasons = &c->n_reasons;
     CUptiResult rc = cuptiPCSamplingGetNumStallReasons(&num);
+    DBG("context %u: %zu stall reasons (rc %d)", c->uid, c->n_reasons, (int)rc);
     if (rc != CUPTI_SUCCESS)
         return (int)rc;
     c->reason_index = calloc(c->n_reasons ? c->n_reasons : 1, sizeof *c->reason_index);
@@ -191,7 +213,10 @@ static int read_reasons(pcs_ctx *c)
     names.numStallReasons = c->n_reasons;
     names.stallReasonIndex = c->reason_index;
     names.stallReasons = c->reason_names;
-    return (int)cuptiPCSamplingGetStallReasons(&names);
+    rc = cuptiPCSamplingGetStallReasons(&names);
+    for (size_t i = 0; rc == CUPTI_SUCCESS && i < c->n_reasons; i++)
+        DBG("  reason %u: %s", c->reason_index[i], c->reason_names[i]);
+    return (int)rc;
 }
 
 static CUptiResult configure(pcs_ctx *c)
@@ -237,7 +262,8 @@ static void disable(pcs_ctx *c)
     CUpti_PCSamplingDisableParams p = {0};
     p.size = CUpti_PCSamplingDisableParamsSize;
     p.ctx = c->ctx;
-    cuptiPCSamplingDisable(&p);
+    CUptiResult rc = cuptiPCSamplingDisable(&p);
+    DBG("context %u: disable rc %d (%s)", c->uid, (int)rc, why(rc));
 }
 
 void td_pcs_context_start(CUcontext ctx, uint32_t uid)
@@ -255,6 +281,7 @@ void td_pcs_context_start(CUcontext ctx, uint32_t uid)
     en.size = CUpti_PCSamplingEnableParamsSize;
     en.ctx = ctx;
     CUptiResult rc = cuptiPCSamplingEnable(&en);
+    DBG("context %u: enable rc %d", uid, (int)rc);
     const char *step = "cuptiPCSamplingEnable";
     if (rc == CUPTI_SUCCESS && (rc = (CUptiResult)read_reasons(c)) != CUPTI_SUCCESS)
         step = "cuptiPCSamplingGetStallReasons";
@@ -273,6 +300,7 @@ void td_pcs_context_start(CUcontext ctx, uint32_t uid)
         return;
     }
     c->on = 1;
+    DBG("context %u: configured, period %u", uid, period_in_force(c));
     if (make_dir() != 0 && !s.said_save++)
         td_sw_warning("--source: cannot make %s for the app's cubins: `topdown source` will "
                       "show PC offsets, not lines", s.cubin_dir);
@@ -292,6 +320,7 @@ static void collect(pcs_ctx *c)
         c->get_buf.totalNumPcs = 0;
         c->get_buf.remainingNumPcs = 0;
         CUptiResult rc = cuptiPCSamplingGetData(&p);
+        DBG("context %u: GetData %d: rc %d (%s)", c->uid, calls, (int)rc, why(rc));
         if (rc == CUPTI_ERROR_OUT_OF_MEMORY && !s.said_full) {
             s.said_full = 1;
             td_sw_warning("--source: CUPTI's PC sampling hardware buffer filled up and samples "
@@ -325,6 +354,7 @@ static void end(pcs_ctx *c)
     if (c->on) {
         collect(c);
         c->config_buf.totalNumPcs = 0;
+        DBG("context %u: disabling", c->uid);
         disable(c);
         emit_buffer(c, &c->config_buf); /* what Disable copied out */
     }
@@ -394,6 +424,7 @@ void td_pcs_module_loaded(const void *cubin, size_t size)
         return;
     }
     td_pcsamp_cubin_name(crc.cubinCrc, name, sizeof name);
+    DBG("module loaded: %zu bytes, %s", size, name);
     snprintf(path, sizeof path, "%s/%s", s.cubin_dir, name);
     /* O_EXCL: the same module loaded twice (or by another process) is kept once. */
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

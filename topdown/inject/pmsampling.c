@@ -16,12 +16,13 @@
 #include "metrics/pm_samples.h"
 #include "spool_writer.h"
 
-/* The hardware buffer the GPU writes samples into, and the samples one
- * decode takes: at 10 us per sample 20000 samples are 200 ms, four times
- * the decode period, so the buffer does not overflow between decodes. */
+/* The hardware buffer the GPU writes samples into, and how often the
+ * decode thread empties it. */
 #define HW_BUFFER_BYTES (64u << 20)
-#define IMAGE_SAMPLES 20000
 #define DECODE_PERIOD_NS 50000000L
+/* Decode calls per decode: during the run, and when draining at the end. */
+#define RUN_ROUNDS 64
+#define DRAIN_ROUNDS 4096
 #define MAX_PM_METRICS (TD_COUNTER_COUNT + TD_MAX_STALLS)
 
 typedef struct sampler {
@@ -32,7 +33,7 @@ typedef struct sampler {
     const char *metrics[MAX_PM_METRICS]; /* borrowed from the arch table */
     size_t n_metrics;
     uint8_t *config, *image;
-    size_t config_size, image_size;
+    size_t config_size, image_size, image_samples;
     uint64_t interval_ns, t0;
     uint64_t overflows;
     int started;
@@ -48,6 +49,18 @@ static struct {
     int stopping;
     pthread_cond_t wake;
 } pms = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, PTHREAD_COND_INITIALIZER};
+
+/* TOPDOWN_DEBUG: what the sampler does, on stderr (set by the first
+ * td_pms_start, before the decode thread starts). */
+static int debug;
+#define DBG(...)                                                           \
+    do {                                                                   \
+        if (debug) {                                                       \
+            fprintf(stderr, "topdown-debug pms[%d]: ", (int)getpid());     \
+            fprintf(stderr, __VA_ARGS__);                                  \
+            fputc('\n', stderr);                                           \
+        }                                                                  \
+    } while (0)
 
 static void report(const sampler *s, const char *call, CUptiResult rc)
 {
@@ -195,16 +208,48 @@ static int choose_metrics(sampler *s, const td_arch *arch, const uint8_t *avail)
     return 0;
 }
 
-static int counter_image(sampler *s)
+size_t td_pms_image_samples(size_t header_bytes, size_t sample_bytes, uint64_t interval_ns)
+{
+    uint64_t want = 2 * (uint64_t)DECODE_PERIOD_NS / (interval_ns ? interval_ns : 1) + 16;
+    size_t fit = header_bytes < TD_PMS_IMAGE_BYTES && sample_bytes
+                     ? (TD_PMS_IMAGE_BYTES - header_bytes) / sample_bytes
+                     : TD_PMS_IMAGE_MIN_SAMPLES;
+    size_t n = want < fit ? (size_t)want : fit;
+    if (n < TD_PMS_IMAGE_MIN_SAMPLES)
+        n = TD_PMS_IMAGE_MIN_SAMPLES;
+    return n > TD_PMS_IMAGE_MAX_SAMPLES ? TD_PMS_IMAGE_MAX_SAMPLES : n;
+}
+
+/* The counter-data image's size for n samples; 0 on failure (said). */
+static size_t image_bytes(sampler *s, size_t n)
 {
     CUpti_PmSampling_GetCounterDataSize_Params size = {
         .structSize = CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE};
     size.pPmSamplingObject = s->object;
     size.pMetricNames = s->metrics;
     size.numMetrics = s->n_metrics;
-    size.maxSamples = IMAGE_SAMPLES;
-    CALL(s, cuptiPmSamplingGetCounterDataSize(&size));
-    s->image_size = size.counterDataSize;
+    size.maxSamples = (uint32_t)n;
+    CUptiResult rc = cuptiPmSamplingGetCounterDataSize(&size);
+    if (rc != CUPTI_SUCCESS) {
+        report(s, "cuptiPmSamplingGetCounterDataSize", rc);
+        return 0;
+    }
+    return size.counterDataSize;
+}
+
+/* CUPTI's image holds every sample's raw counters (about 41 KB a sample
+ * for three metrics on GH100): sized by memory (td_pms_image_samples),
+ * from the sizes of one and two samples. */
+static int counter_image(sampler *s)
+{
+    size_t one = image_bytes(s, 1), two = one ? image_bytes(s, 2) : 0;
+    if (!one || two <= one)
+        return -1;
+    size_t n = td_pms_image_samples(one > two - one ? one - (two - one) : 0, two - one,
+                                    s->interval_ns);
+    if (!(s->image_size = image_bytes(s, n)))
+        return -1;
+    s->image_samples = n;
     s->image = calloc(s->image_size ? s->image_size : 1, 1);
     if (!s->image)
         return -1;
@@ -258,6 +303,7 @@ static int enable_and_start(sampler *s)
 
 static void sampler_free(sampler *s)
 {
+    DBG("device %u: freeing the sampler", s->device);
     if (s->object) {
         CUpti_PmSampling_Disable_Params p = {.structSize = CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
         p.pPmSamplingObject = s->object;
@@ -269,11 +315,47 @@ static void sampler_free(sampler *s)
     free(s);
 }
 
+/* ---- stopping before CUPTI's libraries at exit ---------------------------- */
+
+static pid_t hooked_pid;
+
+static void stop_at_exit(void)
+{
+    if (getpid() == hooked_pid) /* a fork()ed child has no decode thread */
+        td_pms_stop_all();
+}
+
+/* exit() runs atexit handlers and C++ static destructors in the reverse
+ * order of their registration. libnvperf_host, which CUPTI loads at the
+ * first profiler host call, registers its destructors as it loads: after
+ * the injection library's at_exit (InitializeInjection), so they ran
+ * first, and the sampler's last decode then wrote into what they had
+ * freed: the app died of a corrupted heap (issue 24). Registered once a
+ * sampler has started and once more after the first decode (objects CUPTI
+ * makes on first use), sampling stops before any of them. Callers hold
+ * pms.lock. */
+static void hook_exit(int after_decode)
+{
+    static int started, decoded;
+    int *done = after_decode ? &decoded : &started;
+    if (*done)
+        return;
+    *done = 1;
+    hooked_pid = getpid();
+    if (atexit(stop_at_exit) != 0)
+        DBG("atexit failed: sampling is stopped by the injection library's own exit hook");
+}
+
 /* ---- decoding ------------------------------------------------------------ */
 
 static uint64_t since_t0(const sampler *s, uint64_t t)
 {
     return t > s->t0 ? t - s->t0 : 0;
+}
+
+int td_pms_sample_timed(uint64_t start, uint64_t end)
+{
+    return start != 0 && end > start;
 }
 
 /* Evaluates the completed samples of the image into one spool record. */
@@ -293,6 +375,7 @@ static int emit_samples(sampler *s)
         return -1;
     double values[MAX_PM_METRICS];
     int rc = 0;
+    size_t untimed = 0;
     for (size_t i = 0; rc == 0 && i < info.numCompletedSamples; i++) {
         CUpti_PmSampling_CounterData_GetSampleInfo_Params si = {
             .structSize = CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
@@ -317,6 +400,10 @@ static int emit_samples(sampler *s)
             rc = -1;
             break;
         }
+        if (!td_pms_sample_timed(si.startTimestamp, si.endTimestamp)) {
+            untimed++;
+            continue;
+        }
         if (si.startTimestamp < s->t0 && !s->clock_said) {
             /* Not the launches' clock (CUPTI timestamps): the kernels
              * laid over the timeline would be misplaced. */
@@ -334,6 +421,8 @@ static int emit_samples(sampler *s)
     }
     batch->overflows = s->overflows;
     s->overflows = 0;
+    DBG("device %u: %zu samples evaluated (rc %d), %zu rows, %zu without their times",
+        s->device, info.numCompletedSamples, rc, batch->n, untimed);
     cJSON *rec = batch->n ? td_pm_to_json(batch) : NULL;
     td_pm_free(batch);
     if (rec) {
@@ -346,16 +435,19 @@ static int emit_samples(sampler *s)
     return rc;
 }
 
-/* Empties the hardware buffer into spool records. Caller holds pms.lock. */
-static void decode(sampler *s)
+/* Empties the hardware buffer into spool records, one image at a time.
+ * Caller holds pms.lock. */
+static void decode(sampler *s, int rounds)
 {
-    for (int round = 0; s->started && round < 64; round++) {
+    for (int round = 0; s->started && round < rounds; round++) {
         CUpti_PmSampling_DecodeData_Params p = {
             .structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
         p.pPmSamplingObject = s->object;
         p.pCounterDataImage = s->image;
         p.counterDataImageSize = s->image_size;
         CUptiResult rc = cuptiPmSamplingDecodeData(&p);
+        DBG("device %u: decode round %d: rc %d, stop reason %d, overflow %d", s->device, round,
+            (int)rc, (int)p.decodeStopReason, (int)p.overflow);
         if (p.overflow || rc == CUPTI_ERROR_OUT_OF_MEMORY)
             s->overflows++;
         if (rc != CUPTI_SUCCESS && rc != CUPTI_ERROR_OUT_OF_MEMORY) {
@@ -373,6 +465,7 @@ static void decode(sampler *s)
         init.pPmSamplingObject = s->object;
         init.counterDataSize = s->image_size;
         init.pCounterData = s->image;
+        hook_exit(1);
         if (cuptiPmSamplingCounterDataImageInitialize(&init) != CUPTI_SUCCESS || !more)
             return;
     }
@@ -381,6 +474,7 @@ static void decode(sampler *s)
 static void *decode_loop(void *arg)
 {
     (void)arg;
+    DBG("decode thread starts");
     pthread_mutex_lock(&pms.lock);
     while (!pms.stopping) {
         struct timespec until;
@@ -392,9 +486,10 @@ static void *decode_loop(void *arg)
         while (!pms.stopping && rc != ETIMEDOUT)
             rc = pthread_cond_timedwait(&pms.wake, &pms.lock, &until);
         for (sampler *s = pms.list; !pms.stopping && s; s = s->next)
-            decode(s);
+            decode(s, RUN_ROUNDS);
     }
     pthread_mutex_unlock(&pms.lock);
+    DBG("decode thread ends");
     return NULL;
 }
 
@@ -402,10 +497,15 @@ static void stop(sampler *s)
 {
     if (!s->started)
         return;
+    /* Drained while sampling, as the decode thread does; what the GPU
+     * samples between the drain and the stop is not decoded (the app is
+     * done). */
+    decode(s, DRAIN_ROUNDS);
     CUpti_PmSampling_Stop_Params p = {.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
     p.pPmSamplingObject = s->object;
-    CUptiResult rc = cuptiPmSamplingStop(&p);
-    decode(s); /* what the buffer holds, also after a failed stop */
+    DBG("device %u: stopping", s->device);
+    CUptiResult rc = cuptiPmSamplingStop(&p); /* also after a failed decode */
+    DBG("device %u: stopped (rc %d)", s->device, (int)rc);
     if (rc != CUPTI_SUCCESS)
         report(s, "cuptiPmSamplingStop", rc);
     s->started = 0;
@@ -417,6 +517,7 @@ void td_pms_start(uint32_t device, uint32_t context, const char *chip, const td_
                   uint64_t interval_ns, uint64_t t0)
 {
     pthread_mutex_lock(&pms.lock);
+    debug = getenv("TOPDOWN_DEBUG") != NULL;
     for (sampler *s = pms.list; s; s = s->next)
         if (s->device == device) {
             pthread_mutex_unlock(&pms.lock);
@@ -441,8 +542,15 @@ void td_pms_start(uint32_t device, uint32_t context, const char *chip, const td_
         ok = 0;
     }
     free(avail);
-    if (ok)
+    if (ok) {
+        DBG("device %u (%s): %zu metrics, config %zu bytes, interval %llu ns", device, chip,
+            s->n_metrics, s->config_size, (unsigned long long)interval_ns);
+        for (size_t i = 0; i < s->n_metrics; i++)
+            DBG("  metric %s", s->metrics[i]);
         ok = enable_and_start(s) == 0;
+        DBG("device %u: started %d, counter data image %zu bytes for %zu samples", device, ok,
+            s->image_size, s->image_samples);
+    }
     if (!ok) {
         sampler_free(s);
         pthread_mutex_unlock(&pms.lock);
@@ -450,6 +558,7 @@ void td_pms_start(uint32_t device, uint32_t context, const char *chip, const td_
     }
     s->next = pms.list;
     pms.list = s;
+    hook_exit(0);
     if (!pms.thread_running && pthread_create(&pms.thread, NULL, decode_loop, NULL) == 0)
         pms.thread_running = 1;
     pthread_mutex_unlock(&pms.lock);
@@ -458,6 +567,7 @@ void td_pms_start(uint32_t device, uint32_t context, const char *chip, const td_
 void td_pms_context_ending(uint32_t context)
 {
     pthread_mutex_lock(&pms.lock);
+    DBG("context %u ending", context);
     for (sampler **p = &pms.list; *p; p = &(*p)->next) {
         sampler *s = *p;
         if (s->context != context)
@@ -473,6 +583,7 @@ void td_pms_context_ending(uint32_t context)
 void td_pms_stop_all(void)
 {
     pthread_mutex_lock(&pms.lock);
+    DBG("stop all");
     pms.stopping = 1;
     pthread_cond_broadcast(&pms.wake);
     int running = pms.thread_running;
@@ -487,5 +598,6 @@ void td_pms_stop_all(void)
         pms.list = s->next;
         sampler_free(s);
     }
+    DBG("stop all done");
     pthread_mutex_unlock(&pms.lock);
 }

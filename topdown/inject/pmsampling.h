@@ -35,4 +35,20 @@ void td_pms_stop_all(void);
  * *base: how many of them are the table's set. Pure: no CUPTI. */
 size_t td_pms_candidates(const td_arch *arch, const char **names, size_t cap, size_t *base);
 
+/* The samples of the counter-data image each decode fills: two decode
+ * periods at interval_ns (16 more), as many as fit TD_PMS_IMAGE_BYTES
+ * with CUPTI's header and per-sample sizes, at least
+ * TD_PMS_IMAGE_MIN_SAMPLES and at most TD_PMS_IMAGE_MAX_SAMPLES. A fixed
+ * 20000 samples took 831 MB of the app's memory on GH100. Pure: no CUPTI. */
+#define TD_PMS_IMAGE_BYTES ((size_t)32 << 20)
+#define TD_PMS_IMAGE_MIN_SAMPLES 16
+#define TD_PMS_IMAGE_MAX_SAMPLES 20000
+size_t td_pms_image_samples(size_t header_bytes, size_t sample_bytes, uint64_t interval_ns);
+
+/* Whether CUPTI gave a sample both its times. On GH100 (CUPTI 13.0) the
+ * first sample of each decoded image came with start 0 and the last of a
+ * full one with end 0 (a sample split over two images): such a sample is
+ * left out, its counts with it, rather than drawn over the run from 0. */
+int td_pms_sample_timed(uint64_t start, uint64_t end);
+
 #endif

@@ -63,6 +63,8 @@ int td_progress_coverage_group(const td_progress *p, int current, size_t n_group
 
 void td_progress_free(td_progress *p)
 {
+    for (size_t i = 0; i < p->cap; i++)
+        td_choose_free(&p->items[i].choose);
     free(p->items);
     p->items = NULL;
     p->cap = 0;

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "choose.h"
+
 #define TD_PROGRESS_MAX_GROUPS 32 /* TD_MAX_GROUPS of metrics/groups.h */
 
 typedef struct td_kernel_progress {
@@ -17,6 +19,7 @@ typedef struct td_kernel_progress {
     int full_measured;  /* a replayed launch gave the full set here */
     unsigned group_measured[TD_PROGRESS_MAX_GROUPS];
     long profiled;      /* launches profiled here (--per-kernel) */
+    td_choose_kernel choose; /* which of its launches are measured (choose.h) */
 } td_kernel_progress;
 
 typedef struct td_progress {

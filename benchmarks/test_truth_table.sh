@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# ctest test_truth_table (label unit, no GPU): benchmarks/truth_table.py on
+#  1. hand-made trees whose errors and spreads are known: a passing app and
+#     a failing one (error over 2 points, spread not covering, inflated
+#     spread, a node missing in the sampled run, a kernel without truth);
+#  2. the recorded H100 td_bench result against itself: error 0 everywhere,
+#     PASS;
+#  3. that result against the 64 MiB one: the same kernels and nodes, some
+#     errors not 0.
+# Exit 77 (skipped) without python3 or without the topdown binary.
+set -euo pipefail
+command -v python3 >/dev/null 2>&1 || { echo "skip: no python3"; exit 77; }
+src=${TOPDOWN_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
+bin=${TOPDOWN_BIN:-$src/build/topdown}
+[ -x "$bin" ] || { echo "skip: no topdown binary at $bin"; exit 77; }
+tt="$src/benchmarks/truth_table.py"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+header="app,device,kernel,gpu_time_share,node,sampled,truth,spread"
+fail() { echo "FAIL: $*"; exit 1; }
+
+# 1. Hand-made trees. tree NAME KERNEL:SHARE:PATH=VALUE/SPREAD,... ...
+tree() {
+    python3 - "$@" <<'EOF'
+import json, sys
+out, kernels = sys.argv[1], []
+for spec in sys.argv[2:]:
+    name, share, nodes = spec.split(":", 2)
+    ns = []
+    for item in nodes.split(",") if nodes else []:
+        path, vs = item.split("=")
+        v, s = vs.split("/")
+        ns.append({"path": path, "name": path.split(".")[-1], "level": path.count(".") + 1,
+                   "kind": "computed", "pct_slots": None if v == "null" else float(v),
+                   "spread": float(s), "over_threshold": False, "bottleneck": False})
+    kernels.append({"name": name, "gpu_time_pct": float(share), "has_data": bool(ns),
+                    "nodes": ns})
+doc = {"schema": "topdown-tree/1", "level": 3, "application": dict(kernels[0], name="<application>"),
+       "kernels": kernels}
+json.dump(doc, open(out, "w"))
+EOF
+}
+tree "$tmp/good_s.json" "k1:90:Retire=50/1,Backend=50/1" "k2:9:Retire=20/0.5,Backend=80/0.5" "tiny:0.5:Retire=0/0"
+tree "$tmp/good_t.json" "k1:90:Retire=50.5/0,Backend=49.5/0" "k2:9:Retire=20.2/0,Backend=79.8/0" "tiny:0.5:Retire=90/0"
+tree "$tmp/bad_s.json" "k1:90:Retire=50/0.1,Backend=50/0.1,Frontend=null/0" "heap:5:Retire=10/9,Backend=90/9"
+tree "$tmp/bad_t.json" "k1:80:Retire=53/0,Backend=47/0,Frontend=4/0" "heap:20:"
+python3 "$tt" --device Test --csv "$tmp/t1.csv" --summary "$tmp/t1.txt" \
+    good "$tmp/good_s.json" "$tmp/good_t.json" bad "$tmp/bad_s.json" "$tmp/bad_t.json" \
+    || fail "truth_table.py exit $?"
+cat "$tmp/t1.txt"
+[ "$(head -1 "$tmp/t1.csv")" = "$header" ] || fail "header: $(head -1 "$tmp/t1.csv")"
+grep -q '^good: 2 kernel(s) .*max |sampled-truth| 0.50 .*within spread 4/4 .*: PASS$' "$tmp/t1.txt" \
+    || fail "good app not PASS with max error 0.50"
+grep -q '^bad: .*max |sampled-truth| 3.00 .*missing 1; without a truth tree, not judged: heap: FAIL' \
+    "$tmp/t1.txt" || fail "bad app: max error 3.00, 1 missing, heap not judged, FAIL"
+grep -q '^all apps: FAIL$' "$tmp/t1.txt" || fail "all apps FAIL"
+grep -qx 'good,Test,k2,9.0000,Backend,80.0000,79.8000,0.5000' "$tmp/t1.csv" || fail "good k2 Backend row"
+grep -qx 'bad,Test,k1,80.0000,Frontend,,4.0000,0.0000' "$tmp/t1.csv" || fail "bad k1 Frontend row (sampled empty)"
+grep -qx 'bad,Test,heap,20.0000,Retire,10.0000,,9.0000' "$tmp/t1.csv" || fail "bad heap row (truth empty)"
+# Spread scaled: 0.5 -> 1.0 on k2.
+python3 "$tt" --spread-scale 2 good "$tmp/good_s.json" "$tmp/good_t.json" 2>/dev/null |
+    grep -qx 'good,,k2,9.0000,Backend,80.0000,79.8000,1.0000' || fail "--spread-scale"
+
+# 2. A recorded result against itself.
+rec="$src/benchmarks/results/h100_td_bench.topdown.json"
+rec64="$src/benchmarks/results/h100_td_bench_64mb.topdown.json"
+python3 "$tt" --topdown "$bin" --device H100 --csv "$tmp/t2.csv" --summary "$tmp/t2.txt" \
+    td_bench "$rec" "$rec" || fail "truth_table.py on the recording: exit $?"
+cat "$tmp/t2.txt"
+python3 - "$tmp/t2.csv" <<'EOF' || fail "self comparison"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) > 100, len(rows)
+for r in rows:
+    assert r["sampled"] != "" and r["sampled"] == r["truth"], r
+    assert r["device"] == "H100", r
+EOF
+grep -q '^td_bench: 10 kernel(s) .*max |sampled-truth| 0.00 .*: PASS$' "$tmp/t2.txt" || fail "self PASS"
+
+# 3. Two recordings that differ.
+python3 "$tt" --topdown "$bin" --csv "$tmp/t3.csv" td_bench "$rec" "$rec64" 2>"$tmp/t3.txt" ||
+    fail "truth_table.py on two recordings: exit $?"
+cat "$tmp/t3.txt"
+python3 - "$tmp/t3.csv" <<'EOF' || fail "two recordings"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert all(r["sampled"] != "" and r["truth"] != "" for r in rows)
+diff = [abs(float(r["sampled"]) - float(r["truth"])) for r in rows]
+assert max(diff) > 0.1, max(diff)
+EOF
+echo "test_truth_table: ok"

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The truth harness of issue 22: each app runs twice under topdown, with the
+# default flags and budget (the sampled run) and with `--replay-mode kernel
+# --overhead unlimited` (every launch profiled for the full counter set, the
+# whole run: the truth); benchmarks/truth_table.py joins the two level-3
+# trees (`topdown report FILE -l 3 --json`) into
+# benchmarks/results/truth_<device>.csv, columns
+#
+#   app,device,kernel,gpu_time_share,node,sampled,truth,spread
+#
+# and writes its verdict per app (the bar: every node of every kernel with
+# >= 1% of GPU time within 2 points of the truth, the spread covering >= 95%
+# of the errors, median spread <= max(3 x median error, 1 point)) with each
+# run's exit code and time to benchmarks/results/truth_<device>.txt.
+#
+#   benchmarks/truth.sh [-o DIR] [-a "APP ..."] [-t SECONDS] [-c OUT.csv]
+#
+#   -o DIR      work folder for the results, trees and logs (default build/truth)
+#   -a "APP .." the apps (default all): td_bench td_bfs td_phases2 td_few td_tiny
+#               td_devheap td_stencil td_manykernels td_libs pytorch; also
+#               td_phases2_two (td_phases2 --two-kernels), not by default
+#   -t SECONDS  kill a run after SECONDS (default 150); a failed or killed run
+#               is reported and the script goes on
+#   -c OUT.csv  the table (default benchmarks/results/truth_<device>.csv; the
+#               summary goes next to it, .txt)
+#
+# The apps run with sizes that keep kernel replay of every launch near a
+# minute or less (~20 ms a launch; at most ~2,000 launches): see the commands
+# below (app_cmd). The table and summary are rewritten after each app, so a run cut
+# short keeps what it finished. Environment: TOPDOWN (default
+# BUILD/topdown), BUILD (default build), PYTHON (default python3).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+cd "$root"
+build=${BUILD:-build}
+topdown=${TOPDOWN:-$build/topdown}
+python=${PYTHON:-python3}
+work=$build/truth
+apps="td_bench td_bfs td_phases2 td_few td_tiny td_devheap td_stencil td_manykernels td_libs pytorch"
+tlimit=150
+csv=""
+
+die() { echo "truth.sh: $*" >&2; exit 2; }
+
+while getopts "o:a:t:c:h" opt; do
+    case $opt in
+        o) work=$OPTARG ;;
+        a) apps=$OPTARG ;;
+        t) tlimit=$OPTARG ;;
+        c) csv=$OPTARG ;;
+        h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+        *) die "unknown option; see truth.sh -h" ;;
+    esac
+done
+[[ $tlimit =~ ^[1-9][0-9]*$ ]] || die "-t needs a number of seconds, got '$tlimit'"
+[ -x "$topdown" ] || die "topdown not found at $topdown; build it (bash scripts/setup.sh) or set TOPDOWN"
+command -v "$python" > /dev/null || die "$python is needed for the table (truth_table.py)"
+command -v timeout > /dev/null || die "the timeout command (coreutils) is needed"
+
+# The command of each app, sized for an every-launch run (launches in the
+# truth run, estimated).
+app_cmd() {
+    case $1 in
+        td_bench) echo "$build/benchmarks/td_bench" ;;                                   # ~30
+        td_bfs) echo "$build/benchmarks/td_bfs" ;;                                       # ~340
+        td_phases2) echo "$build/benchmarks/td_phases2 --launches 1000 --phase 50" ;;     # 1,000
+        td_phases2_two) echo "$build/benchmarks/td_phases2 --two-kernels --launches 1000 --phase 50" ;;
+        td_few) echo "$build/benchmarks/td_few" ;;                                       # 18
+        td_tiny) echo "$build/benchmarks/td_tiny --launches 2000" ;;                     # 2,000
+        td_devheap) echo "$build/benchmarks/td_devheap" ;;                               # 400
+        td_stencil) echo "$build/benchmarks/td_stencil --iters 500 --check-every 50" ;;  # ~1,024
+        td_manykernels) echo "$build/benchmarks/td_manykernels --steps 20 --rare-every 10" ;; # ~1,640
+        td_libs) echo "$build/benchmarks/td_libs" ;;                                     # a few hundred
+        pytorch) echo "$python benchmarks/pytorch_mlp.py 20" ;;                          # ~1,400
+        *) return 1 ;;
+    esac
+}
+
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | tr ' ' '_' || true)
+device=${device:-unknown_device}
+[ -n "$csv" ] || csv=benchmarks/results/truth_$device.csv
+summary=${csv%.csv}.txt
+mkdir -p "$work" "$(dirname "$csv")"
+status="$work/status.txt"
+: > "$status"
+triples=()
+
+note() { echo "$*" | tee -a "$status"; }
+
+# run APP KIND ARGS...: one topdown run; its result, log, exit code and time.
+run() {
+    local app=$1 kind=$2; shift 2
+    local res="$work/$app.$kind.json" log="$work/$app.$kind.log" rc=0 t0 t1
+    rm -f "$res"
+    t0=$(date +%s.%N)
+    # shellcheck disable=SC2086 # the app's command is split at whitespace
+    timeout -k 5 "$tlimit" "$topdown" --no-progress "$@" -o "$res" -f -- $cmd > "$log" 2>&1 || rc=$?
+    t1=$(date +%s.%N)
+    local secs; secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        note "$app $kind: killed after ${tlimit} s (timeout); see $log"
+    elif [ "$rc" -ne 0 ]; then
+        note "$app $kind: exit $rc after $secs s; see $log: $(grep -v '^loop_s=' "$log" | tail -n 2 | tr '\n' ' ')"
+    else
+        note "$app $kind: ok, $secs s, $(grep -o '([0-9]* launches[^)]*)' "$log" | tail -n 1)"
+    fi
+    # A result written despite a failing exit is still compared (noted above).
+    [ -s "$res" ] || return 1
+    "$topdown" report "$res" -l 3 --json > "$work/$app.$kind.tree.json" 2> "$work/$app.$kind.report.log" || {
+        note "$app $kind: topdown report -l 3 --json failed: $(tail -n 1 "$work/$app.$kind.report.log")"
+        return 1
+    }
+}
+
+table() {
+    if [ ${#triples[@]} -gt 0 ]; then
+        "$python" benchmarks/truth_table.py --topdown "$topdown" --device "$device" --csv "$csv" \
+            --summary "$work/summary.txt" "${triples[@]}" 2> /dev/null || true
+    else
+        echo "app,device,kernel,gpu_time_share,node,sampled,truth,spread" > "$csv"
+        echo "no app compared yet" > "$work/summary.txt"
+    fi
+    { echo "# truth.sh on $device, $(date -u +%Y-%m-%dT%H:%MZ), $("$topdown" --version 2>/dev/null | head -n 1)"
+      echo "# runs:"; sed 's/^/#   /' "$status"
+      echo "# verdicts (truth_table.py):"; cat "$work/summary.txt" 2>/dev/null || true; } > "$summary"
+}
+
+for app in $apps; do
+    cmd=$(app_cmd "$app") || { note "$app: unknown app (see truth.sh -h)"; continue; }
+    first=${cmd%% *}
+    if [ "$app" = pytorch ]; then
+        if ! "$python" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' > /dev/null 2>&1; then
+            note "pytorch: skipped: $python cannot import torch or sees no GPU"
+            table
+            continue
+        fi
+    elif [ ! -x "$first" ]; then
+        note "$app: skipped: $first not built"
+        table
+        continue
+    fi
+    echo "== $app: $cmd"
+    ok=1
+    run "$app" sampled || ok=0
+    run "$app" truth --replay-mode kernel --overhead unlimited || ok=0
+    if [ "$ok" -eq 1 ]; then
+        triples+=("$app" "$work/$app.sampled.tree.json" "$work/$app.truth.tree.json")
+    else
+        note "$app: not in the table (a run gave no result)"
+    fi
+    table
+done
+table
+echo "truth.sh: $csv, $summary"
+cat "$summary"

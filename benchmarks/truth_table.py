@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Joins sampled and every-launch ("truth") trees into the truth table of
+issue 22, and judges each app against its bar.
+
+    truth_table.py [--topdown BIN] [--device NAME] [--csv OUT.csv]
+                   [--summary OUT.txt] [--spread-scale X] [--min-share PCT]
+                   APP SAMPLED TRUTH [APP SAMPLED TRUTH ...]
+
+SAMPLED and TRUTH are the default run and the `--replay-mode kernel
+--overhead unlimited` run of APP: either trees already written by `topdown
+report FILE -l 3 --json` (schema topdown-tree/1), or topdown results, which
+are turned into trees with `BIN report FILE -l 3 --json` (BIN: --topdown,
+else $TOPDOWN, else build/topdown).
+
+The CSV (stdout without --csv) has exactly the columns
+
+    app,device,kernel,gpu_time_share,node,sampled,truth,spread
+
+one row per kernel (the application first, as `<application>`, then the
+kernels by their share of GPU time in the truth run) and per node of levels
+1 to 3 that either tree has: shares in percent of issue slots, spread the
+sampled run's reported spread of the node in points (the JSON's `spread`,
+times --spread-scale, default 1: as reported). An empty cell: the run has
+no value for it (kernel not in that run, no counters, or `null` for a node
+that was not measured).
+
+The summary (stderr, and --summary) gives per app, over the kernels with at
+least --min-share (default 1) percent of GPU time in the truth run (the
+application row is not judged): the nodes compared, the largest
+|sampled - truth| and where, how many nodes have |error| <= spread, the
+median spread against the median error, and PASS or FAIL by the bar of
+issue 22: every node within 2 points, the spread covering the error on at
+least 95% of the nodes, median spread <= max(3 x median error, 1 point),
+and no node of the truth missing from the sampled run. Kernels of 1% or
+more that have no truth tree (kernel replay refused them) are listed, not
+judged.
+
+Exit status: 0, 1 when an app's trees could not be read (its rows are
+missing; the others are written), 2 on a usage error. Python 3 standard
+library only.
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+COLUMNS = ["app", "device", "kernel", "gpu_time_share", "node", "sampled", "truth", "spread"]
+APP_ROW = "<application>"
+MAX_ERROR = 2.0        # points
+COVERAGE = 0.95        # share of nodes whose error the spread covers
+SPREAD_FLOOR = 1.0     # points: median spread <= max(3 x median error, this)
+TREE_SCHEMA = "topdown-tree/1"
+
+
+def load_tree(path, topdown):
+    """The tree of path: read as is when it is one, else from topdown report."""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if head.lstrip()[:1] == b"{":
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+            if isinstance(doc, dict) and doc.get("schema") == TREE_SCHEMA:
+                return doc
+        except (ValueError, UnicodeDecodeError):
+            pass
+    cmd = [topdown, "report", path, "-l", "3", "--json"]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError("%s failed (exit %d): %s" % (" ".join(cmd), proc.returncode,
+                                                        proc.stderr.decode(errors="replace").strip()))
+    doc = json.loads(proc.stdout.decode())
+    if doc.get("schema") != TREE_SCHEMA:
+        raise RuntimeError("%s: not a %s tree" % (path, TREE_SCHEMA))
+    return doc
+
+
+def views(tree):
+    """name -> (gpu_time_pct, {path: (pct_slots, spread)}, order), the
+    application first; a name seen twice gets ' #2', ' #3'."""
+    out = {}
+    order = []
+    entries = [tree.get("application")] + list(tree.get("kernels") or [])
+    for k in entries:
+        if not isinstance(k, dict):
+            continue
+        name = k.get("name") or "?"
+        base, n = name, 1
+        while name in out:
+            n += 1
+            name = "%s #%d" % (base, n)
+        nodes = {}
+        paths = []
+        for node in k.get("nodes") or []:
+            if not isinstance(node, dict) or node.get("level", 0) > 3 or "path" not in node:
+                continue
+            nodes[node["path"]] = (node.get("pct_slots"), node.get("spread"))
+            paths.append(node["path"])
+        share = k.get("gpu_time_pct")
+        out[name] = (share, nodes, paths)
+        order.append(name)
+    return out, order
+
+
+def num(x):
+    return x if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
+def fmt(x):
+    return "" if x is None else "%.4f" % x
+
+
+def app_rows(app, device, sampled, truth, spread_scale):
+    """The CSV rows of one app, as dicts with numbers (None: empty)."""
+    s_views, s_order = views(sampled)
+    t_views, t_order = views(truth)
+    kernels = [APP_ROW] if (APP_ROW in s_views or APP_ROW in t_views) else []
+    rest = [k for k in t_order if k != APP_ROW]
+    rest.sort(key=lambda k: -(num(t_views[k][0]) or 0.0))
+    kernels += rest + [k for k in s_order if k != APP_ROW and k not in t_views]
+    rows = []
+    for kernel in kernels:
+        s = s_views.get(kernel)
+        t = t_views.get(kernel)
+        share = num(t[0]) if t and num(t[0]) is not None else (num(s[0]) if s else None)
+        paths = list(t[2]) if t else []
+        if s:
+            paths += [p for p in s[2] if p not in (t[1] if t else {})]
+        for path in paths:
+            sv, sp = (s[1].get(path, (None, None)) if s else (None, None))
+            tv = t[1].get(path, (None, None))[0] if t else None
+            sp = num(sp)
+            rows.append({"app": app, "device": device, "kernel": kernel,
+                         "gpu_time_share": share, "node": path, "sampled": num(sv),
+                         "truth": num(tv),
+                         "spread": None if sp is None else sp * spread_scale})
+    return rows
+
+
+def judge(app, rows, min_share):
+    """The summary line of one app and whether it passes."""
+    judged = [r for r in rows if r["kernel"] != APP_ROW and (r["gpu_time_share"] or 0) >= min_share]
+    no_truth = sorted({r["kernel"] for r in judged
+                       if all(x["truth"] is None for x in judged if x["kernel"] == r["kernel"])})
+    compared, missing = [], []
+    for r in judged:
+        if r["kernel"] in no_truth or r["truth"] is None:
+            continue
+        if r["sampled"] is None:
+            missing.append(r)
+        else:
+            compared.append(r)
+    kernels = sorted({r["kernel"] for r in judged})
+    if not compared and not missing:
+        line = "%s: no node to compare (%d kernel(s) >= %g%% of GPU time, %d without a truth " \
+               "tree)" % (app, len(kernels), min_share, len(no_truth))
+        return line + ": FAIL", False
+    errors = [abs(r["sampled"] - r["truth"]) for r in compared]
+    spreads = [r["spread"] or 0.0 for r in compared]
+    covered = sum(1 for e, s in zip(errors, spreads) if e <= s)
+    worst = max(compared, key=lambda r: abs(r["sampled"] - r["truth"])) if compared else None
+    max_err = max(errors) if errors else 0.0
+    med_err = statistics.median(errors) if errors else 0.0
+    med_spread = statistics.median(spreads) if spreads else 0.0
+    n = len(compared) + len(missing)
+    coverage = covered / n
+    why = []
+    if missing:
+        why.append("%d node(s) of the truth missing in the sampled run" % len(missing))
+    if max_err > MAX_ERROR:
+        why.append("max error %.2f > %g" % (max_err, MAX_ERROR))
+    if coverage < COVERAGE:
+        why.append("spread covers %.1f%% < %g%%" % (100 * coverage, 100 * COVERAGE))
+    bound = max(3 * med_err, SPREAD_FLOOR)
+    if med_spread > bound:
+        why.append("median spread %.2f > max(3 x %.2f, %g)" % (med_spread, med_err, SPREAD_FLOOR))
+    line = ("%s: %d kernel(s) >= %g%% of GPU time, %d node(s); max |sampled-truth| %.2f%s; "
+            "within spread %d/%d (%.1f%%); median spread %.2f vs median error %.2f; missing %d"
+            % (app, len(kernels) - len(no_truth), min_share, n, max_err,
+               " (%s, %s)" % (worst["kernel"], worst["node"]) if worst else "",
+               covered, n, 100 * coverage, med_spread, med_err, len(missing)))
+    if no_truth:
+        line += "; without a truth tree, not judged: %s" % ", ".join(no_truth)
+    line += ": PASS" if not why else ": FAIL (%s)" % "; ".join(why)
+    return line, not why
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--topdown", default=os.environ.get("TOPDOWN", "build/topdown"))
+    ap.add_argument("--device", default="")
+    ap.add_argument("--csv", help="write the table here (default: stdout)")
+    ap.add_argument("--summary", help="also write the summary here")
+    ap.add_argument("--spread-scale", type=float, default=1.0,
+                    help="multiply the reported spread by this (default 1: as reported)")
+    ap.add_argument("--min-share", type=float, default=1.0,
+                    help="judge kernels with at least this %% of GPU time (default 1)")
+    ap.add_argument("triples", nargs="*", metavar="APP SAMPLED TRUTH")
+    args = ap.parse_args()
+    if not args.triples or len(args.triples) % 3:
+        ap.error("give APP SAMPLED TRUTH, one or more times")
+
+    rows, lines, status = [], [], 0
+    all_pass = True
+    for i in range(0, len(args.triples), 3):
+        app, s_path, t_path = args.triples[i:i + 3]
+        try:
+            sampled = load_tree(s_path, args.topdown)
+            truth = load_tree(t_path, args.topdown)
+        except (OSError, ValueError, RuntimeError) as e:
+            lines.append("%s: not compared: %s: FAIL" % (app, e))
+            all_pass = False
+            status = 1
+            continue
+        r = app_rows(app, args.device, sampled, truth, args.spread_scale)
+        rows += r
+        line, ok = judge(app, r, args.min_share)
+        lines.append(line)
+        all_pass = all_pass and ok
+    lines.append("all apps: %s" % ("PASS" if all_pass else "FAIL"))
+
+    out = open(args.csv, "w", newline="", encoding="utf-8") if args.csv else sys.stdout
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(COLUMNS)
+    for r in rows:
+        w.writerow([r["app"], r["device"], r["kernel"], fmt(r["gpu_time_share"]), r["node"],
+                    fmt(r["sampled"]), fmt(r["truth"]), fmt(r["spread"])])
+    if args.csv:
+        out.close()
+    text = "\n".join(lines) + "\n"
+    sys.stderr.write(text)
+    if args.summary:
+        with open(args.summary, "w", encoding="utf-8") as f:
+            f.write(text)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,530 @@
+#include "levels/estimate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics/groups.h"
+#include "metrics/xorshift.h"
+
+#define MAX_CLASSES 48 /* duration classes: floor(log2(ns)), 2^47 ns is 39 hours */
+#define MAX_STRATA (MAX_CLASSES * TD_EST_TIME_BINS)
+#define MAX_L1 (TD_MAX_NODES + 3) /* formula nodes, then ipc, ipc_issued, warp_eff */
+#define BOOT_CAP 4000             /* launches a pool resamples from at most */
+#define MIN_CELL 3 /* launches a stratum needs of a quantity to stand alone; fewer
+                      vary too much, and the stratum borrows its whole class */
+
+/* What one profiled launch says, per pass. */
+typedef struct sample {
+    size_t stratum;
+    size_t pool;     /* 0: the full set, 1 + g: counter group g */
+    double weight;   /* its duration */
+    int has_l1;
+    double l1[MAX_L1];
+    double *reason;  /* n_stalls values, NAN where its pass did not measure it */
+} sample;
+
+/* Duration-weighted sums per stratum: level 1 [s * n_l1 + k], each reason
+ * [s * n_stalls + r]. */
+typedef struct cells {
+    double w1[MAX_STRATA], n1[MAX_STRATA];
+    double samples[MAX_STRATA]; /* profiled launches of each stratum */
+    double *f;
+    double *wr, *nr, *v;
+} cells;
+
+typedef struct work {
+    const td_model *m;
+    size_t n_stalls, n_l1;
+    int formula[TD_MAX_NODES]; /* tree index of each formula node */
+    size_t n_formula;
+    double stratum_ns[MAX_STRATA];
+    double total_ns;
+    sample *samples;
+    size_t n_samples;
+    cells cells;
+    int split_measured;
+} work;
+
+static size_t duration_class(double ns)
+{
+    if (!(ns >= 2.0))
+        return 0;
+    int e = ilogb(ns);
+    return e >= MAX_CLASSES ? MAX_CLASSES - 1 : (size_t)e;
+}
+
+static double weight_of(const td_launch *l)
+{
+    return l->duration_ns > 0 ? l->duration_ns : 1.0;
+}
+
+static int measured(const td_device *dev, const td_launch *l, int metric)
+{
+    if (metric < 0)
+        return 0;
+    if (l->group == TD_GROUP_ALL)
+        return 1;
+    if (l->group < 0 || (size_t)l->group >= dev->n_groups)
+        return 0;
+    const td_counter_group *g = &dev->groups[l->group];
+    for (size_t i = 0; i < g->n; i++)
+        if (g->metrics[i] == (size_t)metric)
+            return 1;
+    return 0;
+}
+
+static double counter(const td_launch *l, const td_binding *b, td_counter c)
+{
+    return l->counters[b->counter[c]];
+}
+
+/* The level-1 values of a launch that measured the issue counters. */
+static void level1_of(const work *w, const td_binding *b, const td_launch *l, double *out)
+{
+    td_breakdown tree;
+    td_model_counters(w->m, b, l->counters, &tree);
+    for (size_t k = 0; k < w->n_formula; k++)
+        out[k] = tree.value[w->formula[k]];
+    out[w->n_formula] = tree.ipc;
+    out[w->n_formula + 1] = tree.ipc_issued;
+    out[w->n_formula + 2] = tree.warp_eff;
+}
+
+static int has_level1(const td_device *dev, const td_binding *b, const td_launch *l)
+{
+    static const td_counter needed[] = {TD_C_INST_EXECUTED, TD_C_INST_ISSUED,
+                                        TD_C_THREAD_INST_EXECUTED};
+    for (size_t i = 0; i < sizeof needed / sizeof *needed; i++)
+        if (!measured(dev, l, b->counter[needed[i]]))
+            return 0;
+    return 1;
+}
+
+/* Stall reasons per warp active when every launch that measured a reason
+ * also measured its pass's warps; else per active cycle. */
+static int per_warp(const td_est_launch *ls, size_t n, const td_binding *bindings,
+                    const td_device *devices, size_t n_stalls)
+{
+    int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        const td_launch *l = ls[i].launch;
+        const td_device *dev = &devices[ls[i].dev];
+        const td_binding *b = &bindings[ls[i].dev];
+        if (!l->profiled || !l->counters)
+            continue;
+        for (size_t r = 0; r < n_stalls; r++)
+            if (measured(dev, l, b->stall[r])) {
+                if (!measured(dev, l, b->counter[TD_C_WARPS_ACTIVE]) ||
+                    !(counter(l, b, TD_C_WARPS_ACTIVE) > 0))
+                    return 0;
+                any = 1;
+                break;
+            }
+    }
+    return any;
+}
+
+static void find_formula_nodes(work *w)
+{
+    w->n_formula = 0;
+    for (int n = 0; n < w->m->nodes->count && w->n_formula < TD_MAX_NODES; n++)
+        if (w->m->nodes->nodes[n].formula)
+            w->formula[w->n_formula++] = n;
+    w->n_l1 = w->n_formula + 3;
+}
+
+/* The samples (profiled launches with active cycles), and every launch's
+ * duration into its stratum. */
+static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *bindings,
+                  const td_device *devices, int warps, td_error *err)
+{
+    w->samples = calloc(n ? n : 1, sizeof *w->samples);
+    double *reasons = calloc((n ? n : 1) * (w->n_stalls ? w->n_stalls : 1), sizeof *reasons);
+    if (!w->samples || !reasons) {
+        free(reasons);
+        return td_fail(err, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        const td_launch *l = ls[i].launch;
+        size_t s = duration_class(l->duration_ns) * TD_EST_TIME_BINS +
+                   i * TD_EST_TIME_BINS / n;
+        w->stratum_ns[s] += weight_of(l);
+        w->total_ns += weight_of(l);
+        const td_device *dev = &devices[ls[i].dev];
+        const td_binding *b = &bindings[ls[i].dev];
+        int cycles = b->counter[TD_C_CYCLES_ACTIVE];
+        if (!l->profiled || !l->counters || !measured(dev, l, cycles) ||
+            !(l->counters[cycles] > 0))
+            continue;
+        sample *x = &w->samples[w->n_samples];
+        x->reason = reasons + w->n_samples * w->n_stalls;
+        w->n_samples++;
+        x->stratum = s;
+        x->pool = l->group == TD_GROUP_ALL ? 0 : (size_t)l->group + 1;
+        x->weight = weight_of(l);
+        x->has_l1 = has_level1(dev, b, l);
+        if (x->has_l1)
+            level1_of(w, b, l, x->l1);
+        double norm = warps ? counter(l, b, TD_C_WARPS_ACTIVE) : l->counters[cycles];
+        for (size_t r = 0; r < w->n_stalls; r++)
+            x->reason[r] = measured(dev, l, b->stall[r]) ? l->counters[b->stall[r]] / norm : NAN;
+    }
+    if (w->n_samples == 0)
+        free(reasons);
+    return 0;
+}
+
+static void cells_clear(work *w)
+{
+    memset(w->cells.w1, 0, sizeof w->cells.w1);
+    memset(w->cells.n1, 0, sizeof w->cells.n1);
+    memset(w->cells.samples, 0, sizeof w->cells.samples);
+    memset(w->cells.nr, 0, MAX_STRATA * w->n_stalls * sizeof *w->cells.nr);
+    memset(w->cells.f, 0, MAX_STRATA * w->n_l1 * sizeof *w->cells.f);
+    memset(w->cells.wr, 0, MAX_STRATA * w->n_stalls * sizeof *w->cells.wr);
+    memset(w->cells.v, 0, MAX_STRATA * w->n_stalls * sizeof *w->cells.v);
+}
+
+static void cells_add(work *w, const sample *x)
+{
+    cells *c = &w->cells;
+    c->samples[x->stratum]++;
+    if (x->has_l1) {
+        c->w1[x->stratum] += x->weight;
+        c->n1[x->stratum]++;
+        for (size_t k = 0; k < w->n_l1; k++)
+            c->f[x->stratum * w->n_l1 + k] += x->weight * x->l1[k];
+    }
+    for (size_t r = 0; r < w->n_stalls; r++)
+        if (!isnan(x->reason[r])) {
+            c->wr[x->stratum * w->n_stalls + r] += x->weight;
+            c->nr[x->stratum * w->n_stalls + r]++;
+            c->v[x->stratum * w->n_stalls + r] += x->weight * x->reason[r];
+        }
+}
+
+/* A quantity's cell: weights wt[(s * stride + off)], values
+ * val[(s * stride + off) * width + k]. */
+typedef struct quantity {
+    const double *wt, *cnt, *val;
+    size_t stride, off, width;
+} quantity;
+
+static double sum_class(const quantity *q, size_t cls, double *acc)
+{
+    double weight = 0;
+    for (size_t t = 0; t < TD_EST_TIME_BINS; t++) {
+        size_t at = (cls * TD_EST_TIME_BINS + t) * q->stride + q->off;
+        weight += q->wt[at];
+        for (size_t k = 0; k < q->width; k++)
+            acc[k] += q->val[at * q->width + k];
+    }
+    return weight;
+}
+
+/* Where a stratum's value of a quantity came from. */
+enum { NOT_FOUND, FOUND_HERE, FOUND_IN_CLASS, FOUND_ELSEWHERE };
+
+/* The duration-weighted mean of quantity q in stratum s, borrowed from
+ * the same duration class at any time, then from the nearest classes,
+ * when s has fewer than MIN_CELL launches that measured it. NOT_FOUND: no
+ * launch measured it. */
+static int stratum_mean(const quantity *q, size_t s, double *out)
+{
+    size_t at = s * q->stride + q->off;
+    if (q->cnt[at] >= MIN_CELL) {
+        for (size_t k = 0; k < q->width; k++)
+            out[k] = q->val[at * q->width + k] / q->wt[at];
+        return FOUND_HERE;
+    }
+    size_t cls = s / TD_EST_TIME_BINS;
+    for (size_t d = 0; d < MAX_CLASSES; d++) {
+        memset(out, 0, q->width * sizeof *out);
+        double weight = 0;
+        if (cls >= d)
+            weight += sum_class(q, cls - d, out);
+        if (d > 0 && cls + d < MAX_CLASSES)
+            weight += sum_class(q, cls + d, out);
+        if (weight > 0) {
+            for (size_t k = 0; k < q->width; k++)
+                out[k] /= weight;
+            return d == 0 ? FOUND_IN_CLASS : FOUND_ELSEWHERE;
+        }
+    }
+    return NOT_FOUND;
+}
+
+/* One stratum's tree, without the roll-up, added to acc with weight; 1
+ * when no launch of the stratum was measured (all of it came from another
+ * time or duration class). */
+static int add_stratum(const work *w, size_t s, double weight, td_breakdown *acc)
+{
+    double l1[MAX_L1], share[TD_MAX_STALLS];
+    quantity q1 = {w->cells.w1, w->cells.n1, w->cells.f, 1, 0, w->n_l1};
+    int found = stratum_mean(&q1, s, l1), elsewhere = w->cells.samples[s] == 0;
+    if (found == NOT_FOUND)
+        return 0;
+    double used = 0;
+    for (size_t k = 0; k < w->n_formula; k++) {
+        acc->value[w->formula[k]] += weight * l1[k];
+        used += l1[k];
+    }
+    acc->ipc += weight * l1[w->n_formula];
+    acc->ipc_issued += weight * l1[w->n_formula + 1];
+    acc->warp_eff += weight * l1[w->n_formula + 2];
+    double stalled = used < 1.0 ? 1.0 - used : 0.0, total = 0;
+    for (size_t r = 0; r < w->n_stalls && w->split_measured; r++) {
+        quantity qr = {w->cells.wr, w->cells.nr, w->cells.v, w->n_stalls, r, 1};
+        share[r] = 0;
+        stratum_mean(&qr, s, &share[r]);
+        total += share[r];
+    }
+    if (!(total > 0)) {
+        acc->unattributed += weight * stalled;
+        return elsewhere;
+    }
+    for (size_t r = 0; r < w->n_stalls; r++)
+        acc->value[td_model_stall_index(w->m, r)] += weight * stalled * share[r] / total;
+    return elsewhere;
+}
+
+/* The kernel's tree from the cells as they are. */
+static void estimate(const work *w, td_breakdown *out)
+{
+    memset(out, 0, sizeof *out);
+    out->n_stalls = w->n_stalls;
+    for (size_t s = 0; s < MAX_STRATA; s++)
+        if (w->stratum_ns[s] > 0)
+            (void)add_stratum(w, s, w->stratum_ns[s] / w->total_ns, out);
+    out->has_slots = 1;
+    td_model_roll_up(w->m, out);
+}
+
+/* What the bootstrap cannot see: strata of the kernel's time in which no
+ * launch was measured (a third of the run, a duration class) take the
+ * values of other launches, which may not hold there: a phase never
+ * sampled can be anything. Their share e of the time, times the farthest a
+ * share can lie from the kernel's value (max(v, 1 - v) of the node's
+ * parent's slots), bounds the error they can make; it is added to the
+ * spread in quadrature. The measured spread alone would claim to know them. */
+static void extrapolation(const work *w, const td_breakdown *mean, td_breakdown *term)
+{
+    memset(term, 0, sizeof *term);
+    double share = 0;
+    for (size_t s = 0; s < MAX_STRATA; s++) {
+        if (!(w->stratum_ns[s] > 0))
+            continue;
+        td_breakdown one;
+        memset(&one, 0, sizeof one);
+        int elsewhere = add_stratum(w, s, 1.0, &one);
+        td_model_roll_up(w->m, &one);
+        if (elsewhere)
+            share += w->stratum_ns[s] / w->total_ns;
+    }
+    for (int n = 0; share > 0 && n < TD_TREE_MAX; n++)
+        term->value[n] = share * fmax(mean->value[n], 1.0 - mean->value[n]);
+}
+
+/* ---- the spread ------------------------------------------------------------ */
+
+/* Each pool's samples (at most BOOT_CAP, taken evenly over the run). */
+typedef struct pools {
+    size_t *items[TD_MAX_GROUPS + 1];
+    size_t n[TD_MAX_GROUPS + 1], all[TD_MAX_GROUPS + 1];
+} pools;
+
+static int pools_build(const work *w, pools *p, td_error *err)
+{
+    memset(p, 0, sizeof *p);
+    for (size_t i = 0; i < w->n_samples; i++)
+        if (w->samples[i].pool <= TD_MAX_GROUPS)
+            p->all[w->samples[i].pool]++;
+    for (size_t k = 0; k <= TD_MAX_GROUPS; k++) {
+        if (!p->all[k])
+            continue;
+        size_t keep = p->all[k] < BOOT_CAP ? p->all[k] : BOOT_CAP;
+        if (!(p->items[k] = malloc(keep * sizeof *p->items[k])))
+            return td_fail(err, "out of memory");
+        size_t seen = 0;
+        for (size_t i = 0; i < w->n_samples; i++) {
+            if (w->samples[i].pool != k)
+                continue;
+            /* every (all/keep)-th, so the kept ones span the whole run */
+            if (p->n[k] < keep && seen * keep / p->all[k] == p->n[k])
+                p->items[k][p->n[k]++] = i;
+            seen++;
+        }
+    }
+    return 0;
+}
+
+static void pools_free(pools *p)
+{
+    for (size_t k = 0; k <= TD_MAX_GROUPS; k++)
+        free(p->items[k]);
+}
+
+/* Share of the kernel's launch-passes that were measured: a full-set
+ * launch is every pass of its launch, a group launch one of n_pools - 1. */
+static double measured_fraction(const work *w, const pools *p, size_t n_launches)
+{
+    size_t groups = 0;
+    for (size_t k = 1; k <= TD_MAX_GROUPS; k++)
+        groups += p->all[k] > 0;
+    double passes = (double)p->all[0];
+    for (size_t k = 1; k <= TD_MAX_GROUPS; k++)
+        passes += groups ? (double)p->all[k] / (double)groups : 0;
+    (void)w;
+    double f = passes / (double)n_launches;
+    return f > 1 ? 1 : f;
+}
+
+/* Student's t, 97.5% quantile, by degrees of freedom 1..30 (z beyond). */
+static double t975(double df)
+{
+    static const double t[31] = {0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                                 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                                 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                                 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+    if (df < 1)
+        df = 1;
+    return df <= 30 ? t[(int)df] : TD_EST_Z95;
+}
+
+/* The bootstrap's SD under-states the spread of a mean of few launches
+ * (by sqrt((n-1)/n)) and z under-states its tail: with n the launches per
+ * stratum a pool holds (the fewest over the pools), the 95% half-width is
+ * t(n-1) x sqrt(n/(n-1)) x SD. */
+static double small_sample_factor(const work *w, const pools *p)
+{
+    double fewest = 0;
+    for (size_t k = 0; k <= TD_MAX_GROUPS; k++) {
+        if (!p->all[k])
+            continue;
+        unsigned char used[MAX_STRATA] = {0};
+        size_t strata = 0;
+        for (size_t i = 0; i < w->n_samples; i++)
+            if (w->samples[i].pool == k && !used[w->samples[i].stratum]++)
+                strata++;
+        double per = (double)p->all[k] / (double)strata;
+        if (fewest == 0 || per < fewest)
+            fewest = per;
+    }
+    if (fewest < 2)
+        fewest = 2;
+    return t975(fewest - 1) * sqrt(fewest / (fewest - 1));
+}
+
+static int bootstrap(work *w, size_t n_launches, td_breakdown *spread, td_error *err)
+{
+    pools p;
+    if (pools_build(w, &p, err)) {
+        pools_free(&p);
+        return -1;
+    }
+    double fpc = 1.0 - measured_fraction(w, &p, n_launches);
+    memset(spread, 0, sizeof *spread);
+    spread->n_stalls = w->n_stalls;
+    spread->has_slots = 1;
+    if (fpc <= 1e-9) {
+        pools_free(&p);
+        return 0; /* every launch measured: nothing left to sample */
+    }
+    size_t kept = 0, all = 0;
+    for (size_t k = 0; k <= TD_MAX_GROUPS; k++) {
+        kept += p.n[k];
+        all += p.all[k];
+    }
+    double sum[TD_TREE_MAX] = {0}, sq[TD_TREE_MAX] = {0};
+    uint32_t state = TD_EST_SEED;
+    for (int b = 0; b < TD_EST_RESAMPLES; b++) {
+        cells_clear(w);
+        for (size_t k = 0; k <= TD_MAX_GROUPS; k++)
+            for (size_t i = 0; i < p.n[k]; i++)
+                cells_add(w, &w->samples[p.items[k][td_xorshift32(&state) % p.n[k]]]);
+        td_breakdown one;
+        estimate(w, &one);
+        for (int n = 0; n < TD_TREE_MAX; n++) {
+            sum[n] += one.value[n];
+            sq[n] += one.value[n] * one.value[n];
+        }
+    }
+    /* A pool thinned to BOOT_CAP launches varies as much as BOOT_CAP would. */
+    double scale = small_sample_factor(w, &p) * sqrt(fpc * (double)kept / (double)all);
+    for (int n = 0; n < TD_TREE_MAX; n++) {
+        double mean = sum[n] / TD_EST_RESAMPLES;
+        double var = sq[n] / TD_EST_RESAMPLES - mean * mean;
+        spread->value[n] = var > 0 ? scale * sqrt(var) : 0.0;
+    }
+    pools_free(&p);
+    return 0;
+}
+
+/* ---- the whole ------------------------------------------------------------- */
+
+static size_t reasons_measured(const work *w)
+{
+    size_t count = 0;
+    for (size_t r = 0; r < w->n_stalls; r++) {
+        int any = 0;
+        for (size_t i = 0; i < w->n_samples && !any; i++)
+            any = !isnan(w->samples[i].reason[r]);
+        count += any;
+    }
+    return count;
+}
+
+static void work_free(work *w)
+{
+    if (w->n_samples)
+        free(w->samples[0].reason);
+    free(w->samples);
+    free(w->cells.f);
+    free(w->cells.wr);
+    free(w->cells.nr);
+    free(w->cells.v);
+}
+
+int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *models,
+                       const td_binding *bindings, const td_device *devices, size_t kdev,
+                       td_estimate *out, td_error *err)
+{
+    memset(out, 0, sizeof *out);
+    work w = {.m = &models[kdev], .n_stalls = models[kdev].arch->n_stalls};
+    out->reasons_total = w.n_stalls;
+    if (n == 0)
+        return 0;
+    find_formula_nodes(&w);
+    out->per_warp = per_warp(launches, n, bindings, devices, w.n_stalls);
+    w.cells.f = calloc(MAX_STRATA * w.n_l1, sizeof *w.cells.f);
+    w.cells.wr = calloc(MAX_STRATA * (w.n_stalls ? w.n_stalls : 1), sizeof *w.cells.wr);
+    w.cells.v = calloc(MAX_STRATA * (w.n_stalls ? w.n_stalls : 1), sizeof *w.cells.v);
+    w.cells.nr = calloc(MAX_STRATA * (w.n_stalls ? w.n_stalls : 1), sizeof *w.cells.nr);
+    int rc = w.cells.f && w.cells.wr && w.cells.v && w.cells.nr ? 0
+                                                               : td_fail(err, "out of memory");
+    if (rc == 0)
+        rc = gather(&w, launches, n, bindings, devices, out->per_warp, err);
+    if (rc == 0) {
+        for (size_t i = 0; i < w.n_samples; i++) {
+            out->has_level1 |= w.samples[i].has_l1;
+            cells_add(&w, &w.samples[i]);
+        }
+        out->samples = w.n_samples;
+        out->reasons_measured = reasons_measured(&w);
+        out->split_measured = w.split_measured = out->reasons_measured == w.n_stalls;
+        for (size_t s = 0; s < MAX_STRATA; s++)
+            out->strata += w.stratum_ns[s] > 0;
+    }
+    if (rc == 0 && out->has_level1) {
+        estimate(&w, &out->mean);
+        rc = bootstrap(&w, n, &out->spread, err);
+        td_breakdown term;
+        extrapolation(&w, &out->mean, &term);
+        for (int k = 0; rc == 0 && k < TD_TREE_MAX; k++)
+            out->spread.value[k] = fmax(hypot(out->spread.value[k], term.value[k]),
+                                        TD_EST_FLOOR);
+    }
+    work_free(&w);
+    return rc;
+}

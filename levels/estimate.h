@@ -1,0 +1,69 @@
+/* A kernel's tree from a sample of its launches (MODEL.md section 6,
+ * docs/COLLECTION.md "The estimator"). Pure: no CUPTI, tested on simulated
+ * launch streams (tests/unit/test_estimate.c).
+ *
+ * Every launch of the kernel is timed, a few are profiled: with the full
+ * counter set (kernel replay) or with one counter group. The target is what
+ * profiling every launch with the full set would give: the duration-weighted
+ * mean of the launches' trees.
+ *  - Strata. The kernel's launches are post-stratified by duration class
+ *    (powers of two of their own duration) and by when they ran (first,
+ *    middle, last third of the kernel's launches). Each stratum weighs its
+ *    launches' total duration, which is known: every launch is timed.
+ *  - Per pass. Each profiled launch gives what its own pass can say: the
+ *    level-1 shares (from the issue counters, one pass) and, for each stall
+ *    reason it measured, that reason's warp-cycles over the same pass's
+ *    warps active (over its active cycles where the table names no warps
+ *    counter). Counts of different passes are never mixed.
+ *  - In a stratum, each quantity is the duration-weighted mean over the
+ *    stratum's launches that measured it; an empty stratum borrows from the
+ *    same duration class at any time, then from the nearest class. The
+ *    stratum's stalled slots are split in proportion to its reasons'
+ *    shares; the kernel's tree is the strata's trees weighted by duration.
+ *  - Spread: the half-width of a 95% interval, from a bootstrap over the
+ *    profiled launches (resampled within each counter group), with the
+ *    finite-population correction of the share of launches measured.
+ *  - Nothing unmeasured is renormalised: when a stall reason was measured by
+ *    no launch, the stall split is not made (split_measured = 0) and the
+ *    stalled slots stay unattributed. */
+#ifndef TD_ESTIMATE_H
+#define TD_ESTIMATE_H
+
+#include "model.h"
+
+#define TD_EST_RESAMPLES 64
+#define TD_EST_SEED 2463534242u
+#define TD_EST_TIME_BINS 3
+#define TD_EST_Z95 1.959964
+/* The least spread of any kernel's node, what no resampling of launches
+ * can show: the counters' own repeatability, from run to run (0.02 points
+ * on td_few's kernels, H100) and between a tree from counter groups and one
+ * from kernel replay of the same launches (0.41 points at most, H200). */
+#define TD_EST_FLOOR 0.005
+
+/* One launch of the kernel (profiled or not) and its device section. */
+typedef struct td_est_launch {
+    const td_launch *launch;
+    size_t dev;
+} td_est_launch;
+
+typedef struct td_estimate {
+    td_breakdown mean;     /* the kernel's tree */
+    td_breakdown spread;   /* half-width of the 95% interval, node by node */
+    int has_level1;        /* some profiled launch measured the issue counters */
+    int split_measured;    /* every stall reason was measured by some launch */
+    size_t reasons_measured, reasons_total;
+    size_t strata;         /* strata with launches */
+    size_t samples;        /* profiled launches used */
+    int per_warp;          /* stall reasons per warp active (else per active cycle) */
+} td_estimate;
+
+/* The kernel of launches[0..n) (all its launches, in launch order), each
+ * on device section launches[i].dev of devices, modelled with
+ * models[kdev]/bindings[kdev] (launches of sections with another table are
+ * left out by the caller). Fails only when out of memory. */
+int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *models,
+                       const td_binding *bindings, const td_device *devices, size_t kdev,
+                       td_estimate *out, td_error *err);
+
+#endif

@@ -1,0 +1,353 @@
+/* The sampled collection against the truth, on simulated launch streams
+ * whose every launch is known: the choice of launches and groups
+ * (topdown/inject/choose.c, as the collector makes it) and the estimator
+ * (levels/estimate.c, as the report computes it) must give every L1-L3
+ * node within 2 points of the tree of every launch measured with the full
+ * set, with a 95% spread that covers the error on at least 95% of the
+ * nodes without being inflated (issue 22's bar). Streams:
+ *  - a BFS: the frontier grows and shrinks every launch (size, duration,
+ *    level 1 and stall mix all move with it), 160 sources x 25 levels;
+ *  - phases: one kernel, one launch shape, alternating a compute and a
+ *    memory phase every 128 launches (a period that a fixed power-of-two
+ *    stride would alias with);
+ *  - a kernel launched twice: two of three groups measured, so the stall
+ *    split is not made and nothing is renormalised;
+ *  - every launch with the full set: the exact mean and only the
+ *    counters' own spread (TD_EST_FLOOR). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "levels/aggregate.h"
+#include "levels/estimate.h"
+#include "metrics/xorshift.h"
+#include "td_testlib.h"
+#include "topdown/inject/choose.h"
+
+static const char arch_json[] =
+    "{\"schema\": \"topdown-arch/1\", \"name\": \"esttest\", \"family\": \"Test\","
+    " \"compute_capabilities\": [\"9.8\"], \"chips\": [\"EST1\"], \"ipc_max\": 4,"
+    " \"source\": \"range_profiler\","
+    " \"counters\": {\"inst_executed\": \"inst\", \"inst_issued\": \"issued\","
+    "  \"thread_inst_executed\": \"threads\", \"cycles_active\": \"cycles\","
+    "  \"duration_ns\": \"duration\", \"warps_active\": \"warps\"},"
+    " \"stalls\": ["
+    "  {\"reason\": \"no_instruction\", \"metric\": \"s.noinst\", \"node\": \"Frontend.Fetch.Instruction_Fetch\"},"
+    "  {\"reason\": \"barrier\", \"metric\": \"s.barrier\", \"node\": \"Frontend.Fetch.Synchronization\"},"
+    "  {\"reason\": \"long_scoreboard\", \"metric\": \"s.longsb\", \"node\": \"Backend.Memory_Bound.L1_Bound\"},"
+    "  {\"reason\": \"math_pipe_throttle\", \"metric\": \"s.math\", \"node\": \"Backend.Core_Bound.Math_Pipe\"},"
+    "  {\"reason\": \"wait\", \"metric\": \"s.wait\", \"node\": \"Backend.Core_Bound.Dependency_Wait\"}],"
+    " \"groups\": [[\"inst\", \"issued\", \"threads\", \"cycles\", \"duration\", \"warps\", \"s.noinst\"],"
+    "  [\"cycles\", \"warps\", \"duration\", \"s.longsb\", \"s.math\"],"
+    "  [\"cycles\", \"warps\", \"duration\", \"s.wait\", \"s.barrier\"]]}";
+
+enum { M_INST, M_ISSUED, M_THREADS, M_CYCLES, M_DURATION, M_WARPS, M_NOINST, M_BARRIER,
+       M_LONGSB, M_MATH, M_WAIT, M_COUNT };
+static const char *const metric_names[M_COUNT] = {
+    "inst", "issued", "threads", "cycles", "duration", "warps",
+    "s.noinst", "s.barrier", "s.longsb", "s.math", "s.wait"};
+static const size_t group0[] = {M_INST, M_ISSUED, M_THREADS, M_CYCLES, M_DURATION, M_WARPS,
+                                M_NOINST};
+static const size_t group1[] = {M_CYCLES, M_WARPS, M_DURATION, M_LONGSB, M_MATH};
+static const size_t group2[] = {M_CYCLES, M_WARPS, M_DURATION, M_WAIT, M_BARRIER};
+static const td_counter_group groups[3] = {{(size_t *)group0, 7}, {(size_t *)group1, 5},
+                                           {(size_t *)group2, 5}};
+
+static td_arch_set archs;
+
+/* One simulated launch: its shape, duration and full counter set, from a
+ * "size" x in 0..1 (a frontier's share of the graph, a phase) and noise. */
+typedef struct sim_launch {
+    unsigned grid[3], block[3];
+    double duration;
+    double c[M_COUNT];
+} sim_launch;
+
+static double noise(uint32_t *rng, double amount)
+{
+    return 1.0 + amount * ((double)(td_xorshift32(rng) % 2001) / 1000.0 - 1.0);
+}
+
+static sim_launch simulate(double x, int grid_follows, uint32_t *rng)
+{
+    sim_launch l;
+    memset(&l, 0, sizeof l);
+    double threads = grid_follows ? pow(2.0, 10.0 + 14.0 * x) : 65536.0;
+    l.block[0] = 256, l.block[1] = l.block[2] = 1;
+    l.grid[0] = (unsigned)(threads / 256.0), l.grid[1] = l.grid[2] = 1;
+    l.duration = (5000.0 + 2.0e6 * x * x) * noise(rng, 0.05);
+    double sms = l.grid[0] < 132 ? l.grid[0] : 132;
+    double cycles = l.duration * 1.7 * sms;
+    double warps = cycles * (4.0 + 56.0 * x) * noise(rng, 0.05);
+    double issue = (0.08 + 0.5 * x) * noise(rng, 0.1); /* issue slots used, 0..1 */
+    double issued = 4.0 * cycles * issue;
+    double inst = issued * 0.95;
+    double eff = 0.55 + 0.4 * x;
+    double stalled = warps - issued * 1.3; /* the rest: selected and not selected */
+    double mix[5] = {0.30 * (1 - x) + 0.05, 0.15 * (1 - x), 0.15 + 0.55 * x, 0.1 * x, 0.2};
+    double total = 0;
+    for (int r = 0; r < 5; r++)
+        total += (mix[r] *= noise(rng, 0.2));
+    double c[M_COUNT] = {inst, issued, 32.0 * inst * eff, cycles, l.duration, warps,
+                         stalled * mix[0] / total, stalled * mix[1] / total,
+                         stalled * mix[2] / total, stalled * mix[3] / total,
+                         stalled * mix[4] / total};
+    memcpy(l.c, c, sizeof c);
+    return l;
+}
+
+static td_device *new_device(td_result *res)
+{
+    td_error err;
+    memset(res, 0, sizeof *res);
+    td_device *dev = td_result_add_device(res, &err);
+    dev->arch = td_strdup("esttest");
+    dev->name = td_strdup("NVIDIA Sim");
+    dev->chip = td_strdup("EST1");
+    CHECK(td_device_set_metrics(dev, metric_names, M_COUNT, &err) == 0);
+    CHECK(td_device_set_groups(dev, groups, 3, &err) == 0);
+    return dev;
+}
+
+/* Adds the launch: measured with `group` (TD_GROUP_ALL: every counter),
+ * or only timed (measure 0). */
+static void add(td_device *dev, const char *name, const sim_launch *s, int measure, int group)
+{
+    td_error err;
+    double c[M_COUNT] = {0};
+    if (measure && group == TD_GROUP_ALL)
+        memcpy(c, s->c, sizeof c);
+    for (size_t i = 0; measure && group >= 0 && i < groups[group].n; i++)
+        c[groups[group].metrics[i]] = s->c[groups[group].metrics[i]];
+    td_launch *l = td_device_add_launch(dev, name, measure ? c : NULL, &err);
+    l->id = dev->n_launches - 1;
+    l->group = measure ? group : TD_GROUP_ALL;
+    l->duration_ns = s->duration;
+    memcpy(l->grid, s->grid, sizeof l->grid);
+    memcpy(l->block, s->block, sizeof l->block);
+}
+
+typedef struct scores {
+    size_t nodes, covered;
+    double worst;             /* largest |error| in points */
+    double *errors, *spreads; /* per node, points */
+} scores;
+
+/* Compares the kernel's sampled tree with its truth, every L1-L3 node. */
+static void score(const td_summary *truth, const td_summary *sampled, scores *sc)
+{
+    const td_model *m = &truth->models[0];
+    const td_kernel_summary *t = &truth->kernels[0], *e = &sampled->kernels[0];
+    CHECK(t->has_data && e->has_data && e->sampled);
+    for (int n = 0; n < m->n_tree; n++) {
+        if (m->tree[n].level > 3)
+            continue;
+        double err = 100.0 * fabs(e->mean.value[n] - t->mean.value[n]);
+        double spread = 100.0 * e->spread.value[n];
+        sc->errors[sc->nodes] = err;
+        sc->spreads[sc->nodes] = spread;
+        sc->nodes++;
+        sc->covered += err <= spread + 1e-9;
+        if (err > sc->worst)
+            sc->worst = err;
+        if (err > 2.0)
+            fprintf(stderr, "  node %s: sampled %.2f truth %.2f spread %.2f\n", m->tree[n].path,
+                    100.0 * e->mean.value[n], 100.0 * t->mean.value[n], spread);
+    }
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, by_value);
+    return n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : 0;
+}
+
+typedef double (*size_fn)(size_t i, uint32_t *rng);
+
+/* A frontier over 25 levels from each of 40 sources: tiny, huge, tiny. */
+static double bfs_size(size_t i, uint32_t *rng)
+{
+    double level = (double)(i % 25) / 24.0;
+    double x = pow(sin(3.14159265358979 * level), 3.0) * noise(rng, 0.3);
+    return x < 0 ? 0 : (x > 1 ? 1 : x);
+}
+
+/* Compute phase then memory phase, 128 launches each. */
+static double phase_size(size_t i, uint32_t *rng)
+{
+    return ((i / 128) % 2 ? 0.9 : 0.1) * noise(rng, 0.02);
+}
+
+/* One stream of n launches: the truth (every launch, full set) and the
+ * sample as the collector chooses it (budget unlimited: every launch the
+ * choice wants), each summarised as the report does. */
+static void run_stream(size_fn size, size_t n, int grid_follows, uint32_t seed, scores *sc,
+                       size_t *measured)
+{
+    td_result truth_res, sampled_res;
+    td_device *truth_dev = new_device(&truth_res), *sampled_dev = new_device(&sampled_res);
+    td_choose_kernel state;
+    memset(&state, 0, sizeof state);
+    uint32_t rng = seed, xrng = seed * 7919u + 1u;
+    int active = -1;
+    *measured = 0;
+    for (size_t i = 0; i < n; i++) {
+        sim_launch s = simulate(size(i, &xrng), grid_follows, &rng);
+        add(truth_dev, "k", &s, 1, TD_GROUP_ALL);
+        td_choice ch = td_choose(&state, td_choose_size_class(s.grid, s.block), 3, active, 0);
+        add(sampled_dev, "k", &s, ch.measure, ch.group);
+        if (ch.measure)
+            active = ch.group, (*measured)++;
+    }
+    td_summary truth, sampled;
+    td_error err;
+    CHECK(td_summarize(&truth_res, &archs, NULL, &truth, &err) == 0);
+    CHECK(td_summarize(&sampled_res, &archs, NULL, &sampled, &err) == 0);
+    score(&truth, &sampled, sc);
+    td_summary_free(&truth);
+    td_summary_free(&sampled);
+    td_choose_free(&state);
+    td_result_free(&truth_res);
+    td_result_free(&sampled_res);
+}
+
+static void check_bar(const char *what, size_fn size, size_t n, int grid_follows)
+{
+    enum { STREAMS = 12 };
+    static double errors[STREAMS * TD_TREE_MAX], spreads[STREAMS * TD_TREE_MAX];
+    scores sc = {0, 0, 0, errors, spreads};
+    size_t measured = 0;
+    for (uint32_t seed = 1; seed <= STREAMS; seed++)
+        run_stream(size, n, grid_follows, seed * 2654435761u, &sc, &measured);
+    double med_err = median(errors, sc.nodes), med_spread = median(spreads, sc.nodes);
+    printf("%s: %zu launches, %zu measured; worst error %.2f points; spread covers %zu/%zu "
+           "nodes; median error %.3f, median spread %.3f\n", what, n, measured, sc.worst,
+           sc.covered, sc.nodes, med_err, med_spread);
+    CHECK(sc.worst <= 2.0);
+    CHECK(sc.covered * 100 >= sc.nodes * 95);
+    CHECK(med_spread <= fmax(3.0 * med_err, 1.0));
+    CHECK(measured < n / 4); /* a sample, not every launch */
+}
+
+/* Two launches of a kernel with three groups: its level 1 is measured,
+ * its stall split is not (n/m), and the stalled slots stay unattributed. */
+static void test_incomplete(void)
+{
+    td_result res;
+    td_device *dev = new_device(&res);
+    uint32_t rng = 5;
+    sim_launch a = simulate(0.3, 1, &rng), b = simulate(0.3, 1, &rng);
+    add(dev, "twice", &a, 1, 0);
+    add(dev, "twice", &b, 1, 1);
+    td_summary s;
+    td_error err;
+    CHECK(td_summarize(&res, &archs, NULL, &s, &err) == 0);
+    const td_kernel_summary *k = &s.kernels[0];
+    const td_model *m = &s.models[0];
+    CHECK(k->has_data && k->sampled);
+    CHECK(k->reasons_measured == 3 && k->reasons_total == 5 && k->stalls_missing == 2);
+    CHECK(s.incomplete == 1);
+    int retire = td_model_find(m, "Retire"), fe = td_model_find(m, "Frontend");
+    td_breakdown one;
+    CHECK(td_model_launch(m, &s.bindings[0], &dev->launches[0], &one, &err) == 0);
+    CHECK_NEAR(k->mean.value[retire], one.value[retire], 1e-9);
+    CHECK(k->mean.value[fe] == 0.0);
+    CHECK_NEAR(k->mean.unattributed, 1.0 - one.value[retire] -
+                   one.value[td_model_find(m, "Divergence")], 1e-9);
+    td_summary_free(&s);
+    td_result_free(&res);
+}
+
+/* Every launch with the full set: the exact duration-weighted mean of the
+ * launches' trees, and no sampling spread (nothing was left unmeasured):
+ * only the counters' repeatability. */
+static void test_every_launch(void)
+{
+    td_result res;
+    td_device *dev = new_device(&res);
+    uint32_t rng = 9;
+    double want = 0, total = 0;
+    td_summary s;
+    td_error err;
+    for (int i = 0; i < 50; i++) {
+        sim_launch l = simulate(i % 2 ? 0.2 : 0.8, 1, &rng);
+        add(dev, "all", &l, 1, TD_GROUP_ALL);
+    }
+    CHECK(td_summarize(&res, &archs, NULL, &s, &err) == 0);
+    const td_model *m = &s.models[0];
+    int l1b = td_model_find(m, "Backend.Memory_Bound.L1_Bound");
+    for (size_t i = 0; i < dev->n_launches; i++) {
+        td_breakdown one;
+        CHECK(td_model_launch(m, &s.bindings[0], &dev->launches[i], &one, &err) == 0);
+        want += dev->launches[i].duration_ns * one.value[l1b];
+        total += dev->launches[i].duration_ns;
+    }
+    CHECK(!s.kernels[0].sampled);
+    CHECK_NEAR(s.kernels[0].mean.value[l1b], want / total, 1e-12);
+    for (int n = 0; n < TD_TREE_MAX; n++)
+        CHECK(s.kernels[0].spread.value[n] == TD_EST_FLOOR); /* the counters' own */
+    td_summary_free(&s);
+    td_result_free(&res);
+}
+
+/* The choice alone: coverage first, every group of a class in turn, a
+ * stride that grows, and a dropped choice taken again. */
+static void test_choice(void)
+{
+    td_choose_kernel k;
+    memset(&k, 0, sizeof k);
+    td_choice c = td_choose(&k, 10, 3, 2, 0);
+    CHECK(c.measure && c.coverage && c.group == 2); /* the configured group first */
+    c = td_choose(&k, 10, 3, 2, 0);
+    CHECK(c.measure && c.coverage && c.group == 0);
+    td_choose_dropped(&k, 10, 0);
+    c = td_choose(&k, 10, 3, 2, 0);
+    CHECK(c.measure && c.coverage && c.group == 0); /* dropped: still lacking */
+    c = td_choose(&k, 10, 3, 0, 0);
+    CHECK(c.measure && c.coverage && c.group == 1);
+    size_t taken = 0;
+    for (int i = 0; i < 100000; i++)
+        taken += td_choose(&k, 10, 3, -1, 0).measure;
+    CHECK(taken > 100 && taken < 1000); /* grows with the log of the run */
+    /* a new size class starts dense again, with no coverage left to do */
+    c = td_choose(&k, 20, 3, -1, 0);
+    CHECK(c.measure && !c.coverage);
+    CHECK(td_choose(&k, 20, 0, -1, 0).measure == 0);
+    /* no budget: every launch, the groups still balanced */
+    size_t every = 0;
+    uint32_t per_group[3] = {0};
+    for (int i = 0; i < 300; i++) {
+        td_choice e = td_choose(&k, 30, 3, -1, 1);
+        every += e.measure;
+        per_group[e.group]++;
+    }
+    CHECK(every == 300 && per_group[0] == 100 && per_group[1] == 100 && per_group[2] == 100);
+    unsigned grid[3] = {1024, 1, 1}, block[3] = {256, 1, 1};
+    CHECK(td_choose_size_class(grid, block) == 18);
+    td_choose_free(&k);
+}
+
+int main(void)
+{
+    char dir[64], path[512];
+    td_error err;
+    td_test_tmpdir(dir, sizeof dir);
+    td_test_write(dir, "esttest.json", arch_json, path, sizeof path);
+    CHECK(td_arch_load_dir(dir, &archs, &err) == 0);
+    test_choice();
+    test_every_launch();
+    test_incomplete();
+    check_bar("bfs", bfs_size, 4000, 1);
+    check_bar("phases", phase_size, 4096, 0);
+    td_arch_set_free(&archs);
+    td_test_cleanup(dir);
+    return td_check_summary();
+}

@@ -1,0 +1,149 @@
+/* Profiling an app: topdown [options] [--] APP [ARGS...]; the report of
+ * what it measured follows. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/outname.h"
+#include "report/output.h"
+#include "topdown/cli.h"
+#include "topdown/commands.h"
+#include "topdown/profile.h"
+
+/* -o and the CSVs, checked before anything runs: a bad pattern (an unknown
+ * %x, an unset %q{VAR}), or a fixed name that exists without -f or lies
+ * in no folder, is a usage error. */
+static int check_outputs(const cli *c, td_error *err)
+{
+    const char *outputs[] = {c->csv, c->csv_launches};
+    int rc = cmd_check_outputs(outputs, 2, c->profile.force, NULL, 0, err);
+    const char *o = c->profile.output;
+    char name[4096];
+    if (rc || !o)
+        return rc;
+    if (td_outname_expand(o, 1, 1, name, sizeof name, err))
+        return TD_USAGE_ERROR;
+    if (!strchr(o, '%') && td_output_check(o, c->profile.force, NULL, 0, err))
+        return TD_USAGE_ERROR;
+    return 0;
+}
+
+/* The app word is a command given after options (topdown -l 2 report F),
+ * or, when no such app exists, a command mistyped (topdown reprot F):
+ * said as such. Any other app that cannot be found is a usage error too. */
+static int check_app_word(char **argv, int at, const cli *c, td_error *err)
+{
+    const char *word = argv[at];
+    int after_dashes = strcmp(argv[at - 1], "--") == 0;
+    td_command k = td_cli_command_named(word);
+    if (k != TD_CMD_COUNT && !after_dashes)
+        return td_usage_fail(err, "`%s` is a command and comes first, its options after "
+                             "it (topdown %s FILE -l 2, not topdown -l 2 %s FILE); see "
+                             "topdown %s --help", word, word, word, word);
+    if (td_profile_check_app(word, err) == 0)
+        return 0;
+    const char *near = after_dashes || strchr(word, '/') ? NULL : td_cli_command_near(word);
+    if (near)
+        return td_usage_fail(err, "no command or app \"%s\"; did you mean `topdown %s`? "
+                             "(topdown --help lists the commands)", word, near);
+    if (c->csv && strcmp(c->csv, "-") == 0 && strcmp(argv[at - 1], "--csv") == 0)
+        td_fail_context(err, "--csv took no file (a name ending in .csv, or --csv=FILE)");
+    return TD_USAGE_ERROR; /* the message says why the app was not found */
+}
+
+/* Flushes standard output; 1 (and why) when something written there did
+ * not get there (a full disk, a closed pipe). */
+int cmd_stdout_failed(const char **why)
+{
+    errno = 0;
+    int failed = fflush(stdout) != 0;
+    int saved = errno;
+    failed |= ferror(stdout) != 0;
+    *why = saved ? strerror(saved) : "write failed (disk full or closed pipe?)";
+    return failed;
+}
+
+int cmd_profile(int argc, char **argv, td_error *err)
+{
+    cli c;
+    int rc = td_cli_parse_options(argc, argv, &c, err);
+    if (rc)
+        return rc;
+    if (c.help) {
+        td_cli_usage(stdout);
+        return 0;
+    }
+    if (c.version) {
+        printf("topdown %s\n", TOPDOWN_VERSION);
+        return 0;
+    }
+    if (optind >= argc)
+        return td_usage_fail(err, "no application given: topdown [options] -- APP [ARGS...] (see topdown --help)");
+    if ((rc = check_app_word(argv, optind, &c, err)))
+        return rc;
+    if (c.profile.kernel_filter &&
+        (rc = cmd_check_kernel_name(c.profile.kernel_filter, c.report.name_base, 0, err)))
+        return rc;
+    td_arch_set archs;
+    if (c.arch && (rc = cmd_load_archs(&archs, c.arch, err)))
+        return rc;
+    if (c.arch)
+        td_arch_set_free(&archs);
+    if ((rc = check_outputs(&c, err)))
+        return rc;
+    c.profile.app_argv = &argv[optind];
+    const char *outputs[] = {c.csv, c.csv_launches};
+    c.profile.outputs = outputs;
+    c.profile.n_outputs = 2;
+    td_profile_outcome outcome;
+    memset(&outcome, 0, sizeof outcome);
+    if (td_profile_run(&c.profile, &outcome, err))
+        return -1;
+    if (outcome.message[0])
+        fprintf(stderr, "topdown: %s\n", outcome.message);
+    if (outcome.warning[0])
+        fprintf(stderr, "topdown: warning: %s\n", outcome.warning);
+    if (outcome.nvtx_note[0])
+        fprintf(stderr, "topdown: note: %s\n", outcome.nvtx_note);
+    if (outcome.clock_notice[0])
+        fprintf(stderr, "topdown: warning: %s\n", outcome.clock_notice);
+    /* The app's exit code passes through; when it is 0, a run that
+     * measured nothing says so with its own code. */
+    int nothing = outcome.app_exit_code ? outcome.app_exit_code : TD_EXIT_NOTHING_MEASURED;
+    if (!outcome.result_written) {
+        fprintf(stderr, "topdown: nothing measured (%ld kernel launches seen), so no result "
+                "file was written (exit code %d%s)\n", outcome.launches, nothing,
+                outcome.app_exit_code ? ", the app's" : "");
+        return nothing;
+    }
+    td_error report_err;
+    int has_data = 0;
+    c.pm_timeline = c.profile.pm_interval_us > 0; /* the timeline is what was asked for */
+    int report_failed = outcome.launches > 0 &&
+                        cmd_print_result_file(outcome.result_path, &c, &has_data, &report_err);
+    if (report_failed)
+        fprintf(stderr, "topdown: %s (the result is saved: `topdown report %s` reads it "
+                "again)\n", report_err.msg, outcome.result_path);
+    /* the report first, then the closing line on stderr */
+    const char *why;
+    if (cmd_stdout_failed(&why)) {
+        fprintf(stderr, "topdown: error writing standard output: %s\n", why);
+        report_failed = 1;
+        clearerr(stdout); /* said once */
+    }
+    fprintf(stderr, "topdown: result saved to %s (%ld launches, %ld profiled, %d replay pass%s)\n",
+            outcome.result_path, outcome.launches, outcome.profiled, outcome.passes,
+            outcome.passes == 1 ? "" : "es");
+    if (outcome.launches > 0 && !report_failed)
+        cmd_print_hint(outcome.result_path, &c, has_data);
+    /* The app's exit code passes through; an output that failed after an
+     * app that succeeded makes it 1. */
+    if (outcome.nothing_measured) {
+        fprintf(stderr, "topdown: nothing measured: no launch was profiled (exit code %d%s)\n",
+                nothing, outcome.app_exit_code ? ", the app's" : "");
+        return nothing;
+    }
+    return report_failed && outcome.app_exit_code == 0 ? 1 : outcome.app_exit_code;
+}
+

@@ -1,0 +1,133 @@
+#include "choose.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics/xorshift.h"
+
+unsigned td_choose_size_class(const unsigned grid[3], const unsigned block[3])
+{
+    double threads = 1.0;
+    for (int i = 0; i < 3; i++)
+        threads *= (double)(grid[i] ? grid[i] : 1) * (double)(block[i] ? block[i] : 1);
+    unsigned cls = 0;
+    while (threads >= 2.0 && cls < 63) {
+        threads /= 2.0;
+        cls++;
+    }
+    return cls;
+}
+
+/* The kernel's entry for a size class, added on first sight; NULL when out
+ * of memory (the launch is then left unmeasured). */
+static td_choose_class *class_of(td_choose_kernel *k, unsigned size_class)
+{
+    for (size_t i = 0; i < k->n_classes; i++)
+        if (k->classes[i].size_class == size_class)
+            return &k->classes[i];
+    if (k->n_classes == k->cap_classes) {
+        size_t cap = k->cap_classes ? 2 * k->cap_classes : 4;
+        td_choose_class *bigger = realloc(k->classes, cap * sizeof *bigger);
+        if (!bigger)
+            return NULL;
+        k->classes = bigger;
+        k->cap_classes = cap;
+    }
+    td_choose_class *c = &k->classes[k->n_classes++];
+    memset(c, 0, sizeof *c);
+    c->size_class = size_class;
+    c->stride = 1;
+    c->rng = 0x9e3779b9u ^ size_class;
+    return c;
+}
+
+/* The group measured least in counts[0..n); the active one while it is
+ * within TD_CHOOSE_SLACK of the least (a switch costs a fresh profiler
+ * object, 25 ms or more; staying costs a little balance). */
+static int least_measured(const uint32_t *counts, size_t n, int active)
+{
+    int best = 0;
+    for (size_t g = 1; g < n; g++)
+        if (counts[g] < counts[best])
+            best = (int)g;
+    if (active >= 0 && (size_t)active < n && counts[active] <= counts[best] + TD_CHOOSE_SLACK)
+        return active;
+    return best;
+}
+
+static int lacking_group(const td_choose_kernel *k, size_t n, int active)
+{
+    if (active >= 0 && (size_t)active < n && k->group_samples[active] == 0)
+        return active;
+    for (size_t g = 0; g < n; g++)
+        if (k->group_samples[g] == 0)
+            return (int)g;
+    return -1;
+}
+
+/* The ordinal of the class's next sample after this one: somewhere in the
+ * next stride, on average one stride on. */
+static uint64_t next_sample(td_choose_class *c, uint64_t ordinal)
+{
+    if (c->stride < 2)
+        return ordinal + 1;
+    return ordinal + c->stride / 2 + 1 + td_xorshift32(&c->rng) % c->stride;
+}
+
+static void take(td_choose_kernel *k, td_choose_class *c, int group)
+{
+    c->samples++;
+    c->group_samples[group]++;
+    k->group_samples[group]++;
+    if (c->samples % TD_CHOOSE_PER_CLASS == 0)
+        c->stride *= 2;
+}
+
+td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, int active,
+                    int every)
+{
+    td_choice none = {0, -1, 0};
+    if (n_groups == 0)
+        return none;
+    if (n_groups > TD_CHOOSE_MAX_GROUPS)
+        n_groups = TD_CHOOSE_MAX_GROUPS;
+    td_choose_class *c = class_of(k, size_class);
+    if (!c)
+        return none;
+    uint64_t ordinal = c->seen++;
+    int lacking = lacking_group(k, n_groups, active);
+    if (lacking >= 0) {
+        take(k, c, lacking);
+        if (ordinal >= c->next)
+            c->next = next_sample(c, ordinal);
+        return (td_choice){1, lacking, 1};
+    }
+    if (ordinal < c->next && !every)
+        return none;
+    c->next = next_sample(c, ordinal);
+    int group = least_measured(c->group_samples, n_groups, active);
+    take(k, c, group);
+    return (td_choice){1, group, 0};
+}
+
+void td_choose_dropped(td_choose_kernel *k, unsigned size_class, int group)
+{
+    if (group < 0 || group >= TD_CHOOSE_MAX_GROUPS)
+        return;
+    for (size_t i = 0; i < k->n_classes; i++) {
+        td_choose_class *c = &k->classes[i];
+        if (c->size_class != size_class || c->group_samples[group] == 0)
+            continue;
+        /* the stride stays: a dropped sample is not made up later */
+        c->samples--;
+        c->group_samples[group]--;
+        k->group_samples[group]--;
+        return;
+    }
+}
+
+void td_choose_free(td_choose_kernel *k)
+{
+    free(k->classes);
+    memset(k, 0, sizeof *k);
+}

@@ -1,0 +1,72 @@
+/* Which launch of a kernel is measured, and with which counter group, in
+ * replay-free collection (docs/COLLECTION.md "Choosing launches"). Pure
+ * logic, no CUDA: tests/unit/test_estimate.c drives it with simulated
+ * launch streams and checks the estimator's tree against the truth.
+ *
+ * The estimator (levels/estimate.h) post-stratifies a kernel's launches by
+ * duration and by time; the choice feeds it samples spread over both:
+ *  - a launch's size class (floor(log2(threads launched))) stands in for
+ *    its duration, which is known only after it ran;
+ *  - in each size class of each kernel, launches are sampled one per
+ *    stride, at a pseudo-random place in the stride (a fixed stride would
+ *    alias with a loop of the same period), and the stride doubles each
+ *    time the class holds TD_CHOOSE_PER_CLASS more samples: samples reach
+ *    from the first launch to the last and their number grows with the log
+ *    of the run;
+ *  - each sample takes the counter group the class has measured least,
+ *    or the group already configured while it leads by at most
+ *    TD_CHOOSE_SLACK samples (a switch costs a fresh profiler object);
+ *  - a kernel that lacks a group altogether is measured at once with it
+ *    (coverage: every kernel gets a whole tree as early as it can). */
+#ifndef TD_CHOOSE_H
+#define TD_CHOOSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TD_CHOOSE_MAX_GROUPS 32 /* TD_MAX_GROUPS of metrics/groups.h */
+#define TD_CHOOSE_PER_CLASS 16  /* samples per stride of a size class */
+#define TD_CHOOSE_SLACK 3       /* samples the configured group may lead by */
+
+/* One size class of one kernel. */
+typedef struct td_choose_class {
+    unsigned size_class;
+    uint64_t seen;      /* launches of the class seen */
+    uint64_t next;      /* ordinal of its next sample */
+    uint64_t stride;
+    uint32_t samples;   /* samples planned in the class */
+    uint32_t rng;       /* xorshift32 state: where in the stride the next sample falls */
+    uint32_t group_samples[TD_CHOOSE_MAX_GROUPS];
+} td_choose_class;
+
+/* A kernel's sampling state on one context. */
+typedef struct td_choose_kernel {
+    td_choose_class *classes;
+    size_t n_classes, cap_classes;
+    uint32_t group_samples[TD_CHOOSE_MAX_GROUPS]; /* over all classes */
+} td_choose_kernel;
+
+typedef struct td_choice {
+    int measure;  /* 1: measure this launch */
+    int group;    /* with this counter group */
+    int coverage; /* the kernel had never measured it: not for the budget to refuse */
+} td_choice;
+
+/* The size class of a launch of grid x block threads. */
+unsigned td_choose_size_class(const unsigned grid[3], const unsigned block[3]);
+
+/* Counts the launch and decides. n_groups: the context's counter groups
+ * (0: none, never measure); active: the group configured now (-1: none);
+ * every: measure every launch (no budget), still balancing the groups.
+ * A choice the caller then cannot carry out (the budget, a failure) is
+ * undone with td_choose_dropped. */
+td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, int active,
+                    int every);
+
+/* The launch chosen was not measured after all: its group is counted as
+ * not taken, so the next sample of the class takes it again. */
+void td_choose_dropped(td_choose_kernel *k, unsigned size_class, int group);
+
+void td_choose_free(td_choose_kernel *k);
+
+#endif
