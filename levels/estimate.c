@@ -504,6 +504,7 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
     }
     if (rc == 0 && out->has_level1) {
         estimate(&w, &out->mean);
+        out->mean.reasons_missing = out->reasons_total - out->reasons_measured;
         rc = bootstrap(&w, n, &out->spread, err);
         td_breakdown term;
         extrapolation(&w, &out->mean, &term);
