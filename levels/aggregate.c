@@ -209,6 +209,41 @@ static int add_launches(td_summary *s, name_index *idx, const td_result *res,
     return 0;
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The SM clock of each profiled launch that measured the elapsed cycles. */
+static int kernel_clocks(td_summary *s, const td_result *res, const kernel_work *w, size_t k,
+                         td_error *err)
+{
+    td_kernel_summary *ks = &s->kernels[k];
+    double *mhz = malloc((w->n_launches[k] ? w->n_launches[k] : 1) * sizeof *mhz);
+    if (!mhz)
+        return td_fail(err, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < w->n_launches[k]; i++) {
+        const td_launch *l = w->launches[k][i].launch;
+        const td_device *dev = &res->devices[w->launches[k][i].dev];
+        int at = s->bindings[w->launches[k][i].dev].counter[TD_C_CYCLES_ELAPSED_MAX];
+        if (!l->profiled || !l->counters || at < 0 || !(l->duration_ns > 0) ||
+            !td_launch_measured(dev, l, at) || !(l->counters[at] > 0))
+            continue;
+        mhz[n++] = l->counters[at] / l->duration_ns * 1000.0;
+    }
+    if (n) {
+        qsort(mhz, n, sizeof *mhz, by_value);
+        ks->clocks = n;
+        ks->clock_min_mhz = mhz[0];
+        ks->clock_max_mhz = mhz[n - 1];
+        ks->clock_median_mhz = n % 2 ? mhz[n / 2] : 0.5 * (mhz[n / 2 - 1] + mhz[n / 2]);
+    }
+    free(mhz);
+    return 0;
+}
+
 /* A kernel whose launches were not all measured with the full set gets
  * the estimator's tree and spread (levels/estimate.h); one measured whole
  * keeps the duration-weighted mean of its launches' trees, and the spread
@@ -222,6 +257,8 @@ static int finish_estimates(td_summary *s, const td_result *res, kernel_work *w,
         ks->reasons_measured = ks->reasons_total;
         if (ks->profiled == 0)
             continue;
+        if (kernel_clocks(s, res, w, k, err))
+            return -1;
         if (ks->group_launches == 0 && ks->profiled == ks->launches) {
             /* measured whole: no sampling error, only the counters' own
              * repeatability (TD_EST_FLOOR) */

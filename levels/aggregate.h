@@ -31,6 +31,11 @@ typedef struct td_kernel_summary {
                               or several) */
     int graph_whole;       /* a pseudo-kernel: whole launches of that graph */
     int graph_level;       /* its tree is its graph's (no range per node) */
+    /* The SM clock of its profiled launches that measured it (elapsed SM
+     * cycles of the busiest SM over the launch's duration), in MHz;
+     * clocks = 0: none did (the table names no cycles_elapsed_max). */
+    size_t clocks;
+    double clock_min_mhz, clock_median_mhz, clock_max_mhz;
 } td_kernel_summary;
 
 typedef struct td_summary {

@@ -3,24 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether a launch measured metric index `metric` of its device. */
-static int measured(const td_device *dev, const td_launch *l, int metric)
-{
-    if (metric < 0)
-        return 0;
-    if (l->group == TD_GROUP_ALL)
-        return 1;
-    const td_counter_group *g = &dev->groups[l->group];
-    for (size_t i = 0; i < g->n; i++)
-        if (g->metrics[i] == (size_t)metric)
-            return 1;
-    return 0;
-}
-
 static void add_one(td_combine *acc, size_t slot, const td_device *dev, const td_launch *l,
                     int metric, double cycles)
 {
-    if (!measured(dev, l, metric))
+    if (!td_launch_measured(dev, l, metric))
         return;
     acc->num[slot] += l->counters[metric];
     acc->den[slot] += cycles;
@@ -30,7 +16,7 @@ void td_combine_add(td_combine *acc, const td_model *m, const td_binding *b,
                     const td_device *dev, const td_launch *l)
 {
     int cycles_index = b->counter[TD_C_CYCLES_ACTIVE];
-    if (!l->profiled || !l->counters || !measured(dev, l, cycles_index))
+    if (!l->profiled || !l->counters || !td_launch_measured(dev, l, cycles_index))
         return;
     double cycles = l->counters[cycles_index];
     if (!(cycles > 0))

@@ -59,20 +59,6 @@ static double weight_of(const td_launch *l)
     return l->duration_ns > 0 ? l->duration_ns : 1.0;
 }
 
-static int measured(const td_device *dev, const td_launch *l, int metric)
-{
-    if (metric < 0)
-        return 0;
-    if (l->group == TD_GROUP_ALL)
-        return 1;
-    if (l->group < 0 || (size_t)l->group >= dev->n_groups)
-        return 0;
-    const td_counter_group *g = &dev->groups[l->group];
-    for (size_t i = 0; i < g->n; i++)
-        if (g->metrics[i] == (size_t)metric)
-            return 1;
-    return 0;
-}
 
 static double counter(const td_launch *l, const td_binding *b, td_counter c)
 {
@@ -96,7 +82,7 @@ static int has_level1(const td_device *dev, const td_binding *b, const td_launch
     static const td_counter needed[] = {TD_C_INST_EXECUTED, TD_C_INST_ISSUED,
                                         TD_C_THREAD_INST_EXECUTED};
     for (size_t i = 0; i < sizeof needed / sizeof *needed; i++)
-        if (!measured(dev, l, b->counter[needed[i]]))
+        if (!td_launch_measured(dev, l, b->counter[needed[i]]))
             return 0;
     return 1;
 }
@@ -114,8 +100,8 @@ static int per_warp(const td_est_launch *ls, size_t n, const td_binding *binding
         if (!l->profiled || !l->counters)
             continue;
         for (size_t r = 0; r < n_stalls; r++)
-            if (measured(dev, l, b->stall[r])) {
-                if (!measured(dev, l, b->counter[TD_C_WARPS_ACTIVE]) ||
+            if (td_launch_measured(dev, l, b->stall[r])) {
+                if (!td_launch_measured(dev, l, b->counter[TD_C_WARPS_ACTIVE]) ||
                     !(counter(l, b, TD_C_WARPS_ACTIVE) > 0))
                     return 0;
                 any = 1;
@@ -154,7 +140,7 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
         const td_device *dev = &devices[ls[i].dev];
         const td_binding *b = &bindings[ls[i].dev];
         int cycles = b->counter[TD_C_CYCLES_ACTIVE];
-        if (!l->profiled || !l->counters || !measured(dev, l, cycles) ||
+        if (!l->profiled || !l->counters || !td_launch_measured(dev, l, cycles) ||
             !(l->counters[cycles] > 0))
             continue;
         sample *x = &w->samples[w->n_samples];
@@ -168,7 +154,7 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
             level1_of(w, b, l, x->l1);
         double norm = warps ? counter(l, b, TD_C_WARPS_ACTIVE) : l->counters[cycles];
         for (size_t r = 0; r < w->n_stalls; r++)
-            x->reason[r] = measured(dev, l, b->stall[r]) ? l->counters[b->stall[r]] / norm : NAN;
+            x->reason[r] = td_launch_measured(dev, l, b->stall[r]) ? l->counters[b->stall[r]] / norm : NAN;
     }
     if (w->n_samples == 0)
         free(reasons);
@@ -518,6 +504,7 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
     }
     if (rc == 0 && out->has_level1) {
         estimate(&w, &out->mean);
+        out->mean.reasons_missing = out->reasons_total - out->reasons_measured;
         rc = bootstrap(&w, n, &out->spread, err);
         td_breakdown term;
         extrapolation(&w, &out->mean, &term);

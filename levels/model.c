@@ -247,6 +247,12 @@ void td_breakdown_keep_shared(const td_model *m, td_breakdown *b, int depth)
             b->value[n] = 0;
 }
 
+int td_node_measured(const td_model *m, const td_breakdown *b, int node)
+{
+    td_node_kind kind = m->tree[node].kind;
+    return !b->reasons_missing || (kind != TD_KIND_STALL_SPLIT && kind != TD_KIND_STALL);
+}
+
 int td_node_present(const td_model *m, const td_breakdown *b, int node)
 {
     int stall = m->tree[node].stall;
@@ -272,7 +278,8 @@ static int largest_child_over(const td_model *m, const td_breakdown *b, int pare
     int best = -1;
     double best_value = 0;
     for (int n = td_model_next_child(m, parent, -1); n >= 0; n = td_model_next_child(m, parent, n))
-        if (td_node_present(m, b, n) && td_over_threshold(m, b, n) && b->value[n] > best_value) {
+        if (td_node_present(m, b, n) && td_node_measured(m, b, n) && td_over_threshold(m, b, n) &&
+            b->value[n] > best_value) {
             best = n;
             best_value = b->value[n];
         }
@@ -300,5 +307,6 @@ void td_model_judge(const td_model *m, const td_breakdown *b, td_verdict *out)
     for (int level = 1; level <= TD_MAX_LEVEL; level++)
         out->bottleneck[level] = td_bottleneck(m, b, level);
     for (int n = 0; n < m->n_tree; n++)
-        out->over[n] = (unsigned char)(td_node_present(m, b, n) && td_over_threshold(m, b, n));
+        out->over[n] = (unsigned char)(td_node_present(m, b, n) && td_node_measured(m, b, n) &&
+                                       td_over_threshold(m, b, n));
 }

@@ -96,7 +96,11 @@ typedef struct td_breakdown {
     double ipc;        /* executed warp instructions per active SM cycle */
     double ipc_issued;
     double warp_eff;   /* 0..1 */
-    double unattributed; /* stalled slots with no stall sample (S == 0) */
+    double unattributed; /* stalled slots not split: no stall sample (S == 0),
+                            or a split that was not made (reasons_missing) */
+    size_t reasons_missing; /* stall reasons no launch measured: the split below
+                               Frontend/Backend is not made, and those nodes are
+                               shown as not measured (n/m), never renormalised */
     int has_slots;
 } td_breakdown;
 
@@ -121,6 +125,10 @@ void td_breakdown_keep_shared(const td_model *m, td_breakdown *b, int depth);
 /* Whether tree node `node` has a value in b (a stall reason of a mean over
  * mixed tables has none). */
 int td_node_present(const td_model *m, const td_breakdown *b, int node);
+/* Whether b's value of node was measured: not a node of the stall split
+ * when the split was not made (b->reasons_missing). An unmeasured node is
+ * shown as n/m and never marked. */
+int td_node_measured(const td_model *m, const td_breakdown *b, int node);
 
 /* Bottleneck per MODEL.md section 7, searched down to max_level (1..4).
  * Returns a tree index, or -1 if none. */

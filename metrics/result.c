@@ -680,3 +680,18 @@ int td_result_save(const char *path, const td_result *res, td_error *err)
     free(lined);
     return rc;
 }
+
+int td_launch_measured(const td_device *dev, const td_launch *l, int metric)
+{
+    if (metric < 0)
+        return 0;
+    if (l->group == TD_GROUP_ALL)
+        return 1;
+    if (l->group < 0 || (size_t)l->group >= dev->n_groups)
+        return 0;
+    const td_counter_group *g = &dev->groups[l->group];
+    for (size_t i = 0; i < g->n; i++)
+        if (g->metrics[i] == (size_t)metric)
+            return 1;
+    return 0;
+}

@@ -142,6 +142,9 @@ int td_device_reserve_copies(td_device *dev, size_t n, td_error *err);
 const char *td_copy_kind_name(unsigned kind);
 const char *td_copy_direction_name(unsigned direction);
 
+/* Whether launch l of section dev measured metric index `metric` (its
+ * counter group holds it, or it measured the full set). */
+int td_launch_measured(const td_device *dev, const td_launch *l, int metric);
 /* Index of a metric in dev->metrics, or -1. */
 int td_device_metric_index(const td_device *dev, const char *name);
 
