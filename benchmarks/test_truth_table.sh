@@ -57,9 +57,11 @@ grep -q '^all apps: FAIL$' "$tmp/t1.txt" || fail "all apps FAIL"
 grep -qx 'good,Test,k2,9.0000,Backend,80.0000,79.8000,0.5000' "$tmp/t1.csv" || fail "good k2 Backend row"
 grep -qx 'bad,Test,k1,80.0000,Frontend,,4.0000,0.0000' "$tmp/t1.csv" || fail "bad k1 Frontend row (sampled empty)"
 grep -qx 'bad,Test,heap,20.0000,Retire,10.0000,,9.0000' "$tmp/t1.csv" || fail "bad heap row (truth empty)"
-# Spread scaled: 0.5 -> 1.0 on k2.
-python3 "$tt" --spread-scale 2 good "$tmp/good_s.json" "$tmp/good_t.json" 2>/dev/null |
-    grep -qx 'good,,k2,9.0000,Backend,80.0000,79.8000,1.0000' || fail "--spread-scale"
+# Spread scaled: 0.5 -> 1.0 on k2. Into a file: grep -q in a pipe may
+# stop reading first, and pipefail then fails on python3's broken pipe.
+python3 "$tt" --spread-scale 2 good "$tmp/good_s.json" "$tmp/good_t.json" 2>/dev/null \
+    > "$tmp/scaled.csv" || fail "truth_table.py --spread-scale: exit $?"
+grep -qx 'good,,k2,9.0000,Backend,80.0000,79.8000,1.0000' "$tmp/scaled.csv" || fail "--spread-scale"
 
 # 2. A recorded result against itself.
 rec="$src/benchmarks/results/h100_td_bench.topdown.json"
