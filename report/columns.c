@@ -149,8 +149,8 @@ void td_columns_free(td_columns *cols)
 
 double td_column_value(const td_column *c, const td_model *m, const td_breakdown *b)
 {
-    if (!b->has_slots)
-        return NAN;
+    if (!b->has_slots || !td_node_measured(m, b, c->node))
+        return NAN; /* no value, or a stall split that was not made */
     if (!c->reason)
         return m->tree[c->node].measured ? b->value[c->node] : NAN;
     for (int n = td_model_next_child(m, c->node, -1); n >= 0; n = td_model_next_child(m, c->node, n))

@@ -25,12 +25,16 @@ static int add_node(cJSON *nodes, const json_view *view, int node, int level)
     cJSON *item = cJSON_CreateObject();
     if (!item || !cJSON_AddItemToArray(nodes, item))
         return cJSON_Delete(item), -1;
+    /* a node of a stall split that was not made: null, never a guess */
+    int measured = td_node_measured(view->model, view->b, node);
     int ok = cJSON_AddStringToObject(item, "path", t->path) &&
              cJSON_AddStringToObject(item, "name", t->name) &&
              cJSON_AddNumberToObject(item, "level", t->level) &&
              cJSON_AddStringToObject(item, "kind", td_kind_name(t->kind)) &&
-             cJSON_AddNumberToObject(item, "pct_slots", 100.0 * view->b->value[node]) &&
-             cJSON_AddNumberToObject(item, "spread", 100.0 * view->spread->value[node]) &&
+             (measured ? cJSON_AddNumberToObject(item, "pct_slots", 100.0 * view->b->value[node])
+                       : cJSON_AddNullToObject(item, "pct_slots")) &&
+             (measured ? cJSON_AddNumberToObject(item, "spread", 100.0 * view->spread->value[node])
+                       : cJSON_AddNullToObject(item, "spread")) &&
              cJSON_AddBoolToObject(item, "over_threshold", view->v->over[node]) &&
              cJSON_AddBoolToObject(item, "bottleneck", view->v->bottleneck[level] == node);
     return ok ? 0 : -1;

@@ -90,6 +90,11 @@ static void print_line(const tree_ctx *t, int node, int below)
     const td_tree_node *n = &t->model->tree[node];
     int bottleneck = node == t->v->bottleneck[t->o->level];
     long start = ftell(t->out);
+    if (!td_node_measured(t->model, t->b, node)) {
+        /* a stall split that was not made: no value, never a guess */
+        fprintf(t->out, "  %-4s  %-*s  %% Slots %6s\n", n->area, NAME_WIDTH, n->path, "n/m");
+        return;
+    }
     fprintf(t->out, "  %-4s  %-*s  %% Slots %6.1f", n->area, NAME_WIDTH, n->path,
             100.0 * t->b->value[node]);
     print_spread(t, node);
@@ -163,8 +168,8 @@ static void print_tree(FILE *out, const td_model *m, const td_breakdown *b,
     if (o->no_desc)
         fputs("        \n", out);
     else if (o->desc || first_time(d, "Unattributed"))
-        fputs("        Stalled slots of launches that recorded no stall sample; not split.\n",
-              out);
+        fputs("        Stalled slots not split: launches that recorded no stall sample, or\n"
+              "        kernels whose stall reasons were not all measured.\n", out);
 }
 
 /* Profiled launches that measured one counter group. */
@@ -175,6 +180,44 @@ static size_t groups_used(const td_result *res)
         for (size_t i = 0; i < res->devices[d].n_launches; i++)
             n += res->devices[d].launches[i].profiled && res->devices[d].launches[i].group >= 0;
     return n;
+}
+
+/* The kernels of 1% of GPU time or more whose stall split was not made,
+ * and what completes them. */
+static void print_incomplete(FILE *out, const td_summary *s)
+{
+    size_t listed = 0, others = 0;
+    for (size_t k = 0; k < s->n_kernels; k++) {
+        const td_kernel_summary *ks = &s->kernels[k];
+        if (!ks->mean.reasons_missing)
+            continue;
+        if (!(s->total_ns > 0 && ks->total_ns >= 0.01 * s->total_ns) || listed == 5) {
+            others++;
+            continue;
+        }
+        fprintf(out, "%s#%zu (%.1f%%)", listed ? ", " : "NOTE:     stall split not measured "
+                "(too few launches for every counter group): kernel ", k + 1,
+                100.0 * ks->total_ns / s->total_ns);
+        listed++;
+    }
+    if (listed)
+        fprintf(out, "%s; --replay-mode kernel completes them\n",
+                others ? ", and others under 1% of GPU time" : "");
+}
+
+/* The SM clock of the kernel's measured launches; a warning when they
+ * ran at clocks more than 15% apart (their counters are not comparable). */
+static void print_clock(FILE *out, const td_kernel_summary *ks)
+{
+    if (!ks->clocks)
+        return;
+    fprintf(out, "  SM clock %.0f MHz (median of %zu measured launch%s, %.0f-%.0f)\n",
+            ks->clock_median_mhz, ks->clocks, ks->clocks == 1 ? "" : "es", ks->clock_min_mhz,
+            ks->clock_max_mhz);
+    if (ks->clock_max_mhz > 1.15 * ks->clock_min_mhz)
+        fprintf(out, "  WARNING: its launches were measured at clocks %.0f%% apart; "
+                "--clock-control base locks them\n",
+                100.0 * (ks->clock_max_mhz / ks->clock_min_mhz - 1.0));
 }
 
 /* Launches measured in each counter group (none: no line). */
@@ -226,10 +269,6 @@ static void print_collection(FILE *out, const td_result *res, const td_summary *
         fprintf(out, "Graphs:   %zu kernel launch%s from CUDA graphs: no range per graph node is "
                 "possible, so their trees are their graph's whole launches\n",
                 s->graph_launches, s->graph_launches == 1 ? "" : "es");
-    if (s->incomplete)
-        fprintf(out, "NOTE: %zu kernel%s measured too few times for every counter group: their "
-                "stall split uses the reasons measured (marked below)\n", s->incomplete,
-                s->incomplete == 1 ? " was" : "s were");
 }
 
 void td_report_header(FILE *out, const td_result *res, const td_summary *s,
@@ -282,6 +321,7 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
         fprintf(out, "NOTE: no launch was profiled, so only times are shown%s%s\n",
                 res->note ? ": " : "", res->note ? res->note : "");
     print_collection(out, res, s);
+    print_incomplete(out, s);
     char conditions[256];
     td_conditions_describe(&res->conditions, conditions, sizeof conditions);
     if (conditions[0])
@@ -344,10 +384,11 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
     if (ks->graph_level)
         fprintf(out, "  NOTE: launched by CUDA graph %llu: the tree is the whole graph's\n",
                 (unsigned long long)ks->graph);
-    if (ks->stalls_missing)
-        fprintf(out, "  NOTE: incomplete rotation: %zu of %zu stall reasons never measured "
-                "(--replay-mode auto replays such kernels)\n", ks->stalls_missing,
-                m->arch->n_stalls);
+    print_clock(out, ks);
+    if (ks->mean.reasons_missing)
+        fprintf(out, "  NOTE: %zu of %zu stall reasons never measured: Frontend and Backend are "
+                "not split (n/m), their slots are Unattributed; --replay-mode kernel measures "
+                "every reason of every launch\n", ks->mean.reasons_missing, m->arch->n_stalls);
     if (ks->mixed_arch && o->level >= 3)
         fprintf(out, "  NOTE: launches under different arch tables; only the levels they share are shown\n");
     print_tree(out, m, &ks->mean, &ks->spread, kernel_spread_known(ks), &ks->verdict, o, d);

@@ -23,6 +23,8 @@
 #include "levels/aggregate.h"
 #include "levels/estimate.h"
 #include "metrics/xorshift.h"
+#include "report/json.h"
+#include "report/text.h"
 #include "td_testlib.h"
 #include "topdown/inject/choose.h"
 
@@ -262,6 +264,31 @@ static void test_incomplete(void)
     CHECK(k->mean.value[fe] == 0.0);
     CHECK_NEAR(k->mean.unattributed, 1.0 - one.value[retire] -
                    one.value[td_model_find(m, "Divergence")], 1e-9);
+    CHECK(k->mean.reasons_missing == 2 && !td_node_measured(m, &k->mean, fe));
+    CHECK(td_node_measured(m, &k->mean, retire));
+    /* the outputs say n/m (text) and null (JSON), never 0.0 */
+    char text[1 << 15];
+    FILE *f = tmpfile();
+    td_report_options o;
+    td_report_options_init(&o);
+    o.level = 3;
+    o.no_desc = 1;
+    CHECK(f && td_report_text(f, &res, &s, &o, &err) == 0);
+    rewind(f);
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    CHECK(strstr(text, "Frontend                                              % Slots    n/m\n"));
+    CHECK(strstr(text, "2 of 5 stall reasons never measured"));
+    CHECK(strstr(text, "stall split not measured (too few launches for every counter group): "
+                       "kernel #1 (100.0%);"));
+    CHECK(strstr(text, "--replay-mode kernel completes them")); /* wrapped at 100 columns */
+    f = tmpfile();
+    CHECK(f && td_report_json(f, &s, 3, "sim", NULL, &err) == 0);
+    rewind(f);
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    CHECK(strstr(text, "\"path\":\t\"Frontend\"") || strstr(text, "\"path\":\"Frontend\""));
+    CHECK(strstr(text, "\"pct_slots\":\tnull") || strstr(text, "\"pct_slots\":null"));
     td_summary_free(&s);
     td_result_free(&res);
 }
