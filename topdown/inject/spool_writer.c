@@ -191,6 +191,18 @@ int td_sw_emit_launch(const td_sw_launch *l)
     return len ? add_line(line, len, 1) : -1;
 }
 
+int td_sw_emit_kernel_time(uint32_t context, uint32_t corr, uint64_t start_ns,
+                           uint64_t duration_ns)
+{
+    char line[200];
+    int n = snprintf(line, sizeof line,
+                     "{\"type\":\"kernel_time\",\"pid\":%ld,\"context\":%" PRIu32
+                     ",\"corr\":%" PRIu32 ",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64
+                     "}\n",
+                     spool_pid, context, corr, start_ns, duration_ns);
+    return n > 0 && (size_t)n < sizeof line ? add_line(line, (size_t)n, 1) : -1;
+}
+
 int td_sw_emit_kernel(uint64_t k, const char *name, const char *mangled)
 {
     cJSON *rec = td_sw_record("kernel");

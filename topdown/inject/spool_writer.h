@@ -41,6 +41,9 @@ typedef struct td_sw_launch {
 size_t td_sw_format_launch(char *buf, size_t size, long pid, const td_sw_launch *l);
 /* Adds it with no allocation; 0 when the line was taken. */
 int td_sw_emit_launch(const td_sw_launch *l);
+/* A kernel_time record (CUPTI's activity record of a launch), likewise. */
+int td_sw_emit_kernel_time(uint32_t context, uint32_t corr, uint64_t start_ns,
+                           uint64_t duration_ns);
 /* The kernel record of k (once per kernel and process, before its first
  * launch); 0 when the line was taken. */
 int td_sw_emit_kernel(uint64_t k, const char *name, const char *mangled);
