@@ -86,6 +86,12 @@ static void after_fork_child(void)
 int td_sw_open(const char *path)
 {
     static int hooked;
+    if (spool_fd >= 0 && take_lock()) { /* a second spool: the first one finished */
+        flush_locked();
+        close(spool_fd);
+        spool_fd = -1;
+        drop_lock();
+    }
     spool_pid = (long)getpid();
     spool_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (spool_fd >= 0 && !hooked++)
