@@ -1,7 +1,8 @@
 /* The injection library's spool writer (topdown/inject/spool_writer.c)
  * against the reader (metrics/spool.c): kernel records and compact launch
  * and kernel_time lines from two threads at once, buffered and flushed,
- * read back launch by launch; a line longer than the buffer; a fork that
+ * read back launch by launch; a line longer than the buffer; errors and
+ * warnings written at once, and the buffer after half a second; a fork that
  * must not repeat the parent's buffered lines; a launch naming an
  * undefined k; a cut last line. */
 #include <pthread.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -107,6 +109,16 @@ static void test_two_threads(void)
     CHECK(td_sw_emit_launch(&one) == 0);
     CHECK(file_size() == head); /* buffered */
     td_sw_flush();
+    CHECK(file_size() > head);
+    /* a line added half a second after the last write writes the buffer */
+    head = file_size();
+    td_sw_warning("written at once");
+    CHECK(file_size() > head);
+    head = file_size();
+    CHECK(td_sw_emit_kernel_time(1, 0, 0, 1) == 0);
+    CHECK(file_size() == head);
+    nanosleep(&(struct timespec){0, 600000000}, NULL);
+    CHECK(td_sw_emit_kernel_time(1, 0, 0, 1) == 0);
     CHECK(file_size() > head);
 
     pthread_t threads[2];

@@ -8,9 +8,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+/* FLUSH_NS: a line added this long after the last write writes the
+ * buffer, so the launcher's progress line (and what a SIGKILL loses) lags
+ * little while the app runs. */
 enum { BUFFER_SIZE = 64 << 10 };
+#define FLUSH_NS 500000000ll
+
+#ifdef CLOCK_MONOTONIC_COARSE
+#define WRITER_CLOCK CLOCK_MONOTONIC_COARSE /* a few ns: read per line */
+#else
+#define WRITER_CLOCK CLOCK_MONOTONIC
+#endif
 
 static int spool_fd = -1;
 static long spool_pid;
@@ -20,6 +31,14 @@ static char buffer[BUFFER_SIZE];  /* whole lines only */
 static size_t used;
 static int unbuffered;
 static int locked_for_fork;
+static long long flushed_ns; /* when the buffer was last written */
+
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(WRITER_CLOCK, &ts);
+    return (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
 
 /* 0 when this thread already holds the lock: a signal handler interrupted
  * the writer, and must leave its state alone. */
@@ -56,6 +75,7 @@ static void flush_locked(void)
     if (used && spool_fd >= 0)
         write_all(buffer, used); /* one write: the lines stay whole */
     used = 0;
+    flushed_ns = now_ns();
 }
 
 /* A fork flushes first and the child starts empty with its own pid: the
@@ -135,6 +155,8 @@ static int add_line(const char *text, size_t len, int has_newline)
     memcpy(buffer + used, text, len);
     buffer[used + total - 1] = '\n';
     used += total;
+    if (now_ns() - flushed_ns >= FLUSH_NS)
+        flush_locked();
     drop_lock();
     return 0;
 }
