@@ -1,12 +1,12 @@
 /* Writing the spool (format: docs/COLLECTION.md). Records are JSON lines
  * appended to a 64 KiB buffer under the writer's own lock (any thread may
  * emit) and written with one write(2) of whole lines on an O_APPEND
- * descriptor when the buffer is full, on td_sw_flush() and at unload: lines
- * of several processes never interleave, and a crash loses at most the
- * unflushed buffer (and cuts at most the last line). Errors and warnings
- * are flushed at once. A fork flushes first, so a child never repeats its
- * parent's lines. Write errors drop data; nothing here blocks the app for
- * longer than a write. */
+ * descriptor when the buffer is full, with the first line 0.5 s after the
+ * last write, on td_sw_flush() and at unload: lines of several processes
+ * never interleave, and a crash loses at most the unflushed buffer (and
+ * cuts at most the last line). Errors and warnings are flushed at once. A
+ * fork flushes first, so a child never repeats its parent's lines. Write
+ * errors drop data; nothing here blocks the app for longer than a write. */
 #ifndef TD_SPOOL_WRITER_H
 #define TD_SPOOL_WRITER_H
 
