@@ -27,9 +27,14 @@ static cJSON *dims_json(int32_t x, int32_t y, int32_t z)
     return cJSON_CreateIntArray(v, 3);
 }
 
+static uint64_t ns_since_start(uint64_t t)
+{
+    return t > start_time ? t - start_time : 0;
+}
+
 static double since_start(uint64_t t)
 {
-    return t > start_time ? (double)(t - start_time) : 0.0;
+    return (double)ns_since_start(t);
 }
 
 /* The graph exec of each recent cuGraphLaunch, by correlation id (direct
@@ -82,14 +87,8 @@ static void emit_graph_launch(const CUpti_ActivityKernel10 *k)
 
 static void emit_kernel_time(const CUpti_ActivityKernel10 *k)
 {
-    cJSON *rec = td_sw_record("kernel_time");
-    if (!rec)
-        return;
-    cJSON_AddNumberToObject(rec, "context", k->contextId);
-    cJSON_AddNumberToObject(rec, "corr", k->correlationId);
-    cJSON_AddNumberToObject(rec, "start_ns", since_start(k->start));
-    cJSON_AddNumberToObject(rec, "duration_ns", (double)(k->end - k->start));
-    td_sw_emit(rec);
+    td_sw_emit_kernel_time(k->contextId, k->correlationId,
+                           ns_since_start(k->start), k->end - k->start);
 }
 
 /* ---- copies: memcpy, memset, peer copies -------------------------------- */

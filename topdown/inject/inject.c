@@ -181,19 +181,50 @@ static int config_index(const ctx_state *c, int group, const char *metric)
     return -1;
 }
 
+/* The kernel's k in this process's launch records: its kernel record is
+ * written the first time; -1 when it could not be (the launch then names
+ * its kernel itself). */
+static int kernel_ref(td_kernel *k, uint64_t *out)
+{
+    if (!k)
+        return -1;
+    if (k->spooled_pid != td_sw_pid()) {
+        if (td_sw_emit_kernel(k->ordinal, k->name, k->mangled) != 0)
+            return -1;
+        k->spooled_pid = td_sw_pid();
+    }
+    *out = k->ordinal;
+    return 0;
+}
+
 /* values: the launch's configuration's metrics (all, or its group's), or
- * NULL for a launch that was only timed. */
+ * NULL for a launch that was only timed. The common case, timed with no
+ * region, is formatted without allocating. */
 static void emit_launch(const ctx_state *c, const launch_rec *l, const double *values)
 {
+    uint64_t k = 0;
+    int have_k = kernel_ref(l->kernel, &k) == 0;
+    if (have_k && !values && !l->region) {
+        td_sw_launch line = {.context = c->uid, .id = l->id, .corr = l->corr, .k = k,
+                             .stream = l->stream};
+        memcpy(line.grid, l->grid, sizeof line.grid);
+        memcpy(line.block, l->block, sizeof line.block);
+        td_sw_emit_launch(&line);
+        return;
+    }
     cJSON *rec = td_sw_record("launch");
     if (!rec)
         return;
     cJSON_AddNumberToObject(rec, "context", c->uid);
     cJSON_AddNumberToObject(rec, "id", (double)l->id);
     cJSON_AddNumberToObject(rec, "corr", l->corr);
-    cJSON_AddStringToObject(rec, "kernel", l->kernel ? l->kernel->name : "?");
-    if (l->kernel)
-        cJSON_AddStringToObject(rec, "mangled", l->kernel->mangled);
+    if (have_k) {
+        cJSON_AddNumberToObject(rec, "k", (double)k);
+    } else {
+        cJSON_AddStringToObject(rec, "kernel", l->kernel ? l->kernel->name : "?");
+        if (l->kernel)
+            cJSON_AddStringToObject(rec, "mangled", l->kernel->mangled);
+    }
     cJSON_AddItemToObject(rec, "grid", dims_json(l->grid));
     cJSON_AddItemToObject(rec, "block", dims_json(l->block));
     cJSON_AddNumberToObject(rec, "stream", l->stream);
@@ -1269,6 +1300,7 @@ static void at_exit(void)
     flush_all();
     td_pcs_end_all();
     emit_end();
+    td_sw_unbuffer(); /* the end record out; any later record goes straight out */
     in_our_code = 0;
     pthread_mutex_unlock(&g.lock);
 }
@@ -1277,22 +1309,24 @@ static const int handled_signals[] = {SIGINT, SIGTERM, SIGSEGV, SIGBUS, SIGFPE, 
 static struct sigaction previous[65];
 
 /* The process is about to die of sig: keep what was measured. Not every
- * call here is async-signal-safe, so it only runs when no thread is inside
- * topdown's code, and an alarm ends the process if it hangs. */
+ * call here is async-signal-safe, so batches are closed only when no thread
+ * is inside topdown's code; the spool's buffer is written unless this
+ * thread was inside the writer; an alarm ends the process if it hangs. */
 static void flush_before_dying(int sig)
 {
-    if (in_our_code || getpid() != g.pid || pthread_mutex_trylock(&g.lock) != 0)
-        return;
     alarm(10);
-    in_our_code = 1;
-    flush_all();
-    cJSON *rec = td_sw_record("signal");
-    if (rec) {
-        cJSON_AddNumberToObject(rec, "signal", sig);
-        td_sw_emit(rec);
+    if (!in_our_code && getpid() == g.pid && pthread_mutex_trylock(&g.lock) == 0) {
+        in_our_code = 1;
+        flush_all();
+        cJSON *rec = td_sw_record("signal");
+        if (rec) {
+            cJSON_AddNumberToObject(rec, "signal", sig);
+            td_sw_emit(rec);
+        }
+        in_our_code = 0;
+        pthread_mutex_unlock(&g.lock);
     }
-    in_our_code = 0;
-    pthread_mutex_unlock(&g.lock);
+    td_sw_flush(); /* the lines buffered so far, whatever the state */
     alarm(0);
 }
 
@@ -1316,6 +1350,8 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
     int saved_errno = errno;
     say_backtrace(sig);
     struct sigaction *prev = &previous[sig];
+    if (prev->sa_handler != SIG_DFL)
+        td_sw_flush(); /* the app's handler may _exit */
     if (prev->sa_flags & SA_SIGINFO) {
         prev->sa_sigaction(sig, info, uctx); /* the app handles it */
     } else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
