@@ -263,10 +263,12 @@ static void print_rank_line(FILE *out, const rank *rk, size_t r, const kernel_ro
     const td_breakdown *b = &k->mean;
     const td_model *m = &rk->sum.models[k->model];
     char path[TD_PATH_MAX];
-    fprintf(out, " %10.1f %10.1f %10.1f %10.1f  %s\n", 100 * b->node[TD_N_RETIRE],
-            100 * b->node[TD_N_DIVERGENCE], 100 * b->node[TD_N_FRONTEND],
-            100 * b->node[TD_N_BACKEND],
-            td_bottleneck_path(m, k->verdict.bottleneck[1], path, sizeof path));
+    fprintf(out, " %10.1f %10.1f", 100 * b->node[TD_N_RETIRE], 100 * b->node[TD_N_DIVERGENCE]);
+    if (b->reasons_missing) /* a stall split that was not made: no value */
+        fprintf(out, " %10s %10s", "n/m", "n/m");
+    else
+        fprintf(out, " %10.1f %10.1f", 100 * b->node[TD_N_FRONTEND], 100 * b->node[TD_N_BACKEND]);
+    fprintf(out, "  %s\n", td_bottleneck_path(m, k->verdict.bottleneck[1], path, sizeof path));
 }
 
 static void print_rows(FILE *out, const rank *ranks, size_t n_ranks, const kernel_row *rows,

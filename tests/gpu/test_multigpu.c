@@ -98,7 +98,8 @@ static void test_two_gpus(void)
     check_sections(&res);
     td_result_free(&res);
     /* a tree per device, after the whole application's */
-    CHECK(run("%s report peer.json -l 2 > report.txt", bin) == 0);
+    /* sh -c: run() sends the command's own stdout to out.txt */
+    CHECK(run("sh -c '%s report peer.json -l 2 > report.txt'", bin) == 0);
     CHECK(td_shell_file_has(dir, "report.txt", "Copies:   "));
     CHECK(td_shell_file_has(dir, "report.txt", "\nDevice 1/2: GPU "));
     CHECK(td_shell_file_has(dir, "report.txt", "\nDevice 2/2: GPU "));
