@@ -1,7 +1,7 @@
 #include "levels/aggregate.h"
 
-#include "estimate.h"
-#include "spread.h"
+#include "levels/estimate.h"
+#include "levels/spread.h"
 
 #include <stdint.h>
 #include <stdlib.h>

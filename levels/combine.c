@@ -1,4 +1,4 @@
-#include "combine.h"
+#include "levels/combine.h"
 
 #include <stdlib.h>
 #include <string.h>

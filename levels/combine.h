@@ -7,7 +7,7 @@
 #ifndef TD_COMBINE_H
 #define TD_COMBINE_H
 
-#include "model.h"
+#include "levels/model.h"
 
 typedef struct td_combine {
     double num[TD_COUNTER_COUNT + TD_MAX_STALLS]; /* sum of the counter */

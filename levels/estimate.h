@@ -29,7 +29,7 @@
 #ifndef TD_ESTIMATE_H
 #define TD_ESTIMATE_H
 
-#include "model.h"
+#include "levels/model.h"
 
 #define TD_EST_RESAMPLES 64
 #define TD_EST_SEED 2463534242u

@@ -1,4 +1,4 @@
-#include "spread.h"
+#include "levels/spread.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -11,8 +11,8 @@
 #ifndef TD_SPREAD_H
 #define TD_SPREAD_H
 
-#include "combine.h"
-#include "model.h"
+#include "levels/combine.h"
+#include "levels/model.h"
 
 #define TD_BOOTSTRAP_RESAMPLES 50
 #define TD_BOOTSTRAP_MAX_LAUNCHES 2000 /* the last ones of a kernel */

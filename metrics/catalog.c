@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xorshift.h"
+#include "metrics/xorshift.h"
 
 #include "metrics/result.h" /* td_strdup */
 

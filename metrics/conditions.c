@@ -1,13 +1,13 @@
 /* Measurement conditions (conditions.h). */
-#include "conditions.h"
+#include "metrics/conditions.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_field.h"
-#include "result.h"
+#include "metrics/json_field.h"
+#include "metrics/result.h"
 
 static const char *const cache_words[] = {"all", "none", NULL};
 static const char *const clock_words[] = {"base", "none", "preset", NULL};

@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "metrics/error.h"
 
 typedef struct td_conditions {
     char *cache_control; /* "all", "none"; NULL: not recorded */

@@ -1,9 +1,9 @@
-#include "groups.h"
+#include "metrics/groups.h"
 
 #include <stdint.h>
 #include <string.h>
 
-#include "xorshift.h"
+#include "metrics/xorshift.h"
 
 void td_groups_from_table(const td_arch *arch, td_groups *out)
 {

@@ -10,8 +10,8 @@
 
 #include <stddef.h>
 
-#include "arch.h"
-#include "error.h"
+#include "metrics/arch.h"
+#include "metrics/error.h"
 
 #define TD_MAX_GROUPS 32
 #define TD_MAX_GROUP_METRICS 24

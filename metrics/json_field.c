@@ -1,4 +1,4 @@
-#include "json_field.h"
+#include "metrics/json_field.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "metrics/error.h"
 
 /* Largest values a file may hold. */
 #define TD_JSON_MAX_COUNT 1e300                       /* a counter */

@@ -1,4 +1,4 @@
-#include "nvtx_filter.h"
+#include "metrics/nvtx_filter.h"
 
 #include <stdio.h>
 #include <stdlib.h>

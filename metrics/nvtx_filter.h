@@ -23,7 +23,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "metrics/error.h"
 
 /* The NVTX ranges open around one launch, per domain. */
 typedef struct td_nvtx_domain_state {

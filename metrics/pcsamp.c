@@ -1,13 +1,13 @@
 /* PC samples of a device section: building, merging, the result's
  * "pc_sampling" object and the spool's pcsamp records. */
-#include "pcsamp.h"
+#include "metrics/pcsamp.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "result.h"
+#include "metrics/result.h"
 
 #define MAX_PC 9007199254740992.0 /* 2^53: exact in a JSON number */
 #define MAX_SAMPLES 9007199254740992.0

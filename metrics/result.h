@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conditions.h"
-#include "error.h"
-#include "intern.h"
+#include "metrics/conditions.h"
+#include "metrics/error.h"
+#include "metrics/intern.h"
 
 #define TD_RESULT_SCHEMA "topdown-result/2"    /* written */
 #define TD_RESULT_SCHEMA_V1 "topdown-result/1" /* still read */

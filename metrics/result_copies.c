@@ -2,8 +2,8 @@
  * activity API): building them, their names, and their place in a
  * "topdown-result/2" file, a "copies" object of columns like "launches"
  * (docs/RESULT_FORMAT.md). A section without copies has no "copies". */
-#include "intern.h"
-#include "result_io.h"
+#include "metrics/intern.h"
+#include "metrics/result_io.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,8 +7,8 @@
 #include <cjson/cJSON.h>
 #include <limits.h>
 
-#include "json_field.h"
-#include "result.h"
+#include "metrics/json_field.h"
+#include "metrics/result.h"
 
 #define TD_MAX_SM_COUNT 1000000
 #define TD_MAX_PASSES 1000000

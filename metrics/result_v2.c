@@ -2,8 +2,8 @@
  * kernel name once per file, each launch configuration (kernel, grid,
  * block, stream) once per device section, launches as columns of numbers
  * and counters only for profiled launches, only their group's values. */
-#include "result_io.h"
-#include "pcsamp.h"
+#include "metrics/result_io.h"
+#include "metrics/pcsamp.h"
 
 #include "metrics/pm_samples.h"
 

@@ -1,4 +1,4 @@
-#include "sample_policy.h"
+#include "metrics/sample_policy.h"
 
 #include <errno.h>
 #include <math.h>

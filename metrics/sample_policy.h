@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "metrics/error.h"
 
 typedef enum td_sample_unit {
     TD_SAMPLE_OFF,

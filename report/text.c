@@ -3,12 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "columns.h"
+#include "report/columns.h"
 #include "report/copies.h"
 #include "report/kname.h"
 #include "report/select.h"
 #include "report/wrap.h"
-#include "spread.h"
+#include "levels/spread.h"
 
 #define NAME_WIDTH 52
 #define MAX_DESCRIBED 256

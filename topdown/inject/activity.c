@@ -1,13 +1,13 @@
-#include "activity.h"
+#include "topdown/inject/activity.h"
 
 #include <cupti.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache_flush.h"
-#include "kernels.h"
-#include "result.h"
-#include "spool_writer.h"
+#include "topdown/inject/cache_flush.h"
+#include "topdown/inject/kernels.h"
+#include "metrics/result.h"
+#include "topdown/inject/spool_writer.h"
 
 enum { BUFFER_SIZE = 8 << 20, BUFFER_ALIGN = 8 };
 

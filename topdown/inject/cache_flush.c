@@ -12,7 +12,7 @@
  * SM's L1 holds none of the app's data. The
  * instruction caches are not flushed (nothing a client can do reaches
  * them beyond the L2): that is where this differs from ncu. */
-#include "cache_flush.h"
+#include "topdown/inject/cache_flush.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "choose.h"
+#include "topdown/inject/choose.h"
 
 #include <stdlib.h>
 #include <string.h>

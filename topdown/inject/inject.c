@@ -20,19 +20,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "activity.h"
-#include "arch.h"
-#include "cache_flush.h"
-#include "choose.h"
-#include "groups.h"
-#include "kernels.h"
-#include "nvtx.h"
-#include "pcsampling.h"
-#include "progress.h"
-#include "pmsampling.h"
-#include "range_profiler.h"
-#include "spool.h"
-#include "spool_writer.h"
+#include "topdown/inject/activity.h"
+#include "metrics/arch.h"
+#include "topdown/inject/cache_flush.h"
+#include "topdown/inject/choose.h"
+#include "metrics/groups.h"
+#include "topdown/inject/kernels.h"
+#include "topdown/inject/nvtx.h"
+#include "topdown/inject/pcsampling.h"
+#include "topdown/inject/progress.h"
+#include "topdown/inject/pmsampling.h"
+#include "topdown/inject/range_profiler.h"
+#include "metrics/spool.h"
+#include "topdown/inject/spool_writer.h"
 
 #define TD_EXPORT __attribute__((visibility("default")))
 /* --overhead's default, in % of native time: profiling within 40% leaves

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE /* RTLD_NOLOAD */
-#include "kernels.h"
+#include "topdown/inject/kernels.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  * names are shared, under one mutex. Every name is interned for the life
  * of the process, so stacks and launch records hold plain pointers. */
 #define _GNU_SOURCE /* dladdr, RTLD_DEFAULT */
-#include "nvtx.h"
+#include "topdown/inject/nvtx.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -18,9 +18,9 @@
 
 #include <generated_nvtx_meta.h>
 
-#include "intern.h"
-#include "nvtx_filter.h"
-#include "spool_writer.h"
+#include "metrics/intern.h"
+#include "metrics/nvtx_filter.h"
+#include "topdown/inject/spool_writer.h"
 
 enum {
     MAX_DOMAINS = 32,    /* NVTX domains told apart; later ones share the last */

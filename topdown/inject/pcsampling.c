@@ -5,7 +5,7 @@
  * Disable); cuptiPCSamplingGetData at sync-free points until
  * remainingNumPcs is 0; cuptiPCSamplingDisable at the end, whose records
  * land in the configured buffer. */
-#include "pcsampling.h"
+#include "topdown/inject/pcsampling.h"
 
 #include <cupti_pcsampling.h>
 #include <errno.h>
@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pcsamp.h"
-#include "pcsamp_records.h"
-#include "spool_writer.h"
+#include "metrics/pcsamp.h"
+#include "metrics/pcsamp_records.h"
+#include "topdown/inject/spool_writer.h"
 
 enum {
     BUFFER_PCS = 4096,   /* PCs per GetData call */

@@ -1,4 +1,4 @@
-#include "pmsampling.h"
+#include "topdown/inject/pmsampling.h"
 
 #include <cupti.h>
 #include <cupti_pmsampling.h>
@@ -14,7 +14,7 @@
 
 #include "metrics/host_config.h"
 #include "metrics/pm_samples.h"
-#include "spool_writer.h"
+#include "topdown/inject/spool_writer.h"
 
 /* The hardware buffer the GPU writes samples into, and how often the
  * decode thread empties it. */

@@ -1,4 +1,4 @@
-#include "progress.h"
+#include "topdown/inject/progress.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "choose.h"
+#include "topdown/inject/choose.h"
 
 #define TD_PROGRESS_MAX_GROUPS 32 /* TD_MAX_GROUPS of metrics/groups.h */
 

@@ -1,4 +1,4 @@
-#include "range_profiler.h"
+#include "topdown/inject/range_profiler.h"
 
 #include "metrics/host_config.h"
 

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "metrics/error.h"
 
 typedef struct td_rp_config {
     const char **metrics;       /* borrowed */

@@ -1,4 +1,4 @@
-#include "spool_writer.h"
+#include "topdown/inject/spool_writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
