@@ -307,8 +307,8 @@ static cJSON *json_rank(const rank *rk, size_t r, const kernel_row *row)
     static const char *const names[] = {"Retire", "Divergence", "Frontend", "Backend"};
     static const int nodes[] = {TD_N_RETIRE, TD_N_DIVERGENCE, TD_N_FRONTEND, TD_N_BACKEND};
     char path[TD_PATH_MAX];
-    for (size_t i = 0; i < 4; i++)
-        if (k && k->has_data)
+    for (size_t i = 0; i < 4; i++) /* null: no data, or a split that was not made */
+        if (k && k->has_data && td_node_measured(&rk->sum.models[k->model], &k->mean, nodes[i]))
             cJSON_AddNumberToObject(o, names[i], 100 * k->mean.node[nodes[i]]);
         else
             cJSON_AddNullToObject(o, names[i]);
