@@ -357,6 +357,15 @@ static void test_choice(void)
         per_group[e.group]++;
     }
     CHECK(every == 300 && per_group[0] == 100 && per_group[1] == 100 && per_group[2] == 100);
+    /* a kernel a replay gave every counter owes no group outside the budget */
+    td_choose_kernel replayed;
+    memset(&replayed, 0, sizeof replayed);
+    replayed.covered = 1;
+    c = td_choose(&replayed, 10, 3, -1, 0);
+    CHECK(c.measure && !c.coverage);
+    c = td_choose(&replayed, 10, 3, c.group, 0);
+    CHECK(!c.coverage);
+    td_choose_free(&replayed);
     unsigned grid[3] = {1024, 1, 1}, block[3] = {256, 1, 1};
     CHECK(td_choose_size_class(grid, block) == 18);
     td_choose_free(&k);

@@ -95,7 +95,7 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
     if (!c)
         return none;
     uint64_t ordinal = c->seen++;
-    int lacking = lacking_group(k, n_groups, active);
+    int lacking = k->covered ? -1 : lacking_group(k, n_groups, active);
     if (lacking >= 0) {
         take(k, c, lacking);
         if (ordinal >= c->next)

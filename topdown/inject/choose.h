@@ -17,7 +17,10 @@
  *    or the group already configured while it leads by at most
  *    TD_CHOOSE_SLACK samples (a switch costs a fresh profiler object);
  *  - a kernel that lacks a group altogether is measured at once with it
- *    (coverage: every kernel gets a whole tree as early as it can). */
+ *    (coverage: every kernel gets a whole tree as early as it can), unless
+ *    a replay already gave it every counter: its first launches would all
+ *    be spent on coverage, and the budget would then leave the rest of a
+ *    short run unsampled. */
 #ifndef TD_CHOOSE_H
 #define TD_CHOOSE_H
 
@@ -44,6 +47,9 @@ typedef struct td_choose_kernel {
     td_choose_class *classes;
     size_t n_classes, cap_classes;
     uint32_t group_samples[TD_CHOOSE_MAX_GROUPS]; /* over all classes */
+    int covered; /* a launch measured the full set (a replay): every reason is
+                    known, so no group is owed outside the budget (the caller
+                    sets it) */
 } td_choose_kernel;
 
 typedef struct td_choice {

@@ -596,7 +596,9 @@ static int choose_sampled(ctx_state *c, td_kernel *k, int *group)
  * budget (coverage first). */
 static int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
 {
-    td_choose_kernel *state = &progress_of(c, k)->choose;
+    td_kernel_progress *progress = progress_of(c, k);
+    td_choose_kernel *state = &progress->choose;
+    state->covered = progress->full_measured;
     /* no budget (--overhead unlimited, or counts asked): every launch */
     td_choice ch = td_choose(state, size_class, c->n_group_cfg, active_group(c), !g.budgeted);
     if (!ch.measure)
