@@ -555,8 +555,13 @@ static int read_record(reader *r, const cJSON *obj)
         return read_pm_samples(r, obj);
     if (strcmp(t, "copy") == 0)
         return read_copy(r, obj);
-    if (strcmp(t, "error") == 0)
+    if (strcmp(t, "error") == 0) {
+        const cJSON *code = cJSON_GetObjectItemCaseSensitive(obj, "code");
+        if (cJSON_IsString(code) && (strcmp(code->valuestring, "profiler_failed") == 0 ||
+                                     strcmp(code->valuestring, "cupti_failed") == 0))
+            r->sum->collector_failed = 1;
         return read_message(r, obj, &r->sum->errors);
+    }
     if (strcmp(t, "warning") == 0)
         return read_message(r, obj, &r->sum->warnings);
     if (strcmp(t, "signal") == 0) {

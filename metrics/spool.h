@@ -26,6 +26,9 @@ typedef struct td_spool_summary {
     int passes;        /* most replay passes any device needed */
     char *errors;      /* error records, joined with "; ", NULL if none */
     char *warnings;    /* warning records, joined with "; ", NULL if none */
+    int collector_failed; /* an error record of code profiler_failed or
+                             cupti_failed: counters are missing because
+                             topdown's collection failed, not for the app */
 } td_spool_summary;
 
 /* Reads a spool file into res (devices and launches; the caller fills the

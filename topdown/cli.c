@@ -224,6 +224,7 @@ static const char exit_codes_help[] =
     "  2  bad command line (unknown option, bad value, missing file, -k naming\n"
     "     no kernel, an output that exists without -f)\n"
     "  3  nothing measured: no GPU, no kernel launched, or no launch profiled\n"
+    "     (when the collection itself failed, the app's code instead, and why)\n"
     "  4  diff --fail-if: a rule broke, or no kernel is in both results\n"
     "  profiling: the app's own exit code wins when it is not 0 (128+N: signal N)\n";
 

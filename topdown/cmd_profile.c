@@ -139,6 +139,13 @@ int cmd_profile(int argc, char **argv, td_error *err)
         cmd_print_hint(outcome.result_path, &c, has_data);
     /* The app's exit code passes through; an output that failed after an
      * app that succeeded makes it 1. */
+    if (outcome.nothing_measured && outcome.collector_failed) {
+        /* topdown's failure, not the app's: its exit code passes through */
+        fprintf(stderr, "topdown: no counters: the collection failed (the result's note says "
+                "why); every launch is timed in the result (exit code %d, the app's)\n",
+                outcome.app_exit_code);
+        return outcome.app_exit_code;
+    }
     if (outcome.nothing_measured) {
         fprintf(stderr, "topdown: nothing measured: no launch was profiled (exit code %d%s)\n",
                 nothing, outcome.app_exit_code ? ", the app's" : "");

@@ -766,6 +766,7 @@ static int build_result(const td_profile_options *opts, const td_clock_lock *clo
     res.status = td_strdup(status_of(out->app_signal, &sum));
     /* --source-only measures PC samples, --pm-interval a timeline: not counters */
     out->nothing_measured = sum.profiled == 0 && !has_pc_samples(&res) && !has_pm_samples(&res);
+    out->collector_failed = sum.collector_failed;
     check_filter_matched(opts, &res, out);
     char survived[256], extra[512] = "";
     survived_signal_note(out, survived, sizeof survived);

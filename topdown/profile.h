@@ -52,6 +52,9 @@ typedef struct td_profile_outcome {
                              crash...); "" when there is nothing to say */
     int nothing_measured; /* no launch was profiled: no result file when no
                              launch was seen, else one whose note says why */
+    int collector_failed; /* the collection failed (the Range Profiler did not
+                             start...): counters are missing through no fault
+                             of the app, whose exit code then passes through */
     char warning[1024];   /* -k matched no kernel name: the filter and real names */
     char nvtx_note[1024]; /* NVTX_INJECTION64_PATH left as the user set it, or no
                              libcupti found, while NVTX filters were asked for */

@@ -168,6 +168,19 @@ static void test_error_records(void)
     CHECK(sum.last_signal == 15);
     CHECK(!td_spool_complete(&sum));
     CHECK(sum.launches == 0 && res.n_devices == 0);
+    CHECK(!sum.collector_failed); /* no permission is not the collector's failure */
+    td_spool_summary_free(&sum);
+    td_result_free(&res);
+    free(text);
+    /* the Range Profiler did not start: topdown's failure, not the app's */
+    const char *failed[] = {
+        START,
+        "{\"type\":\"error\",\"pid\":7,\"code\":\"profiler_failed\",\"message\":\"context 1: "
+        "starting the profiler failed (cuptiRangeProfilerStart: CUPTI_ERROR_UNKNOWN); later "
+        "launches are timed only\"}\n", NULL};
+    text = concat(failed);
+    CHECK(parse(text, &res, &sum, &err) == 0);
+    CHECK(sum.collector_failed && strstr(sum.errors, "later launches are timed only"));
     td_spool_summary_free(&sum);
     td_result_free(&res);
     free(text);
