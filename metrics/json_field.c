@@ -179,6 +179,19 @@ static const char *quoted(char *buf, size_t size, const char *key)
     return buf;
 }
 
+/* A whole number in lo..hi: the common case, checked before any message
+ * is formatted (a spool of 10^5 launches reads 10^6 of them). */
+static int whole_in_range(const cJSON *v, double lo, double hi, double *out)
+{
+    if (!cJSON_IsNumber(v))
+        return 0;
+    double x = v->valuedouble;
+    if (!(isfinite(x) && x >= lo && x <= hi && x == floor(x)))
+        return 0;
+    *out = x;
+    return 1;
+}
+
 int td_json_number(const td_jctx *c, const cJSON *obj, const char *key, int required,
                    double lo, double hi, double *out)
 {
@@ -196,6 +209,10 @@ int td_json_amount(const td_jctx *c, const cJSON *obj, const char *key, int requ
     char q[96];
     if (member(c, obj, key, required, &v))
         return -1;
+    if (v && cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= max) {
+        *out = v->valuedouble; /* the common case, no message formatted */
+        return 0;
+    }
     return v ? td_json_amount_value(c, v, quoted(q, sizeof q, key), -1, max, out) : 0;
 }
 
@@ -204,8 +221,13 @@ int td_json_uint(const td_jctx *c, const cJSON *obj, const char *key, int requir
 {
     const cJSON *v;
     char q[96];
+    double x;
     if (member(c, obj, key, required, &v))
         return -1;
+    if (v && whole_in_range(v, 0, max, &x)) {
+        *out = (uint64_t)x;
+        return 0;
+    }
     return v ? td_json_uint_value(c, v, quoted(q, sizeof q, key), -1, max, out) : 0;
 }
 
@@ -214,8 +236,13 @@ int td_json_int(const td_jctx *c, const cJSON *obj, const char *key, int require
 {
     const cJSON *v;
     char q[96];
+    double x;
     if (member(c, obj, key, required, &v))
         return -1;
+    if (v && whole_in_range(v, (double)lo, (double)hi, &x)) {
+        *out = (long)x;
+        return 0;
+    }
     return v ? td_json_int_value(c, v, quoted(q, sizeof q, key), -1, lo, hi, out) : 0;
 }
 
@@ -258,12 +285,14 @@ int td_json_dim3(const td_jctx *c, const cJSON *obj, const char *key, unsigned o
     if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) != 3)
         return td_fail(c->err, "%s: \"%s\" must be [x, y, z]", c->where, key);
     char q[96];
-    quoted(q, sizeof q, key);
     long i = 0;
     const cJSON *v;
     cJSON_ArrayForEach(v, arr) {
+        double d;
         uint64_t x;
-        if (td_json_uint_value(c, v, q, i, 4294967295.0, &x))
+        if (whole_in_range(v, 0, 4294967295.0, &d))
+            x = (uint64_t)d; /* the common case, no message formatted */
+        else if (td_json_uint_value(c, v, quoted(q, sizeof q, key), i, 4294967295.0, &x))
             return -1;
         out[i++] = (unsigned)x;
     }
