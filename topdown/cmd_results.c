@@ -22,6 +22,7 @@
 #include "report/plot.h"
 #include "report/copies.h"
 #include "report/pm_timeline.h"
+#include "report/raw.h"
 #include "report/text.h"
 #include "report/region.h"
 #include "report/select.h"
@@ -205,13 +206,22 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
                   (c->csv_launches && strcmp(c->csv_launches, "-") == 0);
     shown_kernels shown; /* -k: the kernels of the CSVs, the JSON and the lines */
     int rc = shown_select(res, s, c->report.kernels_shown, c->report.name_base, &shown, err);
-    if (rc == 0 && c->csv)
+    const char *page = c->page ? c->page : "details";
+    if (rc == 0 && c->csv && strcmp(page, "raw") == 0)
+        rc = td_report_raw_file(c->csv, res, &shown.s, err);
+    else if (rc == 0 && c->csv)
         rc = td_csv_kernels_file(c->csv, &shown.s, level, err);
     if (rc == 0 && c->csv_launches)
         rc = write_launches(c->csv_launches, res, s, &shown, level, err);
     if (rc == 0 && csv_out)
         rc = 1;
-    else if (rc == 0 && c->timeline)
+    else if (rc == 0 && strcmp(page, "raw") == 0)
+        rc = td_report_raw(stdout, res, &shown.s, 0, c->report.wide, err) ? -1 : 1;
+    else if (rc == 0 && strcmp(page, "session") == 0) {
+        td_report_options o = c->report;
+        o.source = path;
+        rc = td_report_session(stdout, res, s, &o, err) ? -1 : 1;
+    } else if (rc == 0 && c->timeline)
         rc = print_timeline(res, s, c, err) ? -1 : 1;
     else if (rc == 0 && c->pm_timeline)
         rc = td_pm_timeline_report(stdout, res, s, err) ? -1 : 1;
@@ -370,7 +380,9 @@ int cmd_report(int argc, char **argv, td_error *err)
     int has_data = 0;
     if ((rc = cmd_print_result_file(file, &c, &has_data, err)))
         return rc;
-    if (!c.json && !c.timeline && !c.pm_timeline && !to_stdout && !cmd_per_kernel_lines(&c))
+    int details = !c.page || strcmp(c.page, "details") == 0;
+    if (details && !c.json && !c.timeline && !c.pm_timeline && !to_stdout &&
+        !cmd_per_kernel_lines(&c))
         cmd_print_hint(file, &c, has_data);
     return 0;
 }

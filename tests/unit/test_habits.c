@@ -167,6 +167,41 @@ static void test_stdin(void)
     CHECK(run("%s plot - -o s.png < %s", bin, bench) == 0);
 }
 
+/* ncu's --page: details (the tree), raw (each kernel's counters, the
+ * duration-weighted mean per launch; --csv: kernel,metric,value,launches),
+ * session (the header alone); source is a command of its own (exit 2). */
+static void test_pages(void)
+{
+    CHECK(run("%s report %s --page details -l 1", bin, bench) == 0 &&
+          has("out.txt", "\nApplication: "));
+    CHECK(run("%s report %s --page session", bin, bench) == 0 &&
+          has("out.txt", "Command:  build/benchmarks/td_bench  (exit code 0)\n") &&
+          has("out.txt", "Device:   NVIDIA H100 80GB HBM3") &&
+          has("out.txt", "\nCollection: kernel replay") && !has("out.txt", "Application"));
+    CHECK(run("%s report %s --page raw", bin, bench) == 0 &&
+          has("out.txt", "\nbench_ifetch(Sink, int):\n  metric ") &&
+          has("out.txt", "\n  smsp__inst_executed.sum                                  "
+              "4.30575e+08         3\n") &&
+          has("out.txt", "\n<application>:\n") && !has("out.txt", "Retire"));
+    CHECK(run("%s report %s --page raw --csv", bin, bench) == 0 &&
+          starts("out.txt", "kernel,metric,value,launches\n\"bench_ifetch(Sink, int)\","
+                 "smsp__inst_executed.sum,430575245,3\n") &&
+          has("out.txt", "\n\"bench_ifetch(Sink, int)\",sm__cycles_active.sum,"
+              "2793998090.08719,3\n") &&
+          has("out.txt", "\n<application>,sm__cycles_active.sum,"));
+    CHECK(run("%s report %s --page raw -k '#2' --csv r.csv", bin, bench) == 0 &&
+          starts("r.csv", "kernel,metric,value,launches\n\"bench_constant(Sink, int)\",") &&
+          !has("r.csv", "bench_ifetch") && has("out.txt", "\nbench_constant(Sink, int):\n"));
+    CHECK(run("%s report %s --page source", bin, bench) == 2 &&
+          has("err.txt", "topdown source FILE KERNEL"));
+    CHECK(run("%s report %s --page nope", bin, bench) == 2 &&
+          has("err.txt", "--page takes details, raw, session or source, not \"nope\""));
+    CHECK(run("%s report %s --page raw --json", bin, bench) == 2);
+    CHECK(run("%s report %s --page session --csv", bin, bench) == 2);
+    CHECK(run("%s diff %s %s --page raw", bin, bench, bench) == 2 &&
+          has("err.txt", "option --page does not apply to `topdown diff`"));
+}
+
 /* Issue 27, item 15: describe suggests node names holding the word first. */
 static void test_describe_suggestions(void)
 {
@@ -193,6 +228,7 @@ int main(void)
     test_stdin();
     test_nodes();
     test_diff_k();
+    test_pages();
     td_shell_remove_dir(dir);
     return td_check_summary();
 }
