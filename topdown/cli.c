@@ -155,7 +155,8 @@ static const cli_command commands[TD_CMD_COUNT] = {
                 "  -o, --output FILE    the plot, OUT.png or OUT.svg (default: next to FILE)\n"})},
     [TD_CMD_DIFF] = {
         "diff", cmd_diff,
-        "level verbose csv json kernels kernel-name fail-if force kernel-name-base input help",
+        "level verbose csv json kernels kernel-name fail-if force kernel-name-base input wide "
+        "help",
         "       topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]\n"
         "                                              compare two results node by node\n",
         "usage: topdown diff A.json B.json [-l N] [-v] [--csv [FILE] | --json] [--kernels N]\n"

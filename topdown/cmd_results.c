@@ -161,7 +161,8 @@ static int print_timeline(const td_result *res, const td_summary *s, const cli *
     if (td_timeline_build(res, s, name, &t, err))
         return -1;
     int rc = c->json ? td_timeline_json(stdout, &t, s, c->report.level, c->phase_threshold, err)
-                     : td_timeline_text(stdout, &t, s, c->report.level, c->phase_threshold, err);
+                     : td_timeline_text_with(stdout, &t, s, c->report.level, c->phase_threshold,
+                                             c->report.wide, err);
     td_timeline_free(&t);
     return rc;
 }
@@ -725,7 +726,8 @@ static int diff_outputs(const char *const *files, const cli *c, const td_arch_se
     if (load_pair(files, archs, &p, err))
         return -1;
     td_diff_text_options text = {c->report.level, c->report.max_kernels, c->report.name_base,
-                                 c->report.verbose, c->profile.kernel_filter};
+                                 c->report.verbose, c->profile.kernel_filter,
+                                 c->report.wide};
     shown_kernels shown[2] = {{.owned = NULL}, {.owned = NULL}};
     int rc = shown_pair(&p, c, shown, err);
     if (rc == 0)
