@@ -550,8 +550,9 @@ static const cli_option options[] = {
      "                       (toplev's -x ,)\n"},
     {"nodes", 0, 1, OWN(set_nodes), S_REPORT,
      "      --nodes LIST     only these nodes (comma-separated paths or names, toplev's\n"
-     "                       --nodes), with the nodes above and below them; the\n"
-     "                       --print-summary columns (CSV, JSON hold all)\n"},
+     "                       --nodes), with the nodes above and below them, in the\n"
+     "                       tree, the CSVs' node columns and --json; the\n"
+     "                       --print-summary columns: these nodes\n"},
     {"page", 0, 1, OWN(set_page), S_REPORT,
      "      --page PAGE      report: details (the tree, default), raw (each kernel's\n"
      "                       counter values the model read; --csv: kernel,metric,value,\n"

@@ -141,12 +141,12 @@ static void launches_view_free(td_result *view, const td_result *res)
 
 /* --csv-launches: the launches of the kernels shown. */
 static int write_launches(const char *path, const td_result *res, const td_summary *s,
-                          const shown_kernels *k, int level, td_error *err)
+                          const shown_kernels *k, int level, const char *nodes, td_error *err)
 {
     td_result view;
     int rc = launches_view(res, k, &view, err);
     if (rc == 0)
-        rc = td_csv_launches_file(path, &view, s, level, err);
+        rc = td_csv_launches_file(path, &view, s, level, nodes, err);
     launches_view_free(&view, res);
     return rc;
 }
@@ -179,9 +179,10 @@ static int write_region_outputs(const char *path, const td_result *res, const td
         return -1;
     int level = c->report.level, rc = 0;
     if (c->csv)
-        rc = td_csv_kernels_by_region_file(c->csv, set.summaries, set.names, set.n, level, err);
+        rc = td_csv_kernels_by_region_file(c->csv, set.summaries, set.names, set.n, level,
+                                           c->report.nodes, err);
     if (rc == 0 && c->csv_launches)
-        rc = td_csv_launches_file(c->csv_launches, res, s, level, err);
+        rc = td_csv_launches_file(c->csv_launches, res, s, level, c->report.nodes, err);
     int to_stdout = (c->csv && strcmp(c->csv, "-") == 0) ||
                     (c->csv_launches && strcmp(c->csv_launches, "-") == 0);
     if (rc == 0 && !to_stdout) {
@@ -211,9 +212,9 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
     if (rc == 0 && c->csv && strcmp(page, "raw") == 0)
         rc = td_report_raw_file(c->csv, res, &shown.s, err);
     else if (rc == 0 && c->csv)
-        rc = td_csv_kernels_file(c->csv, &shown.s, level, err);
+        rc = td_csv_kernels_file(c->csv, &shown.s, level, c->report.nodes, err);
     if (rc == 0 && c->csv_launches)
-        rc = write_launches(c->csv_launches, res, s, &shown, level, err);
+        rc = write_launches(c->csv_launches, res, s, &shown, level, c->report.nodes, err);
     if (rc == 0 && csv_out)
         rc = 1;
     else if (rc == 0 && strcmp(page, "raw") == 0)
@@ -227,7 +228,8 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
     else if (rc == 0 && c->pm_timeline)
         rc = td_pm_timeline_report(stdout, res, s, err) ? -1 : 1;
     else if (rc == 0 && c->json)
-        rc = td_report_json(stdout, &shown.s, level, path, &res->conditions, err) ? -1 : 1;
+        rc = td_report_json(stdout, &shown.s, level, path, &res->conditions, c->report.nodes,
+                            err) ? -1 : 1;
     else if (rc == 0 && cmd_per_kernel_lines(c))
         rc = td_report_per_kernel(stdout, res, &shown.s, c->separator, c->report.nodes, level,
                                   c->report.name_base, err) ? -1 : 1;

@@ -34,6 +34,11 @@ static int starts(const char *file, const char *prefix)
     return strncmp(text, prefix, strlen(prefix)) == 0;
 }
 
+static int begins(const char *text, const char *prefix)
+{
+    return strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
 static void test_csv_flag(void)
 {
     const char *header = "kernel,launches,profiled_launches,";
@@ -139,6 +144,34 @@ static void test_nodes(void)
     CHECK(starts("out.txt", "kernel                                    time%     Retire "
                  "Backend.Memory_Bound  bottleneck\n"));
     CHECK(run("%s report %s --nodes Nope", bin, bench) == 2 && has("err.txt", "\"Nope\" is no node"));
+    /* the CSVs and --json hold the nodes the text shows */
+    CHECK(run("%s report %s -l 3 --nodes Memory_Bound --csv", bin, bench) == 0);
+    char *csv = td_shell_read_file(dir, "out.txt");
+    CHECK(csv && begins(csv, "kernel,launches,profiled_launches,total_ns,gpu_time_pct,ipc,"
+                         "Backend,Backend.Memory_Bound,Backend.Memory_Bound.L1_Bound,"
+                         "Backend.Memory_Bound.MIO_Bound,Backend.Memory_Bound.Constant_Memory,"
+                         "Backend.Memory_Bound.Drain,unattributed,bottleneck,kernel_function,"
+                         "Backend_spread,Backend.Memory_Bound_spread,"));
+    free(csv);
+    CHECK(run("%s report %s -l 4 --nodes L1_Bound --csv-launches -", bin, bench) == 0);
+    csv = td_shell_read_file(dir, "out.txt");
+    CHECK(csv && begins(csv, "kernel,invocation,launch_id,device,start_ns,duration_ns,ipc,"
+                         "Backend,Backend.Memory_Bound,Backend.Memory_Bound.L1_Bound,"
+                         "Backend.Memory_Bound.L1_Bound.long_scoreboard,"
+                         "Backend.Memory_Bound.L1_Bound.tex_throttle,"
+                         "Backend.Memory_Bound.L1_Bound.lg_throttle,unattributed,bottleneck,"
+                         "kernel_function\n"));
+    free(csv);
+    CHECK(run("%s report %s --by-region --nodes Retire --csv -", bin, bench) == 0 &&
+          starts("out.txt", "kernel,launches,profiled_launches,total_ns,gpu_time_pct,ipc,Retire,"
+                 "unattributed,bottleneck,kernel_function,Retire_spread,region\n"));
+    CHECK(run("%s report %s -l 3 --nodes Memory_Bound,Retire --json", bin, bench) == 0 &&
+          has("out.txt", "\"path\":\t\"Backend.Memory_Bound.L1_Bound\"") &&
+          has("out.txt", "\"path\":\t\"Retire\"") &&
+          !has("out.txt", "\"path\":\t\"Frontend") &&
+          !has("out.txt", "\"path\":\t\"Backend.Core_Bound"));
+    CHECK(run("%s report %s -l 2 --json", bin, bench) == 0 &&
+          has("out.txt", "\"path\":\t\"Frontend.Fetch\""));
 }
 
 /* diff -k: the kernels of both sides that -k names, in the text and the
