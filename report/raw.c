@@ -1,6 +1,7 @@
 /* report --page raw: the raw counter values behind each tree. */
 #include "report/raw.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,19 +88,25 @@ static void print_row(FILE *out, const char *name, const raw_row *r, int csv, in
         if (!wide)
             td_elide_middle(name, TD_TEXT_WIDTH - 1, shown, sizeof shown);
         fprintf(out, "\n%s:\n", wide ? name : shown);
+        if (r->n == 0) {
+            fputs("  no profiled launch: no counters\n", out);
+            return;
+        }
         if (!wide && width > TD_TEXT_WIDTH - 34)
             width = TD_TEXT_WIDTH - 34;
         fprintf(out, "  %-*s  %18s  %8s\n", (int)width, "metric", "value", "launches");
     }
     for (size_t i = 0; i < r->n; i++) {
         const raw_value *v = &r->v[i];
+        double mean = v->launches ? v->sum / v->weight : NAN;
+        int known = isfinite(mean); /* never "nan" or "inf" */
         if (csv) {
             td_csv_field(out, name);
             fputc(',', out);
             td_csv_field(out, v->metric);
             fputc(',', out);
-            if (v->launches)
-                fprintf(out, "%.15g", v->sum / v->weight);
+            if (known)
+                fprintf(out, "%.15g", mean);
             fprintf(out, ",%zu\n", v->launches);
             continue;
         }
@@ -107,8 +114,8 @@ static void print_row(FILE *out, const char *name, const raw_row *r, int csv, in
         if (!wide)
             td_elide_middle(v->metric, width, metric, sizeof metric);
         fprintf(out, "  %-*s  ", (int)width, wide ? v->metric : metric);
-        if (v->launches)
-            fprintf(out, "%18.6g", v->sum / v->weight);
+        if (known)
+            fprintf(out, "%18.6g", mean);
         else
             fprintf(out, "%18s", "-");
         fprintf(out, "  %8zu\n", v->launches);

@@ -13,7 +13,7 @@
  * each metric of the device sections its launches ran on, as the
  * duration-weighted mean per launch over the profiled launches that
  * measured it (launches of no recorded duration weigh 1 ns), and how many
- * did. csv: rows kernel,metric,value,launches; else a text table, names
+ * did (none, or a mean that is no finite number: an empty value, "-"). csv: rows kernel,metric,value,launches; else a text table, names
  * elided to TD_TEXT_WIDTH columns unless wide. */
 int td_report_raw(FILE *out, const td_result *res, const td_summary *s, int csv, int wide,
                   td_error *err);
