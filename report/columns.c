@@ -276,6 +276,15 @@ int td_node_selected(const char *selection, const char *path)
     return 0;
 }
 
+void td_columns_select(td_columns *cols, const char *selection)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < cols->count; i++)
+        if (td_node_selected(selection, cols->items[i].path))
+            cols->items[kept++] = cols->items[i];
+    cols->count = kept;
+}
+
 int td_node_listed(const char *selection, const char *path)
 {
     for (const char *p = selection; p && *p; p += *p == ',') {

@@ -50,6 +50,8 @@ double td_column_spread(const td_column *c, const td_model *m, const td_breakdow
  * comma list of node paths or bare names (NULL: every node): a node
  * listed, one below it, or one above it (for context). */
 int td_node_selected(const char *selection, const char *path);
+/* Keeps the columns td_node_selected shows (selection NULL: all). */
+void td_columns_select(td_columns *cols, const char *selection);
 /* Whether path is one of the selection's nodes itself. */
 int td_node_listed(const char *selection, const char *path);
 /* Fails naming the first item of selection that is no node. */

@@ -86,7 +86,9 @@ static void write_tree(FILE *out, const td_columns *cols, const td_model *m,
     }
 }
 
-static int summary_columns(const td_summary *s, int level, td_columns *cols, td_error *err)
+/* The node columns down to level; --nodes' selection (NULL: all). */
+static int summary_columns(const td_summary *s, int level, const char *nodes, td_columns *cols,
+                           td_error *err)
 {
     const td_model **models = malloc((s->n_models ? s->n_models : 1) * sizeof *models);
     if (!models)
@@ -95,6 +97,8 @@ static int summary_columns(const td_summary *s, int level, td_columns *cols, td_
         models[m] = &s->models[m];
     int rc = td_columns_build(cols, models, s->n_models, level, td_source_max_depth(), err);
     free(models);
+    if (rc == 0)
+        td_columns_select(cols, nodes);
     return rc;
 }
 
@@ -136,10 +140,11 @@ static void write_app_row(FILE *out, const td_summary *s, const td_columns *cols
     fputc('\n', out);
 }
 
-int td_csv_kernels(FILE *out, const td_summary *s, int level, td_error *err)
+static int kernels_csv(FILE *out, const td_summary *s, int level, const char *nodes,
+                       td_error *err)
 {
     td_columns cols;
-    if (td_summary_printable(s, err) || summary_columns(s, level, &cols, err))
+    if (td_summary_printable(s, err) || summary_columns(s, level, nodes, &cols, err))
         return -1;
     td_c_numeric numeric;
     if (td_c_numeric_begin(&numeric, err)) {
@@ -155,8 +160,13 @@ int td_csv_kernels(FILE *out, const td_summary *s, int level, td_error *err)
     return 0;
 }
 
-int td_csv_kernels_by_region(FILE *out, const td_summary *summaries, const char *const *regions,
-                             size_t n, int level, td_error *err)
+int td_csv_kernels(FILE *out, const td_summary *s, int level, td_error *err)
+{
+    return kernels_csv(out, s, level, NULL, err);
+}
+
+static int by_region_csv(FILE *out, const td_summary *summaries, const char *const *regions,
+                         size_t n, int level, const char *nodes, td_error *err)
 {
     td_columns cols;
     if (n == 0)
@@ -164,7 +174,7 @@ int td_csv_kernels_by_region(FILE *out, const td_summary *summaries, const char 
     for (size_t r = 0; r < n; r++)
         if (td_summary_printable(&summaries[r], err))
             return -1;
-    if (summary_columns(&summaries[0], level, &cols, err))
+    if (summary_columns(&summaries[0], level, nodes, &cols, err))
         return -1;
     td_c_numeric numeric;
     if (td_c_numeric_begin(&numeric, err)) {
@@ -228,13 +238,19 @@ static int any_region(const td_result *res)
     return 0;
 }
 
-int td_csv_launches(FILE *out, const td_result *res, const td_summary *s, int level,
-                    td_error *err)
+int td_csv_kernels_by_region(FILE *out, const td_summary *summaries, const char *const *regions,
+                             size_t n, int level, td_error *err)
+{
+    return by_region_csv(out, summaries, regions, n, level, NULL, err);
+}
+
+static int launches_csv(FILE *out, const td_result *res, const td_summary *s, int level,
+                        const char *nodes, td_error *err)
 {
     td_columns cols;
     td_launch_ref *refs = NULL;
     size_t n = 0;
-    if (td_summary_printable(s, err) || summary_columns(s, level, &cols, err))
+    if (td_summary_printable(s, err) || summary_columns(s, level, nodes, &cols, err))
         return -1;
     td_c_numeric numeric;
     if (td_launches_in_order(res, &refs, &n, err) || td_c_numeric_begin(&numeric, err)) {
@@ -255,12 +271,19 @@ int td_csv_launches(FILE *out, const td_result *res, const td_summary *s, int le
     return rc;
 }
 
-int td_csv_kernels_file(const char *path, const td_summary *s, int level, td_error *err)
+int td_csv_launches(FILE *out, const td_result *res, const td_summary *s, int level,
+                    td_error *err)
+{
+    return launches_csv(out, res, s, level, NULL, err);
+}
+
+int td_csv_kernels_file(const char *path, const td_summary *s, int level, const char *nodes,
+                        td_error *err)
 {
     td_output o;
     if (td_output_open(&o, path, err))
         return -1;
-    int rc = td_csv_kernels(o.f, s, level, err);
+    int rc = kernels_csv(o.f, s, level, nodes, err);
     if (rc) {
         td_output_discard(&o);
         return -1;
@@ -269,12 +292,12 @@ int td_csv_kernels_file(const char *path, const td_summary *s, int level, td_err
 }
 
 int td_csv_launches_file(const char *path, const td_result *res, const td_summary *s,
-                         int level, td_error *err)
+                         int level, const char *nodes, td_error *err)
 {
     td_output o;
     if (td_output_open(&o, path, err))
         return -1;
-    int rc = td_csv_launches(o.f, res, s, level, err);
+    int rc = launches_csv(o.f, res, s, level, nodes, err);
     if (rc) {
         td_output_discard(&o);
         return -1;
@@ -284,12 +307,12 @@ int td_csv_launches_file(const char *path, const td_result *res, const td_summar
 
 int td_csv_kernels_by_region_file(const char *path, const td_summary *summaries,
                                   const char *const *regions, size_t n, int level,
-                                  td_error *err)
+                                  const char *nodes, td_error *err)
 {
     td_output o;
     if (td_output_open(&o, path, err))
         return -1;
-    if (td_csv_kernels_by_region(o.f, summaries, regions, n, level, err)) {
+    if (by_region_csv(o.f, summaries, regions, n, level, nodes, err)) {
         td_output_discard(&o);
         return -1;
     }

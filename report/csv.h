@@ -22,12 +22,14 @@ int td_csv_kernels_by_region(FILE *out, const td_summary *summaries, const char 
 int td_csv_launches(FILE *out, const td_result *res, const td_summary *s, int level,
                     td_error *err);
 
-/* The same into a file ("-": stdout). */
-int td_csv_kernels_file(const char *path, const td_summary *s, int level, td_error *err);
+/* The same into a file ("-": stdout), the node columns only those
+ * td_node_selected shows under nodes (--nodes; NULL: all). */
+int td_csv_kernels_file(const char *path, const td_summary *s, int level, const char *nodes,
+                        td_error *err);
 int td_csv_kernels_by_region_file(const char *path, const td_summary *summaries,
                                   const char *const *regions, size_t n, int level,
-                                  td_error *err);
+                                  const char *nodes, td_error *err);
 int td_csv_launches_file(const char *path, const td_result *res, const td_summary *s,
-                         int level, td_error *err);
+                         int level, const char *nodes, td_error *err);
 
 #endif

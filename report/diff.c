@@ -10,8 +10,13 @@
 #include "report/json.h"
 #include "report/kname.h"
 #include "report/output.h"
+#include "report/select.h"
+#include "report/wrap.h"
 
 #define PATH_WIDTH 48
+/* The longest node path a row shows whole: a row (its name, three
+ * numbers of 9 columns and " ~") fits TD_TEXT_WIDTH columns. */
+#define ROW_NAME_MAX (TD_TEXT_WIDTH - 2 - 27 - 2)
 
 /* ---- matching ---------------------------------------------------------------- */
 
@@ -182,7 +187,9 @@ static void print_change(FILE *out, double d, int width, int decimals)
 static void print_row(FILE *out, const char *name, double a, double b, int decimals,
                       int within)
 {
-    fprintf(out, "  %-*s", PATH_WIDTH, name);
+    char shown[TD_TEXT_WIDTH];
+    td_elide_middle(name, ROW_NAME_MAX, shown, sizeof shown);
+    fprintf(out, "  %-*s", PATH_WIDTH, shown);
     print_number(out, a, 8, decimals);
     print_number(out, b, 8, decimals);
     print_change(out, b - a, 8, decimals);
@@ -276,7 +283,7 @@ static void print_size(FILE *out, const char *tag, const side_view *v)
 }
 
 static void print_only(FILE *out, const char *tag, const td_diff *d, size_t first, size_t n,
-                       const td_summary *s, char **labels)
+                       const td_summary *s, char **labels, int wide)
 {
     if (n == 0)
         return;
@@ -284,7 +291,9 @@ static void print_only(FILE *out, const char *tag, const td_diff *d, size_t firs
     for (size_t i = first; i < first + n; i++) {
         const td_diff_row *r = &d->rows[i];
         side_view v = kernel_view(s, r->a ? r->a : r->b);
-        fprintf(out, "  %s  (", labels[i]);
+        char name[TD_TEXT_WIDTH];
+        td_elide_middle(labels[i], TD_TEXT_WIDTH / 2, name, sizeof name);
+        fprintf(out, "  %s  (", wide ? labels[i] : name);
         print_size(out, "", &v);
         fprintf(out, ")\n");
     }
@@ -324,12 +333,12 @@ static int row_labels(const td_diff *d, const td_diff_side *a, const td_diff_sid
 int td_diff_text(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
                  long max_kernels, td_error *err)
 {
-    td_diff_text_options o = {level, max_kernels, TD_NAME_FUNCTION, 1, NULL};
+    td_diff_text_options o = {level, max_kernels, TD_NAME_FUNCTION, 1, NULL, 1};
     return td_diff_text_with(out, a, b, &o, err);
 }
 
-int td_diff_text_with(FILE *out, const td_diff_side *a, const td_diff_side *b,
-                      const td_diff_text_options *o, td_error *err)
+static int diff_text(FILE *out, const td_diff_side *a, const td_diff_side *b,
+                     const td_diff_text_options *o, td_error *err)
 {
     int level = o->level, name_base = o->name_base;
     long max_kernels = o->max_kernels;
@@ -367,7 +376,12 @@ int td_diff_text_with(FILE *out, const td_diff_side *a, const td_diff_side *b,
     for (size_t i = 0; i < shown; i++) {
         va = kernel_view(a->s, d.rows[i].a);
         vb = kernel_view(b->s, d.rows[i].b);
-        fprintf(out, "\nKernel %zu/%zu: %s\n  ", i + 1, d.n_both, labels[i]);
+        char title[TD_TEXT_WIDTH * 4];
+        if (o->wide)
+            snprintf(title, sizeof title, "%s", labels[i]);
+        else
+            td_kernel_shown(labels[i], i, d.n_both, title, sizeof title);
+        fprintf(out, "\nKernel %zu/%zu: %s\n  ", i + 1, d.n_both, title);
         print_size(out, "A", &va);
         print_size(out, "; B", &vb);
         fputc('\n', out);
@@ -376,12 +390,32 @@ int td_diff_text_with(FILE *out, const td_diff_side *a, const td_diff_side *b,
     if (shown < d.n_both)
         fprintf(out, "\n... %zu more kernel%s in both; --kernels 0 lists all\n",
                 d.n_both - shown, d.n_both - shown == 1 ? "" : "s");
-    print_only(out, "A", &d, d.n_both, d.n_only_a, a->s, labels);
-    print_only(out, "B", &d, d.n_both + d.n_only_a, d.n_only_b, b->s, labels);
+    print_only(out, "A", &d, d.n_both, d.n_only_a, a->s, labels, o->wide);
+    print_only(out, "B", &d, d.n_both + d.n_only_a, d.n_only_b, b->s, labels, o->wide);
     td_kernel_labels_free(labels, d.n_rows);
     td_columns_free(&cols);
     td_diff_free(&d);
     return 0;
+}
+
+int td_diff_text_with(FILE *out, const td_diff_side *a, const td_diff_side *b,
+                      const td_diff_text_options *o, td_error *err)
+{
+    if (o->wide)
+        return diff_text(out, a, b, o, err);
+    /* written whole, then wrapped to the width */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return td_fail(err, "out of memory");
+    int rc = diff_text(mem, a, b, o, err);
+    if (fclose(mem) != 0 && rc == 0)
+        rc = td_fail(err, "out of memory");
+    if (rc == 0)
+        td_wrap_text(out, text, TD_TEXT_WIDTH, -1);
+    free(text);
+    return rc;
 }
 
 /* ---- CSV ------------------------------------------------------------------ */

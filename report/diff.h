@@ -46,6 +46,7 @@ typedef struct td_diff_text_options {
     int name_base;    /* how kernels are named (td_name_base, report/kname.h) */
     int all_nodes;    /* every node; else only those that moved (|B-A| >= 0.05) */
     const char *kernels_shown; /* -k the sides' kernels were chosen by, for a note; NULL */
+    int wide;         /* full lines and names; else TD_TEXT_WIDTH columns (report/wrap.h) */
 } td_diff_text_options;
 
 /* Side by side text: the application, then matched kernels, then the
@@ -53,7 +54,8 @@ typedef struct td_diff_text_options {
  * change within the spread of both sides over their launches. */
 int td_diff_text_with(FILE *out, const td_diff_side *a, const td_diff_side *b,
                       const td_diff_text_options *o, td_error *err);
-/* The same with every node, kernels named by their base function name. */
+/* The same with every node and full lines (wide), kernels named by their
+ * base function name. */
 int td_diff_text(FILE *out, const td_diff_side *a, const td_diff_side *b, int level,
                  long max_kernels, td_error *err);
 /* One row per kernel (both sides, then A only, then B only) and the

@@ -17,6 +17,7 @@ typedef struct json_view {
     const td_breakdown *b;
     const td_breakdown *spread; /* each node's spread (levels/spread.h) */
     const td_verdict *v;
+    const char *nodes;  /* --nodes: the nodes listed (td_node_selected); NULL: all */
 } json_view;
 
 static int add_node(cJSON *nodes, const json_view *view, int node, int level)
@@ -46,7 +47,8 @@ static int add_subtree(cJSON *nodes, const json_view *view, int node, int level)
 {
     const td_model *m = view->model;
     const td_tree_node *t = &m->tree[node];
-    if (t->level > level || !t->measured || !td_node_present(m, view->b, node))
+    if (t->level > level || !t->measured || !td_node_present(m, view->b, node) ||
+        !td_node_selected(view->nodes, t->path))
         return 0;
     if (add_node(nodes, view, node, level))
         return -1;
@@ -96,23 +98,24 @@ static cJSON *view_object(const json_view *view, int level)
     return obj;
 }
 
-static json_view app_view(const td_summary *s)
+static json_view app_view(const td_summary *s, const char *nodes)
 {
     json_view v = {TD_APP_ROW, s->launches, s->profiled, s->total_ns, 100.0, s->app_has_data,
-                   td_summary_model(s), &s->app, &s->app_spread, &s->app_verdict};
+                   td_summary_model(s), &s->app, &s->app_spread, &s->app_verdict, nodes};
     return v;
 }
 
-static json_view kernel_view(const td_summary *s, const td_kernel_summary *ks)
+static json_view kernel_view(const td_summary *s, const td_kernel_summary *ks,
+                             const char *nodes)
 {
     json_view v = {ks->name, ks->launches, ks->profiled, ks->total_ns,
                    s->total_ns > 0 ? 100.0 * ks->total_ns / s->total_ns : 0, ks->has_data,
-                   &s->models[ks->model], &ks->mean, &ks->spread, &ks->verdict};
+                   &s->models[ks->model], &ks->mean, &ks->spread, &ks->verdict, nodes};
     return v;
 }
 
 static cJSON *summary_object(const td_summary *s, int level, const char *source,
-                             const td_conditions *conditions)
+                             const td_conditions *conditions, const char *nodes)
 {
     cJSON *root = cJSON_CreateObject();
     int ok = root && cJSON_AddStringToObject(root, "schema", TD_TREE_SCHEMA) &&
@@ -121,14 +124,14 @@ static cJSON *summary_object(const td_summary *s, int level, const char *source,
                      : cJSON_AddNullToObject(root, "source") != NULL) &&
              cJSON_AddNumberToObject(root, "level", level) &&
              (!conditions || td_conditions_add_json(root, conditions) == 0);
-    json_view app = app_view(s);
+    json_view app = app_view(s, nodes);
     cJSON *app_obj = ok ? view_object(&app, level) : NULL;
     ok = app_obj && cJSON_AddItemToObject(root, "application", app_obj);
     if (!ok)
         cJSON_Delete(app_obj);
     cJSON *kernels = ok ? cJSON_AddArrayToObject(root, "kernels") : NULL;
     for (size_t k = 0; kernels && k < s->n_kernels; k++) {
-        json_view view = kernel_view(s, &s->kernels[k]);
+        json_view view = kernel_view(s, &s->kernels[k], nodes);
         cJSON *obj = view_object(&view, level);
         if (!obj || !cJSON_AddItemToArray(kernels, obj)) {
             cJSON_Delete(obj);
@@ -143,13 +146,13 @@ static cJSON *summary_object(const td_summary *s, int level, const char *source,
 }
 
 int td_report_json(FILE *out, const td_summary *s, int level, const char *source,
-                   const td_conditions *conditions, td_error *err)
+                   const td_conditions *conditions, const char *nodes, td_error *err)
 {
     if (level < 1 || level > TD_MAX_LEVEL)
         return td_fail(err, "level %d does not exist; use -l 1 to -l %d", level, TD_MAX_LEVEL);
     if (td_summary_printable(s, err)) /* never null for a nan or inf */
         return -1;
-    return td_json_print(out, summary_object(s, level, source, conditions), err);
+    return td_json_print(out, summary_object(s, level, source, conditions, nodes), err);
 }
 
 int td_json_print(FILE *out, cJSON *root, td_error *err)

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "report/output.h"
+#include "report/raw.h"
+#include "report/wrap.h"
 
 #define NO_REGION "(no NVTX region)"
 
@@ -138,16 +140,21 @@ int td_report_by_region(FILE *out, const td_region_set *set, const td_report_opt
     double total_ns = 0;
     for (size_t r = 0; r < set->n; r++)
         total_ns += set->summaries[r].total_ns;
-    if (set->n)
-        td_report_header(out, &set->views[0], &set->summaries[0], o);
+    if (set->n && td_report_session(out, &set->views[0], &set->summaries[0], o, err))
+        return -1;
     for (size_t r = 0; r < set->n; r++) {
         const td_summary *s = &set->summaries[r];
         td_report_options ro = *o;
         ro.no_header = 1;
-        fprintf(out, "\n=== NVTX region %zu/%zu: %s | %zu launch%s, %.3f ms, %.1f%% of GPU time ===\n",
-                r + 1, set->n, td_region_label(set->names[r]), s->launches,
-                s->launches == 1 ? "" : "es", s->total_ns / 1e6,
-                total_ns > 0 ? 100.0 * s->total_ns / total_ns : 0.0);
+        char head[64], tail[128], name[TD_TEXT_WIDTH];
+        const char *label = td_region_label(set->names[r]);
+        int h = snprintf(head, sizeof head, "=== NVTX region %zu/%zu: ", r + 1, set->n);
+        int t = snprintf(tail, sizeof tail, " | %zu launch%s, %.3f ms, %.1f%% of GPU time ===",
+                         s->launches, s->launches == 1 ? "" : "es", s->total_ns / 1e6,
+                         total_ns > 0 ? 100.0 * s->total_ns / total_ns : 0.0);
+        /* the region's name elided in the middle to fit the width */
+        td_elide_middle(label, (size_t)(TD_TEXT_WIDTH - h - t), name, sizeof name);
+        fprintf(out, "\n%s%s%s\n", head, o->wide ? label : name, tail);
         if (td_report_text(out, &set->views[r], s, &ro, err))
             return -1;
     }

@@ -8,6 +8,7 @@
 #include "levels/spread.h"
 #include "report/columns.h"
 #include "report/select.h"
+#include "report/wrap.h"
 
 #define LISTED_CANDIDATES 6
 
@@ -358,39 +359,73 @@ static double widest_spread(const td_timeline_point *p, const td_summary *s,
     return widest;
 }
 
-static void print_table(FILE *out, const td_timeline *t, const td_summary *s,
-                        const td_columns *cols)
+/* The width of column c's cells. */
+static int column_width(const td_column *c)
 {
-    int unattributed = any_unattributed(t);
+    int width = (int)strlen(column_label(c));
+    return width < 7 ? 7 : width;
+}
+
+/* The node columns first..last-1, after the invocation's own; the
+ * unattributed and spread columns with the last block. */
+static void print_block(FILE *out, const td_timeline *t, const td_summary *s,
+                        const td_columns *cols, size_t first, size_t last)
+{
+    int unattributed = any_unattributed(t) && last == cols->count;
     int combined = t->combined > 0;
+    int spread = combined && last == cols->count;
     fprintf(out, "  %6s %9s %12s", "inv", "launch", "time_us");
     if (combined)
         fprintf(out, " %7s", "samples");
-    for (size_t c = 0; c < cols->count; c++)
-        fprintf(out, " %7s", column_label(&cols->items[c]));
-    fprintf(out, "%s%s\n", unattributed ? " Unattributed" : "", combined ? "  spread" : "");
+    for (size_t c = first; c < last; c++)
+        fprintf(out, " %*s", column_width(&cols->items[c]), column_label(&cols->items[c]));
+    fprintf(out, "%s%s\n", unattributed ? " Unattributed" : "", spread ? "  spread" : "");
     for (size_t i = 0; i < t->n_points; i++) {
         const td_timeline_point *p = &t->points[i];
         fprintf(out, "  %6zu %9llu %12.3f", p->invocation, (unsigned long long)p->launch_id,
                 p->duration_ns / 1e3);
         if (combined)
             fprintf(out, " %7zu", p->samples);
-        for (size_t c = 0; c < cols->count; c++) {
+        for (size_t c = first; c < last; c++) {
             const td_column *col = &cols->items[c];
             double v = td_column_value(col, &s->models[p->dev], &p->b);
-            int width = (int)strlen(column_label(col));
-            width = width < 7 ? 7 : width;
             if (isnan(v))
-                fprintf(out, " %*s", width, "-");
+                fprintf(out, " %*s", column_width(col), "-");
             else
-                fprintf(out, " %*.1f", width, 100.0 * v);
+                fprintf(out, " %*.1f", column_width(col), 100.0 * v);
         }
         if (unattributed)
             fprintf(out, " %12.1f", 100.0 * p->b.unattributed);
-        if (combined)
+        if (spread)
             fprintf(out, "  +-%.1f", widest_spread(p, s, cols));
         fputc('\n', out);
     }
+}
+
+/* The table; unless wide, its node columns split over blocks of at most
+ * TD_TEXT_WIDTH columns, each repeating the invocation's columns. */
+static void print_table(FILE *out, const td_timeline *t, const td_summary *s,
+                        const td_columns *cols, int wide)
+{
+    int fixed = 31 + (t->combined > 0 ? 8 : 0);
+    int tail = (any_unattributed(t) ? 13 : 0) + (t->combined > 0 ? 10 : 0);
+    size_t first = 0;
+    do {
+        size_t last = first;
+        int used = fixed;
+        while (last < cols->count) {
+            int w = 1 + column_width(&cols->items[last]);
+            int end = last + 1 == cols->count ? tail : 0;
+            if (!wide && last > first && used + w + end > TD_TEXT_WIDTH)
+                break;
+            used += w;
+            last++;
+        }
+        if (first > 0)
+            fputc('\n', out);
+        print_block(out, t, s, cols, first, last);
+        first = last;
+    } while (first < cols->count);
 }
 
 static void print_phases(FILE *out, const td_timeline *t, const td_summary *s,
@@ -419,10 +454,13 @@ static void print_phases(FILE *out, const td_timeline *t, const td_summary *s,
     }
 }
 
-int td_timeline_text(FILE *out, const td_timeline *t, const td_summary *s, int level,
-                     double threshold, td_error *err)
+/* The text, unwrapped but for the table's blocks. */
+static int timeline_text(FILE *out, const td_timeline *t, const td_summary *s, int level,
+                         double threshold, int wide, td_error *err)
 {
-    fprintf(out, "Timeline of kernel %s\n", t->kernel);
+    char name[TD_TEXT_WIDTH];
+    td_elide_middle(t->kernel, TD_TEXT_WIDTH - 20, name, sizeof name);
+    fprintf(out, "Timeline of kernel %s\n", wide ? t->kernel : name);
     fprintf(out, "  %zu invocation%s, %zu %s with active cycles; level %d, %% of issue slots\n",
             t->invocations, t->invocations == 1 ? "" : "s", t->n_points,
             t->combined ? (t->n_points == 1 ? "point" : "points") : "profiled", level);
@@ -452,7 +490,7 @@ int td_timeline_text(FILE *out, const td_timeline *t, const td_summary *s, int l
         if (dropped)
             fprintf(out, "  (%zu node%s below 0.05%% in every invocation not shown)\n", dropped,
                     dropped == 1 ? "" : "s");
-        print_table(out, t, s, &cols);
+        print_table(out, t, s, &cols, wide);
         print_phases(out, t, s, phases, n_phases, level, threshold);
     } else {
         rc = -1;
@@ -460,4 +498,29 @@ int td_timeline_text(FILE *out, const td_timeline *t, const td_summary *s, int l
     free(phases);
     td_columns_free(&cols);
     return rc;
+}
+
+int td_timeline_text_with(FILE *out, const td_timeline *t, const td_summary *s, int level,
+                          double threshold, int wide, td_error *err)
+{
+    if (wide)
+        return timeline_text(out, t, s, level, threshold, 1, err);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return td_fail(err, "out of memory");
+    int rc = timeline_text(mem, t, s, level, threshold, 0, err);
+    if (fclose(mem) != 0 && rc == 0)
+        rc = td_fail(err, "out of memory");
+    if (rc == 0)
+        td_wrap_text(out, text, TD_TEXT_WIDTH, -1);
+    free(text);
+    return rc;
+}
+
+int td_timeline_text(FILE *out, const td_timeline *t, const td_summary *s, int level,
+                     double threshold, td_error *err)
+{
+    return td_timeline_text_with(out, t, s, level, threshold, 0, err);
 }

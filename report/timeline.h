@@ -84,5 +84,10 @@ int td_timeline_json(FILE *out, const td_timeline *t, const td_summary *s, int l
                      double threshold, td_error *err);
 int td_timeline_text(FILE *out, const td_timeline *t, const td_summary *s, int level,
                      double threshold, td_error *err);
+/* The text fits TD_TEXT_WIDTH columns (report/wrap.h: the table split
+ * into blocks of node columns, the name elided, lines wrapped) unless
+ * wide; td_timeline_text is this, not wide. */
+int td_timeline_text_with(FILE *out, const td_timeline *t, const td_summary *s, int level,
+                          double threshold, int wide, td_error *err);
 
 #endif

@@ -59,6 +59,7 @@ _topdown() {
         --node) COMPREPLY=($(compgen -W "$(_topdown_nodes "$bin")" -- "$cur")); return ;;
         --cache-control) COMPREPLY=($(compgen -W "none all" -- "$cur")); return ;;
         --clock-control) COMPREPLY=($(compgen -W "none base" -- "$cur")); return ;;
+        --page) COMPREPLY=($(compgen -W "details raw session source" -- "$cur")); return ;;
         --arch)
             COMPREPLY=($(compgen -W "$(_topdown_archs "$bin")" -- "$cur"))
             return ;;

@@ -94,7 +94,7 @@ static const cli_command commands[TD_CMD_COUNT] = {
         "  topdown -k 'regex:^sgemm_\\d+' -s 2 -c 5 -- ./app   (ncu's forms)\n"
         "  topdown --overhead 10 -- python train.py\n", NULL},
     [TD_CMD_REPORT] = {
-        "report", cmd_report, TREE_OPTIONS "pm-timeline kernel-name input",
+        "report", cmd_report, TREE_OPTIONS "pm-timeline kernel-name input page",
         "       topdown report FILE [options]          print the tree of a result file\n",
         "usage: topdown report FILE [options]\n"
         "Prints the tree of a result file (no GPU needed).\n",
@@ -103,7 +103,8 @@ static const cli_command commands[TD_CMD_COUNT] = {
         "  topdown report run.json -k '^Kernel2$' --kernel-name-base function\n"
         "  topdown report run.json -l 3 -k '#4'          the 4th kernel (\"Kernel 4/N\")\n"
         "  topdown report run.json --timeline '#2'       one kernel over its invocations\n"
-        "  topdown report run.json -l 2 --csv k.csv\n",
+        "  topdown report run.json -l 2 --csv k.csv\n"
+        "  topdown report run.json --page raw --csv      the counters behind the trees\n",
         USAGES({"kernel-name",
                 "  -k, --kernel-name K  show only these kernels in the text, the CSV rows and\n"
                 "                       --json (the application row stays the whole run's):\n"
@@ -154,7 +155,8 @@ static const cli_command commands[TD_CMD_COUNT] = {
                 "  -o, --output FILE    the plot, OUT.png or OUT.svg (default: next to FILE)\n"})},
     [TD_CMD_DIFF] = {
         "diff", cmd_diff,
-        "level verbose csv json kernels kernel-name fail-if force kernel-name-base input help",
+        "level verbose csv json kernels kernel-name fail-if force kernel-name-base input wide "
+        "help",
         "       topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]\n"
         "                                              compare two results node by node\n",
         "usage: topdown diff A.json B.json [-l N] [-v] [--csv [FILE] | --json] [--kernels N]\n"
@@ -453,6 +455,23 @@ static int set_print_summary(cli *c, const cli_option *o, const char *arg, td_er
     return parse_word(arg, "--print-summary", words, &c->print_summary, err);
 }
 
+/* report --page (ncu's pages): details, raw, session; source is a command of its own. */
+static int set_page(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    static const char *const pages[] = {"details", "raw", "session", NULL};
+    for (const char *const *p = pages; *p; p++)
+        if (strcmp(arg, *p) == 0) {
+            c->page = *p;
+            return 0;
+        }
+    if (strcmp(arg, "source") == 0)
+        return td_fail(err, "--page source: the source page is a command of its own: "
+                       "topdown source FILE KERNEL (a result profiled with --source; "
+                       "docs/SOURCE.md)");
+    return td_fail(err, "--page takes details, raw, session or source, not \"%s\"", arg);
+}
+
 static int set_nodes(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
     (void)o;
@@ -532,8 +551,14 @@ static const cli_option options[] = {
      "                       (toplev's -x ,)\n"},
     {"nodes", 0, 1, OWN(set_nodes), S_REPORT,
      "      --nodes LIST     only these nodes (comma-separated paths or names, toplev's\n"
-     "                       --nodes), with the nodes above and below them; the\n"
-     "                       --print-summary columns (CSV, JSON hold all)\n"},
+     "                       --nodes), with the nodes above and below them, in the\n"
+     "                       tree, the CSVs' node columns and --json; the\n"
+     "                       --print-summary columns: these nodes\n"},
+    {"page", 0, 1, OWN(set_page), S_REPORT,
+     "      --page PAGE      report: details (the tree, default), raw (each kernel's\n"
+     "                       counter values the model read; --csv: kernel,metric,value,\n"
+     "                       launches), session (the header only); source: see\n"
+     "                       topdown source FILE KERNEL (ncu's --page)\n"},
     {"input", 'i', 1, STRING(input), S_REPORT,
      "  -i, --input FILE     the result file to read (ncu's -i), as the first file\n"},
     {"top", 0, 1, COUNT(top, 0, LONG_MAX), S_PLOT,
@@ -973,6 +998,15 @@ static int check_conflicts(const cli *c, td_command command, td_error *err)
         return td_usage_fail(err, "--print-summary/-x print a line per kernel instead of the "
                              "tree; leave out --%s", c->timeline ? "timeline" : c->json ? "json"
                              : c->report.by_region ? "by-region" : "pm-timeline");
+    int page = c->page && strcmp(c->page, "details") != 0;
+    if (page && (c->timeline || c->json || c->report.by_region || c->pm_timeline || lines))
+        return td_usage_fail(err, "--page %s is a page of its own; leave out --%s", c->page,
+                             c->timeline ? "timeline" : c->json ? "json"
+                             : c->report.by_region ? "by-region"
+                             : c->pm_timeline ? "pm-timeline" : "print-summary/-x");
+    if (page && strcmp(c->page, "session") == 0 && (c->csv || c->csv_launches))
+        return td_usage_fail(err, "--page session prints the header only; leave out --%s",
+                             c->csv ? "csv" : "csv-launches");
     if (command == TD_CMD_DIFF && c->json && c->csv && strcmp(c->csv, "-") == 0)
         return td_usage_fail(err, "--json and --csv - both print on stdout; give --csv a file");
     if (c->report.by_region && (c->timeline || c->json))

@@ -71,6 +71,7 @@ typedef struct cli {
     const char *print_summary; /* --print-summary per-kernel: a line per kernel */
     const char *separator;     /* -x SEP: those lines' fields separated by SEP */
     int quiet;           /* --quiet: no "next:" hints */
+    const char *page;    /* report --page: details (NULL too), raw or session */
     unsigned char seen[TD_CLI_MAX_OPTIONS]; /* per option row: given on the command line */
 } cli;
 

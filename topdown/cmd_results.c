@@ -22,6 +22,7 @@
 #include "report/plot.h"
 #include "report/copies.h"
 #include "report/pm_timeline.h"
+#include "report/raw.h"
 #include "report/text.h"
 #include "report/region.h"
 #include "report/select.h"
@@ -140,12 +141,12 @@ static void launches_view_free(td_result *view, const td_result *res)
 
 /* --csv-launches: the launches of the kernels shown. */
 static int write_launches(const char *path, const td_result *res, const td_summary *s,
-                          const shown_kernels *k, int level, td_error *err)
+                          const shown_kernels *k, int level, const char *nodes, td_error *err)
 {
     td_result view;
     int rc = launches_view(res, k, &view, err);
     if (rc == 0)
-        rc = td_csv_launches_file(path, &view, s, level, err);
+        rc = td_csv_launches_file(path, &view, s, level, nodes, err);
     launches_view_free(&view, res);
     return rc;
 }
@@ -160,7 +161,8 @@ static int print_timeline(const td_result *res, const td_summary *s, const cli *
     if (td_timeline_build(res, s, name, &t, err))
         return -1;
     int rc = c->json ? td_timeline_json(stdout, &t, s, c->report.level, c->phase_threshold, err)
-                     : td_timeline_text(stdout, &t, s, c->report.level, c->phase_threshold, err);
+                     : td_timeline_text_with(stdout, &t, s, c->report.level, c->phase_threshold,
+                                             c->report.wide, err);
     td_timeline_free(&t);
     return rc;
 }
@@ -177,9 +179,10 @@ static int write_region_outputs(const char *path, const td_result *res, const td
         return -1;
     int level = c->report.level, rc = 0;
     if (c->csv)
-        rc = td_csv_kernels_by_region_file(c->csv, set.summaries, set.names, set.n, level, err);
+        rc = td_csv_kernels_by_region_file(c->csv, set.summaries, set.names, set.n, level,
+                                           c->report.nodes, err);
     if (rc == 0 && c->csv_launches)
-        rc = td_csv_launches_file(c->csv_launches, res, s, level, err);
+        rc = td_csv_launches_file(c->csv_launches, res, s, level, c->report.nodes, err);
     int to_stdout = (c->csv && strcmp(c->csv, "-") == 0) ||
                     (c->csv_launches && strcmp(c->csv_launches, "-") == 0);
     if (rc == 0 && !to_stdout) {
@@ -205,18 +208,28 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
                   (c->csv_launches && strcmp(c->csv_launches, "-") == 0);
     shown_kernels shown; /* -k: the kernels of the CSVs, the JSON and the lines */
     int rc = shown_select(res, s, c->report.kernels_shown, c->report.name_base, &shown, err);
-    if (rc == 0 && c->csv)
-        rc = td_csv_kernels_file(c->csv, &shown.s, level, err);
+    const char *page = c->page ? c->page : "details";
+    if (rc == 0 && c->csv && strcmp(page, "raw") == 0)
+        rc = td_report_raw_file(c->csv, res, &shown.s, err);
+    else if (rc == 0 && c->csv)
+        rc = td_csv_kernels_file(c->csv, &shown.s, level, c->report.nodes, err);
     if (rc == 0 && c->csv_launches)
-        rc = write_launches(c->csv_launches, res, s, &shown, level, err);
+        rc = write_launches(c->csv_launches, res, s, &shown, level, c->report.nodes, err);
     if (rc == 0 && csv_out)
         rc = 1;
-    else if (rc == 0 && c->timeline)
+    else if (rc == 0 && strcmp(page, "raw") == 0)
+        rc = td_report_raw(stdout, res, &shown.s, 0, c->report.wide, err) ? -1 : 1;
+    else if (rc == 0 && strcmp(page, "session") == 0) {
+        td_report_options o = c->report;
+        o.source = path;
+        rc = td_report_session(stdout, res, s, &o, err) ? -1 : 1;
+    } else if (rc == 0 && c->timeline)
         rc = print_timeline(res, s, c, err) ? -1 : 1;
     else if (rc == 0 && c->pm_timeline)
         rc = td_pm_timeline_report(stdout, res, s, err) ? -1 : 1;
     else if (rc == 0 && c->json)
-        rc = td_report_json(stdout, &shown.s, level, path, &res->conditions, err) ? -1 : 1;
+        rc = td_report_json(stdout, &shown.s, level, path, &res->conditions, c->report.nodes,
+                            err) ? -1 : 1;
     else if (rc == 0 && cmd_per_kernel_lines(c))
         rc = td_report_per_kernel(stdout, res, &shown.s, c->separator, c->report.nodes, level,
                                   c->report.name_base, err) ? -1 : 1;
@@ -370,7 +383,9 @@ int cmd_report(int argc, char **argv, td_error *err)
     int has_data = 0;
     if ((rc = cmd_print_result_file(file, &c, &has_data, err)))
         return rc;
-    if (!c.json && !c.timeline && !c.pm_timeline && !to_stdout && !cmd_per_kernel_lines(&c))
+    int details = !c.page || strcmp(c.page, "details") == 0;
+    if (details && !c.json && !c.timeline && !c.pm_timeline && !to_stdout &&
+        !cmd_per_kernel_lines(&c))
         cmd_print_hint(file, &c, has_data);
     return 0;
 }
@@ -713,7 +728,8 @@ static int diff_outputs(const char *const *files, const cli *c, const td_arch_se
     if (load_pair(files, archs, &p, err))
         return -1;
     td_diff_text_options text = {c->report.level, c->report.max_kernels, c->report.name_base,
-                                 c->report.verbose, c->profile.kernel_filter};
+                                 c->report.verbose, c->profile.kernel_filter,
+                                 c->report.wide};
     shown_kernels shown[2] = {{.owned = NULL}, {.owned = NULL}};
     int rc = shown_pair(&p, c, shown, err);
     if (rc == 0)

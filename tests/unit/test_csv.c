@@ -321,7 +321,7 @@ int main(void)
     setlocale(LC_ALL, "C");
     test_cli(dir);
     /* A file that cannot be written is an error naming it. */
-    CHECK(td_csv_kernels_file("/nonexistent/dir/k.csv", &s, 1, &err) == -1);
+    CHECK(td_csv_kernels_file("/nonexistent/dir/k.csv", &s, 1, NULL, &err) == -1);
     CHECK(strstr(err.msg, "/nonexistent/dir/k.csv") != NULL);
     td_summary_free(&s);
     td_result_free(&res);

@@ -34,6 +34,11 @@ static int starts(const char *file, const char *prefix)
     return strncmp(text, prefix, strlen(prefix)) == 0;
 }
 
+static int begins(const char *text, const char *prefix)
+{
+    return strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
 static void test_csv_flag(void)
 {
     const char *header = "kernel,launches,profiled_launches,";
@@ -139,6 +144,34 @@ static void test_nodes(void)
     CHECK(starts("out.txt", "kernel                                    time%     Retire "
                  "Backend.Memory_Bound  bottleneck\n"));
     CHECK(run("%s report %s --nodes Nope", bin, bench) == 2 && has("err.txt", "\"Nope\" is no node"));
+    /* the CSVs and --json hold the nodes the text shows */
+    CHECK(run("%s report %s -l 3 --nodes Memory_Bound --csv", bin, bench) == 0);
+    char *csv = td_shell_read_file(dir, "out.txt");
+    CHECK(csv && begins(csv, "kernel,launches,profiled_launches,total_ns,gpu_time_pct,ipc,"
+                         "Backend,Backend.Memory_Bound,Backend.Memory_Bound.L1_Bound,"
+                         "Backend.Memory_Bound.MIO_Bound,Backend.Memory_Bound.Constant_Memory,"
+                         "Backend.Memory_Bound.Drain,unattributed,bottleneck,kernel_function,"
+                         "Backend_spread,Backend.Memory_Bound_spread,"));
+    free(csv);
+    CHECK(run("%s report %s -l 4 --nodes L1_Bound --csv-launches -", bin, bench) == 0);
+    csv = td_shell_read_file(dir, "out.txt");
+    CHECK(csv && begins(csv, "kernel,invocation,launch_id,device,start_ns,duration_ns,ipc,"
+                         "Backend,Backend.Memory_Bound,Backend.Memory_Bound.L1_Bound,"
+                         "Backend.Memory_Bound.L1_Bound.long_scoreboard,"
+                         "Backend.Memory_Bound.L1_Bound.tex_throttle,"
+                         "Backend.Memory_Bound.L1_Bound.lg_throttle,unattributed,bottleneck,"
+                         "kernel_function\n"));
+    free(csv);
+    CHECK(run("%s report %s --by-region --nodes Retire --csv -", bin, bench) == 0 &&
+          starts("out.txt", "kernel,launches,profiled_launches,total_ns,gpu_time_pct,ipc,Retire,"
+                 "unattributed,bottleneck,kernel_function,Retire_spread,region\n"));
+    CHECK(run("%s report %s -l 3 --nodes Memory_Bound,Retire --json", bin, bench) == 0 &&
+          has("out.txt", "\"path\":\t\"Backend.Memory_Bound.L1_Bound\"") &&
+          has("out.txt", "\"path\":\t\"Retire\"") &&
+          !has("out.txt", "\"path\":\t\"Frontend") &&
+          !has("out.txt", "\"path\":\t\"Backend.Core_Bound"));
+    CHECK(run("%s report %s -l 2 --json", bin, bench) == 0 &&
+          has("out.txt", "\"path\":\t\"Frontend.Fetch\""));
 }
 
 /* diff -k: the kernels of both sides that -k names, in the text and the
@@ -167,6 +200,41 @@ static void test_stdin(void)
     CHECK(run("%s plot - -o s.png < %s", bin, bench) == 0);
 }
 
+/* ncu's --page: details (the tree), raw (each kernel's counters, the
+ * duration-weighted mean per launch; --csv: kernel,metric,value,launches),
+ * session (the header alone); source is a command of its own (exit 2). */
+static void test_pages(void)
+{
+    CHECK(run("%s report %s --page details -l 1", bin, bench) == 0 &&
+          has("out.txt", "\nApplication: "));
+    CHECK(run("%s report %s --page session", bin, bench) == 0 &&
+          has("out.txt", "Command:  build/benchmarks/td_bench  (exit code 0)\n") &&
+          has("out.txt", "Device:   NVIDIA H100 80GB HBM3") &&
+          has("out.txt", "\nCollection: kernel replay") && !has("out.txt", "Application"));
+    CHECK(run("%s report %s --page raw", bin, bench) == 0 &&
+          has("out.txt", "\nbench_ifetch(Sink, int):\n  metric ") &&
+          has("out.txt", "\n  smsp__inst_executed.sum                                  "
+              "4.30575e+08         3\n") &&
+          has("out.txt", "\n<application>:\n") && !has("out.txt", "Retire"));
+    CHECK(run("%s report %s --page raw --csv", bin, bench) == 0 &&
+          starts("out.txt", "kernel,metric,value,launches\n\"bench_ifetch(Sink, int)\","
+                 "smsp__inst_executed.sum,430575245,3\n") &&
+          has("out.txt", "\n\"bench_ifetch(Sink, int)\",sm__cycles_active.sum,"
+              "2793998090.08719,3\n") &&
+          has("out.txt", "\n<application>,sm__cycles_active.sum,"));
+    CHECK(run("%s report %s --page raw -k '#2' --csv r.csv", bin, bench) == 0 &&
+          starts("r.csv", "kernel,metric,value,launches\n\"bench_constant(Sink, int)\",") &&
+          !has("r.csv", "bench_ifetch") && has("out.txt", "\nbench_constant(Sink, int):\n"));
+    CHECK(run("%s report %s --page source", bin, bench) == 2 &&
+          has("err.txt", "topdown source FILE KERNEL"));
+    CHECK(run("%s report %s --page nope", bin, bench) == 2 &&
+          has("err.txt", "--page takes details, raw, session or source, not \"nope\""));
+    CHECK(run("%s report %s --page raw --json", bin, bench) == 2);
+    CHECK(run("%s report %s --page session --csv", bin, bench) == 2);
+    CHECK(run("%s diff %s %s --page raw", bin, bench, bench) == 2 &&
+          has("err.txt", "option --page does not apply to `topdown diff`"));
+}
+
 /* Issue 27, item 15: describe suggests node names holding the word first. */
 static void test_describe_suggestions(void)
 {
@@ -193,6 +261,7 @@ int main(void)
     test_stdin();
     test_nodes();
     test_diff_k();
+    test_pages();
     td_shell_remove_dir(dir);
     return td_check_summary();
 }

@@ -65,7 +65,7 @@ static void test_report_k(void)
 
 static void test_rank_everywhere(void)
 {
-    CHECK(run("%s report %s --timeline '#4'", bin, torch) == 0);
+    CHECK(run("%s report %s --timeline '#4' --wide", bin, torch) == 0);
     CHECK(has("out.txt", "Timeline of kernel void at::native::(anonymous namespace)::multi_tensor_"
               "apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<1>"));
     CHECK(run("%s report %s --timeline '#2'", bin, bench) == 0);
@@ -114,8 +114,8 @@ static void test_ncu_forms(void)
     /* the same arguments name the same kernels in --timeline */
     CHECK(run("%s report %s --timeline '^Kernel2$'", bin, torch) == 2);
     CHECK(has("err.txt", "kernel \"^Kernel2$\" is ambiguous: 5 kernels match it"));
-    CHECK(run("%s report %s --timeline 'regex:simt_sgemm_64x64' --kernel-name-base demangled",
-              bin, torch) == 0);
+    CHECK(run("%s report %s --timeline 'regex:simt_sgemm_64x64' --kernel-name-base demangled "
+              "--wide", bin, torch) == 0);
     CHECK(has("out.txt", "Timeline of kernel void cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_"));
     CHECK(run("%s report %s -k 'regex:simt_sgemm_64x64' --kernel-name-base demangled "
               "--no-desc", bin, torch) == 0);

@@ -109,7 +109,7 @@ static void test_full_disk_leaves_old_file(void)
     signal(SIGXFSZ, SIG_IGN);
     small.rlim_max = saved.rlim_max;
     CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
-    int rc = td_csv_launches_file(path, &res, &s, 4, &err);
+    int rc = td_csv_launches_file(path, &res, &s, 4, NULL, &err);
     setrlimit(RLIMIT_FSIZE, &saved);
     CHECK(rc == -1 && strstr(err.msg, "full.csv"));
     CHECK(has("full.csv", "old"));

@@ -188,6 +188,63 @@ static void test_widths(void)
     CHECK(strlen(r.err) < 500);
 }
 
+/* The widest line of dir/out, whole (r.out holds its first 128 KiB). */
+static size_t widest_out(void)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/out", dir);
+    FILE *f = fopen(path, "r");
+    size_t most = 0, len = 0;
+    for (int c; f && (c = fgetc(f)) != EOF; len = c == '\n' ? 0 : len + 1)
+        most = len + (c != '\n') > most ? len + (c != '\n') : most;
+    if (f)
+        fclose(f);
+    return most;
+}
+
+/* Item 9: report --timeline, --by-region and diff fit 100 columns on
+ * every bundled result (names elided, the timeline's node columns in
+ * blocks); --wide keeps full lines. */
+static void test_widths_everywhere(void)
+{
+    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    static const char *const files[] = {
+        "benchmarks/results/h100_td_bench.topdown.json",
+        "benchmarks/results/h100_pytorch_mlp.topdown.json.xz",
+        "tests/fixtures/h200/h200_bench_groups.topdown.json",
+        "tests/fixtures/h200/h200_bench_kernel.topdown.json",
+        "tests/fixtures/h200/h200_graphs.topdown.json",
+        "tests/fixtures/h200/h200_pytorch_mlp.topdown.json",
+        "tests/fixtures/h200/h200_smoke.topdown.json"};
+    size_t n = sizeof files / sizeof *files;
+    run_output r;
+    char args[2048];
+    for (size_t i = 0; i < n; i++) {
+        for (int level = 1; level <= 4; level++) {
+            for (int k = 1; k <= 2; k++) {
+                snprintf(args, sizeof args, "report '%s/%s' -l %d --timeline '#%d'", src,
+                         files[i], level, k);
+                run(args, &r);
+                CHECK(r.status == 0 && widest_out() <= 100);
+            }
+            snprintf(args, sizeof args, "report '%s/%s' -l %d --by-region", src, files[i],
+                     level);
+            run(args, &r);
+            CHECK(r.status == 0 && widest_out() <= 100 && strstr(r.out, "=== NVTX region"));
+            snprintf(args, sizeof args, "diff '%s/%s' '%s/%s' -l %d -v --kernels 0", src,
+                     files[i], src, files[(i + 1) % n], level);
+            run(args, &r);
+            CHECK(r.status == 0 && widest_out() <= 100 && strstr(r.out, "Application: "));
+        }
+    }
+    snprintf(args, sizeof args, "report '%s/%s' -l 3 --timeline '#1' --wide", src, files[1]);
+    run(args, &r);
+    CHECK(r.status == 0 && widest_out() > 100);
+    snprintf(args, sizeof args, "diff '%s/%s' '%s/%s' --wide", src, files[1], src, files[5]);
+    run(args, &r);
+    CHECK(r.status == 0 && widest_out() > 100);
+}
+
 /* Item 7: a kernel's whole name, under any base, or as the report shows
  * it, selects it for -k as for --timeline. */
 static void test_names(void)
@@ -398,6 +455,7 @@ int main(void)
     test_verdicts();
     test_hints();
     test_widths();
+    test_widths_everywhere();
     test_names();
     test_one_format();
     test_list_nodes();
