@@ -205,6 +205,42 @@ static void print_incomplete(FILE *out, const td_summary *s)
                 others ? ", and others under 1% of GPU time" : "");
 }
 
+/* Level-1 spread, in points, past which a kernel is listed as unsure. */
+#define TD_SPREAD_UNSURE 10.0
+
+/* The widest spread of a kernel's level-1 nodes, in points. */
+static double widest_level1_spread(const td_summary *s, const td_kernel_summary *ks)
+{
+    const td_model *m = &s->models[ks->model];
+    double widest = 0;
+    for (int n = td_model_next_child(m, -1, -1); n >= 0; n = td_model_next_child(m, -1, n))
+        if (td_node_measured(m, &ks->mean, n) && 100.0 * ks->spread.value[n] > widest)
+            widest = 100.0 * ks->spread.value[n];
+    return widest;
+}
+
+/* The kernels of 1% of GPU time or more whose level 1 is not known within
+ * TD_SPREAD_UNSURE points (too few of their launches, or of their run, were
+ * measured), and what measures more. */
+static void print_unsure(FILE *out, const td_summary *s)
+{
+    size_t listed = 0;
+    double widest = 0;
+    for (size_t k = 0; k < s->n_kernels && listed < 5; k++) {
+        const td_kernel_summary *ks = &s->kernels[k];
+        double w = ks->has_data ? widest_level1_spread(s, ks) : 0;
+        if (w <= TD_SPREAD_UNSURE || !(s->total_ns > 0 && ks->total_ns >= 0.01 * s->total_ns))
+            continue;
+        fprintf(out, "%s#%zu (%.1f%%)", listed ? ", " : "NOTE:     too few launches measured to "
+                "know level 1 within 10 points: kernel ", k + 1, 100.0 * ks->total_ns / s->total_ns);
+        widest = w > widest ? w : widest;
+        listed++;
+    }
+    if (listed)
+        fprintf(out, " (spread up to +-%.0f); --overhead unlimited measures every launch\n",
+                widest);
+}
+
 /* The SM clock of the kernel's measured launches; a warning when they
  * ran at clocks more than 15% apart (their counters are not comparable). */
 static void print_clock(FILE *out, const td_kernel_summary *ks)
@@ -322,6 +358,7 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
                 res->note ? ": " : "", res->note ? res->note : "");
     print_collection(out, res, s);
     print_incomplete(out, s);
+    print_unsure(out, s);
     char conditions[256];
     td_conditions_describe(&res->conditions, conditions, sizeof conditions);
     if (conditions[0])

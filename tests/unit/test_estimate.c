@@ -325,6 +325,57 @@ static void test_every_launch(void)
     td_result_free(&res);
 }
 
+/* The report's text of a summary at level 1. */
+static void report_text(const td_result *res, const td_summary *s, char *text, size_t size)
+{
+    td_report_options o;
+    td_report_options_init(&o);
+    o.level = 1;
+    o.no_desc = 1;
+    td_error err;
+    FILE *f = tmpfile();
+    CHECK(f && td_report_text(f, res, s, &o, &err) == 0);
+    text[0] = '\0';
+    if (!f)
+        return;
+    rewind(f);
+    text[fread(text, 1, size - 1, f)] = '\0';
+    fclose(f);
+}
+
+/* A kernel measured only in the first phase of its run: its spread is
+ * wide, and the report's header says so and what measures more; one
+ * measured all along is not listed. */
+static void test_unsure(void)
+{
+    td_result res;
+    td_device *dev = new_device(&res);
+    uint32_t rng = 11, xrng = 12;
+    for (size_t i = 0; i < 1000; i++) {
+        sim_launch l = simulate(phase_size(i * 2, &xrng), 0, &rng);
+        add(dev, "first_phase_only", &l, i < 6, i < 6 ? (int)(i % 3) : 0);
+    }
+    td_summary s;
+    td_error err;
+    char text[1 << 15];
+    CHECK(td_summarize(&res, &archs, NULL, &s, &err) == 0);
+    report_text(&res, &s, text, sizeof text);
+    CHECK(strstr(text, "too few launches measured to know level 1 within 10 points: kernel #1"));
+    CHECK(strstr(text, "--overhead unlimited measures every launch"));
+    td_summary_free(&s);
+    td_result_free(&res);
+    dev = new_device(&res);
+    for (size_t i = 0; i < 300; i++) {
+        sim_launch l = simulate(0.5, 1, &rng);
+        add(dev, "measured_all_along", &l, 1, (int)(i % 3));
+    }
+    CHECK(td_summarize(&res, &archs, NULL, &s, &err) == 0);
+    report_text(&res, &s, text, sizeof text);
+    CHECK(!strstr(text, "too few launches measured"));
+    td_summary_free(&s);
+    td_result_free(&res);
+}
+
 /* The choice alone: coverage first, every group of a class in turn, a
  * stride that grows, and a dropped choice taken again. */
 static void test_choice(void)
@@ -381,6 +432,7 @@ int main(void)
     test_choice();
     test_every_launch();
     test_incomplete();
+    test_unsure();
     check_bar("bfs", bfs_size, 4000, 1);
     check_bar("phases", phase_size, 4096, 0);
     td_arch_set_free(&archs);
