@@ -1,5 +1,6 @@
 #include "report/text.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,6 +183,14 @@ static size_t groups_used(const td_result *res)
     return n;
 }
 
+/* A kernel's share of the GPU time in percent; 0 when it is no finite
+ * number (durations near the double's limit). */
+static double time_share_pct(const td_summary *s, const td_kernel_summary *ks)
+{
+    double pct = s->total_ns > 0 ? 100.0 * (ks->total_ns / s->total_ns) : 0;
+    return isfinite(pct) ? pct : 0;
+}
+
 /* The kernels of 1% of GPU time or more whose stall split was not made,
  * and what completes them. */
 static void print_incomplete(FILE *out, const td_summary *s)
@@ -191,13 +200,13 @@ static void print_incomplete(FILE *out, const td_summary *s)
         const td_kernel_summary *ks = &s->kernels[k];
         if (!ks->mean.reasons_missing)
             continue;
-        if (!(s->total_ns > 0 && ks->total_ns >= 0.01 * s->total_ns) || listed == 5) {
+        if (time_share_pct(s, ks) < 1.0 || listed == 5) {
             others++;
             continue;
         }
         fprintf(out, "%s#%zu (%.1f%%)", listed ? ", " : "NOTE:     stall split not measured "
                 "(too few launches for every counter group): kernel ", k + 1,
-                100.0 * ks->total_ns / s->total_ns);
+                time_share_pct(s, ks));
         listed++;
     }
     if (listed)
@@ -229,16 +238,18 @@ static void print_unsure(FILE *out, const td_summary *s)
     for (size_t k = 0; k < s->n_kernels && listed < 5; k++) {
         const td_kernel_summary *ks = &s->kernels[k];
         double w = ks->has_data ? widest_level1_spread(s, ks) : 0;
-        if (w <= TD_SPREAD_UNSURE || !(s->total_ns > 0 && ks->total_ns >= 0.01 * s->total_ns))
+        if (!(w > TD_SPREAD_UNSURE) || time_share_pct(s, ks) < 1.0)
             continue;
         fprintf(out, "%s#%zu (%.1f%%)", listed ? ", " : "NOTE:     too few launches measured to "
-                "know level 1 within 10 points: kernel ", k + 1, 100.0 * ks->total_ns / s->total_ns);
-        widest = w > widest ? w : widest;
+                "know level 1 within 10 points: kernel ", k + 1, time_share_pct(s, ks));
+        if (isfinite(w) && w > widest)
+            widest = w;
         listed++;
     }
+    if (listed && widest > 0)
+        fprintf(out, " (spread up to +-%.0f)", widest);
     if (listed)
-        fprintf(out, " (spread up to +-%.0f); --overhead unlimited measures every launch\n",
-                widest);
+        fputs("; --overhead unlimited measures every launch\n", out);
 }
 
 /* The SM clock of the kernel's measured launches; a warning when they
