@@ -398,24 +398,22 @@ static int diff_text(FILE *out, const td_diff_side *a, const td_diff_side *b,
     return 0;
 }
 
+typedef struct diff_args {
+    const td_diff_side *a, *b;
+    const td_diff_text_options *o;
+} diff_args;
+
+static int write_diff(FILE *out, const void *ctx, td_error *err)
+{
+    const diff_args *d = ctx;
+    return diff_text(out, d->a, d->b, d->o, err);
+}
+
 int td_diff_text_with(FILE *out, const td_diff_side *a, const td_diff_side *b,
                       const td_diff_text_options *o, td_error *err)
 {
-    if (o->wide)
-        return diff_text(out, a, b, o, err);
-    /* written whole, then wrapped to the width */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (!mem)
-        return td_fail(err, "out of memory");
-    int rc = diff_text(mem, a, b, o, err);
-    if (fclose(mem) != 0 && rc == 0)
-        rc = td_fail(err, "out of memory");
-    if (rc == 0)
-        td_wrap_text(out, text, TD_TEXT_WIDTH, -1);
-    free(text);
-    return rc;
+    diff_args d = {a, b, o};
+    return td_write_wrapped(out, o->wide, write_diff, &d, err);
 }
 
 /* ---- CSV ------------------------------------------------------------------ */

@@ -159,24 +159,23 @@ int td_report_raw_file(const char *path, const td_result *res, const td_summary 
     return td_output_commit(&o, err);
 }
 
+typedef struct session_args {
+    const td_result *res;
+    const td_summary *s;
+    const td_report_options *o;
+} session_args;
+
+static int write_session(FILE *out, const void *ctx, td_error *err)
+{
+    (void)err;
+    const session_args *a = ctx;
+    td_report_header(out, a->res, a->s, a->o);
+    return 0;
+}
+
 int td_report_session(FILE *out, const td_result *res, const td_summary *s,
                       const td_report_options *o, td_error *err)
 {
-    if (o->wide) {
-        td_report_header(out, res, s, o);
-        return 0;
-    }
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (!mem)
-        return td_fail(err, "out of memory");
-    td_report_header(mem, res, s, o);
-    if (fclose(mem) != 0) {
-        free(text);
-        return td_fail(err, "out of memory");
-    }
-    td_wrap_text(out, text, TD_TEXT_WIDTH, -1);
-    free(text);
-    return 0;
+    session_args a = {res, s, o};
+    return td_write_wrapped(out, o->wide, write_session, &a, err);
 }

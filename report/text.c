@@ -571,22 +571,21 @@ static int report_text(FILE *out, const td_result *res, const td_summary *s,
     return 0;
 }
 
+typedef struct text_args {
+    const td_result *res;
+    const td_summary *s;
+    const td_report_options *o;
+} text_args;
+
+static int write_report(FILE *out, const void *ctx, td_error *err)
+{
+    const text_args *t = ctx;
+    return report_text(out, t->res, t->s, t->o, err);
+}
+
 int td_report_text(FILE *out, const td_result *res, const td_summary *s,
                    const td_report_options *o, td_error *err)
 {
-    if (o->wide)
-        return report_text(out, res, s, o, err);
-    /* written whole, then wrapped to the width */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (!mem)
-        return td_fail(err, "out of memory");
-    int rc = report_text(mem, res, s, o, err);
-    if (fclose(mem) != 0 && rc == 0)
-        rc = td_fail(err, "out of memory");
-    if (rc == 0)
-        td_wrap_text(out, text, TD_TEXT_WIDTH, -1);
-    free(text);
-    return rc;
+    text_args t = {res, s, o};
+    return td_write_wrapped(out, o->wide, write_report, &t, err);
 }

@@ -500,23 +500,26 @@ static int timeline_text(FILE *out, const td_timeline *t, const td_summary *s, i
     return rc;
 }
 
+typedef struct timeline_args {
+    const td_timeline *t;
+    const td_summary *s;
+    int level;
+    double threshold;
+} timeline_args;
+
+static int write_timeline(FILE *out, const void *ctx, td_error *err)
+{
+    const timeline_args *a = ctx;
+    return timeline_text(out, a->t, a->s, a->level, a->threshold, 0, err);
+}
+
 int td_timeline_text_with(FILE *out, const td_timeline *t, const td_summary *s, int level,
                           double threshold, int wide, td_error *err)
 {
     if (wide)
         return timeline_text(out, t, s, level, threshold, 1, err);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (!mem)
-        return td_fail(err, "out of memory");
-    int rc = timeline_text(mem, t, s, level, threshold, 0, err);
-    if (fclose(mem) != 0 && rc == 0)
-        rc = td_fail(err, "out of memory");
-    if (rc == 0)
-        td_wrap_text(out, text, TD_TEXT_WIDTH, -1);
-    free(text);
-    return rc;
+    timeline_args a = {t, s, level, threshold};
+    return td_write_wrapped(out, 0, write_timeline, &a, err);
 }
 
 int td_timeline_text(FILE *out, const td_timeline *t, const td_summary *s, int level,

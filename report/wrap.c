@@ -1,5 +1,7 @@
 #include "report/wrap.h"
 
+#include <stdlib.h>
+
 #include <string.h>
 
 /* Leading spaces of a line. */
@@ -101,4 +103,23 @@ int td_elided_match(const char *pattern, const char *text)
         if (!*p)
             return 0;
     }
+}
+
+int td_write_wrapped(FILE *out, int wide, td_text_writer write, const void *ctx,
+                     td_error *err)
+{
+    if (wide)
+        return write(out, ctx, err);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return td_fail(err, "out of memory");
+    int rc = write(mem, ctx, err);
+    if (fclose(mem) != 0 && rc == 0)
+        rc = td_fail(err, "out of memory");
+    if (rc == 0)
+        td_wrap_text(out, text, TD_TEXT_WIDTH, -1);
+    free(text);
+    return rc;
 }

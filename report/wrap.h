@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "metrics/error.h"
+
 /* Columns of the text outputs unless --wide. */
 #define TD_TEXT_WIDTH 100
 
@@ -15,6 +17,14 @@
  * least 8, a description) plus 2, 10 for a line without one ("Device:   "
  * values). A word longer than the width stays whole. */
 void td_wrap_text(FILE *out, const char *text, int width, int cont_indent);
+
+/* A text output: writes to out; 0, or -1 with err set. */
+typedef int (*td_text_writer)(FILE *out, const void *ctx, td_error *err);
+
+/* Runs write into memory, then writes its text wrapped to TD_TEXT_WIDTH
+ * (td_wrap_text, own indent); with wide, straight to out. */
+int td_write_wrapped(FILE *out, int wide, td_text_writer write, const void *ctx,
+                     td_error *err);
 
 /* s in at most max characters: its start and end, "..." between them. */
 void td_elide_middle(const char *s, size_t max, char *out, size_t size);
