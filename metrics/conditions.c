@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "metrics/json_field.h"
-#include "metrics/result.h"
+#include "metrics/strcopy.h"
 
 static const char *const cache_words[] = {"all", "none", NULL};
 static const char *const clock_words[] = {"base", "none", "preset", NULL};

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics/result.h"
+#include "metrics/strcopy.h"
 
 #define MAX_PC 9007199254740992.0 /* 2^53: exact in a JSON number */
 #define MAX_SAMPLES 9007199254740992.0

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics/result.h" /* td_strdup */
+#include "metrics/strcopy.h"
 
 int td_pm_create(td_pm_samples **out, const char *const *metrics, size_t n_metrics,
                  uint64_t interval_ns, size_t max_rows, td_error *err)

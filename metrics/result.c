@@ -17,17 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-char *td_strdup(const char *s)
-{
-    if (!s)
-        return NULL;
-    size_t len = strlen(s) + 1;
-    char *copy = malloc(len);
-    if (copy)
-        memcpy(copy, s, len);
-    return copy;
-}
-
 /* ---- building ---------------------------------------------------------- */
 
 td_device *td_result_add_device(td_result *res, td_error *err)

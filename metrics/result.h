@@ -10,6 +10,7 @@
 #include "metrics/conditions.h"
 #include "metrics/error.h"
 #include "metrics/intern.h"
+#include "metrics/strcopy.h"
 
 #define TD_RESULT_SCHEMA "topdown-result/2"    /* written */
 #define TD_RESULT_SCHEMA_V1 "topdown-result/1" /* still read */
@@ -148,6 +149,6 @@ int td_launch_measured(const td_device *dev, const td_launch *l, int metric);
 /* Index of a metric in dev->metrics, or -1. */
 int td_device_metric_index(const td_device *dev, const char *name);
 
-char *td_strdup(const char *s); /* NULL-safe */
+/* td_strdup: metrics/strcopy.h, included above for the modules that use it with the result */
 
 #endif
