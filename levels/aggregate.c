@@ -253,8 +253,6 @@ static int finish_estimates(td_summary *s, const td_result *res, kernel_work *w,
 {
     for (size_t k = 0; k < s->n_kernels; k++) {
         td_kernel_summary *ks = &s->kernels[k];
-        ks->reasons_total = s->models[ks->model].arch->n_stalls;
-        ks->reasons_measured = ks->reasons_total;
         if (ks->profiled == 0)
             continue;
         if (kernel_clocks(s, res, w, k, err))
@@ -272,8 +270,6 @@ static int finish_estimates(td_summary *s, const td_result *res, kernel_work *w,
             return -1;
         ks->multiplexed = ks->group_launches > 0;
         ks->sampled = 1;
-        ks->strata = est.strata;
-        ks->reasons_measured = est.reasons_measured;
         ks->stalls_missing = est.has_level1 ? est.reasons_total - est.reasons_measured
                                             : est.reasons_total + 1;
         ks->has_data = est.has_level1;

@@ -23,10 +23,8 @@ typedef struct td_kernel_summary {
     size_t stalls_missing; /* stall reasons no launch measured (incomplete
                               rotation): the stall split is then not made;
                               the table's reasons + 1 when not even level 1 */
-    size_t reasons_measured, reasons_total; /* stall reasons measured / in the table */
     int sampled;           /* not every launch measured the full set: the
                               tree is the estimator's (levels/estimate.h) */
-    size_t strata;         /* the estimator's strata with launches */
     uint64_t graph;        /* its launches came from this CUDA graph (0: none,
                               or several) */
     int graph_whole;       /* a pseudo-kernel: whole launches of that graph */

@@ -209,20 +209,17 @@ static double sum_class(const quantity *q, size_t cls, double *acc)
     return weight;
 }
 
-/* Where a stratum's value of a quantity came from. */
-enum { NOT_FOUND, FOUND_HERE, FOUND_IN_CLASS, FOUND_ELSEWHERE };
-
 /* The duration-weighted mean of quantity q in stratum s, borrowed from
  * the same duration class at any time, then from the nearest classes,
- * when s has fewer than MIN_CELL launches that measured it. NOT_FOUND: no
- * launch measured it. */
+ * when s has fewer than MIN_CELL launches that measured it. 0: no launch
+ * measured it. */
 static int stratum_mean(const quantity *q, size_t s, double *out)
 {
     size_t at = s * q->stride + q->off;
     if (q->cnt[at] >= MIN_CELL) {
         for (size_t k = 0; k < q->width; k++)
             out[k] = q->val[at * q->width + k] / q->wt[at];
-        return FOUND_HERE;
+        return 1;
     }
     size_t cls = s / TD_EST_TIME_BINS;
     for (size_t d = 0; d < MAX_CLASSES; d++) {
@@ -235,10 +232,10 @@ static int stratum_mean(const quantity *q, size_t s, double *out)
         if (weight > 0) {
             for (size_t k = 0; k < q->width; k++)
                 out[k] /= weight;
-            return d == 0 ? FOUND_IN_CLASS : FOUND_ELSEWHERE;
+            return 1;
         }
     }
-    return NOT_FOUND;
+    return 0;
 }
 
 /* One stratum's tree, without the roll-up, added to acc with weight; 1
@@ -248,8 +245,8 @@ static int add_stratum(const work *w, size_t s, double weight, td_breakdown *acc
 {
     double l1[MAX_L1], share[TD_MAX_STALLS];
     quantity q1 = {w->cells.w1, w->cells.n1, w->cells.f, 1, 0, w->n_l1};
-    int found = stratum_mean(&q1, s, l1), elsewhere = w->cells.samples[s] == 0;
-    if (found == NOT_FOUND)
+    int elsewhere = w->cells.samples[s] == 0;
+    if (!stratum_mean(&q1, s, l1))
         return 0;
     double used = 0;
     for (size_t k = 0; k < w->n_formula; k++) {
@@ -353,7 +350,7 @@ static void pools_free(pools *p)
 
 /* Share of the kernel's launch-passes that were measured: a full-set
  * launch is every pass of its launch, a group launch one of n_pools - 1. */
-static double measured_fraction(const work *w, const pools *p, size_t n_launches)
+static double measured_fraction(const pools *p, size_t n_launches)
 {
     size_t groups = 0;
     for (size_t k = 1; k <= TD_MAX_GROUPS; k++)
@@ -361,7 +358,6 @@ static double measured_fraction(const work *w, const pools *p, size_t n_launches
     double passes = (double)p->all[0];
     for (size_t k = 1; k <= TD_MAX_GROUPS; k++)
         passes += groups ? (double)p->all[k] / (double)groups : 0;
-    (void)w;
     double f = passes / (double)n_launches;
     return f > 1 ? 1 : f;
 }
@@ -409,7 +405,7 @@ static int bootstrap(work *w, size_t n_launches, td_breakdown *spread, td_error 
         pools_free(&p);
         return -1;
     }
-    double fpc = 1.0 - measured_fraction(w, &p, n_launches);
+    double fpc = 1.0 - measured_fraction(&p, n_launches);
     memset(spread, 0, sizeof *spread);
     spread->n_stalls = w->n_stalls;
     spread->has_slots = 1;
@@ -496,11 +492,8 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
             out->has_level1 |= w.samples[i].has_l1;
             cells_add(&w, &w.samples[i]);
         }
-        out->samples = w.n_samples;
         out->reasons_measured = reasons_measured(&w);
         out->split_measured = w.split_measured = out->reasons_measured == w.n_stalls;
-        for (size_t s = 0; s < MAX_STRATA; s++)
-            out->strata += w.stratum_ns[s] > 0;
     }
     if (rc == 0 && out->has_level1) {
         estimate(&w, &out->mean);

@@ -53,8 +53,6 @@ typedef struct td_estimate {
     int has_level1;        /* some profiled launch measured the issue counters */
     int split_measured;    /* every stall reason was measured by some launch */
     size_t reasons_measured, reasons_total;
-    size_t strata;         /* strata with launches */
-    size_t samples;        /* profiled launches used */
     int per_warp;          /* stall reasons per warp active (else per active cycle) */
 } td_estimate;
 

@@ -15,7 +15,7 @@ static void welford(double *mean, double *m2, double x, double w, double share)
     *m2 += w * delta * (x - *mean);
 }
 
-void td_spread_add(td_spread_acc *a, const td_breakdown *x, double w)
+static void spread_add(td_spread_acc *a, const td_breakdown *x, double w)
 {
     if (!(w > 0))
         return;
@@ -25,23 +25,6 @@ void td_spread_add(td_spread_acc *a, const td_breakdown *x, double w)
     for (int n = 0; n < TD_TREE_MAX; n++)
         welford(&a->mean[n], &a->m2[n], x->value[n], w, share);
     welford(&a->unattributed_mean, &a->unattributed_m2, x->unattributed, w, share);
-}
-
-static double standard_error(double m2, double w, double n_eff)
-{
-    double var = m2 / w;
-    return var > 0 ? sqrt(var / (n_eff - 1.0)) : 0.0;
-}
-
-void td_spread_standard_error(const td_spread_acc *a, td_breakdown *out)
-{
-    memset(out, 0, sizeof *out);
-    double n_eff = a->w2 > 0 ? a->w * a->w / a->w2 : 0;
-    if (!(n_eff > 1.0 + 1e-9))
-        return;
-    for (int n = 0; n < TD_TREE_MAX; n++)
-        out->value[n] = standard_error(a->m2[n], a->w, n_eff);
-    out->unattributed = standard_error(a->unattributed_m2, a->w, n_eff);
 }
 
 int td_boot_set_add(td_boot_set *set, const td_launch *l, size_t dev, td_error *err)
@@ -144,7 +127,7 @@ static void boot_resamples(const boot_ctx *c, const td_combine *single, const gr
             td_combine_model(sample, &c->models[k], &c->bindings[k], &c->devices[k], &x,
                              &missing, &why) != 0 || !x.has_slots || !all_finite(&x))
             continue;
-        td_spread_add(acc, &x, 1.0);
+        spread_add(acc, &x, 1.0);
     }
 }
 

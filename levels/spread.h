@@ -1,12 +1,10 @@
-/* The spread of a kernel's tree over its profiled launches (MODEL.md
- * section 6): how far each node's mean would move with other launches.
- *  - launches that each measured the full set: the standard error of the
- *    duration-weighted mean, over the weights' effective sample size;
- *  - a combination of counter groups (levels/combine.h): the standard
- *    deviation over a deterministic bootstrap of the launches, resampled
- *    within each group;
+/* Spreads besides a kernel's (levels/estimate.h):
+ *  - a combination of counter groups (levels/combine.h; the timeline's
+ *    points): the standard deviation over a deterministic bootstrap of the
+ *    launches, resampled within each group;
  *  - the application: the kernels' spreads weighted by their time shares
- *    (kernels taken as independent).
+ *    (kernels taken as independent);
+ *  - whether a bottleneck lies within its rival's spread.
  * A spread is a td_breakdown of fractions of issue slots, like the mean. */
 #ifndef TD_SPREAD_H
 #define TD_SPREAD_H
@@ -26,11 +24,6 @@ typedef struct td_spread_acc {
     double unattributed_mean, unattributed_m2;
 } td_spread_acc;
 
-void td_spread_add(td_spread_acc *a, const td_breakdown *x, double w);
-/* Standard error of the weighted mean: sqrt(var / (n_eff - 1)), var the
- * weighted population variance, n_eff = (sum w)^2 / sum w^2. 0 with an
- * effective sample of 1 or less. */
-void td_spread_standard_error(const td_spread_acc *a, td_breakdown *out);
 
 /* One launch of a combination and the device section it came from. */
 typedef struct td_boot_launch {

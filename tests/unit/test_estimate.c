@@ -255,7 +255,7 @@ static void test_incomplete(void)
     const td_kernel_summary *k = &s.kernels[0];
     const td_model *m = &s.models[0];
     CHECK(k->has_data && k->sampled);
-    CHECK(k->reasons_measured == 3 && k->reasons_total == 5 && k->stalls_missing == 2);
+    CHECK(m->arch->n_stalls == 5 && k->stalls_missing == 2); /* 3 of 5 reasons measured */
     CHECK(s.incomplete == 1);
     int retire = td_model_find(m, "Retire"), fe = td_model_find(m, "Frontend");
     td_breakdown one;

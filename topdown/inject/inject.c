@@ -356,11 +356,11 @@ static td_kernel_progress *progress_of(ctx_state *c, const td_kernel *k)
     return &blank;
 }
 
-/* What a measured launch adds to its kernel's rotation. */
+/* What a measured launch adds to its kernel's progress. */
 static void count_measurement(ctx_state *c, const launch_rec *l)
 {
     if (l->kernel)
-        td_progress_measured(&c->progress, progress_of(c, l->kernel), l->group);
+        td_progress_measured(progress_of(c, l->kernel), l->group);
 }
 
 /* Stops the profiler, decodes the batch, writes its launches in launch

@@ -20,45 +20,14 @@ td_kernel_progress *td_progress_of(td_progress *p, size_t ordinal, int matches)
     if (!k->seen) {
         k->seen = 1;
         k->matches = matches;
-        p->version++;
     }
     return k;
 }
 
-void td_progress_measured(td_progress *p, td_kernel_progress *k, int group)
+void td_progress_measured(td_kernel_progress *k, int group)
 {
     if (group < 0)
         k->full_measured = 1;
-    else if (group < TD_PROGRESS_MAX_GROUPS)
-        k->group_measured[group]++;
-    p->version++;
-}
-
-int td_progress_lacks(const td_kernel_progress *k, int group)
-{
-    return !k->full_measured && group >= 0 && group < TD_PROGRESS_MAX_GROUPS &&
-           k->group_measured[group] == 0;
-}
-
-size_t td_progress_missing(const td_progress *p, int group)
-{
-    size_t missing = 0;
-    for (size_t i = 0; i < p->cap; i++)
-        missing += p->items[i].seen && p->items[i].matches &&
-                   td_progress_lacks(&p->items[i], group);
-    return missing;
-}
-
-int td_progress_coverage_group(const td_progress *p, int current, size_t n_groups)
-{
-    if (current < 0 || (size_t)current >= n_groups || td_progress_missing(p, current) > 0)
-        return current;
-    for (size_t step = 1; step < n_groups; step++) {
-        int next = (int)((current + step) % n_groups);
-        if (td_progress_missing(p, next) > 0)
-            return next;
-    }
-    return current;
 }
 
 void td_progress_free(td_progress *p)
@@ -68,5 +37,4 @@ void td_progress_free(td_progress *p)
     free(p->items);
     p->items = NULL;
     p->cap = 0;
-    p->version = 0;
 }
