@@ -17,6 +17,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <vector>
+
 // The app's name for messages; each app defines it before including this.
 #ifndef TD_APP_NAME
 #error "define TD_APP_NAME before including td_app.h"
@@ -75,6 +77,38 @@ static inline long long td_parse_int(int argc, char **argv, int *i, long long lo
 }
 
 // A usable device, or exit 1 with why.
+// 8 independent FMA chains of `iters` steps each, started from a0 + 0.1 i
+// and adding c at every step; the thread's sum is stored once (the
+// compute-bound design of td_few and td_phases2).
+__device__ __forceinline__ void td_fma_chains(float *out, int iters, float a0, float c)
+{
+    float a1 = a0 + 0.1f, a2 = a0 + 0.2f, a3 = a0 + 0.3f;
+    float a4 = a0 + 0.4f, a5 = a0 + 0.5f, a6 = a0 + 0.6f, a7 = a0 + 0.7f;
+    const float m = 0.9999f;
+    for (int i = 0; i < iters; i++) {
+        a0 = fmaf(a0, m, c);
+        a1 = fmaf(a1, m, c);
+        a2 = fmaf(a2, m, c);
+        a3 = fmaf(a3, m, c);
+        a4 = fmaf(a4, m, c);
+        a5 = fmaf(a5, m, c);
+        a6 = fmaf(a6, m, c);
+        a7 = fmaf(a7, m, c);
+    }
+    out[blockIdx.x * (size_t)blockDim.x + threadIdx.x] = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+}
+
+// The sum of n floats of device memory, read back to the host (checksums).
+static inline double td_device_sum(const float *d, size_t n)
+{
+    std::vector<float> h(n);
+    CHECK_CUDA(cudaMemcpy(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += h[i];
+    return s;
+}
+
 static inline int td_require_device(void)
 {
     int n = 0;

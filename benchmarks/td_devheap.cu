@@ -91,16 +91,6 @@ __global__ void __launch_bounds__(BLOCK) heap_init(float *in, size_t n)
         in[i] = (float)(i % 13) * 0.5f;
 }
 
-static double sum_of(const float *d, size_t n)
-{
-    std::vector<float> h(n);
-    CHECK_CUDA(cudaMemcpy(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
-    double s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += h[i];
-    return s;
-}
-
 int main(int argc, char **argv)
 {
     long long launches = 200, heap_mb = 256;
@@ -160,7 +150,7 @@ int main(int argc, char **argv)
 
     unsigned failures = 0;
     CHECK_CUDA(cudaMemcpy(&failures, d_fail, sizeof failures, cudaMemcpyDeviceToHost));
-    double s_heap = sum_of(out_heap, threads), s_plain = sum_of(out_plain, threads);
+    double s_heap = td_device_sum(out_heap, threads), s_plain = td_device_sum(out_plain, threads);
     printf("td_devheap: %lld heap launches (%lld heap_malloc, %lld heap_new) + %lld plain_sum, "
            "%zu threads x %d floats, heap %lld MiB, allocation failures %u, checksum %.6e %.6e\n",
            launches, (launches + 1) / 2, launches / 2, launches, threads, k, heap_mb, failures,

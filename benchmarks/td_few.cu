@@ -43,20 +43,7 @@ __global__ void __launch_bounds__(BLOCK) few_stream(const float4 *x, const float
 template <int K>
 __global__ void __launch_bounds__(BLOCK) few_fma(float *out, int iters)
 {
-    float a0 = threadIdx.x * 1e-3f, a1 = a0 + 0.1f, a2 = a0 + 0.2f, a3 = a0 + 0.3f;
-    float a4 = a0 + 0.4f, a5 = a0 + 0.5f, a6 = a0 + 0.6f, a7 = a0 + 0.7f;
-    const float m = 0.9999f, c = 1e-4f * K;
-    for (int i = 0; i < iters; i++) {
-        a0 = fmaf(a0, m, c);
-        a1 = fmaf(a1, m, c);
-        a2 = fmaf(a2, m, c);
-        a3 = fmaf(a3, m, c);
-        a4 = fmaf(a4, m, c);
-        a5 = fmaf(a5, m, c);
-        a6 = fmaf(a6, m, c);
-        a7 = fmaf(a7, m, c);
-    }
-    out[blockIdx.x * (size_t)blockDim.x + threadIdx.x] = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+    td_fma_chains(out, iters, threadIdx.x * 1e-3f, 1e-4f * K);
 }
 
 template <int K>
@@ -97,16 +84,6 @@ static void round_of(const ctx &c)
     CHECK_LAUNCH();
     few_bank<K><<<c.blocks, BLOCK>>>(c.out_bank, c.bank_iters);
     CHECK_LAUNCH();
-}
-
-static double sum_of(const float *d, size_t n)
-{
-    std::vector<float> h(n);
-    CHECK_CUDA(cudaMemcpy(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
-    double s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += h[i];
-    return s;
 }
 
 int main(int argc, char **argv)
@@ -160,8 +137,8 @@ int main(int argc, char **argv)
     double t1 = td_now_s();
     td_print_loop(t1 - t0, launches);
 
-    double s_fma = sum_of(c.out_fma, outs), s_bank = sum_of(c.out_bank, outs);
-    double s_z = sum_of(c.z, 1024);
+    double s_fma = td_device_sum(c.out_fma, outs), s_bank = td_device_sum(c.out_bank, outs);
+    double s_z = td_device_sum(c.z, 1024);
     printf("td_few: 9 kernels, %lld launches (work x%lld), checksum %.6e %.6e %.6e\n", launches,
            work, s_fma, s_bank, s_z);
     CHECK_CUDA(cudaFree(c.x));

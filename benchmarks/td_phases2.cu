@@ -32,20 +32,7 @@ static const char *USAGE = "td_phases2 [--same-kernel | --two-kernels] [--launch
 // 8 independent FMA chains, the sum stored once.
 __device__ __forceinline__ void compute_body(float *out, int iters, float seed)
 {
-    float a0 = seed + threadIdx.x * 1e-3f, a1 = a0 + 0.1f, a2 = a0 + 0.2f, a3 = a0 + 0.3f;
-    float a4 = a0 + 0.4f, a5 = a0 + 0.5f, a6 = a0 + 0.6f, a7 = a0 + 0.7f;
-    const float m = 0.9999f, c = 1e-4f;
-    for (int i = 0; i < iters; i++) {
-        a0 = fmaf(a0, m, c);
-        a1 = fmaf(a1, m, c);
-        a2 = fmaf(a2, m, c);
-        a3 = fmaf(a3, m, c);
-        a4 = fmaf(a4, m, c);
-        a5 = fmaf(a5, m, c);
-        a6 = fmaf(a6, m, c);
-        a7 = fmaf(a7, m, c);
-    }
-    out[blockIdx.x * (size_t)blockDim.x + threadIdx.x] = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+    td_fma_chains(out, iters, seed + threadIdx.x * 1e-3f, 1e-4f);
 }
 
 // z = x + s * y, grid-stride, float4.
