@@ -7,6 +7,7 @@
  * tests/gpu/test_nvtx.c's job. */
 #include "../../topdown/inject/nvtx.c"
 #include "../../topdown/inject/spool_writer.c" /* closed: warnings go nowhere */
+#include "../../topdown/inject/debug.c"        /* td_debug_init not called: debugging off */
 
 #include <pthread.h>
 

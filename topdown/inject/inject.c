@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "topdown/inject/activity.h"
+#include "topdown/inject/debug.h"
 #include "metrics/arch.h"
 #include "topdown/inject/cache_flush.h"
 #include "topdown/inject/choose.h"
@@ -385,7 +386,7 @@ static void close_window(ctx_state *c)
                       "counters were matched to launches in order", c->uid, ranges, dropped,
                       expected);
     }
-    if (getenv("TOPDOWN_DEBUG"))
+    if (td_debug_on())
         emit_batch_debug(c, decoded, ranges, dropped, expected);
     double values[MAX_METRICS];
     size_t range = 0;
@@ -1372,7 +1373,7 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 
 static void install_signal_handlers(void)
 {
-    if ((backtrace_on_crash = getenv("TOPDOWN_DEBUG") != NULL)) {
+    if ((backtrace_on_crash = td_debug_on())) {
         void *warm[2];
         backtrace(warm, 2); /* loads libgcc now, not in the handler */
     }
@@ -1494,6 +1495,7 @@ TD_EXPORT int InitializeInjection(void)
     g.initialized = 1;
     g.pid = getpid();
     g.start_s = now_s();
+    td_debug_init();
     pthread_mutexattr_t attr;
     pthread_mutexattr_init(&attr);
     pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);

@@ -20,6 +20,7 @@
 
 #include "metrics/intern.h"
 #include "metrics/nvtx_filter.h"
+#include "topdown/inject/debug.h"
 #include "topdown/inject/spool_writer.h"
 
 enum {
@@ -66,12 +67,9 @@ static void make_stacks_key(void)
     pthread_key_create(&stacks_key, free);
 }
 
-/* TOPDOWN_DEBUG: what NVTX reaches topdown, on stderr (set at setup). */
-static int debug;
 
 int td_nvtx_setup(char *msg, size_t size)
 {
-    debug = getenv("TOPDOWN_DEBUG") != NULL;
     td_error err = {{0}};
     if (td_nvtx_filter_add_list(&nv.filter, getenv("TOPDOWN_NVTX_INCLUDE"), 0, &err) == 0 &&
         td_nvtx_filter_add_list(&nv.filter, getenv("TOPDOWN_NVTX_EXCLUDE"), 1, &err) == 0)
@@ -154,7 +152,7 @@ void td_nvtx_enable(CUpti_SubscriberHandle subscriber)
 {
     point_nvtx_at_our_cupti();
     CUptiResult rc = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX);
-    if (debug)
+    if (td_debug_on())
         debug_libraries(rc);
 }
 
@@ -374,7 +372,7 @@ void td_nvtx_callback(CUpti_CallbackId cbid, const CUpti_NvtxData *data)
         return;
     pthread_mutex_lock(&nv.lock);
     static int said;
-    if (debug && said < 16) {
+    if (td_debug_on() && said < 16) {
         said++;
         fprintf(stderr, "topdown-debug nvtx: callback %d (%s)\n", (int)cbid,
                 data->functionName ? data->functionName : "?");
@@ -428,7 +426,7 @@ const char *td_nvtx_launch_region(int *allowed)
     }
     free(started_names);
     static int said;
-    if (debug && said < 8) {
+    if (td_debug_on() && said < 8) {
         said++;
         fprintf(stderr, "topdown-debug nvtx: launch region %s\n", region ? region : "(none)");
     }

@@ -18,6 +18,7 @@
 
 #include "metrics/pcsamp.h"
 #include "metrics/pcsamp_records.h"
+#include "topdown/inject/debug.h"
 #include "topdown/inject/spool_writer.h"
 
 enum {
@@ -50,16 +51,8 @@ static struct {
     int said_full, said_save;
 } s;
 
-/* TOPDOWN_DEBUG: what PC sampling does, on stderr (set at init). */
-static int debug;
-#define DBG(...)                                                           \
-    do {                                                                   \
-        if (debug) {                                                       \
-            fprintf(stderr, "topdown-debug pcs[%d]: ", (int)getpid());     \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-        }                                                                  \
-    } while (0)
+/* TOPDOWN_DEBUG: what PC sampling does (debug.h). */
+#define DBG(...) td_debug("pcs", __VA_ARGS__)
 
 static const char *why(CUptiResult rc)
 {
@@ -81,7 +74,6 @@ static void cubin_dir_from_spool(const char *spool)
 void td_pcs_init(td_pcs_selected_fn selected)
 {
     const char *on = getenv("TOPDOWN_SOURCE");
-    debug = getenv("TOPDOWN_DEBUG") != NULL;
     s.only = on && strcmp(on, "only") == 0;
     s.enabled = s.only || (on && strcmp(on, "1") == 0);
     s.selected = selected;
@@ -162,7 +154,7 @@ static void emit_buffer(const pcs_ctx *c, const CUpti_PCSamplingData *d)
         "non-user kernels, hardware buffer full %d", c->uid, d->totalNumPcs, d->remainingNumPcs,
         (unsigned long long)d->totalSamples, (unsigned long long)d->droppedSamples,
         (unsigned long long)d->nonUsrKernelsTotalSamples, (int)d->hardwareBufferFull);
-    for (size_t i = 0; debug && i < d->totalNumPcs && i < BUFFER_PCS && i < 4; i++)
+    for (size_t i = 0; td_debug_on() && i < d->totalNumPcs && i < BUFFER_PCS && i < 4; i++)
         DBG("  pc %zu: %s +0x%llx, %zu reasons, selected %d", i,
             d->pPcData[i].functionName ? d->pPcData[i].functionName : "(null)",
             (unsigned long long)d->pPcData[i].pcOffset, d->pPcData[i].stallReasonCount,

@@ -14,6 +14,7 @@
 
 #include "metrics/host_config.h"
 #include "metrics/pm_samples.h"
+#include "topdown/inject/debug.h"
 #include "topdown/inject/spool_writer.h"
 
 /* The hardware buffer the GPU writes samples into, and how often the
@@ -50,17 +51,8 @@ static struct {
     pthread_cond_t wake;
 } pms = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, PTHREAD_COND_INITIALIZER};
 
-/* TOPDOWN_DEBUG: what the sampler does, on stderr (set by the first
- * td_pms_start, before the decode thread starts). */
-static int debug;
-#define DBG(...)                                                           \
-    do {                                                                   \
-        if (debug) {                                                       \
-            fprintf(stderr, "topdown-debug pms[%d]: ", (int)getpid());     \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-        }                                                                  \
-    } while (0)
+/* TOPDOWN_DEBUG: what the sampler does (debug.h). */
+#define DBG(...) td_debug("pms", __VA_ARGS__)
 
 static void report(const sampler *s, const char *call, CUptiResult rc)
 {
@@ -517,7 +509,6 @@ void td_pms_start(uint32_t device, uint32_t context, const char *chip, const td_
                   uint64_t interval_ns, uint64_t t0)
 {
     pthread_mutex_lock(&pms.lock);
-    debug = getenv("TOPDOWN_DEBUG") != NULL;
     for (sampler *s = pms.list; s; s = s->next)
         if (s->device == device) {
             pthread_mutex_unlock(&pms.lock);
