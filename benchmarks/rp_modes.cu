@@ -16,8 +16,11 @@
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
+#include <nvperf_cuda_host.h>
+#include <nvperf_host.h>
 
 #include <chrono>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +190,495 @@ static const char *stalls[] = {"no_instruction", "branch_resolving", "barrier", 
 static char stall_names[17][96];
 
 
+// ---- RP_COST=1: where a replay-free sample's time goes, and cheaper ways ----
+
+static int push(const char *name)
+{
+    CUpti_RangeProfiler_PushRange_Params pu = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+    pu.pRangeProfilerObject = rpo; pu.pRangeName = name;
+    CP(cuptiRangeProfilerPushRange(&pu));
+    return 0;
+}
+static int pop()
+{
+    CUpti_RangeProfiler_PopRange_Params po = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+    po.pRangeProfilerObject = rpo;
+    CP(cuptiRangeProfilerPopRange(&po));
+    return 0;
+}
+static int size_for(std::vector<const char *> &metrics, size_t ranges, std::vector<uint8_t> &data)
+{
+    CUpti_RangeProfiler_GetCounterDataSize_Params ds = {CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    ds.pRangeProfilerObject = rpo; ds.pMetricNames = metrics.data(); ds.numMetrics = metrics.size();
+    ds.maxNumOfRanges = ranges; ds.maxNumRangeTreeNodes = ranges;
+    CP(cuptiRangeProfilerGetCounterDataSize(&ds));
+    data.assign(ds.counterDataSize, 0);
+    return 0;
+}
+static int init_image(std::vector<uint8_t> &data)
+{
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params in = {CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    in.pRangeProfilerObject = rpo; in.counterDataSize = data.size(); in.pCounterData = data.data();
+    CP(cuptiRangeProfilerCounterDataImageInitialize(&in));
+    return 0;
+}
+static int set_config(Config &c, std::vector<uint8_t> &data, size_t ranges)
+{
+    CUpti_RangeProfiler_SetConfig_Params sc = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+    sc.pRangeProfilerObject = rpo; sc.configSize = c.config.size(); sc.pConfig = c.config.data();
+    sc.counterDataImageSize = data.size(); sc.pCounterDataImage = data.data();
+    sc.range = CUPTI_UserRange; sc.replayMode = CUPTI_UserReplay; sc.maxRangesPerPass = ranges;
+    sc.numNestingLevels = 1; sc.minNestingLevel = 1; sc.targetNestingLevel = 1;
+    CP(cuptiRangeProfilerSetConfig(&sc));
+    return 0;
+}
+static int decode_image(std::vector<uint8_t> &data, size_t *ranges, size_t *dropped)
+{
+    CUpti_RangeProfiler_DecodeData_Params d = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    d.pRangeProfilerObject = rpo; CP(cuptiRangeProfilerDecodeData(&d));
+    *dropped = d.numOfRangeDropped;
+    CUpti_RangeProfiler_GetCounterDataInfo_Params i = {CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+    i.pCounterDataImage = data.data(); i.counterDataImageSize = data.size();
+    CP(cuptiRangeProfilerGetCounterDataInfo(&i)); *ranges = i.numTotalRanges;
+    return 0;
+}
+// Values of c's metrics for one range of an image (NaN when evaluation fails).
+static void eval_into(Config &c, std::vector<uint8_t> &data, size_t range, std::vector<double> &v)
+{
+    v.assign(c.metrics.size(), NAN);
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params p = {CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+    p.pHostObject = c.host; p.pCounterDataImage = data.data(); p.counterDataImageSize = data.size();
+    p.rangeIndex = range; p.ppMetricNames = c.metrics.data(); p.numMetrics = c.metrics.size(); p.pMetricValues = v.data();
+    if (cuptiProfilerHostEvaluateToGpuValues(&p) != CUPTI_SUCCESS) v.assign(c.metrics.size(), -1);
+}
+static void print_values(const char *what, Config &c, std::vector<double> &v)
+{
+    printf("   %s:", what);
+    for (size_t m = 0; m < v.size(); m++) printf(" %s=%.0f", c.metrics[m] + 0, v[m]);
+    printf("\n");
+}
+#define STEP(acc, call) do { double t_ = now_ms(); if (call) { printf("FAILED: %s\n", #call); return -1; } acc += now_ms() - t_; } while (0)
+
+// A: the per-sample path as topdown runs it (an image re-armed each sample),
+// timed step by step.
+static int cost_breakdown(Config &one)
+{
+    if (fresh_object()) return -1;
+    std::vector<uint8_t> data;
+    double t_size = 0, t_init = 0, t_cfg = 0, t_start = 0, t_sync = 0, t_push = 0, t_launch = 0,
+           t_pop = 0, t_stop = 0, t_decode = 0, t_eval = 0;
+    int n = 40; std::vector<double> v;
+    for (int i = 0; i < n; i++) {
+        int all; size_t r, d;
+        STEP(t_size, size_for(one.metrics, 1, data));
+        STEP(t_init, init_image(data));
+        STEP(t_cfg, set_config(one, data, 1));
+        STEP(t_start, start());
+        STEP(t_sync, cuCtxSynchronize() != CUDA_SUCCESS);
+        STEP(t_push, push("launch"));
+        STEP(t_launch, (launch(), 0));
+        STEP(t_pop, pop());
+        STEP(t_stop, stop(&all));
+        STEP(t_decode, decode_image(data, &r, &d));
+        STEP(t_eval, (eval_into(one, data, 0, v), 0));
+    }
+    printf("A per sample, ms: size %.3f init %.3f setconfig %.3f start %.3f sync %.3f push %.3f launch %.3f pop %.3f stop %.3f decode %.3f eval %.3f\n",
+           t_size / n, t_init / n, t_cfg / n, t_start / n, t_sync / n, t_push / n, t_launch / n, t_pop / n,
+           t_stop / n, t_decode / n, t_eval / n);
+    print_values("A last", one, v);
+    return 0;
+}
+
+// B: one session, many user ranges: Start once, a range around each sampled
+// launch with unprofiled launches between, one Stop and decode.
+static int cost_batched(Config &one, int per, int others, int drain)
+{
+    if (fresh_object()) return -1;
+    std::vector<uint8_t> data;
+    if (size_for(one.metrics, per, data) || init_image(data) || set_config(one, data, per)) return -1;
+    double t0 = now_ms(), t_start = 0, t_stop = 0, t_decode = 0, t_pushpop = 0;
+    STEP(t_start, start());
+    char name[32];
+    for (int i = 0; i < per; i++) {
+        for (int k = 0; k < others; k++) launch();
+        double t1 = now_ms();
+        if (drain) CU(cuCtxSynchronize());
+        snprintf(name, sizeof name, "%d", i);
+        if (push(name)) return -1;
+        launch();
+        if (pop()) return -1;
+        t_pushpop += now_ms() - t1;
+    }
+    int all; size_t r = 0, d = 0;
+    STEP(t_stop, stop(&all));
+    STEP(t_decode, decode_image(data, &r, &d));
+    double total = now_ms() - t0;
+    int bad = 0; std::vector<double> v;
+    for (size_t i = 0; i < r; i++) {
+        eval_into(one, data, i, v);
+        if (!(v[0] == 8978432.0)) bad++;
+    }
+    printf("B %d ranges in one session, %d unprofiled launches between, drain %d: %.3f ms per sample "
+           "(start %.3f, sync+push+launch+pop %.3f each, stop %.3f, decode %.3f); %zu ranges decoded, %zu dropped, %d with inst != 8978432\n",
+           per, others, drain, total / per, t_start, t_pushpop / per, t_stop, t_decode, r, d, bad);
+    if (r) { eval_into(one, data, r - 1, v); print_values("B last range", one, v); }
+    return 0;
+}
+
+// C: a fresh object, step by step.
+static int cost_fresh_object()
+{
+    double t_dis = 0, t_en = 0; int n = 10;
+    for (int i = 0; i < n; i++) {
+        CUpti_RangeProfiler_Disable_Params di = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+        di.pRangeProfilerObject = rpo;
+        STEP(t_dis, cuptiRangeProfilerDisable(&di) != CUPTI_SUCCESS);
+        CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+        en.ctx = ctx;
+        STEP(t_en, cuptiRangeProfilerEnable(&en) != CUPTI_SUCCESS);
+        rpo = en.pRangeProfilerObject;
+    }
+    printf("C fresh object, ms: disable %.3f enable %.3f\n", t_dis / n, t_en / n);
+    return 0;
+}
+
+// D: switching groups on one object by SetConfig, the image sized for the
+// union of every group's metrics (union=1) or for the group's own (union=0).
+static int cost_same_object(Config &a, Config &b, int use_union, int per_switch)
+{
+    if (fresh_object()) return -1;
+    std::vector<const char *> all_metrics = a.metrics;
+    for (auto m : b.metrics) {
+        int dup = 0;
+        for (auto x : all_metrics) dup |= !strcmp(x, m);
+        if (!dup) all_metrics.push_back(m);
+    }
+    std::vector<uint8_t> data;
+    double t0 = now_ms(); int n = 10, fails = 0;
+    for (int i = 0; i < n; i++) {
+        Config &c = i % 2 ? a : b;
+        if (size_for(use_union ? all_metrics : c.metrics, per_switch, data) || init_image(data) ||
+            set_config(c, data, per_switch)) { fails++; printf("D switch %d: setup failed\n", i); continue; }
+        if (start()) { fails++; continue; }
+        int ok = 1; char name[32];
+        for (int j = 0; j < per_switch && ok; j++) {
+            CU(cuCtxSynchronize());
+            snprintf(name, sizeof name, "%d", j);
+            ok = push(name) == 0;
+            launch();
+            ok = ok && pop() == 0;
+        }
+        int all; size_t r = 0, d = 0;
+        if (stop(&all) || decode_image(data, &r, &d) || !ok) { fails++; printf("D switch %d: session failed\n", i); continue; }
+        std::vector<double> v;
+        eval_into(c, data, 0, v);
+        if (i < 4) { char w[64]; snprintf(w, sizeof w, "D union %d switch %d (%zu ranges)", use_union, i, r); print_values(w, c, v); }
+    }
+    printf("D same object, image for %s metrics, %d sample(s) per switch: %.3f ms per switch+samples, %d failed\n",
+           use_union ? "the union of" : "each group's", per_switch, (now_ms() - t0) / n, fails);
+    return 0;
+}
+
+// E: one multi-pass configuration in user replay: does each Start/Stop
+// session measure the next pass, and what does the merged range read?
+static int cost_passes(Config &full)
+{
+    if (fresh_object()) return -1;
+    std::vector<uint8_t> data;
+    if (size_for(full.metrics, 1, data) || init_image(data) || set_config(full, data, 1)) return -1;
+    double t0 = now_ms(); int passes = 0, all = 0;
+    while (!all && passes < 12) {
+        if (start()) return -1;
+        CU(cuCtxSynchronize());
+        if (push("k")) return -1;
+        launch();
+        if (pop()) return -1;
+        CUpti_RangeProfiler_Stop_Params p = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+        p.pRangeProfilerObject = rpo;
+        CP(cuptiRangeProfilerStop(&p));
+        all = p.isAllPassSubmitted;
+        printf("E pass %d: stop says passIndex %zu, targetNestingLevel %zu, all submitted %d\n", passes,
+               p.passIndex, p.targetNestingLevel, all);
+        passes++;
+    }
+    size_t r = 0, d = 0;
+    if (decode_image(data, &r, &d)) return -1;
+    std::vector<double> v;
+    eval_into(full, data, 0, v);
+    printf("E %d sessions, %.3f ms each, %zu ranges\n", passes, (now_ms() - t0) / passes, r);
+    print_values("E merged range", full, v);
+    return 0;
+}
+
+// D2: the object configured first with the full set (user replay), then
+// switched between one-pass groups by SetConfig: are the groups' counters
+// read (D: a group other than the first configured reads NaN)?
+static int cost_superset_first(Config &full, Config &a, Config &b, int run_full)
+{
+    if (fresh_object()) return -1;
+    std::vector<uint8_t> data;
+    if (size_for(full.metrics, 1, data) || init_image(data) || set_config(full, data, 1)) return -1;
+    if (run_full) {
+        int all = 0;
+        while (!all) {
+            if (start()) return -1;
+            if (push("k")) return -1;
+            launch();
+            if (pop() || stop(&all)) return -1;
+        }
+        size_t r, d;
+        if (decode_image(data, &r, &d)) return -1;
+    }
+    double t0 = now_ms(); int n = 6;
+    for (int i = 0; i < n; i++) {
+        Config &c = i % 2 ? a : b;
+        double t1 = now_ms();
+        if (size_for(full.metrics, 1, data) || init_image(data) || set_config(c, data, 1) || start()) {
+            printf("D2 switch %d: setup failed\n", i); continue;
+        }
+        double t_setup = now_ms() - t1;
+        CU(cuCtxSynchronize());
+        int ok = push("k") == 0;
+        launch();
+        ok = ok && pop() == 0;
+        int all; size_t r = 0, d = 0;
+        if (stop(&all) || decode_image(data, &r, &d) || !ok) { printf("D2 switch %d: session failed\n", i); continue; }
+        std::vector<double> v;
+        eval_into(c, data, 0, v);
+        char w[96]; snprintf(w, sizeof w, "D2 full set first (run %d), switch %d, setup %.3f ms, %zu ranges", run_full, i, t_setup, r);
+        print_values(w, c, v);
+    }
+    printf("D2 %.3f ms per switch+sample\n", (now_ms() - t0) / n);
+    return 0;
+}
+
+// E2: one multi-pass configuration, user replay, a range per launch named
+// after its pass: may the passes hold different ranges, and which metrics
+// does each range read (the pass each metric was scheduled in)?
+static int cost_pass_ranges(Config &full)
+{
+    if (fresh_object()) return -1;
+    std::vector<uint8_t> data;
+    if (size_for(full.metrics, 16, data) || init_image(data) || set_config(full, data, 16)) return -1;
+    int all = 0, pass = 0; char name[32];
+    double t0 = now_ms();
+    while (!all && pass < 12) {
+        if (start()) return -1;
+        for (int i = 0; i < 2; i++) {
+            launch();
+            CU(cuCtxSynchronize());
+            snprintf(name, sizeof name, "p%d_%d", pass, i);
+            if (push(name)) { printf("E2 push %s failed\n", name); return -1; }
+            launch();
+            if (pop()) return -1;
+        }
+        if (stop(&all)) { printf("E2 stop failed in pass %d\n", pass); return -1; }
+        pass++;
+    }
+    size_t r = 0, d = 0;
+    if (decode_image(data, &r, &d)) { printf("E2 decode failed\n"); return -1; }
+    printf("E2 %d passes, %.3f ms per session, %zu ranges, %zu dropped\n", pass, (now_ms() - t0) / pass, r, d);
+    std::vector<double> v;
+    for (size_t i = 0; i < r; i++) {
+        eval_into(full, data, i, v);
+        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri = {CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
+        ri.counterDataImageSize = data.size(); ri.pCounterDataImage = data.data(); ri.rangeIndex = i;
+        ri.rangeDelimiter = "/";
+        const char *nm = cuptiRangeProfilerCounterDataGetRangeInfo(&ri) == CUPTI_SUCCESS ? ri.rangeName : "?";
+        printf("   E2 range %zu (%s): valid", i, nm);
+        for (size_t m = 0; m < v.size(); m++) if (v[m] == v[m]) printf(" %s", full.metrics[m] + 0);
+        printf("\n");
+    }
+    return 0;
+}
+
+// E3: the config image made with nvperf's raw-metrics config, one pass
+// group per topdown counter group (each holding its own copy of the
+// shared counters), user replay, a session per pass and ranges named after
+// their pass: does each range read its whole group, shared counters included?
+#define NV(call) do { NVPA_Status s_ = (call); if (s_ != NVPA_STATUS_SUCCESS) { printf("%s: nvpa status %d\n", #call, (int)s_); return -1; } } while (0)
+static int raw_requests(NVPW_MetricsEvaluator *ev, std::vector<const char *> &metrics, std::vector<NVPA_RawMetricRequest> &out)
+{
+    for (auto m : metrics) {
+        NVPW_MetricEvalRequest req;
+        NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest_Params cv = {NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest_Params_STRUCT_SIZE};
+        cv.pMetricsEvaluator = ev; cv.pMetricName = m; cv.pMetricEvalRequest = &req;
+        cv.metricEvalRequestStructSize = NVPW_MetricEvalRequest_STRUCT_SIZE;
+        NV(NVPW_MetricsEvaluator_ConvertMetricNameToMetricEvalRequest(&cv));
+        NVPW_MetricsEvaluator_GetMetricRawDependencies_Params dp = {NVPW_MetricsEvaluator_GetMetricRawDependencies_Params_STRUCT_SIZE};
+        dp.pMetricsEvaluator = ev; dp.pMetricEvalRequests = &req; dp.numMetricEvalRequests = 1;
+        dp.metricEvalRequestStructSize = NVPW_MetricEvalRequest_STRUCT_SIZE;
+        dp.metricEvalRequestStrideSize = sizeof(NVPW_MetricEvalRequest);
+        NV(NVPW_MetricsEvaluator_GetMetricRawDependencies(&dp));
+        std::vector<const char *> deps(dp.numRawDependencies), opt(dp.numOptionalRawDependencies);
+        dp.ppRawDependencies = deps.data(); dp.ppOptionalRawDependencies = opt.data();
+        NV(NVPW_MetricsEvaluator_GetMetricRawDependencies(&dp));
+        for (auto d : deps) {
+            int dup = 0;
+            for (auto &r : out) dup |= !strcmp(r.pMetricName, d);
+            if (dup) continue;
+            NVPA_RawMetricRequest r = {NVPA_RAW_METRIC_REQUEST_STRUCT_SIZE};
+            r.pMetricName = d; r.isolated = 1; r.keepInstances = 1;
+            out.push_back(r);
+        }
+    }
+    return 0;
+}
+
+static void launch_n(int threads)
+{
+    void *args[] = {&buf, &threads, &iters};
+    CU(cuLaunchKernel(fn, (threads + 255) / 256, 1, 1, 256, 1, 1, 0, 0, args, 0));
+}
+
+static int cost_pass_groups(std::vector<std::vector<const char *>> &groups)
+{
+    NVPW_InitializeHost_Params ih = {NVPW_InitializeHost_Params_STRUCT_SIZE};
+    NV(NVPW_InitializeHost(&ih));
+    NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize_Params sb = {NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize_Params_STRUCT_SIZE};
+    sb.pChipName = chip; sb.pCounterAvailabilityImage = avail.data();
+    NV(NVPW_CUDA_MetricsEvaluator_CalculateScratchBufferSize(&sb));
+    std::vector<uint8_t> scratch(sb.scratchBufferSize);
+    NVPW_CUDA_MetricsEvaluator_Initialize_Params ei = {NVPW_CUDA_MetricsEvaluator_Initialize_Params_STRUCT_SIZE};
+    ei.pScratchBuffer = scratch.data(); ei.scratchBufferSize = scratch.size(); ei.pChipName = chip;
+    ei.pCounterAvailabilityImage = avail.data();
+    NV(NVPW_CUDA_MetricsEvaluator_Initialize(&ei));
+    NVPW_MetricsEvaluator *ev = ei.pMetricsEvaluator;
+
+    NVPW_CUDA_RawMetricsConfig_Create_V2_Params rc = {NVPW_CUDA_RawMetricsConfig_Create_V2_Params_STRUCT_SIZE};
+    rc.activityKind = NVPA_ACTIVITY_KIND_PROFILER; rc.pChipName = chip; rc.pCounterAvailabilityImage = avail.data();
+    NV(NVPW_CUDA_RawMetricsConfig_Create_V2(&rc));
+    NVPA_RawMetricsConfig *raw = rc.pRawMetricsConfig;
+    std::vector<std::vector<NVPA_RawMetricRequest>> reqs(groups.size());
+    std::vector<const char *> all_metrics;
+    for (size_t g = 0; g < groups.size(); g++) {
+        if (raw_requests(ev, groups[g], reqs[g])) return -1;
+        NVPW_RawMetricsConfig_BeginPassGroup_Params bp = {NVPW_RawMetricsConfig_BeginPassGroup_Params_STRUCT_SIZE};
+        bp.pRawMetricsConfig = raw; bp.maxPassCount = getenv("RP_MAXPASS") ? atoi(getenv("RP_MAXPASS")) : 1;
+        NV(NVPW_RawMetricsConfig_BeginPassGroup(&bp));
+        for (size_t q = 0; q < reqs[g].size(); q++) {
+            NVPW_RawMetricsConfig_IsAddMetricsPossible_Params ip = {NVPW_RawMetricsConfig_IsAddMetricsPossible_Params_STRUCT_SIZE};
+            ip.pRawMetricsConfig = raw; ip.pRawMetricRequests = &reqs[g][q]; ip.numMetricRequests = 1;
+            NVPA_Status ps = NVPW_RawMetricsConfig_IsAddMetricsPossible(&ip);
+            NVPW_RawMetricsConfig_AddMetrics_Params am = {NVPW_RawMetricsConfig_AddMetrics_Params_STRUCT_SIZE};
+            am.pRawMetricsConfig = raw; am.pRawMetricRequests = &reqs[g][q]; am.numMetricRequests = 1;
+            NVPA_Status as = NVPW_RawMetricsConfig_AddMetrics(&am);
+            if (g == 0 || as != NVPA_STATUS_SUCCESS)
+                printf("E3 group %zu raw %s: possible status %d (%d), add status %d\n", g, reqs[g][q].pMetricName, (int)ps, (int)ip.isPossible, (int)as);
+            if (as != NVPA_STATUS_SUCCESS) {
+                reqs[g][q].isolated = 0; reqs[g][q].keepInstances = 0;
+                as = NVPW_RawMetricsConfig_AddMetrics(&am);
+                printf("   not isolated, no instances: add status %d\n", (int)as);
+            }
+        }
+        NVPW_RawMetricsConfig_EndPassGroup_Params ep = {NVPW_RawMetricsConfig_EndPassGroup_Params_STRUCT_SIZE};
+        ep.pRawMetricsConfig = raw;
+        NV(NVPW_RawMetricsConfig_EndPassGroup(&ep));
+        printf("E3 group %zu: %zu metrics, %zu raw counters\n", g, groups[g].size(), reqs[g].size());
+        for (auto m : groups[g]) {
+            int dup = 0;
+            for (auto x : all_metrics) dup |= !strcmp(x, m);
+            if (!dup) all_metrics.push_back(m);
+        }
+    }
+    NVPW_RawMetricsConfig_GenerateConfigImage_Params gi = {NVPW_RawMetricsConfig_GenerateConfigImage_Params_STRUCT_SIZE};
+    gi.pRawMetricsConfig = raw; gi.mergeAllPassGroups = 0;
+    NV(NVPW_RawMetricsConfig_GenerateConfigImage(&gi));
+    NVPW_RawMetricsConfig_GetConfigImage_Params gc = {NVPW_RawMetricsConfig_GetConfigImage_Params_STRUCT_SIZE};
+    gc.pRawMetricsConfig = raw;
+    NV(NVPW_RawMetricsConfig_GetConfigImage(&gc));
+    Config cfg; cfg.metrics = all_metrics;
+    if (build(cfg, 1)) return -1; // host object for evaluation (its own image unused)
+    cfg.config.assign(gc.bytesCopied, 0);
+    gc.bytesAllocated = cfg.config.size(); gc.pBuffer = cfg.config.data();
+    NV(NVPW_RawMetricsConfig_GetConfigImage(&gc));
+    NVPW_RawMetricsConfig_GetNumPasses_V2_Params np = {NVPW_RawMetricsConfig_GetNumPasses_V2_Params_STRUCT_SIZE};
+    np.pRawMetricsConfig = raw;
+    NV(NVPW_RawMetricsConfig_GetNumPasses_V2(&np));
+    CUpti_Profiler_Host_GetNumOfPasses_Params hp = {CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+    hp.configImageSize = cfg.config.size(); hp.pConfigImage = cfg.config.data();
+    CP(cuptiProfilerHostGetNumOfPasses(&hp));
+    printf("E3 config image %zu bytes: nvperf says %zu passes, CUPTI %zu; %zu metrics in all\n",
+           cfg.config.size(), np.numPasses, hp.numOfPasses, all_metrics.size());
+
+    if (fresh_object()) return -1;
+    std::vector<uint8_t> data;
+    if (size_for(all_metrics, 64, data) || init_image(data) || set_config(cfg, data, 64)) return -1;
+    for (int cycle = 0; cycle < 2; cycle++) {
+        int all = 0, pass = 0; char name[32];
+        double t0 = now_ms();
+        while (!all && pass < 12) {
+            double t1 = now_ms();
+            if (start()) return -1;
+            double t_start = now_ms() - t1;
+            for (int i = 0; i < 2; i++) {
+                launch();
+                CU(cuCtxSynchronize());
+                snprintf(name, sizeof name, "p%d_%d", pass, i);
+                if (push(name)) { printf("E3 push %s failed\n", name); return -1; }
+                launch_n(n >> i);
+                if (pop()) return -1;
+            }
+            t1 = now_ms();
+            if (stop(&all)) { printf("E3 stop failed in pass %d\n", pass); return -1; }
+            printf("E3 cycle %d pass %d: start %.3f ms, stop %.3f ms\n", cycle, pass, t_start, now_ms() - t1);
+            pass++;
+        }
+        size_t r = 0, d = 0;
+        if (decode_image(data, &r, &d)) { printf("E3 decode failed\n"); return -1; }
+        printf("E3 cycle %d: %d passes, %.3f ms per session, %zu ranges, %zu dropped\n", cycle, pass, (now_ms() - t0) / pass, r, d);
+        std::vector<double> v;
+        for (size_t i = 0; i < r; i++) {
+            eval_into(cfg, data, i, v);
+            CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri = {CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
+            ri.counterDataImageSize = data.size(); ri.pCounterDataImage = data.data(); ri.rangeIndex = i;
+            ri.rangeDelimiter = "/";
+            const char *nm = cuptiRangeProfilerCounterDataGetRangeInfo(&ri) == CUPTI_SUCCESS ? ri.rangeName : "?";
+            printf("   E3 range %zu (%s):", i, nm);
+            for (size_t m = 0; m < v.size(); m++) if (v[m] == v[m]) printf(" %s=%.0f", all_metrics[m] + 0, v[m]);
+            printf("\n");
+        }
+        if (init_image(data) || set_config(cfg, data, 64)) { printf("E3 re-arm failed\n"); return -1; }
+    }
+    return 0;
+}
+
+static int cost_experiments(Config &group, Config &cycles4, Config &full)
+{
+    range_mode = CUPTI_UserRange;
+    if (fresh_object()) return 8;
+    Config one; one.metrics = group.metrics;
+    Config other; other.metrics = cycles4.metrics;
+    Config all; all.metrics = full.metrics;
+    if (build(one, 1) || build(other, 1) || build(all, 1)) return 7;
+    if (getenv("RP_COST3")) {
+        std::vector<std::vector<const char *>> groups = {
+            {"smsp__inst_executed.sum", "smsp__inst_issued.sum", "smsp__thread_inst_executed.sum", "sm__cycles_active.sum", "gpu__time_duration.sum", "sm__warps_active.sum", "sm__cycles_elapsed.max", "smsp__warps_issue_stalled_no_instruction.sum"},
+            {"sm__cycles_active.sum", "sm__warps_active.sum", "gpu__time_duration.sum", "sm__cycles_elapsed.max", "smsp__warps_issue_stalled_branch_resolving.sum", "smsp__warps_issue_stalled_barrier.sum", "smsp__warps_issue_stalled_membar.sum", "smsp__warps_issue_stalled_dispatch_stall.sum"},
+            {"sm__cycles_active.sum", "sm__warps_active.sum", "gpu__time_duration.sum", "sm__cycles_elapsed.max", "smsp__warps_issue_stalled_sleeping.sum", "smsp__warps_issue_stalled_misc.sum", "smsp__warps_issue_stalled_short_scoreboard.sum", "smsp__warps_issue_stalled_math_pipe_throttle.sum"},
+            {"sm__cycles_active.sum", "sm__warps_active.sum", "gpu__time_duration.sum", "sm__cycles_elapsed.max", "smsp__warps_issue_stalled_mio_throttle.sum", "smsp__warps_issue_stalled_drain.sum", "smsp__warps_issue_stalled_imc_miss.sum", "smsp__warps_issue_stalled_long_scoreboard.sum"},
+            {"sm__cycles_active.sum", "sm__warps_active.sum", "gpu__time_duration.sum", "sm__cycles_elapsed.max", "smsp__warps_issue_stalled_tex_throttle.sum", "smsp__warps_issue_stalled_lg_throttle.sum", "smsp__warps_issue_stalled_wait.sum", "smsp__warps_issue_stalled_gmma.sum"}};
+        return cost_pass_groups(groups);
+    }
+    if (getenv("RP_COST2")) {
+        cost_superset_first(all, one, other, 0);
+        cost_superset_first(all, one, other, 1);
+        cost_pass_ranges(all);
+        return 0;
+    }
+    cost_breakdown(one);
+    cost_batched(one, 64, 0, 1);
+    cost_batched(one, 64, 3, 1);
+    cost_batched(one, 64, 3, 0);
+    cost_batched(one, 256, 1, 1);
+    cost_fresh_object();
+    cost_same_object(one, other, 1, 1);
+    cost_same_object(one, other, 1, 8);
+    cost_same_object(one, other, 0, 1);
+    cost_passes(all);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     size_t mem_mb = 64; int launches = 200;
@@ -312,6 +804,7 @@ int main(int argc, char **argv)
         }
         return 0;
     }
+    if (getenv("RP_COST")) return cost_experiments(group, cycles4, full);
     if (measure("kernel replay, full set", full, CUPTI_KernelReplay, small, 1)) return 6;
     if (measure("kernel replay, one-pass group", group, CUPTI_KernelReplay, small, 1)) return 6;
     // Auto range with user replay: how many ranges a session of 64 launches makes.

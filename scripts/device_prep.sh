@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 [ -x "$build/topdown" ] || { echo "device_prep: $build/topdown is missing; build first (bash scripts/setup.sh)" >&2; exit 1; }
 mkdir -p "$build/devlib"
-core='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libutil|libgcc_s|libstdc\+\+|libcuda|libcupti|libnvidia-ml|libnvperf|libcudart|libcublas|libcublasLt|libcufft|libcusparse|libcurand|libnvJitLink)\.'
+core='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libutil|libgcc_s|libstdc\+\+|libcuda|libcupti|libnvidia-ml|libnvperf_host|libnvperf_target|libcudart|libcublas|libcublasLt|libcufft|libcusparse|libcurand|libnvJitLink)\.'
 find "$build" -type f -perm -u+x \( -name '*.so' -o ! -name '*.*' \) -print0 |
     xargs -0 ldd 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -u |
     while read -r name path; do

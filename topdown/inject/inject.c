@@ -47,6 +47,9 @@
  * register_exit_after_cupti removes; one a session stays the default until
  * a GPU run shows more is safe. TOPDOWN_BATCH raises it. */
 enum { MAX_METRICS = 128, DEFAULT_BATCH = 1, MAX_BATCH = 4096 };
+/* Ranges of the rotation's image: its samples and one pad a pass at most,
+ * decoded when the last pass ends or the image is full. */
+enum { ROTATION_RANGES = 128 };
 
 /* One launch waiting in a context's open batch for its counters. */
 typedef struct launch_rec {
@@ -83,6 +86,12 @@ typedef struct ctx_state {
     size_t group_metric[TD_MAX_GROUPS][TD_MAX_GROUP_METRICS]; /* into metrics */
     td_rp_config group_cfg[TD_MAX_GROUPS];
     size_t n_group_cfg;   /* 0: no replay-free collection here */
+    td_rp_config rotation; /* the groups as passes of one configuration */
+    int has_rotation;     /* group samples go through it (else group_cfg) */
+    const char *rotation_metrics[MAX_METRICS]; /* the groups' union */
+    size_t rotation_index[TD_MAX_GROUPS][TD_MAX_GROUP_METRICS]; /* into it */
+    size_t session_ranges; /* ranges of the rotation's open session */
+    int rotation_warm;    /* its first session was started (set-up paid) */
     launch_rec *window;   /* launches of the open batch, in launch order */
     size_t n_window;
     int window_group;     /* configuration of the open batch */
@@ -115,11 +124,13 @@ static struct {
     double overhead;          /* budget: profiling time per native time, 0: none */
     int budgeted;             /* the budget decides (no explicit counts asked) */
     double start_s;           /* monotonic clock at injection */
-    double spent_s;           /* time spent profiling (setup, launches, decoding) */
+    double spent_s;           /* time spent profiling (launches, decoding), what the
+                                 budget weighs; one-time set-up is setup_s */
     double launch_t0;         /* when the profiled launch in flight entered */
     int in_profiled_launch;
     double waited_s;          /* of the launch in flight: waiting for the app's
                                  own GPU work, which is not profiling cost */
+    double setup_in_launch_s; /* and one-time set-up it paid (in setup_s) */
     long budget_skipped;      /* launches left timed-only by the budget */
     double setup_s, switch_s, decode_s; /* where profiling time goes */
     long switches;
@@ -131,6 +142,7 @@ static struct {
     uint64_t pm_interval_ns;  /* --pm-interval: PM sampling instead of the Range Profiler */
     int pm_said;
     td_sample_every sample;   /* --sample-every (metrics/sample_policy.h) */
+    int no_rotation;          /* TOPDOWN_ROTATION=0: a profiler object per group */
     char sample_error[sizeof ((td_error *)0)->msg]; /* a bad TOPDOWN_SAMPLE_EVERY, said
                                                       after the start record */
 } g;
@@ -264,6 +276,9 @@ static void close_configs(ctx_state *c)
     for (size_t i = 0; i < c->groups.n; i++)
         td_rp_config_free(&c->group_cfg[i]);
     c->n_group_cfg = 0;
+    if (c->has_rotation)
+        td_rp_config_free(&c->rotation);
+    c->has_rotation = 0;
     if (c->has_full)
         td_rp_config_free(&c->full);
     c->has_full = 0;
@@ -366,14 +381,11 @@ static void count_measurement(ctx_state *c, const launch_rec *l)
 
 /* Stops the profiler, decodes the batch, writes its launches in launch
  * order (ranges come in the same order), and re-arms the image. */
-static void close_window(ctx_state *c)
+static void close_batch(ctx_state *c)
 {
-    if (!c->profiling || (!c->rp.started && c->n_window == 0))
+    if (!c->rp.started && c->n_window == 0)
         return;
-    double t0 = now_s();
     size_t ranges = 0, dropped = 0, expected = 0;
-    /* At exit or on a signal the context may not be current here. */
-    int pushed = cuCtxPushCurrent(c->ctx) == CUDA_SUCCESS;
     /* The user range must hold the whole kernel: wait for it. */
     if (c->rp.active && c->rp.active->user_replay && c->rp.started)
         wait_for_gpu();
@@ -407,6 +419,153 @@ static void close_window(ctx_state *c)
     else if (td_rp_rearm(&c->rp) != 0)
         stop_profiling(c, "re-arming the counter-data image failed");
     c->n_window = 0;
+}
+
+/* ---- the rotation ----------------------------------------------------------
+ * One configuration whose passes are the counter groups (pass_groups.h):
+ * a session (Start..Stop) measures one pass, the next session the next;
+ * each sampled launch is a user range named after its launch id in the
+ * session of its group's pass, and the image is decoded once the last
+ * pass ended. Moving to another group costs a Stop and a Start (about
+ * 5-11 ms on the H100) where a configuration of its own costs a fresh
+ * profiler object (150-250 ms at its first Start). */
+
+static int rotating(const ctx_state *c)
+{
+    return c->has_rotation && c->rp.active == &c->rotation;
+}
+
+/* Ends the open session (one pad range if it holds none: a pass is
+ * measured only by a session with a range in it). */
+static int end_session(ctx_state *c, int *cycle_done)
+{
+    *cycle_done = 0;
+    if (!c->rp.started && td_rp_start(&c->rp) != 0)
+        return -1;
+    if (c->session_ranges == 0 && (td_rp_push(&c->rp, "pad") != 0 || td_rp_pop(&c->rp) != 0))
+        return -1;
+    c->session_ranges = 0;
+    return td_rp_end_pass(&c->rp, cycle_done);
+}
+
+/* The window's launch a range was named after, from *next on (ranges
+ * come in push order); NULL for a pad. */
+static launch_rec *launch_of_range(ctx_state *c, size_t range, size_t *next)
+{
+    const char *name = td_rp_range_name(&c->rp, range);
+    char *end = NULL;
+    unsigned long long id = name ? strtoull(name, &end, 10) : 0;
+    if (!name || end == name || *end)
+        return NULL;
+    for (size_t i = 0; i < c->n_window; i++) {
+        size_t at = (*next + i) % c->n_window;
+        if (c->window[at].id == id) {
+            *next = at + 1;
+            return &c->window[at];
+        }
+    }
+    return NULL;
+}
+
+/* Writes the decoded cycle's launches: each its group's counters, in the
+ * group's order; launches without a range are timed only. */
+static void emit_cycle(ctx_state *c, int decoded, size_t ranges)
+{
+    double all[MAX_METRICS], values[TD_MAX_GROUP_METRICS];
+    size_t next = 0;
+    for (size_t r = 0; decoded && r < ranges; r++) {
+        launch_rec *l = launch_of_range(c, r, &next);
+        if (!l || l->failed || l->group < 0 || td_rp_eval(&c->rp, r, all) != 0)
+            continue;
+        for (size_t i = 0; i < c->groups.size[l->group]; i++)
+            values[i] = all[c->rotation_index[l->group][i]];
+        emit_launch(c, l, values);
+        count_measurement(c, l);
+        l->failed = 1; /* written */
+    }
+    for (size_t i = 0; i < c->n_window; i++)
+        if (!c->window[i].failed)
+            emit_launch(c, &c->window[i], NULL);
+}
+
+/* Decodes a cycle whose last pass has ended, writes it, re-arms. */
+static void decode_cycle(ctx_state *c)
+{
+    size_t ranges = 0, dropped = 0;
+    int decoded = td_rp_decode(&c->rp, &ranges, &dropped) == 0;
+    if (td_debug_on())
+        emit_batch_debug(c, decoded, ranges, dropped, c->n_window);
+    emit_cycle(c, decoded, ranges);
+    c->n_window = 0;
+    if (!decoded)
+        group_failed(c);
+    else if (td_rp_rearm(&c->rp) != 0)
+        stop_profiling(c, "re-arming the counter-data image failed");
+}
+
+/* Moves the rotation on to the pass of group; a cycle completed on the way
+ * is decoded. */
+static int move_to_pass(ctx_state *c, int group)
+{
+    for (size_t steps = 0; c->rp.pass != (size_t)group; steps++) {
+        int cycle_done = 0;
+        if (steps > c->rotation.passes || end_session(c, &cycle_done) != 0)
+            return -1;
+        if (cycle_done)
+            decode_cycle(c);
+        if (!c->profiling || !rotating(c))
+            return -1;
+    }
+    return 0;
+}
+
+/* Ends the cycle: the open session, pads for the passes left, the decode. */
+static void finish_cycle(ctx_state *c)
+{
+    if (!c->rp.started && c->n_window == 0 && c->rp.pass == 0)
+        return;
+    if (c->rp.pushed) {
+        wait_for_gpu();
+        td_rp_pop(&c->rp);
+        c->session_ranges++;
+    }
+    int cycle_done = 0;
+    for (size_t steps = 0; !cycle_done; steps++)
+        if (steps > c->rotation.passes || end_session(c, &cycle_done) != 0) {
+            emit_cycle(c, 0, 0);
+            c->n_window = 0;
+            group_failed(c);
+            return;
+        }
+    decode_cycle(c);
+}
+
+/* After a sampled launch: its range ends with the kernel; the cycle is
+ * decoded when the image could not hold another pass's worth. */
+static void end_sample(ctx_state *c)
+{
+    wait_for_gpu();
+    if (td_rp_pop(&c->rp) != 0) {
+        finish_cycle(c);
+        return;
+    }
+    c->session_ranges++;
+    if (c->n_window + c->rotation.passes + 1 >= ROTATION_RANGES)
+        finish_cycle(c);
+}
+
+/* Writes what the profiler holds: the open batch, or the rotation's cycle. */
+static void close_window(ctx_state *c)
+{
+    if (!c->profiling)
+        return;
+    double t0 = now_s();
+    /* At exit or on a signal the context may not be current here. */
+    int pushed = cuCtxPushCurrent(c->ctx) == CUDA_SUCCESS;
+    if (rotating(c))
+        finish_cycle(c);
+    else
+        close_batch(c);
     g.decode_s += now_s() - t0;
     if (!g.in_profiled_launch) {
         g.spent_s += now_s() - t0 - g.waited_s;
@@ -443,7 +602,9 @@ static void flush_before_pass(ctx_state *c)
 
 static td_rp_config *config_of(ctx_state *c, int group)
 {
-    return group == TD_GROUP_ALL ? &c->full : &c->group_cfg[group];
+    if (group == TD_GROUP_ALL)
+        return &c->full;
+    return c->has_rotation ? &c->rotation : &c->group_cfg[group];
 }
 
 static void at_exit(void);
@@ -462,16 +623,24 @@ static void register_exit_after_cupti(void)
         atexit(at_exit);
 }
 
-static int add_to_window(ctx_state *c, const launch_rec *l)
+/* Makes the launch's configuration active (a fresh profiler object when
+ * it is another one); 0 when it is. A rotation CUPTI cannot build gives
+ * way to a configuration per group. */
+static int select_config(ctx_state *c, const launch_rec *l)
 {
-    if (c->n_window > 0 &&
-        (c->window_group != l->group || c->n_window >= window_capacity(c->window_group)))
-        close_window(c);
-    if (!c->profiling)
-        return 0;
     double t0 = now_s();
     int switching = c->rp.active != config_of(c, l->group);
     int selected = td_rp_select(&c->rp, config_of(c, l->group));
+    if (selected != 0 && l->group != TD_GROUP_ALL && c->has_rotation) {
+        char what[256];
+        td_rp_describe(&c->rp, what, sizeof what);
+        if (td_debug_on())
+            td_debug("inject", "the counter groups as passes of one configuration failed "
+                     "(%s): a configuration per group", what);
+        td_rp_config_free(&c->rotation);
+        c->has_rotation = 0;
+        selected = td_rp_reset(&c->rp) == 0 ? td_rp_select(&c->rp, config_of(c, l->group)) : -1;
+    }
     if (switching) {
         g.switches++;
         g.switch_s += now_s() - t0;
@@ -482,13 +651,62 @@ static int add_to_window(ctx_state *c, const launch_rec *l)
         td_sw_warning("counter group %d cannot be collected without replay on this device "
                       "(%s): profiled launches are replayed from now on", l->group, what);
         c->n_group_cfg = 0;
-        return 0;
+        return -1;
     }
     if (selected != 0) {
         stop_profiling(c, "setting the counter configuration failed");
-        return 0;
+        return -1;
     }
     register_exit_after_cupti();
+    return 0;
+}
+
+/* A sampled launch in the rotation: in the session of its group's pass,
+ * a user range named after it. */
+static int add_to_rotation(ctx_state *c, const launch_rec *l)
+{
+    if (move_to_pass(c, l->group) != 0) {
+        if (c->profiling && rotating(c))
+            finish_cycle(c);
+        return 0;
+    }
+    /* A user range counts everything that runs on the context: drain the
+     * work queued before it (its launch is then the only one running). */
+    wait_for_gpu();
+    flush_before_pass(c);
+    char name[24];
+    snprintf(name, sizeof name, "%llu", (unsigned long long)l->id);
+    if (td_rp_start(&c->rp) != 0 || td_rp_push(&c->rp, name) != 0) {
+        finish_cycle(c);
+        return 0;
+    }
+    c->window_group = l->group;
+    c->window[c->n_window++] = *l;
+    return 1;
+}
+
+static int add_to_window(ctx_state *c, const launch_rec *l)
+{
+    if (c->rp.active && c->rp.active != config_of(c, l->group))
+        close_window(c); /* another configuration: what the active one holds first */
+    else if (c->n_window > 0 && !rotating(c) &&
+             (c->window_group != l->group || c->n_window >= window_capacity(c->window_group)))
+        close_window(c);
+    double t0 = now_s();
+    if (!c->profiling || select_config(c, l) != 0)
+        return 0;
+    if (rotating(c) && !c->rotation_warm) {
+        /* Building the rotation and its object's first Start (150-250 ms,
+         * H100) are paid once: set-up, not the launch's cost. */
+        int added = add_to_rotation(c, l);
+        double once = now_s() - t0 - g.waited_s;
+        g.setup_s += once;
+        g.setup_in_launch_s += once;
+        c->rotation_warm = 1;
+        return added;
+    }
+    if (rotating(c))
+        return add_to_rotation(c, l);
     /* A user range counts everything that runs on the context: drain the
      * work queued before it (its launch is then the only one running). */
     if (l->group != TD_GROUP_ALL)
@@ -559,7 +777,9 @@ static int budget_allows(void)
 {
     if (!g.budgeted)
         return 1;
-    double native = now_s() - g.start_s - g.spent_s;
+    /* Set-up is paid once whatever is measured: the budget is of the
+     * app's run from then on (issue 23: in-loop slowdown). */
+    double native = now_s() - g.start_s - g.spent_s - g.setup_s;
     if (g.spent_s <= g.overhead * native)
         return 1;
     g.budget_skipped++;
@@ -569,6 +789,8 @@ static int budget_allows(void)
 /* The counter group the context's profiler is configured for, -1: none. */
 static int active_group(const ctx_state *c)
 {
+    if (rotating(c))
+        return (int)c->rp.pass;
     for (size_t gi = 0; gi < c->n_group_cfg; gi++)
         if (c->rp.active == &c->group_cfg[gi])
             return (int)gi;
@@ -720,7 +942,27 @@ static int metric_index(const ctx_state *c, const char *name)
     return -1;
 }
 
-/* One user-replay configuration per group, one Start/Stop per launch. */
+/* The groups' metrics, each once, and where each group's are among them. */
+static size_t union_of_groups(ctx_state *c)
+{
+    size_t n = 0;
+    for (size_t gi = 0; gi < c->groups.n; gi++)
+        for (size_t i = 0; i < c->groups.size[gi]; i++) {
+            const char *name = c->groups.metric[gi][i];
+            size_t at = 0;
+            while (at < n && strcmp(c->rotation_metrics[at], name) != 0)
+                at++;
+            if (at == n && n == MAX_METRICS)
+                return 0;
+            if (at == n)
+                c->rotation_metrics[n++] = name;
+            c->rotation_index[gi][i] = at;
+        }
+    return n;
+}
+
+/* One user-replay configuration per group (one Start/Stop and a fresh
+ * profiler object each), and the rotation, which is tried first. */
 static void prepare_group_configs(ctx_state *c)
 {
     for (size_t gi = 0; gi < c->groups.n; gi++) {
@@ -729,6 +971,12 @@ static void prepare_group_configs(ctx_state *c)
         td_rp_config_prepare(&c->group_cfg[gi], c->groups.metric[gi], c->groups.size[gi], 1, 1);
     }
     c->n_group_cfg = c->groups.n;
+    size_t n_union = g.no_rotation || c->groups.n < 2 ? 0 : union_of_groups(c);
+    if (n_union > 0) {
+        td_rp_config_prepare_rotation(&c->rotation, c->rotation_metrics, n_union, &c->groups,
+                                      ROTATION_RANGES);
+        c->has_rotation = 1;
+    }
 }
 
 /* Sets the Range Profiler up with the configurations the mode needs. */
@@ -791,7 +1039,7 @@ static const td_arch *setup_profiler(ctx_state *c, CUdevice dev, const char *gpu
     c->n_metrics = td_arch_metrics(arch, c->metrics, MAX_METRICS);
     c->duration_metric = arch->counter[TD_C_DURATION_NS];
     snprintf(c->chip, sizeof c->chip, "%s", chip);
-    c->window = calloc(g.batch, sizeof *c->window);
+    c->window = calloc(g.batch > ROTATION_RANGES ? g.batch : ROTATION_RANGES, sizeof *c->window);
     if (!c->window || open_profiler(c, arch) != 0) {
         report_open_failure(c, gpu);
         close_configs(c);
@@ -892,7 +1140,6 @@ static void setup_context(ctx_state *c)
     setup_flush(c, dev);
     emit_device(c, device, gpu, chip.pChipName, major, minor, sms, arch);
     td_pcs_context_start(c->ctx, c->uid); /* --source; after the profiler is set up */
-    g.spent_s += now_s() - t0;
     g.setup_s += now_s() - t0;
 }
 
@@ -1007,8 +1254,9 @@ static void begin_profiled_launch(ctx_state *c, const launch_rec *l, double t0)
 /* Its cost, less the waits for the app's own GPU work. */
 static void end_profiled_launch(void)
 {
-    g.spent_s += now_s() - g.launch_t0 - g.waited_s;
+    g.spent_s += now_s() - g.launch_t0 - g.waited_s - g.setup_in_launch_s;
     g.waited_s = 0;
+    g.setup_in_launch_s = 0;
     g.in_profiled_launch = 0;
 }
 
@@ -1054,6 +1302,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     } else if (c && c->profiling && l.kernel) {
         double t0 = now_s();
         g.waited_s = 0;
+        g.setup_in_launch_s = 0;
         if (td_filter_allows(&g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
             choose_config(c, l.kernel, &l, &l.group))
             profile = add_to_window(c, &l);
@@ -1062,7 +1311,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     } else if (l.kernel) {
         l.kernel->launches++;
     }
-    if (c && !profile)
+    if (c && !profile && !rotating(c))
         close_window(c); /* this launch must not become a range */
     g.current = l;
     g.current_ctx = c;
@@ -1083,7 +1332,9 @@ static void launch_exit(const CUpti_CallbackData *cb)
     if (c && g.current_profiled) {
         if (!ok && c->n_window > 0)
             c->window[c->n_window - 1].failed = 1;
-        if (c->n_window >= window_capacity(c->window_group))
+        if (rotating(c))
+            end_sample(c);
+        else if (c->n_window >= window_capacity(c->window_group))
             close_window(c);
         end_profiled_launch();
     } else if (c && ok) {
@@ -1155,7 +1406,7 @@ static void graph_enter(const CUpti_CallbackData *cb)
     holding_launch = 1;
     in_our_code = 1;
     ctx_state *c = context_for(cb->context, cb->contextUid);
-    if (c)
+    if (c && !rotating(c))
         close_window(c);
     launch_rec l = {.group = TD_GROUP_ALL, .grid = {1, 1, 1}, .block = {1, 1, 1},
                     .graph = graph_exec_id(cb)};
@@ -1167,6 +1418,7 @@ static void graph_enter(const CUpti_CallbackData *cb)
         l.kernel = td_kernel_get(name, &g.filter);
         double t0 = now_s();
         g.waited_s = 0;
+        g.setup_in_launch_s = 0;
         say_graph_view();
         if (l.kernel && td_filter_allows(&g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
             graph_config(c, l.kernel, &l.group)) {
@@ -1189,7 +1441,10 @@ static void graph_exit(void)
     in_our_code = 1;
     ctx_state *c = g.current_ctx;
     if (c && g.current_profiled) {
-        close_window(c);
+        if (rotating(c))
+            end_sample(c);
+        else
+            close_window(c);
         end_profiled_launch();
     }
     g.current_ctx = NULL;
@@ -1442,6 +1697,8 @@ static void collection_from_env(void)
     g.pm_interval_ns = pm && *pm ? strtoull(pm, NULL, 10) : 0;
     const char *cache = getenv("TOPDOWN_CACHE_CONTROL");
     g.flush_caches = cache && strcmp(cache, "all") == 0;
+    const char *rotation = getenv("TOPDOWN_ROTATION"); /* 0: for comparisons */
+    g.no_rotation = rotation && strcmp(rotation, "0") == 0;
     td_error err = {{0}};
     if (td_sample_every_parse(getenv("TOPDOWN_SAMPLE_EVERY"), &g.sample, &err) != 0)
         snprintf(g.sample_error, sizeof g.sample_error, "%s", err.msg); /* after start */

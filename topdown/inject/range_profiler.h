@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "metrics/error.h"
+#include "metrics/groups.h"
 
 typedef struct td_rp_config {
     const char **metrics;       /* borrowed */
@@ -29,6 +30,9 @@ typedef struct td_rp_config {
     size_t data_size;
     size_t capacity;            /* ranges per image */
     int user_replay;            /* 1: no replay (one pass), 0: kernel replay */
+    const td_groups *groups;    /* the rotation (user replay): its passes are these
+                                   groups, one session (Start..Stop) each, and
+                                   metrics is their union; NULL otherwise */
 } td_rp_config;
 
 typedef struct td_rp {
@@ -40,6 +44,8 @@ typedef struct td_rp {
     td_rp_config *active;       /* the configuration set on the object */
     int started;
     int pushed;                 /* a user range is open */
+    size_t pass;                /* the rotation's pass the next session measures */
+    const td_rp_config *sized;  /* the metric list the object's images are laid out for */
     CUptiResult failure;        /* the last failed call's result */
     const char *failed_call;    /* and its name */
 } td_rp;
@@ -55,6 +61,11 @@ int td_rp_count_passes(void *rp, const char *const *metrics, size_t n, size_t *p
  * selected (set-up costs only what a run uses). */
 void td_rp_config_prepare(td_rp_config *cfg, const char **metrics, size_t n_metrics,
                           size_t capacity, int user_replay);
+/* The rotation: one configuration whose replay passes are groups (pass g
+ * measures group g, topdown/inject/pass_groups.h), user replay and user
+ * ranges; metrics: the groups' union, what td_rp_eval reads. */
+void td_rp_config_prepare_rotation(td_rp_config *cfg, const char **metrics, size_t n_metrics,
+                                   const td_groups *groups, size_t capacity);
 void td_rp_config_free(td_rp_config *cfg);
 /* Makes cfg the active configuration with an empty image (no-op when it
  * already is). Must not be started. Fails with CUPTI_ERROR_NOT_SUPPORTED
@@ -66,12 +77,18 @@ int td_rp_push(td_rp *rp, const char *name);
 int td_rp_pop(td_rp *rp);
 /* Stops, decodes, and says how many ranges the image holds. */
 int td_rp_stop(td_rp *rp, size_t *ranges, size_t *dropped);
+/* The rotation: ends the session (its pass), moving on to the next pass;
+ * cycle_done: every pass was measured, the image can be decoded. */
+int td_rp_end_pass(td_rp *rp, int *cycle_done);
+/* Decodes the image after the last pass; ranges it holds. */
+int td_rp_decode(td_rp *rp, size_t *ranges, size_t *dropped);
 /* Values of every metric of the active configuration for one range. */
 int td_rp_eval(td_rp *rp, size_t range, double *values);
 /* The name CUPTI gave a decoded range ("0", "1"... in auto range mode);
  * NULL if unknown. */
 const char *td_rp_range_name(td_rp *rp, size_t range);
-/* An empty image for the next batch of the active configuration. */
+/* An empty image for the next batch of the active configuration (the
+ * rotation: from its first pass again). */
 int td_rp_rearm(td_rp *rp);
 /* After a failed decode: a new profiler object (the old one may be in a bad
  * state), no configuration active. */
