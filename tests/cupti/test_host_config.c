@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "metrics/host_config.h"
+#include "metrics/arch/host_config.h"
 
 static CUpti_Profiler_Host_Object *host_open(const char *chip)
 {

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "../check.h"
-#include "metrics/pcsamp.h"
-#include "metrics/pcsamp_records.h"
-#include "metrics/result.h"
-#include "metrics/spool.h"
+#include "metrics/result/pcsamp.h"
+#include "topdown/inject/pcsamp_records.h"
+#include "metrics/result/result.h"
+#include "metrics/spool/spool.h"
 
 #define P TD_PCSAMP_PREFIX
 

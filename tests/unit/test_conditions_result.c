@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "../check.h"
-#include "metrics/spool.h"
+#include "metrics/spool/spool.h"
 #include "report/diff.h"
 #include "report/text.h"
 #include "td_outputs_testlib.h"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "../check.h"
-#include "metrics/nvtx_filter.h"
+#include "topdown/inject/nvtx_filter.h"
 
 /* A state of one or two domains, built from literal lists. */
 static const char *const step_fwd[] = {"step", "forward"};

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../check.h"
-#include "metrics/sample_policy.h"
+#include "topdown/inject/sample_policy.h"
 
 static td_sample_every parse(const char *text)
 {

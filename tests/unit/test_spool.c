@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "result.h"
-#include "spool.h"
+#include "metrics/result/result.h"
+#include "metrics/spool/spool.h"
 
 static const char *START = "{\"type\":\"start\",\"pid\":7,\"format\":\"topdown-spool/1\"}\n";
 static const char *DEVICE =

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "result.h"
-#include "spool.h"
+#include "metrics/result/result.h"
+#include "metrics/spool/spool.h"
 #include "topdown/inject/spool_writer.h"
 
 enum { PER_THREAD = 20000, KERNELS_PER_THREAD = 3 };

@@ -8,7 +8,7 @@
 #include <limits.h>
 
 #include "metrics/json_field.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 
 #define TD_MAX_SM_COUNT 1000000
 #define TD_MAX_PASSES 1000000

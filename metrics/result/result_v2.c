@@ -2,10 +2,10 @@
  * kernel name once per file, each launch configuration (kernel, grid,
  * block, stream) once per device section, launches as columns of numbers
  * and counters only for profiled launches, only their group's values. */
-#include "metrics/result_io.h"
-#include "metrics/pcsamp.h"
+#include "metrics/result/result_io.h"
+#include "metrics/result/pcsamp.h"
 
-#include "metrics/pm_samples.h"
+#include "metrics/result/pm_samples.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* Measurement conditions (conditions.h). */
-#include "metrics/conditions.h"
+#include "metrics/result/conditions.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* PC samples of a device section: building, merging, the result's
  * "pc_sampling" object and the spool's pcsamp records. */
-#include "metrics/pcsamp.h"
+#include "metrics/result/pcsamp.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,13 +1,13 @@
 /* The result file: building and freeing results, the parts both schemas
  * share (header, device identity), loading and atomic saving. The launch
  * tables are in result_v1.c (read only) and result_v2.c. */
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 
-#include "metrics/compress.h"
+#include "metrics/result/compress.h"
 #include "metrics/file_text.h"
-#include "metrics/pcsamp.h"
-#include "metrics/result_io.h"
-#include "metrics/pm_samples.h"
+#include "metrics/result/pcsamp.h"
+#include "metrics/result/result_io.h"
+#include "metrics/result/pm_samples.h"
 
 #include <errno.h>
 #include <limits.h>

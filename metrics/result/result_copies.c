@@ -3,7 +3,7 @@
  * "topdown-result/2" file, a "copies" object of columns like "launches"
  * (docs/RESULT_FORMAT.md). A section without copies has no "copies". */
 #include "metrics/intern.h"
-#include "metrics/result_io.h"
+#include "metrics/result/result_io.h"
 
 #include <math.h>
 #include <stdio.h>

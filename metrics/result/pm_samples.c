@@ -1,4 +1,4 @@
-#include "metrics/pm_samples.h"
+#include "metrics/result/pm_samples.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "metrics/arch.h"
+#include "metrics/arch/arch.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -15,8 +15,8 @@
 
 #include "metrics/file_text.h"
 #include "metrics/json_field.h"
-#include "metrics/pcsamp.h"
-#include "metrics/result.h" /* td_strdup */
+#include "metrics/result/pcsamp.h"
+#include "metrics/result/result.h" /* td_strdup */
 
 /* Fields are read with the reader results and spools use (json_field.h). */
 static int get_string(const cJSON *obj, const char *key, int required,

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "metrics/conditions.h"
+#include "metrics/result/conditions.h"
 #include "metrics/error.h"
 #include "metrics/intern.h"
 #include "metrics/strcopy.h"

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "metrics/error.h"
-#include "metrics/source.h"
+#include "metrics/arch/source.h"
 
 #define TD_ARCH_SCHEMA "topdown-arch/1"
 #define TD_MAX_STALLS 48
