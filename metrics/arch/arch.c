@@ -152,7 +152,7 @@ static int table_uses(const td_arch *arch, const char *metric)
 }
 
 /* Optional "groups": one-pass counter groups of replay-free collection,
- * each a list of metrics the table names (metrics/groups.h). Whether each
+ * each a list of metrics the table names (metrics/arch/groups.h). Whether each
  * is one pass is CUPTI's to say: tests/cupti/test_catalog checks it. */
 static int parse_groups(const cJSON *root, td_arch *arch, const char *path, td_error *err)
 {

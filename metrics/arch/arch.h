@@ -32,7 +32,7 @@ typedef struct td_pc_map {
                      no loss and no issue ("not_selected") */
 } td_pc_map;
 
-/* One replay-free counter group (metrics/groups.h): metric names. */
+/* One replay-free counter group (metrics/arch/groups.h): metric names. */
 typedef struct td_arch_group {
     char **metrics;
     size_t n;

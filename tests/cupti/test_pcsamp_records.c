@@ -1,5 +1,5 @@
 /* Issue 13: the --source spool records as the injection library writes
- * them from CUPTI's structures (metrics/pcsamp_records.c), read back by the
+ * them from CUPTI's structures (topdown/inject/pcsamp_records.c), read back by the
  * spool reader: what a GPU run would hand over, checked without one. */
 #include <cjson/cJSON.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* NVTX regions (metrics/nvtx_filter.h): ncu's --nvtx-include/--nvtx-exclude
+/* NVTX regions (topdown/inject/nvtx_filter.h): ncu's --nvtx-include/--nvtx-exclude
  * syntax parsed and matched against range states a launch can be made in,
  * bad specs refused with a message naming them, and region names. */
 #include <string.h>

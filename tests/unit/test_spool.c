@@ -1,4 +1,4 @@
-/* The spool -> result path (metrics/spool.c): the spool and result that
+/* The spool -> result path (metrics/spool/spool.c): the spool and result that
  * topdown recorded on an H100 (tests/fixtures/h100/), and hand-made spools
  * that are cut short, damaged or not spools at all. */
 #include <stdio.h>

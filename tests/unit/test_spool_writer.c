@@ -1,5 +1,5 @@
 /* The injection library's spool writer (topdown/inject/spool_writer.c)
- * against the reader (metrics/spool.c): kernel records and compact launch
+ * against the reader (metrics/spool/spool.c): kernel records and compact launch
  * and kernel_time lines from two threads at once, buffered and flushed,
  * read back launch by launch; a line longer than the buffer; errors and
  * warnings written at once, and the buffer after half a second; a fork that

@@ -130,7 +130,7 @@ static struct {
     long replay_failures;
     uint64_t pm_interval_ns;  /* --pm-interval: PM sampling instead of the Range Profiler */
     int pm_said;
-    td_sample_every sample;   /* --sample-every (metrics/sample_policy.h) */
+    td_sample_every sample;   /* --sample-every (topdown/inject/sample_policy.h) */
     char sample_error[sizeof ((td_error *)0)->msg]; /* a bad TOPDOWN_SAMPLE_EVERY, said
                                                       after the start record */
 } g;
