@@ -16,7 +16,7 @@
 #include "metrics/file_text.h"
 #include "metrics/json_field.h"
 #include "metrics/result/pcsamp.h"
-#include "metrics/result/result.h" /* td_strdup */
+#include "metrics/strcopy.h"
 
 /* Fields are read with the reader results and spools use (json_field.h). */
 static int get_string(const cJSON *obj, const char *key, int required,

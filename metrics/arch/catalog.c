@@ -8,7 +8,7 @@
 
 #include "metrics/xorshift.h"
 
-#include "metrics/result/result.h" /* td_strdup */
+#include "metrics/strcopy.h"
 
 struct td_catalog {
     char *chip;
