@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "result.h"
+#include "metrics/result/result.h"
 
 typedef struct gen_opts {
     const char *template_path, *out;

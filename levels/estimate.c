@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics/groups.h"
+#include "metrics/arch/groups.h"
 #include "metrics/xorshift.h"
 
 #define MAX_CLASSES 48 /* duration classes: floor(log2(ns)), 2^47 ns is 39 hours */

@@ -9,9 +9,9 @@
 #include <stddef.h>
 
 #include "levels/tree.h"
-#include "metrics/arch.h"
+#include "metrics/arch/arch.h"
 #include "metrics/error.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 
 #define TD_MAX_LEVEL 4
 #define TD_MAX_NODES 32 /* fixed nodes a node list may hold */

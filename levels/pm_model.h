@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "levels/model.h"
-#include "metrics/pm_samples.h"
+#include "metrics/result/pm_samples.h"
 
 /* Level-1 columns of a PM timeline, in this order. */
 enum { TD_PM_RETIRE, TD_PM_DIVERGENCE, TD_PM_FRONTEND, TD_PM_BACKEND, TD_PM_STALLED,

@@ -6,8 +6,8 @@
 #include <stdio.h>
 
 #include "levels/aggregate.h"
-#include "metrics/arch.h"
-#include "metrics/result.h"
+#include "metrics/arch/arch.h"
+#include "metrics/result/result.h"
 
 typedef struct td_copy_totals {
     size_t n;

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "levels/aggregate.h"
-#include "metrics/conditions.h"
+#include "metrics/result/conditions.h"
 
 #define TD_TREE_SCHEMA "topdown-tree/1"
 

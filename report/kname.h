@@ -10,7 +10,7 @@
 
 #include "metrics/error.h"
 #include "metrics/kernel_base.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 
 /* The kernel's mangled name in res, or name itself when none is recorded. */
 const char *td_kernel_mangled(const td_result *res, const char *name);

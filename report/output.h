@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "metrics/error.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 
 /* The name the outputs give the whole application's row. */
 #define TD_APP_ROW "<application>"

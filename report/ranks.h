@@ -7,8 +7,8 @@
 #include <stdio.h>
 
 #include "levels/aggregate.h"
-#include "metrics/arch.h"
-#include "metrics/result.h"
+#include "metrics/arch/arch.h"
+#include "metrics/result/result.h"
 
 /* Moves the device sections of the n inputs into out, in input order; a
  * section without a source gets labels[i] (the input's file). The header

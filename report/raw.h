@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "levels/aggregate.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 #include "report/text.h"
 
 /* Per kernel of s (heaviest first), then the application (TD_APP_ROW):

@@ -1,4 +1,4 @@
-/* NVTX regions of a result (td_launch.region, metrics/nvtx_filter.h):
+/* NVTX regions of a result (td_launch.region, topdown/inject/nvtx_filter.h):
  * the distinct regions in launch order, a view of the result restricted
  * to one region's launches, and `report --by-region`: one tree per region,
  * each modelled over that region's launches only (time-weighted as the

@@ -9,7 +9,7 @@
 
 #include "levels/aggregate.h"
 #include "metrics/kmatch.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 
 /* 1 and the kernel's index when selector is "#N" (N from 1 to the number
  * of kernels), 0 when it is not of that form; -1 when N is out of range. */

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics/cubin.h"
+#include "metrics/arch/cubin.h"
 #include "metrics/intern.h"
-#include "metrics/pcsamp.h"
+#include "metrics/result/pcsamp.h"
 #include "report/output.h"
 #include "report/sass_text.h"
 

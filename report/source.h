@@ -2,7 +2,7 @@
  * instruction (--sass), each with its share of the kernel's samples and its
  * split over the model's leaves (the arch table's "pc_sampling" map),
  * sorted by one node's samples (default: the kernel's bottleneck). Lines
- * come from the cubins saved beside the result (metrics/cubin.h); a PC
+ * come from the cubins saved beside the result (metrics/arch/cubin.h); a PC
  * without line information is shown as "pc+0x1a0". docs/SOURCE.md. */
 #ifndef TD_REPORT_SOURCE_H
 #define TD_REPORT_SOURCE_H

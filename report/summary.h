@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "levels/aggregate.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 
 /* sep NULL: aligned columns; else each field separated by sep, names
  * kept whole (quoted when they hold sep). nodes (--nodes, NULL: level 1):

@@ -8,7 +8,7 @@
 
 #include "levels/aggregate.h"
 #include "metrics/kernel_base.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 
 /* Default --phase-threshold: points of issue-slot share. */
 #define TD_PHASE_THRESHOLD_DEFAULT 5.0

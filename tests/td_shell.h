@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 
 /* Runs the printf-formatted command in dir; returns its exit code, or
  * 128+signal when a signal ended it. */

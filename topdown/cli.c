@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics/pcsamp.h"
-#include "metrics/nvtx_filter.h"
-#include "metrics/sample_policy.h"
+#include "metrics/result/pcsamp.h"
+#include "topdown/inject/nvtx_filter.h"
+#include "topdown/inject/sample_policy.h"
 #include "report/columns.h"
 #include "report/kname.h"
 #include "report/plot.h"

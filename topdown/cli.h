@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "metrics/arch.h"
+#include "metrics/arch/arch.h"
 #include "metrics/error.h"
 #include "report/text.h"
 #include "topdown/profile.h"

@@ -7,7 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "levels/model.h"
-#include "metrics/arch.h"
+#include "metrics/arch/arch.h"
 #include "report/json.h"
 #include "topdown/cli.h"
 #include "topdown/commands.h"

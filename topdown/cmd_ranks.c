@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "levels/aggregate.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 #include "report/output.h"
 #include "report/ranks.h"
 #include "topdown/cli.h"

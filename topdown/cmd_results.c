@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "levels/aggregate.h"
-#include "metrics/arch.h"
-#include "metrics/nvprof.h"
-#include "metrics/result.h"
-#include "metrics/spool.h"
+#include "metrics/arch/arch.h"
+#include "metrics/arch/nvprof.h"
+#include "metrics/result/result.h"
+#include "metrics/spool/spool.h"
 #include "report/csv.h"
 #include "metrics/kmatch.h"
 #include "report/diff.h"

@@ -7,7 +7,7 @@
 #include "levels/aggregate.h"
 #include "levels/tree.h"
 #include "metrics/kernel_base.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 #include "report/output.h"
 #include "report/select.h"
 #include "report/source.h"

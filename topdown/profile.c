@@ -20,12 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "metrics/arch.h"
+#include "metrics/arch/arch.h"
 #include "metrics/kmatch.h"
-#include "metrics/result.h"
-#include "metrics/pcsamp.h"
-#include "metrics/pm_samples.h"
-#include "metrics/spool.h"
+#include "metrics/result/result.h"
+#include "metrics/result/pcsamp.h"
+#include "metrics/result/pm_samples.h"
+#include "metrics/spool/spool.h"
 #include "report/outname.h"
 #include "topdown/clocks.h"
 #include "report/output.h"

@@ -18,12 +18,12 @@ typedef struct td_profile_options {
     const char *replay_mode;    /* --replay-mode: "auto" (default), "none", "kernel" */
     double overhead_pct;        /* --overhead: budget in % of native time, 0: unlimited */
     const char *graph_profiling; /* --graph-profiling: "node" (default) or "graph" */
-    const char *nvtx_include[32]; /* --nvtx-include SPEC, each (metrics/nvtx_filter.h) */
+    const char *nvtx_include[32]; /* --nvtx-include SPEC, each (topdown/inject/nvtx_filter.h) */
     size_t n_nvtx_include;
     const char *nvtx_exclude[32]; /* --nvtx-exclude SPEC, each */
     size_t n_nvtx_exclude;
     int no_nvtx;                /* --no-nvtx: NVTX_INJECTION64_PATH left as it is */
-    const char *sample_every;   /* --sample-every N|T (metrics/sample_policy.h), NULL: off */
+    const char *sample_every;   /* --sample-every N|T (topdown/inject/sample_policy.h), NULL: off */
     const char *cache_control;  /* --cache-control: "none" (default) or "all" */
     const char *clock_control;  /* --clock-control: "none" (default) or "base" */
     int progress;               /* 1: progress line on stderr when it is a tty */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 #include "../check.h"
-#include "metrics/arch.h"
-#include "metrics/catalog.h"
+#include "metrics/arch/arch.h"
+#include "metrics/arch/catalog.h"
 
 static void check_table(const td_arch *t)
 {

@@ -9,9 +9,9 @@
 
 #include "../check.h"
 #include "levels/model.h"
-#include "metrics/arch.h"
-#include "metrics/catalog.h"
-#include "metrics/groups.h"
+#include "metrics/arch/arch.h"
+#include "metrics/arch/catalog.h"
+#include "metrics/arch/groups.h"
 
 /* Shuffled orders tried per table when looking for fewer passes. */
 #define ORDER_TRIES 200

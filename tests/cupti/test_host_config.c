@@ -1,4 +1,4 @@
-/* metrics/host_config.c, the one builder of config images (Range
+/* metrics/arch/host_config.c, the one builder of config images (Range
  * Profiler, PM sampling, catalog), on the host API without a GPU: one
  * metric on GH100 is one pass and an image; a metric CUPTI does not know
  * fails at adding metrics, named, with nothing left allocated. The whole
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "metrics/host_config.h"
+#include "metrics/arch/host_config.h"
 
 static CUpti_Profiler_Host_Object *host_open(const char *chip)
 {

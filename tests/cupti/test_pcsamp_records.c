@@ -1,5 +1,5 @@
 /* Issue 13: the --source spool records as the injection library writes
- * them from CUPTI's structures (metrics/pcsamp_records.c), read back by the
+ * them from CUPTI's structures (topdown/inject/pcsamp_records.c), read back by the
  * spool reader: what a GPU run would hand over, checked without one. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "../check.h"
-#include "metrics/pcsamp.h"
-#include "metrics/pcsamp_records.h"
-#include "metrics/result.h"
-#include "metrics/spool.h"
+#include "metrics/result/pcsamp.h"
+#include "topdown/inject/pcsamp_records.h"
+#include "metrics/result/result.h"
+#include "metrics/spool/spool.h"
 
 #define P TD_PCSAMP_PREFIX
 

@@ -16,8 +16,8 @@
 
 #include "../check.h"
 #include "levels/pm_model.h"
-#include "metrics/arch.h"
-#include "metrics/catalog.h"
+#include "metrics/arch/arch.h"
+#include "metrics/arch/catalog.h"
 #include "pmsampling.h"
 
 static size_t one_pass(td_catalog *cat, const char *const *names, size_t n, int *ok)

@@ -10,9 +10,9 @@
 
 #include "../check.h"
 #include "../td_shell.h"
-#include "metrics/cubin.h"
-#include "metrics/pcsamp.h"
-#include "metrics/result.h"
+#include "metrics/arch/cubin.h"
+#include "metrics/result/pcsamp.h"
+#include "metrics/result/result.h"
 #include "topdown/cli.h"
 
 #define KERNEL "td_lines_kernel"

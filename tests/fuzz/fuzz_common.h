@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics/arch.h"
+#include "metrics/arch/arch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
  * the gp100 table, then modelled. */
 #include "fuzz_common.h"
 #include "levels/aggregate.h"
-#include "metrics/nvprof.h"
+#include "metrics/arch/nvprof.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,7 +3,7 @@
  * outputs, the PM-sampling timeline included. A crash or sanitizer report anywhere is a finding. */
 #include "fuzz_common.h"
 #include "levels/aggregate.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 #include "report/csv.h"
 #include "report/pm_timeline.h"
 #include "report/text.h"

@@ -2,7 +2,7 @@
  * model on what it read. */
 #include "fuzz_common.h"
 #include "levels/aggregate.h"
-#include "metrics/spool.h"
+#include "metrics/spool/spool.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

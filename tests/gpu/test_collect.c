@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "td_shell.h"
-#include "result.h"
+#include "metrics/result/result.h"
 #include "td_gpu.h"
 
 static const char *bin;

@@ -14,7 +14,7 @@
 
 #include "check.h"
 #include "td_shell.h"
-#include "result.h"
+#include "metrics/result/result.h"
 #include "td_gpu.h"
 
 static const char *bin;

@@ -14,9 +14,9 @@
 
 #include "check.h"
 #include "levels/aggregate.h"
-#include "metrics/pm_samples.h"
+#include "metrics/result/pm_samples.h"
 #include "report/pm_timeline.h"
-#include "result.h"
+#include "metrics/result/result.h"
 #include "td_shell.h"
 #include "td_gpu.h"
 

@@ -13,9 +13,9 @@
 
 #include "../check.h"
 #include "../td_shell.h"
-#include "metrics/arch.h"
-#include "metrics/pcsamp.h"
-#include "metrics/result.h"
+#include "metrics/arch/arch.h"
+#include "metrics/result/pcsamp.h"
+#include "metrics/result/result.h"
 #include "td_gpu.h"
 
 #define MAX_KERNELS 32

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog.h"
-#include "groups.h"
-#include "xorshift.h"
+#include "metrics/arch/catalog.h"
+#include "metrics/arch/groups.h"
+#include "metrics/xorshift.h"
 
 static int count_with_catalog(void *ctx, const char *const *metrics, size_t n, size_t *passes,
                               td_error *err)

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics/arch.h"
-#include "metrics/catalog.h"
+#include "metrics/arch/arch.h"
+#include "metrics/arch/catalog.h"
 
 enum { MAX_NAMES = TD_COUNTER_COUNT + TD_MAX_STALLS };
 

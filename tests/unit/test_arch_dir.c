@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "../check.h"
-#include "metrics/arch.h"
+#include "metrics/arch/arch.h"
 #include "td_shell.h"
 #include "td_testlib.h"
 

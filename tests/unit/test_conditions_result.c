@@ -1,4 +1,4 @@
-/* Measurement conditions (metrics/conditions.h): saved and read back in a
+/* Measurement conditions (metrics/result/conditions.h): saved and read back in a
  * result; old results (none recorded) and wrong words; the spool's start
  * and device records; the report header's line; `topdown diff`'s warning
  * when the two results were measured under different conditions (in the
@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "../check.h"
-#include "metrics/spool.h"
+#include "metrics/spool/spool.h"
 #include "report/diff.h"
 #include "report/text.h"
 #include "td_outputs_testlib.h"

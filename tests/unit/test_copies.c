@@ -11,8 +11,8 @@
 
 #include "check.h"
 #include "td_shell.h"
-#include "metrics/result.h"
-#include "metrics/spool.h"
+#include "metrics/result/result.h"
+#include "metrics/spool/spool.h"
 #include "topdown/cli.h"
 
 static const char *bin;

@@ -11,7 +11,7 @@
 
 #include "../check.h"
 #include "levels/aggregate.h"
-#include "metrics/spool.h"
+#include "metrics/spool/spool.h"
 
 #define AGREE_POINTS 2.0
 

@@ -10,7 +10,7 @@
 #include "check.h"
 #include "metrics/kernel_base.h"
 #include "metrics/kmatch.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 
 #define MAX_KERNELS 256
 

@@ -1,41 +1,94 @@
-/* The floors of the house (docs/DESIGN.md): data flows collect -> raw
- * counters -> model -> report, and a folder includes only its own floor
- * and those below it:
- *   metrics/          metrics
- *   levels/           levels, metrics
- *   report/           report, levels, metrics
- *   topdown/inject/   topdown/inject, metrics (it runs inside the app: no
- *                     model, no report)
- *   topdown/          everything
- * and every include of the project's own headers is rooted at the
- * repository ("levels/model.h", never "model.h"). Each source file of
- * those folders is read and every `#include "..."` checked. */
+/* The floors of the house: docs/DESIGN.md states, in the block after its
+ * line "<!-- floors -->", which folders each folder's files may include:
+ *   FOLDER/  ALLOWED...
+ * where "metrics/" is that folder's own files and "metrics/" followed by
+ * a star the folder with every folder below it. This test reads that block, so the rule and
+ * the check cannot drift apart, and checks every `#include "..."` of every
+ * source file of each folder named there: the target must be rooted at the
+ * repository ("levels/model.h", never "model.h") and in an allowed folder.
+ * A folder of metrics/, levels/, report/ or topdown/ that holds source
+ * files but has no row fails too: a new folder needs its rule first. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../check.h"
 
+#define MAX_FLOORS 32
+#define MAX_ALLOWED 8
+
 typedef struct floor_rule {
-    const char *folder;
-    const char *allowed[5];
+    char folder[128];                /* "metrics/result/" */
+    char allowed[MAX_ALLOWED][128];  /* "metrics/result/"; with a star: and below */
+    size_t n_allowed;
 } floor_rule;
 
-static const floor_rule rules[] = {
-    {"metrics", {"metrics/", NULL}},
-    {"levels", {"levels/", "metrics/", NULL}},
-    {"report", {"report/", "levels/", "metrics/", NULL}},
-    {"topdown/inject", {"topdown/inject/", "metrics/", NULL}},
-    {"topdown", {"topdown/", "report/", "levels/", "metrics/", NULL}},
-};
+static floor_rule rules[MAX_FLOORS];
+static size_t n_rules;
+
+/* The folder of a rooted include: "metrics/result/result.h" ->
+ * "metrics/result/". */
+static void folder_of(const char *target, char *out, size_t size)
+{
+    const char *slash = strrchr(target, '/');
+    size_t n = slash ? (size_t)(slash - target) + 1 : 0;
+    if (n >= size)
+        n = size - 1;
+    memcpy(out, target, n);
+    out[n] = '\0';
+}
 
 static int allowed(const floor_rule *r, const char *target)
 {
-    for (size_t i = 0; r->allowed[i]; i++)
-        if (strncmp(target, r->allowed[i], strlen(r->allowed[i])) == 0)
+    char folder[512];
+    folder_of(target, folder, sizeof folder);
+    for (size_t i = 0; i < r->n_allowed; i++) {
+        const char *a = r->allowed[i];
+        size_t n = strlen(a);
+        if (n >= 2 && strcmp(a + n - 2, "/*") == 0) {
+            if (strncmp(folder, a, n - 1) == 0)
+                return 1;
+        } else if (strcmp(folder, a) == 0) {
             return 1;
+        }
+    }
     return 0;
+}
+
+/* The rows of the block after "<!-- floors -->" in docs/DESIGN.md. */
+static int read_rules(const char *root)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/docs/DESIGN.md", root);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[1024];
+    int state = 0; /* 0: before the marker, 1: before the fence, 2: in it */
+    while (state < 3 && fgets(line, sizeof line, f)) {
+        if (state == 0 && strncmp(line, "<!-- floors -->", 15) == 0)
+            state = 1;
+        else if (state == 1 && strncmp(line, "```", 3) == 0)
+            state = 2;
+        else if (state == 2 && strncmp(line, "```", 3) == 0)
+            state = 3;
+        else if (state == 2 && n_rules < MAX_FLOORS) {
+            floor_rule *r = &rules[n_rules];
+            memset(r, 0, sizeof *r);
+            char *save = NULL;
+            char *word = strtok_r(line, " \t\n", &save);
+            if (!word)
+                continue;
+            snprintf(r->folder, sizeof r->folder, "%s", word);
+            while ((word = strtok_r(NULL, " \t\n", &save)) && r->n_allowed < MAX_ALLOWED)
+                snprintf(r->allowed[r->n_allowed++], sizeof r->allowed[0], "%s", word);
+            n_rules++;
+        }
+    }
+    fclose(f);
+    return state == 3 ? 0 : -1;
 }
 
 static int is_source(const char *name)
@@ -58,12 +111,12 @@ static size_t check_file(const floor_rule *r, const char *path, const char *name
         if (sscanf(line, " #include \"%511[^\"]\"", target) != 1)
             continue;
         includes++;
-        /* the test programs' own helpers sit beside them, not in a floor */
         int rooted = strchr(target, '/') != NULL;
         int ok = rooted && allowed(r, target);
         if (!ok)
-            fprintf(stderr, "%s/%s includes \"%s\": %s\n", r->folder, name, target,
-                    rooted ? "a floor above it" : "not rooted at the repository");
+            fprintf(stderr, "%s%s includes \"%s\": %s\n", r->folder, name, target,
+                    rooted ? "a floor it may not include (docs/DESIGN.md)"
+                           : "not rooted at the repository");
         CHECK(ok);
     }
     fclose(f);
@@ -84,11 +137,54 @@ static size_t check_folder(const char *root, const floor_rule *r)
         if (!is_source(e->d_name))
             continue;
         char path[4400];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        snprintf(path, sizeof path, "%s%s", dir, e->d_name);
         includes += check_file(r, path, e->d_name);
     }
     closedir(d);
     return includes;
+}
+
+static const floor_rule *rule_of(const char *folder)
+{
+    for (size_t i = 0; i < n_rules; i++)
+        if (strcmp(rules[i].folder, folder) == 0)
+            return &rules[i];
+    return NULL;
+}
+
+/* Every folder below root/rel ("metrics/") that holds source files has a
+ * row; returns how many folders were seen. */
+static size_t check_covered(const char *root, const char *rel)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/%s", root, rel);
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    if (!d)
+        return 0;
+    size_t seen = 1;
+    int sources = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char sub[4400];
+        snprintf(sub, sizeof sub, "%s%s", dir, e->d_name);
+        struct stat st;
+        if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
+            char below[512];
+            snprintf(below, sizeof below, "%s%s/", rel, e->d_name);
+            seen += check_covered(root, below);
+        } else if (is_source(e->d_name)) {
+            sources = 1;
+        }
+    }
+    closedir(d);
+    if (sources && !rule_of(rel)) {
+        fprintf(stderr, "%s holds source files but docs/DESIGN.md gives it no floor\n", rel);
+        CHECK(0);
+    }
+    return seen;
 }
 
 int main(void)
@@ -97,14 +193,31 @@ int main(void)
     CHECK(root != NULL);
     if (!root)
         return td_check_summary();
-    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
+    int read = read_rules(root);
+    CHECK(read == 0);
+    CHECK(n_rules >= 8);
+    if (read)
+        return td_check_summary();
+    for (size_t i = 0; i < n_rules; i++) {
         size_t n = check_folder(root, &rules[i]);
         printf("%s: %zu includes checked\n", rules[i].folder, n);
         CHECK(n > 0);
     }
+    const char *const code[] = {"metrics/", "levels/", "report/", "topdown/"};
+    for (size_t i = 0; i < sizeof code / sizeof *code; i++)
+        CHECK(check_covered(root, code[i]) > 0);
     /* the check itself catches what it must */
-    const floor_rule *metrics = &rules[0];
-    CHECK(!allowed(metrics, "levels/model.h") && allowed(metrics, "metrics/result.h"));
-    CHECK(!allowed(&rules[3], "report/text.h"));
+    const floor_rule *metrics = rule_of("metrics/");
+    const floor_rule *result = rule_of("metrics/result/");
+    const floor_rule *inject = rule_of("topdown/inject/");
+    const floor_rule *levels = rule_of("levels/");
+    CHECK(metrics && result && inject && levels);
+    if (metrics && result && inject && levels) {
+        CHECK(!allowed(metrics, "levels/model.h") && allowed(metrics, "metrics/error.h"));
+        CHECK(!allowed(metrics, "metrics/result/result.h"));
+        CHECK(allowed(result, "metrics/json_field.h") && !allowed(result, "metrics/arch/arch.h"));
+        CHECK(!allowed(inject, "report/text.h") && allowed(inject, "metrics/arch/groups.h"));
+        CHECK(allowed(levels, "metrics/result/result.h") && !allowed(levels, "report/text.h"));
+    }
     return td_check_summary();
 }

@@ -5,7 +5,7 @@
 
 #include "../check.h"
 #include "levels/aggregate.h"
-#include "metrics/nvprof.h"
+#include "metrics/arch/nvprof.h"
 #include "td_testlib.h"
 
 #define ROW(kernel, inv, metric, value) \

@@ -1,10 +1,10 @@
-/* NVTX regions (metrics/nvtx_filter.h): ncu's --nvtx-include/--nvtx-exclude
+/* NVTX regions (topdown/inject/nvtx_filter.h): ncu's --nvtx-include/--nvtx-exclude
  * syntax parsed and matched against range states a launch can be made in,
  * bad specs refused with a message naming them, and region names. */
 #include <string.h>
 
 #include "../check.h"
-#include "metrics/nvtx_filter.h"
+#include "topdown/inject/nvtx_filter.h"
 
 /* A state of one or two domains, built from literal lists. */
 static const char *const step_fwd[] = {"step", "forward"};

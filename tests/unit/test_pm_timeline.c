@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 
 #include "../check.h"
-#include "metrics/pm_samples.h"
-#include "metrics/spool.h"
+#include "metrics/result/pm_samples.h"
+#include "metrics/spool/spool.h"
 #include "report/pm_timeline.h"
 #include "td_outputs_testlib.h"
 

@@ -10,7 +10,7 @@
 
 #include "check.h"
 #include "td_shell.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 #include "topdown/cli.h"
 
 static const char *bin;

@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "../check.h"
-#include "metrics/spool.h"
+#include "metrics/spool/spool.h"
 #include "report/region.h"
 #include "report/timeline.h"
 #include "td_outputs_testlib.h"

@@ -5,7 +5,7 @@
 
 #include "../check.h"
 #include "levels/aggregate.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 #include "td_testlib.h"
 
 static const char *const names[] = {"a.sum", "b.sum"};

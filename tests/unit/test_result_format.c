@@ -10,7 +10,7 @@
 
 #include "../check.h"
 #include "metrics/json_field.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 #include "td_testlib.h"
 
 static const char *const names[] = {"a.sum", "b.sum", "c.sum", "d.sum"};

@@ -1,11 +1,11 @@
-/* --sample-every (metrics/sample_policy.h) driven by simulated launch
+/* --sample-every (topdown/inject/sample_policy.h) driven by simulated launch
  * sequences: which invocations are sampled, with which counter groups,
  * how many points a run of 20,000 launches gets, the time-based period
  * with a duration estimate, and the option's syntax. */
 #include <string.h>
 
 #include "../check.h"
-#include "metrics/sample_policy.h"
+#include "topdown/inject/sample_policy.h"
 
 static td_sample_every parse(const char *text)
 {

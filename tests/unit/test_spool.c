@@ -1,4 +1,4 @@
-/* The spool -> result path (metrics/spool.c): the spool and result that
+/* The spool -> result path (metrics/spool/spool.c): the spool and result that
  * topdown recorded on an H100 (tests/fixtures/h100/), and hand-made spools
  * that are cut short, damaged or not spools at all. */
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "result.h"
-#include "spool.h"
+#include "metrics/result/result.h"
+#include "metrics/spool/spool.h"
 
 static const char *START = "{\"type\":\"start\",\"pid\":7,\"format\":\"topdown-spool/1\"}\n";
 static const char *DEVICE =

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "result.h"
-#include "spool.h"
+#include "metrics/result/result.h"
+#include "metrics/spool/spool.h"
 
 #define START "{\"type\":\"start\",\"pid\":7,\"format\":\"topdown-spool/2\"," \
               "\"replay_mode\":\"auto\",\"overhead_pct\":5}\n"

@@ -1,5 +1,5 @@
 /* The injection library's spool writer (topdown/inject/spool_writer.c)
- * against the reader (metrics/spool.c): kernel records and compact launch
+ * against the reader (metrics/spool/spool.c): kernel records and compact launch
  * and kernel_time lines from two threads at once, buffered and flushed,
  * read back launch by launch; a line longer than the buffer; errors and
  * warnings written at once, and the buffer after half a second; a fork that
@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "result.h"
-#include "spool.h"
+#include "metrics/result/result.h"
+#include "metrics/spool/spool.h"
 #include "topdown/inject/spool_writer.h"
 
 enum { PER_THREAD = 20000, KERNELS_PER_THREAD = 3 };

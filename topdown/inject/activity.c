@@ -6,7 +6,7 @@
 
 #include "topdown/inject/cache_flush.h"
 #include "topdown/inject/kernels.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 #include "topdown/inject/spool_writer.h"
 
 enum { BUFFER_SIZE = 8 << 20, BUFFER_ALIGN = 8 };

@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TD_CHOOSE_MAX_GROUPS 32 /* TD_MAX_GROUPS of metrics/groups.h */
+#define TD_CHOOSE_MAX_GROUPS 32 /* TD_MAX_GROUPS of metrics/arch/groups.h */
 #define TD_CHOOSE_PER_CLASS 16  /* samples per stride of a size class */
 #define TD_CHOOSE_SLACK 3       /* samples the configured group may lead by */
 

@@ -22,17 +22,17 @@
 
 #include "topdown/inject/activity.h"
 #include "topdown/inject/debug.h"
-#include "metrics/arch.h"
+#include "metrics/arch/arch.h"
 #include "topdown/inject/cache_flush.h"
 #include "topdown/inject/choose.h"
-#include "metrics/groups.h"
+#include "metrics/arch/groups.h"
 #include "topdown/inject/kernels.h"
 #include "topdown/inject/nvtx.h"
 #include "topdown/inject/pcsampling.h"
 #include "topdown/inject/progress.h"
 #include "topdown/inject/pmsampling.h"
 #include "topdown/inject/range_profiler.h"
-#include "metrics/spool.h"
+#include "metrics/spool/spool.h"
 #include "topdown/inject/spool_writer.h"
 
 #define TD_EXPORT __attribute__((visibility("default")))
@@ -141,7 +141,7 @@ static struct {
     long replay_failures;
     uint64_t pm_interval_ns;  /* --pm-interval: PM sampling instead of the Range Profiler */
     int pm_said;
-    td_sample_every sample;   /* --sample-every (metrics/sample_policy.h) */
+    td_sample_every sample;   /* --sample-every (topdown/inject/sample_policy.h) */
     int no_rotation;          /* TOPDOWN_ROTATION=0: a profiler object per group */
     char sample_error[sizeof ((td_error *)0)->msg]; /* a bad TOPDOWN_SAMPLE_EVERY, said
                                                       after the start record */

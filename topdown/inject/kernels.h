@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "metrics/kmatch.h"
-#include "metrics/sample_policy.h"
+#include "topdown/inject/sample_policy.h"
 
 typedef struct td_kernel {
     char *mangled;

@@ -19,7 +19,7 @@
 #include <generated_nvtx_meta.h>
 
 #include "metrics/intern.h"
-#include "metrics/nvtx_filter.h"
+#include "topdown/inject/nvtx_filter.h"
 #include "topdown/inject/debug.h"
 #include "topdown/inject/spool_writer.h"
 

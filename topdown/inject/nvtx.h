@@ -1,7 +1,7 @@
 /* NVTX ranges of the app, from CUPTI's NVTX callback domain: each thread's
  * push/pop stacks (per NVTX domain), the process's open start/end ranges,
  * domain names and registered strings. A launch asks for the region it is
- * made in (its name, metrics/nvtx_filter.h) and whether --nvtx-include /
+ * made in (its name, topdown/inject/nvtx_filter.h) and whether --nvtx-include /
  * --nvtx-exclude let it be profiled. NVTX reaches CUPTI only when
  * NVTX_INJECTION64_PATH names libcupti (the launcher sets it). */
 #ifndef TD_INJECT_NVTX_H

@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "metrics/pcsamp.h"
-#include "metrics/pcsamp_records.h"
+#include "metrics/result/pcsamp.h"
+#include "topdown/inject/pcsamp_records.h"
 #include "topdown/inject/debug.h"
 #include "topdown/inject/spool_writer.h"
 

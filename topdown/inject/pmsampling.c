@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "metrics/host_config.h"
-#include "metrics/pm_samples.h"
+#include "metrics/arch/host_config.h"
+#include "metrics/result/pm_samples.h"
 #include "topdown/inject/debug.h"
 #include "topdown/inject/spool_writer.h"
 

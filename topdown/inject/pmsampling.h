@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "metrics/arch.h"
+#include "metrics/arch/arch.h"
 
 /* Starts sampling on CUDA device `device` (once per device: later calls
  * for it do nothing), its samples tagged with the context that started it.

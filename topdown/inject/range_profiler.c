@@ -1,6 +1,6 @@
 #include "topdown/inject/range_profiler.h"
 
-#include "metrics/host_config.h"
+#include "metrics/arch/host_config.h"
 #include "topdown/inject/pass_groups.h"
 
 #include <cupti_profiler_host.h>

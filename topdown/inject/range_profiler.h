@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "metrics/error.h"
-#include "metrics/groups.h"
+#include "metrics/arch/groups.h"
 
 typedef struct td_rp_config {
     const char **metrics;       /* borrowed */
@@ -54,7 +54,7 @@ typedef struct td_rp {
  * with failure/failed_call set; td_rp_close is safe either way. */
 int td_rp_open(td_rp *rp, CUcontext ctx, const char *chip);
 /* Replay passes a metric set needs on this device (its counter
- * availability included). Matches td_pass_counter (metrics/groups.h). */
+ * availability included). Matches td_pass_counter (metrics/arch/groups.h). */
 int td_rp_count_passes(void *rp, const char *const *metrics, size_t n, size_t *passes,
                        td_error *err);
 /* Describes a configuration; its images are built the first time it is

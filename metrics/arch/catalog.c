@@ -1,5 +1,5 @@
-#include "metrics/catalog.h"
-#include "metrics/host_config.h"
+#include "metrics/arch/catalog.h"
+#include "metrics/arch/host_config.h"
 
 #include <cupti_profiler_host.h>
 #include <stdint.h>
@@ -8,7 +8,7 @@
 
 #include "metrics/xorshift.h"
 
-#include "metrics/result.h" /* td_strdup */
+#include "metrics/strcopy.h"
 
 struct td_catalog {
     char *chip;

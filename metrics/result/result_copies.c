@@ -3,7 +3,9 @@
  * "topdown-result/2" file, a "copies" object of columns like "launches"
  * (docs/RESULT_FORMAT.md). A section without copies has no "copies". */
 #include "metrics/intern.h"
-#include "metrics/result_io.h"
+#include "metrics/json_field.h"
+#include "metrics/result/result.h"
+#include "metrics/result/section.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -60,7 +62,7 @@ int td_device_add_copy(td_device *dev, const td_copy *copy, td_error *err)
 
 /* ---- checking (what the reader refuses, refused before writing) ---------- */
 
-int td_result_check_copies(const td_device *dev, size_t d, td_error *err)
+static int check_copies(const td_device *dev, size_t d, td_error *err)
 {
     for (size_t i = 0; i < dev->n_copies; i++) {
         const td_copy *c = &dev->copies[i];
@@ -152,7 +154,7 @@ static int add_columns(cJSON *obj, const td_device *dev, td_keyset *configs, dou
     return attach(obj, "duration_ns", td_json_exact_numbers(scratch, dev->n_copies));
 }
 
-int td_result_write_copies(cJSON *dev_obj, const td_device *dev)
+static int write_copies(cJSON *dev_obj, const td_device *dev)
 {
     if (dev->n_copies == 0)
         return 0;
@@ -251,7 +253,7 @@ static int read_columns(const cJSON *config, const cJSON *start, const cJSON *du
     return 0;
 }
 
-int td_result_read_copies(const cJSON *dev_obj, td_device *dev, const td_jctx *c)
+static int read_copies(const cJSON *dev_obj, td_device *dev, const td_jctx *c)
 {
     const cJSON *obj = cJSON_GetObjectItemCaseSensitive(dev_obj, "copies");
     if (!obj)
@@ -280,3 +282,16 @@ int td_result_read_copies(const cJSON *dev_obj, td_device *dev, const td_jctx *c
     free(configs);
     return rc ? -1 : 0;
 }
+
+static void free_copies(td_device *dev)
+{
+    free(dev->copies);
+}
+
+const td_section td_copies_section = {
+    .key = "copies",
+    .read_device = read_copies,
+    .check_device = check_copies,
+    .write_device = write_copies,
+    .free_device = free_copies,
+};

@@ -2,14 +2,14 @@
  * the injection library, turned into a td_result. Launch records carry the
  * counters; kernel_time records carry durations measured by CUPTI's
  * activity API and are joined to their launch by correlation id. */
-#include "metrics/spool.h"
-#include "metrics/pm_samples.h"
+#include "metrics/spool/spool.h"
+#include "metrics/result/pm_samples.h"
 
 #include "metrics/file_text.h"
 #include "metrics/intern.h"
 #include "metrics/json_field.h"
-#include "metrics/pcsamp.h"
-#include "metrics/result_io.h"
+#include "metrics/result/pcsamp.h"
+#include "metrics/result/result_io.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

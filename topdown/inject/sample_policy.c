@@ -1,4 +1,4 @@
-#include "metrics/sample_policy.h"
+#include "topdown/inject/sample_policy.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,9 @@
-/* Inside the result file code (result.c, result_v1.c, result_v2.c, and
- * spool.c for groups and counters): what both schemas share, and the ranges a reader accepts, which the writer
- * checks too so that every file written can be read back. */
+/* Between the modules that read and write the result file (result_io.c,
+ * result_device.c, result_v1.c, result_v2.c, the sections of section.h)
+ * and the spool reader (metrics/spool/spool.c, which builds device
+ * sections the same way): the ranges a reader accepts, which the writer
+ * checks too so that every file written can be read back, a device
+ * section's identity, and the entry points of the two layouts. */
 #ifndef TD_RESULT_IO_H
 #define TD_RESULT_IO_H
 
@@ -8,7 +11,7 @@
 #include <limits.h>
 
 #include "metrics/json_field.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 
 #define TD_MAX_SM_COUNT 1000000
 #define TD_MAX_PASSES 1000000
@@ -21,8 +24,10 @@ typedef struct parse_ctx {
     td_error *err;
 } parse_ctx;
 
-/* The device section's identity: index, context, names, compute
- * capability, passes, metrics and counter groups. where names it. */
+/* ---- a device section's identity (result_device.c) ---- */
+
+/* Index, context, names, compute capability, passes, metrics and counter
+ * groups. c->where names the device section. */
 int td_result_read_device_head(const cJSON *obj, td_device *dev, const td_jctx *c);
 /* The profiled counters of a launch: group g's values in group order, or
  * every metric when g is TD_GROUP_ALL; expanded into out (n_metrics, 0
@@ -30,29 +35,30 @@ int td_result_read_device_head(const cJSON *obj, td_device *dev, const td_jctx *
 int td_result_read_group_counters(const cJSON *arr, const td_device *dev, int group,
                                   double *out, const td_jctx *c, const char *what,
                                   long index);
-
 /* "groups": [[metric indices], ...], optional; checked: indices in range,
  * no group empty, no metric twice in a group. */
 int td_result_read_groups(const cJSON *obj, td_device *dev, const td_jctx *c);
+/* What the reader would refuse in device section d's identity. */
+int td_result_check_device_head(const td_device *dev, size_t d, td_error *err);
+cJSON *td_result_device_head_json(const td_device *dev);
+
+/* ---- building (result.c) ---- */
+
 /* Appends a launch whose kernel name is already the device's interned
  * copy (td_device_intern); counters copied when not NULL. */
 td_launch *td_device_append_launch(td_device *dev, const char *interned_kernel,
                                    const double *counters, td_error *err);
+void td_counter_groups_free(td_counter_group *groups, size_t n);
 
+/* ---- the layouts ---- */
+
+/* /1 (result_v1.c, read only): device section dev_index's launches. */
 int td_result_read_v1_launches(const cJSON *obj, td_device *dev, size_t dev_index,
                                const parse_ctx *ctx);
-/* /2: the file's kernel table and each device's launches. */
+/* /2 (result_v2.c): the file's kernel table and each device section. */
 int td_result_read_v2(const cJSON *root, td_result *res, const parse_ctx *ctx);
-
-cJSON *td_result_device_head_json(const td_device *dev);
-/* Adds the /2 kernel table and launch tables to root; NULL on success,
- * else a message. */
+/* Adds the /2 kernel table and device sections to root; -1 (a message in
+ * err) when out of memory. */
 int td_result_write_v2(cJSON *root, const td_result *res, td_error *err);
-
-/* A device section's "copies" (result_copies.c): optional on read, left
- * out when there are none; checked before writing as the reader would. */
-int td_result_read_copies(const cJSON *dev_obj, td_device *dev, const td_jctx *c);
-int td_result_write_copies(cJSON *dev_obj, const td_device *dev);
-int td_result_check_copies(const td_device *dev, size_t d, td_error *err);
 
 #endif

@@ -1,6 +1,6 @@
 /* PC samples of a device section: building, merging, the result's
  * "pc_sampling" object and the spool's pcsamp records. */
-#include "metrics/pcsamp.h"
+#include "metrics/result/pcsamp.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "metrics/strcopy.h"
+#include "metrics/result/section.h"
 
 #define MAX_PC 9007199254740992.0 /* 2^53: exact in a JSON number */
 #define MAX_SAMPLES 9007199254740992.0
@@ -479,3 +480,33 @@ int td_pcsamp_read_spool_rows(const cJSON *rec, td_pcsamp *p, const td_jctx *c)
     }
     return 0;
 }
+
+/* ---- its section of the result (section.h) ---------------------------------- */
+
+static int read_section(const cJSON *dev_obj, td_device *dev, const td_jctx *c)
+{
+    return td_pcsamp_read(dev_obj, &dev->pcsamp, c);
+}
+
+static int write_section(cJSON *dev_obj, const td_device *dev)
+{
+    if (!dev->pcsamp)
+        return 0;
+    cJSON *item = td_pcsamp_json(dev->pcsamp);
+    if (item && cJSON_AddItemToObject(dev_obj, "pc_sampling", item))
+        return 0;
+    cJSON_Delete(item);
+    return -1;
+}
+
+static void free_section(td_device *dev)
+{
+    td_pcsamp_free(dev->pcsamp);
+}
+
+const td_section td_pcsamp_section = {
+    .key = "pc_sampling",
+    .read_device = read_section,
+    .write_device = write_section,
+    .free_device = free_section,
+};

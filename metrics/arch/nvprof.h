@@ -3,8 +3,8 @@
 #ifndef TD_NVPROF_H
 #define TD_NVPROF_H
 
-#include "metrics/arch.h"
-#include "metrics/result.h"
+#include "metrics/arch/arch.h"
+#include "metrics/result/result.h"
 
 /* metrics_csv: `nvprof --csv --metrics <table's metrics> --log-file F app`
  * (one row per kernel and metric, Avg over invocations).

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "metrics/error.h"
-#include "metrics/result.h"
+#include "metrics/result/result.h"
 
 #define TD_SPOOL_FORMAT "topdown-spool/2"    /* kernel records, groups, graph nodes */
 #define TD_SPOOL_FORMAT_V1 "topdown-spool/1" /* still read */

@@ -1,9 +1,10 @@
-#include "metrics/pm_samples.h"
+#include "metrics/result/pm_samples.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "metrics/strcopy.h"
+#include "metrics/result/section.h"
 
 int td_pm_create(td_pm_samples **out, const char *const *metrics, size_t n_metrics,
                  uint64_t interval_ns, size_t max_rows, td_error *err)
@@ -318,3 +319,30 @@ int td_pm_from_json(const cJSON *obj, td_pm_samples **out, const td_jctx *c)
     td_pm_free(pm);
     return -1;
 }
+
+/* ---- its section of the result (section.h) ---------------------------------- */
+
+static int read_section(const cJSON *dev_obj, td_device *dev, const td_jctx *c)
+{
+    const cJSON *pm = cJSON_GetObjectItemCaseSensitive(dev_obj, "pm_samples");
+    if (!pm || cJSON_IsNull(pm)) /* optional: files before --pm-interval lack it */
+        return 0;
+    return td_pm_from_json(pm, &dev->pm, c);
+}
+
+static int write_section(cJSON *dev_obj, const td_device *dev)
+{
+    return dev->pm ? add(dev_obj, "pm_samples", td_pm_to_json(dev->pm)) : 0;
+}
+
+static void free_section(td_device *dev)
+{
+    td_pm_free(dev->pm);
+}
+
+const td_section td_pm_section = {
+    .key = "pm_samples",
+    .read_device = read_section,
+    .write_device = write_section,
+    .free_device = free_section,
+};

@@ -2,10 +2,8 @@
  * kernel name once per file, each launch configuration (kernel, grid,
  * block, stream) once per device section, launches as columns of numbers
  * and counters only for profiled launches, only their group's values. */
-#include "metrics/result_io.h"
-#include "metrics/pcsamp.h"
-
-#include "metrics/pm_samples.h"
+#include "metrics/result/result_io.h"
+#include "metrics/result/section.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -233,12 +231,11 @@ static cJSON *device_json(const td_device *dev, kernel_table *kernels)
     cJSON *obj = NULL;
     if (config_of && index_configs(dev, &configs, config_of) == 0)
         obj = td_result_device_head_json(dev);
-    if (obj && (attach(obj, "configs", configs_json(&configs, kernels)) ||
-                add_launches(obj, dev, config_of) ||
-                attach(obj, "profiled", profiled_json(dev)) ||
-                td_result_write_copies(obj, dev) ||
-                (dev->pcsamp && attach(obj, "pc_sampling", td_pcsamp_json(dev->pcsamp))) ||
-                (dev->pm && attach(obj, "pm_samples", td_pm_to_json(dev->pm))))) {
+    int rc = !obj || attach(obj, "configs", configs_json(&configs, kernels)) ||
+             add_launches(obj, dev, config_of) || attach(obj, "profiled", profiled_json(dev));
+    for (const td_section *const *s = td_sections; !rc && *s; s++)
+        rc = (*s)->write_device && (*s)->write_device(obj, dev);
+    if (rc) {
         cJSON_Delete(obj);
         obj = NULL;
     }
@@ -614,12 +611,9 @@ static int read_device(const cJSON *obj, size_t d, const kernel_names *kernels,
     size_t n_configs = 0;
     int rc = !dev || td_result_read_device_head(obj, dev, &c) ||
              read_configs(obj, kernels, dev, &configs, &n_configs, &c) ||
-             read_launch_table(obj, dev, configs, n_configs, &c) || read_profiled(obj, dev, &c) ||
-             td_result_read_copies(obj, dev, &c) ||
-             td_pcsamp_read(obj, &dev->pcsamp, &c);
-    const cJSON *pm = rc ? NULL : cJSON_GetObjectItemCaseSensitive(obj, "pm_samples");
-    if (pm && !cJSON_IsNull(pm)) /* optional: files before --pm-interval lack it */
-        rc = td_pm_from_json(pm, &dev->pm, &c);
+             read_launch_table(obj, dev, configs, n_configs, &c) || read_profiled(obj, dev, &c);
+    for (const td_section *const *s = td_sections; !rc && *s; s++)
+        rc = (*s)->read_device && (*s)->read_device(obj, dev, &c);
     free(configs);
     return rc ? -1 : 0;
 }

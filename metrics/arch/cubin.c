@@ -1,5 +1,5 @@
 /* Cubins on the host through CUPTI's PC sampling helpers (no GPU). */
-#include "metrics/cubin.h"
+#include "metrics/arch/cubin.h"
 
 #include <cupti.h>
 #include <cupti_pcsampling.h>

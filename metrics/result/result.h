@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "metrics/conditions.h"
+#include "metrics/result/conditions.h"
 #include "metrics/error.h"
 #include "metrics/intern.h"
 #include "metrics/strcopy.h"
@@ -33,7 +33,7 @@ typedef struct td_launch {
                              values, the others are 0 */
     uint64_t graph_id;    /* CUDA graph the kernel ran in; 0: not a graph */
     uint64_t graph_node;  /* its node in that graph; 0: unknown/none */
-    const char *region;   /* NVTX ranges it was launched in (metrics/nvtx_filter.h);
+    const char *region;   /* NVTX ranges it was launched in (topdown/inject/nvtx_filter.h);
                              NULL: none; borrowed like kernel */
 } td_launch;
 
@@ -87,9 +87,9 @@ typedef struct td_device {
                              set by `topdown merge`; NULL: this file's own */
     td_copy *copies;      /* memcpy/memset/peer copies on this context, by start */
     size_t n_copies, cap_copies;
-    struct td_pcsamp *pcsamp; /* optional PC samples (--source, metrics/pcsamp.h) */
+    struct td_pcsamp *pcsamp; /* optional PC samples (--source, metrics/result/pcsamp.h) */
     struct td_pm_samples *pm; /* optional PM-sampling timeline (--pm-interval,
-                                 metrics/pm_samples.h); NULL: none */
+                                 metrics/result/pm_samples.h); NULL: none */
 } td_device;
 
 typedef struct td_result {

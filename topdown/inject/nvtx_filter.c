@@ -1,4 +1,4 @@
-#include "metrics/nvtx_filter.h"
+#include "topdown/inject/nvtx_filter.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* The --source spool records from CUPTI's structures (pcsamp_records.h). */
-#include "metrics/pcsamp_records.h"
+#include "topdown/inject/pcsamp_records.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "metrics/nvprof.h"
+#include "metrics/arch/nvprof.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "metrics/error.h"
-#include "metrics/source.h"
+#include "metrics/arch/source.h"
 
 #define TD_ARCH_SCHEMA "topdown-arch/1"
 #define TD_MAX_STALLS 48
@@ -32,7 +32,7 @@ typedef struct td_pc_map {
                      no loss and no issue ("not_selected") */
 } td_pc_map;
 
-/* One replay-free counter group (metrics/groups.h): metric names. */
+/* One replay-free counter group (metrics/arch/groups.h): metric names. */
 typedef struct td_arch_group {
     char **metrics;
     size_t n;

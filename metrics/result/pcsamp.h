@@ -4,7 +4,7 @@
  * result keeps them in the device section's optional "pc_sampling" object
  * (docs/RESULT_FORMAT.md); the spool carries them as "pcsamp_config" and
  * "pcsamp" records (docs/COLLECTION.md). Mapping reasons to the model's
- * leaves is the arch tables' job (metrics/arch.h, "pc_sampling"). */
+ * leaves is the arch tables' job (metrics/arch/arch.h, "pc_sampling"). */
 #ifndef TD_PCSAMP_H
 #define TD_PCSAMP_H
 

@@ -1,7 +1,7 @@
 /* Reading the launches of a "topdown-result/1" file: one object per launch,
  * counters as an object keyed by metric name. Only read: topdown writes
  * "topdown-result/2" (result_v2.c). */
-#include "metrics/result_io.h"
+#include "metrics/result/result_io.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "metrics/groups.h"
+#include "metrics/arch/groups.h"
 
 #include <stdint.h>
 #include <string.h>

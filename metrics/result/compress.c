@@ -1,4 +1,4 @@
-#include "metrics/compress.h"
+#include "metrics/result/compress.h"
 
 #include <lzma.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "metrics/host_config.h"
+#include "metrics/arch/host_config.h"
 
 #include <stdlib.h>
 

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "metrics/arch.h"
+#include "metrics/arch/arch.h"
 #include "metrics/error.h"
 
 #define TD_MAX_GROUPS 32

@@ -1,4 +1,4 @@
-#include "metrics/arch.h"
+#include "metrics/arch/arch.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -15,8 +15,8 @@
 
 #include "metrics/file_text.h"
 #include "metrics/json_field.h"
-#include "metrics/pcsamp.h"
-#include "metrics/result.h" /* td_strdup */
+#include "metrics/result/pcsamp.h"
+#include "metrics/strcopy.h"
 
 /* Fields are read with the reader results and spools use (json_field.h). */
 static int get_string(const cJSON *obj, const char *key, int required,
@@ -152,7 +152,7 @@ static int table_uses(const td_arch *arch, const char *metric)
 }
 
 /* Optional "groups": one-pass counter groups of replay-free collection,
- * each a list of metrics the table names (metrics/groups.h). Whether each
+ * each a list of metrics the table names (metrics/arch/groups.h). Whether each
  * is one pass is CUPTI's to say: tests/cupti/test_catalog checks it. */
 static int parse_groups(const cJSON *root, td_arch *arch, const char *path, td_error *err)
 {

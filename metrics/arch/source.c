@@ -1,4 +1,4 @@
-#include "metrics/source.h"
+#include "metrics/arch/source.h"
 
 #include <string.h>
 
