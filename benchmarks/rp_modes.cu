@@ -222,12 +222,13 @@ static int init_image(std::vector<uint8_t> &data)
     CP(cuptiRangeProfilerCounterDataImageInitialize(&in));
     return 0;
 }
+static CUpti_ProfilerReplayMode set_config_replay = CUPTI_UserReplay;
 static int set_config(Config &c, std::vector<uint8_t> &data, size_t ranges)
 {
     CUpti_RangeProfiler_SetConfig_Params sc = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
     sc.pRangeProfilerObject = rpo; sc.configSize = c.config.size(); sc.pConfig = c.config.data();
     sc.counterDataImageSize = data.size(); sc.pCounterDataImage = data.data();
-    sc.range = CUPTI_UserRange; sc.replayMode = CUPTI_UserReplay; sc.maxRangesPerPass = ranges;
+    sc.range = CUPTI_UserRange; sc.replayMode = set_config_replay; sc.maxRangesPerPass = ranges;
     sc.numNestingLevels = 1; sc.minNestingLevel = 1; sc.targetNestingLevel = 1;
     CP(cuptiRangeProfilerSetConfig(&sc));
     return 0;
@@ -554,7 +555,7 @@ static int cost_pass_groups(std::vector<std::vector<const char *>> &groups)
     for (size_t g = 0; g < groups.size(); g++) {
         if (raw_requests(ev, groups[g], reqs[g])) return -1;
         NVPW_RawMetricsConfig_BeginPassGroup_Params bp = {NVPW_RawMetricsConfig_BeginPassGroup_Params_STRUCT_SIZE};
-        bp.pRawMetricsConfig = raw; bp.maxPassCount = getenv("RP_MAXPASS") ? atoi(getenv("RP_MAXPASS")) : 1;
+        bp.pRawMetricsConfig = raw; bp.maxPassCount = g + 1;
         NV(NVPW_RawMetricsConfig_BeginPassGroup(&bp));
         for (size_t q = 0; q < reqs[g].size(); q++) {
             NVPW_RawMetricsConfig_IsAddMetricsPossible_Params ip = {NVPW_RawMetricsConfig_IsAddMetricsPossible_Params_STRUCT_SIZE};
@@ -603,6 +604,43 @@ static int cost_pass_groups(std::vector<std::vector<const char *>> &groups)
 
     if (fresh_object()) return -1;
     std::vector<uint8_t> data;
+    if (getenv("RP_COST4")) {
+        // E4: kernel replay of the same image with a user range, then the rotation, on one object.
+        if (size_for(all_metrics, 64, data)) return -1;
+        for (int round = 0; round < 3; round++) {
+            double t0 = now_ms();
+            set_config_replay = CUPTI_KernelReplay;
+            if (init_image(data) || set_config(cfg, data, 64)) { printf("E4 round %d: replay setconfig failed\n", round); return -1; }
+            int all = 0;
+            if (start() || push("replay")) { printf("E4 round %d: replay start/push failed\n", round); return -1; }
+            launch_n(n);
+            if (pop() || stop(&all)) { printf("E4 round %d: replay pop/stop failed\n", round); return -1; }
+            size_t r = 0, d = 0;
+            if (decode_image(data, &r, &d)) { printf("E4 round %d: replay decode failed\n", round); return -1; }
+            std::vector<double> v; eval_into(cfg, data, 0, v);
+            int valid = 0; for (auto x : v) valid += x == x;
+            printf("E4 round %d: kernel replay, user range: all submitted %d, %zu ranges, %d of %zu metrics valid, %.3f ms; inst %.0f warps %.0f\n",
+                   round, all, r, valid, v.size(), now_ms() - t0, v[0], v[5]);
+            t0 = now_ms();
+            set_config_replay = CUPTI_UserReplay;
+            if (init_image(data) || set_config(cfg, data, 64)) { printf("E4 round %d: rotation setconfig failed\n", round); return -1; }
+            int pass = 0; all = 0; char name[32];
+            while (!all && pass < 12) {
+                if (start()) { printf("E4 rotation start failed\n"); return -1; }
+                CU(cuCtxSynchronize());
+                snprintf(name, sizeof name, "p%d", pass);
+                if (push(name)) { printf("E4 rotation push failed\n"); return -1; }
+                launch_n(n);
+                if (pop() || stop(&all)) { printf("E4 rotation pop/stop failed\n"); return -1; }
+                pass++;
+            }
+            if (decode_image(data, &r, &d)) { printf("E4 rotation decode failed\n"); return -1; }
+            printf("E4 round %d: rotation after it: %d passes, %zu ranges, %.3f ms;", round, pass, r, now_ms() - t0);
+            for (size_t i = 0; i < r; i++) { eval_into(cfg, data, i, v); int ok = 0; for (auto x : v) ok += x == x; printf(" [%d valid, warps %.0f]", ok, v[5]); }
+            printf("\n");
+        }
+        return 0;
+    }
     if (size_for(all_metrics, 64, data) || init_image(data) || set_config(cfg, data, 64)) return -1;
     for (int cycle = 0; cycle < 2; cycle++) {
         int all = 0, pass = 0; char name[32];

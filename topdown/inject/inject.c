@@ -131,6 +131,9 @@ static struct {
     double waited_s;          /* of the launch in flight: waiting for the app's
                                  own GPU work, which is not profiling cost */
     double setup_in_launch_s; /* and one-time set-up it paid (in setup_s) */
+    int launch_covers;        /* it is a kernel's coverage (its first full
+                                 measurement): paid once per kernel, in coverage_s */
+    double coverage_s;        /* what coverage cost, outside the budget */
     long budget_skipped;      /* launches left timed-only by the budget */
     double setup_s, switch_s, decode_s; /* where profiling time goes */
     long switches;
@@ -777,9 +780,10 @@ static int budget_allows(void)
 {
     if (!g.budgeted)
         return 1;
-    /* Set-up is paid once whatever is measured: the budget is of the
-     * app's run from then on (issue 23: in-loop slowdown). */
-    double native = now_s() - g.start_s - g.spent_s - g.setup_s;
+    /* Set-up, and each kernel's coverage, are paid once whatever is
+     * sampled: the budget weighs the sampling against the app's own time
+     * (issue 23: in-loop slowdown). */
+    double native = now_s() - g.start_s - g.spent_s - g.setup_s - g.coverage_s;
     if (g.spent_s <= g.overhead * native)
         return 1;
     g.budget_skipped++;
@@ -830,6 +834,7 @@ static int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *gr
         td_choose_dropped(state, size_class, ch.group);
         return 0;
     }
+    g.launch_covers = ch.coverage;
     *group = ch.group;
     return 1;
 }
@@ -841,7 +846,8 @@ static int choose_config(ctx_state *c, td_kernel *k, const launch_rec *l, int *g
         return choose_sampled(c, k, group);
     if (wants_replay(c, k)) {
         *group = TD_GROUP_ALL;
-        return 1; /* coverage: a kernel's one replay is not budgeted */
+        g.launch_covers = 1; /* coverage: a kernel's one replay is not budgeted */
+        return 1;
     }
     if (c->n_group_cfg == 0)
         return 0;
@@ -1254,9 +1260,14 @@ static void begin_profiled_launch(ctx_state *c, const launch_rec *l, double t0)
 /* Its cost, less the waits for the app's own GPU work. */
 static void end_profiled_launch(void)
 {
-    g.spent_s += now_s() - g.launch_t0 - g.waited_s - g.setup_in_launch_s;
+    double cost = now_s() - g.launch_t0 - g.waited_s - g.setup_in_launch_s;
+    if (g.launch_covers)
+        g.coverage_s += cost;
+    else
+        g.spent_s += cost;
     g.waited_s = 0;
     g.setup_in_launch_s = 0;
+    g.launch_covers = 0;
     g.in_profiled_launch = 0;
 }
 
@@ -1303,6 +1314,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         double t0 = now_s();
         g.waited_s = 0;
         g.setup_in_launch_s = 0;
+        g.launch_covers = 0;
         if (td_filter_allows(&g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
             choose_config(c, l.kernel, &l, &l.group))
             profile = add_to_window(c, &l);
@@ -1419,6 +1431,7 @@ static void graph_enter(const CUpti_CallbackData *cb)
         double t0 = now_s();
         g.waited_s = 0;
         g.setup_in_launch_s = 0;
+        g.launch_covers = 0;
         say_graph_view();
         if (l.kernel && td_filter_allows(&g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
             graph_config(c, l.kernel, &l.group)) {
@@ -1541,6 +1554,7 @@ static void emit_end(void)
     cJSON_AddNumberToObject(rec, "replay_failures", (double)g.replay_failures);
     cJSON_AddNumberToObject(rec, "profiling_s", g.spent_s);
     cJSON_AddNumberToObject(rec, "setup_s", g.setup_s);
+    cJSON_AddNumberToObject(rec, "coverage_s", g.coverage_s);
     cJSON_AddNumberToObject(rec, "switch_s", g.switch_s);
     cJSON_AddNumberToObject(rec, "switches", (double)g.switches);
     cJSON_AddNumberToObject(rec, "decode_s", g.decode_s);
