@@ -417,6 +417,29 @@ static void test_choice(void)
     c = td_choose(&replayed, 10, 3, c.group, 0);
     CHECK(!c.coverage);
     td_choose_free(&replayed);
+    /* A budget that runs out now and then (ten refusals in a row whenever
+     * a stride's 16th sample is chosen): the class keeps sampling to the end of
+     * the run, at the rate of the samples kept (the stride grows with
+     * them, not with the refusals). */
+    td_choose_kernel refused;
+    memset(&refused, 0, sizeof refused);
+    refused.covered = 1;
+    size_t kept = 0, late = 0, refusals = 0;
+    for (int i = 0; i < 4000; i++) {
+        td_choice r = td_choose(&refused, 10, 3, -1, 0);
+        if (!r.measure)
+            continue;
+        if (kept % 16 == 15 && refusals < 10) {
+            td_choose_dropped(&refused, 10, r.group);
+            refusals++;
+            continue;
+        }
+        refusals = 0;
+        kept++;
+        late += i >= 3000;
+    }
+    CHECK(kept > 60 && late >= 4);
+    td_choose_free(&refused);
     unsigned grid[3] = {1024, 1, 1}, block[3] = {256, 1, 1};
     CHECK(td_choose_size_class(grid, block) == 18);
     td_choose_free(&k);

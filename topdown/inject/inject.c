@@ -130,7 +130,7 @@ static struct {
     int in_profiled_launch;
     double waited_s;          /* of the launch in flight: waiting for the app's
                                  own GPU work, which is not profiling cost */
-    double setup_in_launch_s; /* and one-time set-up it paid (in setup_s) */
+    double excluded_in_launch_s; /* and what it paid once (in setup_s or coverage_s) */
     int launch_covers;        /* it is a kernel's coverage (its first full
                                  measurement): paid once per kernel, in coverage_s */
     double coverage_s;        /* what coverage cost, outside the budget */
@@ -695,21 +695,23 @@ static int add_to_window(ctx_state *c, const launch_rec *l)
     else if (c->n_window > 0 && !rotating(c) &&
              (c->window_group != l->group || c->n_window >= window_capacity(c->window_group)))
         close_window(c);
-    double t0 = now_s();
+    double t0 = now_s(), waited0 = g.waited_s;
+    int from_replay = c->rp.active == &c->full && l->group != TD_GROUP_ALL;
     if (!c->profiling || select_config(c, l) != 0)
         return 0;
-    if (rotating(c) && !c->rotation_warm) {
-        /* Building the rotation and its object's first Start (150-250 ms,
-         * H100) are paid once: set-up, not the launch's cost. */
+    if (rotating(c)) {
         int added = add_to_rotation(c, l);
-        double once = now_s() - t0 - g.waited_s;
-        g.setup_s += once;
-        g.setup_in_launch_s += once;
-        c->rotation_warm = 1;
+        /* The rotation's first object (building it, its first Start:
+         * 150-250 ms, H100) is set-up; a fresh one after a replay is that
+         * replay's cost, coverage: neither is the budget's. */
+        if (!c->rotation_warm || from_replay) {
+            double once = now_s() - t0 - (g.waited_s - waited0);
+            *(c->rotation_warm ? &g.coverage_s : &g.setup_s) += once;
+            g.excluded_in_launch_s += once;
+            c->rotation_warm = 1;
+        }
         return added;
     }
-    if (rotating(c))
-        return add_to_rotation(c, l);
     /* A user range counts everything that runs on the context: drain the
      * work queued before it (its launch is then the only one running). */
     if (l->group != TD_GROUP_ALL)
@@ -1260,15 +1262,30 @@ static void begin_profiled_launch(ctx_state *c, const launch_rec *l, double t0)
 /* Its cost, less the waits for the app's own GPU work. */
 static void end_profiled_launch(void)
 {
-    double cost = now_s() - g.launch_t0 - g.waited_s - g.setup_in_launch_s;
+    double cost = now_s() - g.launch_t0 - g.waited_s - g.excluded_in_launch_s;
     if (g.launch_covers)
         g.coverage_s += cost;
     else
         g.spent_s += cost;
     g.waited_s = 0;
-    g.setup_in_launch_s = 0;
+    g.excluded_in_launch_s = 0;
     g.launch_covers = 0;
     g.in_profiled_launch = 0;
+}
+
+/* Measures a chosen launch. Its clock runs from t0, its enter callback:
+ * what setting it up spends (the batch before it written, another
+ * configuration) is its cost, also when it then could not be measured. */
+static int profile_launch(ctx_state *c, launch_rec *l, double t0)
+{
+    g.in_profiled_launch = 1; /* close_window: the launch pays */
+    g.launch_t0 = t0;
+    if (add_to_window(c, l)) {
+        begin_profiled_launch(c, l, t0);
+        return 1;
+    }
+    end_profiled_launch();
+    return 0;
 }
 
 /* Loads the module of a kernel about to be launched for the first time (the
@@ -1313,13 +1330,11 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     } else if (c && c->profiling && l.kernel) {
         double t0 = now_s();
         g.waited_s = 0;
-        g.setup_in_launch_s = 0;
+        g.excluded_in_launch_s = 0;
         g.launch_covers = 0;
         if (td_filter_allows(&g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
             choose_config(c, l.kernel, &l, &l.group))
-            profile = add_to_window(c, &l);
-        if (profile)
-            begin_profiled_launch(c, &l, t0);
+            profile = profile_launch(c, &l, t0);
     } else if (l.kernel) {
         l.kernel->launches++;
     }
@@ -1430,16 +1445,14 @@ static void graph_enter(const CUpti_CallbackData *cb)
         l.kernel = td_kernel_get(name, &g.filter);
         double t0 = now_s();
         g.waited_s = 0;
-        g.setup_in_launch_s = 0;
+        g.excluded_in_launch_s = 0;
         g.launch_covers = 0;
         say_graph_view();
         if (l.kernel && td_filter_allows(&g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
             graph_config(c, l.kernel, &l.group)) {
             l.id = next_launch_id();
-            profile = add_to_window(c, &l);
+            profile = profile_launch(c, &l, t0);
         }
-        if (profile)
-            begin_profiled_launch(c, &l, t0);
     }
     g.current = l;
     g.current_ctx = c;
