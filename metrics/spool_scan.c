@@ -9,14 +9,16 @@ typedef struct cursor {
     int ok;
 } cursor;
 
-static void expect(cursor *c, const char *text)
+static void expect_n(cursor *c, const char *text, size_t n)
 {
-    size_t n = strlen(text);
     if (c->ok && (size_t)(c->end - c->at) >= n && memcmp(c->at, text, n) == 0)
         c->at += n;
     else
         c->ok = 0;
 }
+
+/* text: a string literal, its length known at compile time */
+#define expect(c, text) expect_n((c), (text), sizeof(text) - 1)
 
 /* A plain integer of 1 to 19 digits (below 2^64), no leading zero. Its
  * double is the one strtod gives the digits (cJSON's value): both round
