@@ -613,6 +613,18 @@ static int by_id(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Whether n items of size bytes are already in cmp's order (a run's
+ * launches and correlation ids nearly always are: no sort then). */
+static int in_order(const void *items, size_t n, size_t size,
+                    int (*cmp)(const void *, const void *))
+{
+    const char *at = items;
+    for (size_t i = 1; i < n; i++)
+        if (cmp(at + (i - 1) * size, at + i * size) > 0)
+            return 0;
+    return 1;
+}
+
 /* The first kernel_time of a correlation id wins: kernel replay may time
  * the same launch once per pass. Durations from counters are kept. */
 static int join_times(reader *r, dev_slot *slot)
@@ -627,7 +639,8 @@ static int join_times(reader *r, dev_slot *slot)
     }
     for (size_t i = 0; i < slot->n_corr; i++)
         idx[i] = (corr_index){slot->corr[i], i};
-    qsort(idx, slot->n_corr, sizeof *idx, by_corr);
+    if (!in_order(idx, slot->n_corr, sizeof *idx, by_corr))
+        qsort(idx, slot->n_corr, sizeof *idx, by_corr);
     for (size_t t = 0; t < r->n_times; t++) {
         const kernel_time *kt = &r->times[t];
         if (kt->pid != slot->pid || kt->context != slot->context || kt->corr == 0)
@@ -699,7 +712,8 @@ static int finish(reader *r)
         if (join_times(r, &r->slots[s]))
             return -1;
         td_device *dev = &r->res->devices[r->slots[s].index];
-        if (dev->n_launches > 1) /* a device without launches has none: qsort(NULL) */
+        if (dev->n_launches > 1 && /* a device without launches has none: qsort(NULL) */
+            !in_order(dev->launches, dev->n_launches, sizeof *dev->launches, by_id))
             qsort(dev->launches, dev->n_launches, sizeof *dev->launches, by_id);
         for (size_t i = 0; i < dev->n_launches; i++) {
             r->sum->profiled += dev->launches[i].profiled != 0;
