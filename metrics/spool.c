@@ -725,9 +725,10 @@ static int finish(reader *r)
 
 /* ---- the collector's own lines, without a JSON tree --------------------- */
 
-/* The record a scanned line holds, with the values a JSON reader would
- * accept: 1 (and *out) when in range; 0 when the line must be read as
- * JSON, which then says what is wrong with it. */
+/* A scanned value (a whole number) as td_json_uint reads it: 1 (and
+ * *out) when in [0, max]; 0 when not, and the line is then read as JSON,
+ * which says what is wrong with it. The same line thus reads the same
+ * either way: scanned only when every check of the JSON path passes. */
 static int whole_upto(double x, double max, uint64_t *out)
 {
     if (!(x >= 0 && x <= max))
