@@ -8,10 +8,16 @@
 #include <string.h>
 
 /* Kernel names -> summary index: open addressing, so 100,000+ launches of
- * thousands of kernels stay linear. */
+ * thousands of kernels stay linear. Launches point into their device's
+ * name table, so the names last looked up are remembered by pointer too:
+ * a launch of a kernel seen before hashes no name. */
+enum { RECENT_NAMES = 64 };
+
 typedef struct name_index {
     size_t *slots; /* summary index + 1, 0 = empty */
     size_t cap;
+    const char *recent_name[RECENT_NAMES]; /* by pointer hash */
+    int recent_kernel[RECENT_NAMES];
 } name_index;
 
 static uint64_t hash_name(const char *s)
@@ -56,6 +62,21 @@ static int find_or_add_kernel(td_summary *s, name_index *idx, const char *name,
     k->model = model;
     idx->slots[h] = ++s->n_kernels;
     return (int)(s->n_kernels - 1);
+}
+
+/* find_or_add_kernel, remembering name's answer by its pointer. */
+static int kernel_of_name(td_summary *s, name_index *idx, const char *name, int model,
+                          td_error *err)
+{
+    size_t slot = (size_t)(((uintptr_t)name >> 4) * 0x9e3779b97f4a7c15ull >> 58);
+    if (name && idx->recent_name[slot] == name)
+        return idx->recent_kernel[slot];
+    int k = find_or_add_kernel(s, idx, name, model, err);
+    if (k >= 0) {
+        idx->recent_name[slot] = name;
+        idx->recent_kernel[slot] = k;
+    }
+    return k;
 }
 
 static int has_profiled_launch(const td_device *dev)
@@ -177,7 +198,7 @@ static int add_launches(td_summary *s, name_index *idx, const td_result *res,
         const td_device *dev = &res->devices[d];
         for (size_t i = 0; i < dev->n_launches; i++) {
             const td_launch *l = &dev->launches[i];
-            int k = find_or_add_kernel(s, idx, l->kernel, (int)d, err);
+            int k = kernel_of_name(s, idx, l->kernel, (int)d, err);
             if (k < 0)
                 return -1;
             td_kernel_summary *ks = &s->kernels[k];

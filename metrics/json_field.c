@@ -316,20 +316,48 @@ int td_json_array(const td_jctx *c, const cJSON *obj, const char *key, int requi
 
 /* ---- writing ------------------------------------------------------------ */
 
+/* x as the exact number item prints: plain digits for an integer below
+ * 10^15 (as cJSON prints it), else the fewest of 15 to 17 significant
+ * digits that read back as x. Returns the length written (at most 39). */
+static size_t exact_text(double x, char text[40])
+{
+    if (x == floor(x) && fabs(x) < 1e15) {
+        long long whole = (long long)x;
+        unsigned long long u = whole < 0 ? 0ull - (unsigned long long)whole
+                                         : (unsigned long long)whole;
+        char digits[24];
+        size_t n = 0, len = 0;
+        do {
+            digits[n++] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (whole < 0)
+            text[len++] = '-';
+        while (n)
+            text[len++] = digits[--n];
+        text[len] = '\0';
+        return len;
+    }
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(text, 40, "%.*g", digits, x);
+        if (strtod(text, NULL) == x)
+            break;
+    }
+    return strlen(text);
+}
+
 cJSON *td_json_exact_number(double x)
 {
     if (x == floor(x) && fabs(x) < 1e15)
         return cJSON_CreateNumber(x);
     char text[40];
-    for (int digits = 15; digits <= 17; digits++) {
-        snprintf(text, sizeof text, "%.*g", digits, x);
-        if (strtod(text, NULL) == x)
-            break;
-    }
+    exact_text(x, text);
     return cJSON_CreateRaw(text);
 }
 
-cJSON *td_json_exact_numbers(const double *v, size_t n)
+/* The array item by item: for -0, which cJSON versions print as "0" or
+ * "-0". */
+static cJSON *array_of_items(const double *v, size_t n)
 {
     cJSON *arr = cJSON_CreateArray();
     for (size_t i = 0; arr && i < n; i++) {
@@ -341,4 +369,27 @@ cJSON *td_json_exact_numbers(const double *v, size_t n)
         }
     }
     return arr;
+}
+
+cJSON *td_json_exact_numbers(const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i] == 0 && signbit(v[i]))
+            return array_of_items(v, n);
+    /* "[" + up to 40 bytes a value + "]": the text cJSON would print for
+     * an array of td_json_exact_number items, without an item each */
+    char *text = malloc(n * 40 + 3);
+    if (!text)
+        return NULL;
+    size_t len = 0;
+    text[len++] = '[';
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            text[len++] = ',';
+        len += exact_text(v[i], text + len);
+    }
+    memcpy(text + len, "]", 2);
+    cJSON *raw = cJSON_CreateRaw(text);
+    free(text);
+    return raw;
 }

@@ -75,7 +75,9 @@ int td_json_array(const td_jctx *c, const cJSON *obj, const char *key, int requi
  * printed with as many digits as they need (at most 17). x must be finite.
  * NULL when out of memory. */
 cJSON *td_json_exact_number(double x);
-/* An array of such numbers. */
+/* An array of such numbers, as one raw item: the text cJSON_PrintUnformatted
+ * gives an array of them, made without an item per number (item by item
+ * when one is -0, which cJSON versions print differently). */
 cJSON *td_json_exact_numbers(const double *v, size_t n);
 
 #endif

@@ -64,6 +64,65 @@ int cmd_stdout_failed(const char **why)
     return failed;
 }
 
+/* What follows a run: its messages, the report of the result in memory,
+ * the closing lines; the exit code. */
+static int report_run(cli *c, const td_profile_outcome *o, const td_result *res)
+{
+    if (o->message[0])
+        fprintf(stderr, "topdown: %s\n", o->message);
+    if (o->warning[0])
+        fprintf(stderr, "topdown: warning: %s\n", o->warning);
+    if (o->nvtx_note[0])
+        fprintf(stderr, "topdown: note: %s\n", o->nvtx_note);
+    if (o->clock_notice[0])
+        fprintf(stderr, "topdown: warning: %s\n", o->clock_notice);
+    /* The app's exit code passes through; when it is 0, a run that
+     * measured nothing says so with its own code. */
+    int nothing = o->app_exit_code ? o->app_exit_code : TD_EXIT_NOTHING_MEASURED;
+    if (!o->result_written) {
+        fprintf(stderr, "topdown: nothing measured (%ld kernel launches seen), so no result "
+                "file was written (exit code %d%s)\n", o->launches, nothing,
+                o->app_exit_code ? ", the app's" : "");
+        return nothing;
+    }
+    td_error report_err;
+    int has_data = 0;
+    c->pm_timeline = c->profile.pm_interval_us > 0; /* the timeline is what was asked for */
+    int report_failed = o->launches > 0 &&
+                        cmd_print_result(o->result_path, res, c, &has_data, &report_err);
+    if (report_failed)
+        fprintf(stderr, "topdown: %s (the result is saved: `topdown report %s` reads it "
+                "again)\n", report_err.msg, o->result_path);
+    /* the report first, then the closing line on stderr */
+    const char *why;
+    if (cmd_stdout_failed(&why)) {
+        fprintf(stderr, "topdown: error writing standard output: %s\n", why);
+        report_failed = 1;
+        clearerr(stdout); /* said once */
+    }
+    fprintf(stderr, "topdown: result saved to %s (%ld launches, %ld profiled, %d replay pass%s)\n",
+            o->result_path, o->launches, o->profiled, o->passes,
+            o->passes == 1 ? "" : "es");
+    if (o->launches > 0 && !report_failed)
+        cmd_print_hint(o->result_path, c, has_data);
+    /* The app's exit code passes through; an output that failed after an
+     * app that succeeded makes it 1. */
+    if (o->nothing_measured && o->collector_failed) {
+        /* topdown's failure, not the app's: its exit code passes through */
+        fprintf(stderr, "topdown: no counters: the collection failed (the result's note says "
+                "why); every launch is timed in the result (exit code %d, the app's)\n",
+                o->app_exit_code);
+        return o->app_exit_code;
+    }
+    if (o->nothing_measured) {
+        fprintf(stderr, "topdown: nothing measured: no launch was profiled (exit code %d%s)\n",
+                nothing, o->app_exit_code ? ", the app's" : "");
+        return nothing;
+    }
+    return report_failed && o->app_exit_code == 0 ? 1 : o->app_exit_code;
+}
+
+
 int cmd_profile(int argc, char **argv, td_error *err)
 {
     cli c;
@@ -97,60 +156,11 @@ int cmd_profile(int argc, char **argv, td_error *err)
     c.profile.outputs = outputs;
     c.profile.n_outputs = 2;
     td_profile_outcome outcome;
+    td_result res;
     memset(&outcome, 0, sizeof outcome);
-    if (td_profile_run(&c.profile, &outcome, err))
+    if (td_profile_run(&c.profile, &outcome, &res, err))
         return -1;
-    if (outcome.message[0])
-        fprintf(stderr, "topdown: %s\n", outcome.message);
-    if (outcome.warning[0])
-        fprintf(stderr, "topdown: warning: %s\n", outcome.warning);
-    if (outcome.nvtx_note[0])
-        fprintf(stderr, "topdown: note: %s\n", outcome.nvtx_note);
-    if (outcome.clock_notice[0])
-        fprintf(stderr, "topdown: warning: %s\n", outcome.clock_notice);
-    /* The app's exit code passes through; when it is 0, a run that
-     * measured nothing says so with its own code. */
-    int nothing = outcome.app_exit_code ? outcome.app_exit_code : TD_EXIT_NOTHING_MEASURED;
-    if (!outcome.result_written) {
-        fprintf(stderr, "topdown: nothing measured (%ld kernel launches seen), so no result "
-                "file was written (exit code %d%s)\n", outcome.launches, nothing,
-                outcome.app_exit_code ? ", the app's" : "");
-        return nothing;
-    }
-    td_error report_err;
-    int has_data = 0;
-    c.pm_timeline = c.profile.pm_interval_us > 0; /* the timeline is what was asked for */
-    int report_failed = outcome.launches > 0 &&
-                        cmd_print_result_file(outcome.result_path, &c, &has_data, &report_err);
-    if (report_failed)
-        fprintf(stderr, "topdown: %s (the result is saved: `topdown report %s` reads it "
-                "again)\n", report_err.msg, outcome.result_path);
-    /* the report first, then the closing line on stderr */
-    const char *why;
-    if (cmd_stdout_failed(&why)) {
-        fprintf(stderr, "topdown: error writing standard output: %s\n", why);
-        report_failed = 1;
-        clearerr(stdout); /* said once */
-    }
-    fprintf(stderr, "topdown: result saved to %s (%ld launches, %ld profiled, %d replay pass%s)\n",
-            outcome.result_path, outcome.launches, outcome.profiled, outcome.passes,
-            outcome.passes == 1 ? "" : "es");
-    if (outcome.launches > 0 && !report_failed)
-        cmd_print_hint(outcome.result_path, &c, has_data);
-    /* The app's exit code passes through; an output that failed after an
-     * app that succeeded makes it 1. */
-    if (outcome.nothing_measured && outcome.collector_failed) {
-        /* topdown's failure, not the app's: its exit code passes through */
-        fprintf(stderr, "topdown: no counters: the collection failed (the result's note says "
-                "why); every launch is timed in the result (exit code %d, the app's)\n",
-                outcome.app_exit_code);
-        return outcome.app_exit_code;
-    }
-    if (outcome.nothing_measured) {
-        fprintf(stderr, "topdown: nothing measured: no launch was profiled (exit code %d%s)\n",
-                nothing, outcome.app_exit_code ? ", the app's" : "");
-        return nothing;
-    }
-    return report_failed && outcome.app_exit_code == 0 ? 1 : outcome.app_exit_code;
+    rc = report_run(&c, &outcome, &res);
+    td_result_free(&res);
+    return rc;
 }
-

@@ -308,6 +308,25 @@ int cmd_check_outputs(const char *const *outputs, size_t n_outputs, int force,
     return td_output_check_distinct(outputs, n_outputs, err) ? TD_USAGE_ERROR : 0;
 }
 
+/* Models and prints res, the result of path. */
+static int print_result(const char *path, const td_result *res, const td_arch_set *archs,
+                        const cli *c, int *has_data, td_error *err)
+{
+    td_summary summary;
+    int rc = td_summarize(res, archs, c->arch, &summary, err);
+    if (rc == 0 && has_data)
+        *has_data = summary.app_has_data;
+    if (rc == 0) {
+        rc = check_selectors(res, &summary, c, err);
+        if (rc == 0)
+            rc = write_outputs(path, res, &summary, archs, c, err);
+        td_summary_free(&summary);
+    }
+    if (rc)
+        td_fail_context(err, "%s", path);
+    return rc;
+}
+
 /* Loads, models and prints one result file. */
 int cmd_print_result_file(const char *path, const cli *c, int *has_data, td_error *err)
 {
@@ -320,19 +339,20 @@ int cmd_print_result_file(const char *path, const cli *c, int *has_data, td_erro
         td_arch_set_free(&archs);
         return -1;
     }
-    td_summary summary;
-    rc = td_summarize(&res, &archs, c->arch, &summary, err);
-    if (rc == 0 && has_data)
-        *has_data = summary.app_has_data;
-    if (rc == 0) {
-        rc = check_selectors(&res, &summary, c, err);
-        if (rc == 0)
-            rc = write_outputs(path, &res, &summary, &archs, c, err);
-        td_summary_free(&summary);
-    }
-    if (rc)
-        td_fail_context(err, "%s", path);
+    rc = print_result(path, &res, &archs, c, has_data, err);
     td_result_free(&res);
+    td_arch_set_free(&archs);
+    return rc;
+}
+
+int cmd_print_result(const char *path, const td_result *res, const cli *c, int *has_data,
+                     td_error *err)
+{
+    td_arch_set archs;
+    int rc = cmd_load_archs(&archs, c->arch, err);
+    if (rc)
+        return rc;
+    rc = print_result(path, res, &archs, c, has_data, err);
     td_arch_set_free(&archs);
     return rc;
 }

@@ -53,6 +53,10 @@ int cmd_load_archs(td_arch_set *archs, const char *arch, td_error *err);
  * error (TD_USAGE_ERROR), other failures -1. *has_data (may be NULL):
  * some launch had counters. */
 int cmd_print_result_file(const char *path, const cli *c, int *has_data, td_error *err);
+/* The same for the result of path already in memory (profiling just
+ * saved it there). */
+int cmd_print_result(const char *path, const td_result *res, const cli *c, int *has_data,
+                     td_error *err);
 /* A -k argument checked before anything runs: a name pattern that
  * compiles (metrics/kmatch.h), or "#N" where ranks is 1 (offline
  * commands). 0, or TD_USAGE_ERROR with the one-line message. */

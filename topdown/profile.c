@@ -13,9 +13,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -485,6 +487,20 @@ static void show_progress(const char *spool, td_spool_progress *p, double elapse
     fflush(stderr);
 }
 
+/* Sleeps a tenth of a second, or less: until the app ends when pidfd
+ * (pidfd_open, Linux 5.3) says so, so that the report does not wait for
+ * the tick. */
+static void nap(int pidfd)
+{
+    if (pidfd >= 0) {
+        struct pollfd ended = {.fd = pidfd, .events = POLLIN};
+        poll(&ended, 1, 100);
+        return;
+    }
+    struct timespec tick = {0, 100 * 1000 * 1000};
+    nanosleep(&tick, NULL);
+}
+
 /* Waits for the app; with progress on, polls and redraws the line every
  * half second once the run has lasted a second. */
 static int wait_app(pid_t pid, const char *spool, int progress, int *status)
@@ -492,16 +508,19 @@ static int wait_app(pid_t pid, const char *spool, int progress, int *status)
     double start = now_seconds(), last = start;
     td_spool_progress p = {0};
     int drawn = 0;
+    int pidfd = progress ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
     for (;;) {
         pid_t w = waitpid(pid, status, progress ? WNOHANG : 0);
         if (w == pid)
             break;
-        if (w < 0 && errno != EINTR)
+        if (w < 0 && errno != EINTR) {
+            if (pidfd >= 0)
+                close(pidfd);
             return -1;
+        }
         if (!progress)
             continue;
-        struct timespec tick = {0, 100 * 1000 * 1000};
-        nanosleep(&tick, NULL);
+        nap(pidfd);
         double t = now_seconds();
         if (t - start >= 1.0 && t - last >= 0.5) {
             show_progress(spool, &p, t - start);
@@ -509,6 +528,8 @@ static int wait_app(pid_t pid, const char *spool, int progress, int *status)
             drawn = 1;
         }
     }
+    if (pidfd >= 0)
+        close(pidfd);
     if (drawn)
         fputs("\r\033[K", stderr);
     return 0;
@@ -743,8 +764,10 @@ static int has_pc_samples(const td_result *res)
     return 0;
 }
 
+/* The result of the run into *kept (freed and zeroed unless it was saved). */
 static int build_result(const td_profile_options *opts, const td_clock_lock *clocks,
-                        const char *spool, int status, td_profile_outcome *out, td_error *err)
+                        const char *spool, int status, td_profile_outcome *out,
+                        td_result *kept, td_error *err)
 {
     td_result res;
     td_spool_summary sum;
@@ -789,7 +812,10 @@ static int build_result(const td_profile_options *opts, const td_clock_lock *clo
         rc = spool_kept(spool, err);
     out->result_written = rc == 0 && keep;
     td_spool_summary_free(&sum);
-    td_result_free(&res);
+    if (out->result_written)
+        *kept = res;
+    else
+        td_result_free(&res);
     return rc;
 }
 
@@ -935,7 +961,8 @@ static int run_app(const launch_plan *plan, const struct sigaction saved[N_FORWA
 }
 
 static int run_and_collect(const launch_plan *plan, char *spool, size_t spool_size,
-                           td_profile_outcome *out, int *reserved, td_error *err)
+                           td_profile_outcome *out, td_result *res, int *reserved,
+                           td_error *err)
 {
     struct sigaction saved[N_FORWARDED];
     got_signal = 0;
@@ -951,7 +978,7 @@ static int run_and_collect(const launch_plan *plan, char *spool, size_t spool_si
     restore_signals(saved);
     if (rc)
         return -1;
-    if (build_result(plan->opts, &clocks, plan->spool, status, out, err))
+    if (build_result(plan->opts, &clocks, plan->spool, status, out, res, err))
         return -1;
     if (!getenv("TOPDOWN_KEEP_SPOOL"))
         unlink(plan->spool);
@@ -972,9 +999,11 @@ static int join_lines(const char *const *specs, size_t n, char *out, size_t size
     return 0;
 }
 
-int td_profile_run(const td_profile_options *opts, td_profile_outcome *out, td_error *err)
+int td_profile_run(const td_profile_options *opts, td_profile_outcome *out, td_result *res,
+                   td_error *err)
 {
     memset(out, 0, sizeof *out);
+    memset(res, 0, sizeof *res);
     char app[PATH_MAX], lib[PATH_MAX], archs[PATH_MAX], spool[PATH_MAX + 16] = "";
     int reserved = 0;
     if (!opts->app_argv || !opts->app_argv[0])
@@ -995,7 +1024,7 @@ int td_profile_run(const td_profile_options *opts, td_profile_outcome *out, td_e
         return td_fail(err, "--nvtx-include/--nvtx-exclude: the specs are too long together "
                        "(at most %zu characters)", sizeof include - 1);
     launch_plan plan = {opts, app, lib, spool, archs, {nvtx_path, include, exclude}};
-    if (run_and_collect(&plan, spool, sizeof spool, out, &reserved, err)) {
+    if (run_and_collect(&plan, spool, sizeof spool, out, res, &reserved, err)) {
         if (reserved)
             unlink(out->result_path);
         return -1;

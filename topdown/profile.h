@@ -4,6 +4,7 @@
 #define TD_PROFILE_H
 
 #include "metrics/error.h"
+#include "metrics/result/result.h"
 
 typedef struct td_profile_options {
     char **app_argv;            /* NULL-terminated; app_argv[0] is the app */
@@ -70,8 +71,10 @@ int td_profile_check_app(const char *app, td_error *err);
  * without -f, injection library missing, unknown --arch), all checked
  * before the app starts, or when saving the result failed (the spool is
  * then kept and the message says how to turn it into a result). An app that fails or launches no
- * kernel still gives an outcome; main decides what to say. */
+ * kernel still gives an outcome; main decides what to say. When a result
+ * file was written, *res holds that result (the report is made from it,
+ * not from reading the file back); td_result_free it either way. */
 int td_profile_run(const td_profile_options *opts, td_profile_outcome *out,
-                   td_error *err);
+                   td_result *res, td_error *err);
 
 #endif

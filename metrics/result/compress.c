@@ -133,13 +133,18 @@ int td_compression_of(const char *path)
     return ends_with(path, ".xz") ? 'x' : ends_with(path, ".gz") ? 'g' : 0;
 }
 
+/* Level 1 of both: a result is compressed while the user waits for the
+ * report. A 4 MB result of 200,000 launches: xz 0.05 s and 152 kB (level
+ * 6: 0.75 s, 126 kB), gzip 0.04 s and 948 kB (level 6: 0.16 s, 815 kB). */
+enum { XZ_PRESET = 1, GZ_LEVEL = 1 };
+
 static int deflate_xz(const char *text, size_t len, char **out, size_t *out_len,
                       td_error *err)
 {
     size_t cap = lzma_stream_buffer_bound(len);
     uint8_t *buf = malloc(cap ? cap : 1);
     size_t pos = 0;
-    if (!buf || lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, (const uint8_t *)text, len,
+    if (!buf || lzma_easy_buffer_encode(XZ_PRESET, LZMA_CHECK_CRC64, NULL, (const uint8_t *)text, len,
                                         buf, &pos, cap) != LZMA_OK) {
         free(buf);
         return td_fail(err, "out of memory compressing the result (xz)");
@@ -155,7 +160,7 @@ static int deflate_gz(const char *text, size_t len, char **out, size_t *out_len,
     z_stream z;
     memset(&z, 0, sizeof z);
     if (len > UINT32_MAX / 2 ||
-        deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        deflateInit2(&z, GZ_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         return td_fail(err, "cannot compress the result (gzip): too large or out of memory");
     size_t cap = deflateBound(&z, (uLong)len);
     char *buf = malloc(cap);

@@ -10,6 +10,7 @@
 #include "metrics/json_field.h"
 #include "metrics/result/pcsamp.h"
 #include "metrics/result/result_io.h"
+#include "metrics/spool/spool_scan.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -291,6 +292,33 @@ static int read_kernel(reader *r, const cJSON *obj)
     return 0;
 }
 
+/* The names of kernel record k of process pid, interned in the slot's
+ * device. */
+static int kernel_of(reader *r, uint64_t pid, uint64_t k_id, const dev_slot *slot,
+                     const char **kernel, const char **mangled)
+{
+    kernel_key key = {pid, k_id};
+    long i = td_keyset_find(&r->kernel_ids, &key);
+    if (i < 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "kernel %llu of process %llu has no kernel record before it",
+                 (unsigned long long)k_id, (unsigned long long)pid);
+        return fail_line(r, msg);
+    }
+    spool_kernel *k = &r->kernels[i];
+    if (k->dev != slot->index + 1) {
+        td_device *dev = &r->res->devices[slot->index];
+        k->dev_name = td_device_intern(dev, k->name);
+        k->dev_mangled = k->mangled ? td_device_intern(dev, k->mangled) : NULL;
+        if (!k->dev_name || (k->mangled && !k->dev_mangled))
+            return td_fail(r->err, "out of memory");
+        k->dev = slot->index + 1;
+    }
+    *kernel = k->dev_name;
+    *mangled = k->dev_mangled;
+    return 0;
+}
+
 /* The launch's names, interned in its device: "k" (spool/2) or "kernel"
  * and "mangled" (spool/1). */
 static int launch_names(reader *r, const cJSON *obj, uint64_t pid, const dev_slot *slot,
@@ -298,27 +326,10 @@ static int launch_names(reader *r, const cJSON *obj, uint64_t pid, const dev_slo
 {
     td_device *dev = &r->res->devices[slot->index];
     if (cJSON_HasObjectItem(obj, "k")) {
-        kernel_key key = {pid, 0};
-        if (td_json_uint(&r->c, obj, "k", 1, MAX_KERNEL_ID, &key.k))
+        uint64_t k = 0;
+        if (td_json_uint(&r->c, obj, "k", 1, MAX_KERNEL_ID, &k))
             return -1;
-        long i = td_keyset_find(&r->kernel_ids, &key);
-        if (i < 0) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "kernel %llu of process %llu has no kernel record before it",
-                     (unsigned long long)key.k, (unsigned long long)pid);
-            return fail_line(r, msg);
-        }
-        spool_kernel *k = &r->kernels[i];
-        if (k->dev != slot->index + 1) {
-            k->dev_name = td_device_intern(dev, k->name);
-            k->dev_mangled = k->mangled ? td_device_intern(dev, k->mangled) : NULL;
-            if (!k->dev_name || (k->mangled && !k->dev_mangled))
-                return td_fail(r->err, "out of memory");
-            k->dev = slot->index + 1;
-        }
-        *kernel = k->dev_name;
-        *mangled = k->dev_mangled;
-        return 0;
+        return kernel_of(r, pid, k, slot, kernel, mangled);
     }
     const char *name = NULL, *m = NULL;
     if (td_json_string(&r->c, obj, "kernel", 1, &name) ||
@@ -416,6 +427,14 @@ static int read_launch(reader *r, const cJSON *obj)
     return 0;
 }
 
+static int add_kernel_time(reader *r, const kernel_time *t)
+{
+    if (grow((void **)&r->times, &r->cap_times, r->n_times + 1, sizeof *r->times))
+        return td_fail(r->err, "out of memory");
+    r->times[r->n_times++] = *t;
+    return 0;
+}
+
 static int read_kernel_time(reader *r, const cJSON *obj)
 {
     kernel_time t = {0};
@@ -425,10 +444,7 @@ static int read_kernel_time(reader *r, const cJSON *obj)
         td_json_uint(&r->c, obj, "start_ns", 0, TD_JSON_MAX_UINT64, &t.start_ns) ||
         td_json_amount(&r->c, obj, "duration_ns", 1, TD_JSON_MAX_DURATION_NS, &t.duration_ns))
         return -1;
-    if (grow((void **)&r->times, &r->cap_times, r->n_times + 1, sizeof *r->times))
-        return td_fail(r->err, "out of memory");
-    r->times[r->n_times++] = t;
-    return 0;
+    return add_kernel_time(r, &t);
 }
 
 /* The device section of a record's (pid, context); NULL (error set) when
@@ -597,6 +613,18 @@ static int by_id(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Whether n items of size bytes are already in cmp's order (a run's
+ * launches and correlation ids nearly always are: no sort then). */
+static int in_order(const void *items, size_t n, size_t size,
+                    int (*cmp)(const void *, const void *))
+{
+    const char *at = items;
+    for (size_t i = 1; i < n; i++)
+        if (cmp(at + (i - 1) * size, at + i * size) > 0)
+            return 0;
+    return 1;
+}
+
 /* The first kernel_time of a correlation id wins: kernel replay may time
  * the same launch once per pass. Durations from counters are kept. */
 static int join_times(reader *r, dev_slot *slot)
@@ -611,7 +639,8 @@ static int join_times(reader *r, dev_slot *slot)
     }
     for (size_t i = 0; i < slot->n_corr; i++)
         idx[i] = (corr_index){slot->corr[i], i};
-    qsort(idx, slot->n_corr, sizeof *idx, by_corr);
+    if (!in_order(idx, slot->n_corr, sizeof *idx, by_corr))
+        qsort(idx, slot->n_corr, sizeof *idx, by_corr);
     for (size_t t = 0; t < r->n_times; t++) {
         const kernel_time *kt = &r->times[t];
         if (kt->pid != slot->pid || kt->context != slot->context || kt->corr == 0)
@@ -683,7 +712,8 @@ static int finish(reader *r)
         if (join_times(r, &r->slots[s]))
             return -1;
         td_device *dev = &r->res->devices[r->slots[s].index];
-        if (dev->n_launches > 1) /* a device without launches has none: qsort(NULL) */
+        if (dev->n_launches > 1 && /* a device without launches has none: qsort(NULL) */
+            !in_order(dev->launches, dev->n_launches, sizeof *dev->launches, by_id))
             qsort(dev->launches, dev->n_launches, sizeof *dev->launches, by_id);
         for (size_t i = 0; i < dev->n_launches; i++) {
             r->sum->profiled += dev->launches[i].profiled != 0;
@@ -693,12 +723,83 @@ static int finish(reader *r)
     return 0;
 }
 
+/* ---- the collector's own lines, without a JSON tree --------------------- */
+
+/* A scanned value (a whole number) as td_json_uint reads it: 1 (and
+ * *out) when in [0, max]; 0 when not, and the line is then read as JSON,
+ * which says what is wrong with it. The same line thus reads the same
+ * either way: scanned only when every check of the JSON path passes. */
+static int whole_upto(double x, double max, uint64_t *out)
+{
+    if (!(x >= 0 && x <= max))
+        return 0;
+    *out = (uint64_t)x;
+    return 1;
+}
+
+/* read_launch for a timed launch line (no counters, times or region):
+ * 1 when read, 0 when it must be read as JSON, -1 on error. */
+static int scan_launch(reader *r, const char *text, size_t len)
+{
+    td_scan_launch s;
+    uint64_t pid, context, id, corr, k, stream, dims[6];
+    if (!td_scan_launch_line(text, len, &s) || r->sum->processes == 0 ||
+        !whole_upto(s.pid, MAX_PID, &pid) || !whole_upto(s.context, UINT32_MAX, &context) ||
+        !whole_upto(s.id, TD_JSON_MAX_UINT64, &id) || !whole_upto(s.corr, UINT32_MAX, &corr) ||
+        !whole_upto(s.k, MAX_KERNEL_ID, &k) || !whole_upto(s.stream, TD_JSON_MAX_UINT64, &stream))
+        return 0;
+    for (int d = 0; d < 3; d++)
+        if (!whole_upto(s.grid[d], UINT32_MAX, &dims[d]) ||
+            !whole_upto(s.block[d], UINT32_MAX, &dims[3 + d]))
+            return 0;
+    dev_slot *slot = find_slot(r, pid, context);
+    if (!slot)
+        return fail_line(r, "a launch before the device record of its context");
+    const char *kernel = NULL, *mangled = NULL;
+    if (kernel_of(r, pid, k, slot, &kernel, &mangled))
+        return -1;
+    td_launch *l = td_device_append_launch(&r->res->devices[slot->index], kernel, NULL, r->err);
+    if (!l)
+        return -1;
+    l->mangled = mangled;
+    l->id = id;
+    l->stream = stream;
+    for (int d = 0; d < 3; d++) {
+        l->grid[d] = (unsigned)dims[d];
+        l->block[d] = (unsigned)dims[3 + d];
+    }
+    if (remember_corr(r, slot, corr))
+        return -1;
+    r->sum->launches++;
+    return 1;
+}
+
+/* read_kernel_time for a kernel_time line: 1, 0 or -1 likewise. */
+static int scan_kernel_time(reader *r, const char *text, size_t len)
+{
+    td_scan_kernel_time s;
+    kernel_time t = {0};
+    if (!td_scan_kernel_time_line(text, len, &s) || r->sum->processes == 0 ||
+        !whole_upto(s.pid, MAX_PID, &t.pid) || !whole_upto(s.context, UINT32_MAX, &t.context) ||
+        !whole_upto(s.corr, UINT32_MAX, &t.corr) ||
+        !whole_upto(s.start_ns, TD_JSON_MAX_UINT64, &t.start_ns) ||
+        !(s.duration_ns <= TD_JSON_MAX_DURATION_NS))
+        return 0;
+    t.duration_ns = s.duration_ns;
+    return add_kernel_time(r, &t) ? -1 : 1;
+}
+
 /* ---- lines -------------------------------------------------------------- */
 
 /* A line that does not parse is fatal unless it is the last one and cut
  * short (no newline): that is what a crash mid-write leaves. */
 static int read_line(reader *r, const char *text, size_t len, int is_last_unterminated)
 {
+    int scanned = scan_launch(r, text, len);
+    if (!scanned)
+        scanned = scan_kernel_time(r, text, len);
+    if (scanned)
+        return scanned < 0 ? -1 : 0;
     cJSON *obj = NULL;
     td_error why = {{0}};
     if (td_json_parse(text, len, "the line", &obj, &why) == 0 && !cJSON_IsObject(obj))

@@ -407,6 +407,47 @@ static void test_bad_output_patterns(void)
     CHECK(run("ls bad.* r.*") != 0); /* no result, no spool */
 }
 
+/* Profiles a fake app that writes spool (under src), then reads the
+ * result back with `topdown report`: the same bytes on stdout (none when
+ * the result cannot be modelled: the same message then). */
+static void check_same_report(const char *src, const char *spool, const char *profile_view,
+                              const char *report_view)
+{
+    run("%s -o mem.json -f --quiet %s -- sh -c 'cat %s/%s >> \"$TOPDOWN_SPOOL\"'", bin,
+        profile_view, src, spool);
+    CHECK(run("cp out.txt from_memory.txt && grep -v '^topdown: result saved' err.txt | "
+              "head -1 > memory_err.txt") == 0);
+    run("%s report mem.json --quiet %s", bin, report_view);
+    CHECK(run("cp out.txt from_file.txt && head -1 err.txt > file_err.txt") == 0);
+    int same = run("cmp from_memory.txt from_file.txt && cmp memory_err.txt file_err.txt") == 0;
+    if (!same)
+        fprintf(stderr, "the report after profiling differs from the file's: %s, %s\n", spool,
+                profile_view);
+    CHECK(same);
+}
+
+/* The report after a run is made from the result in memory: the same
+ * bytes as `topdown report` reading the saved file, for spools of every
+ * kind of record and several views. */
+static void test_report_from_memory(const char *src)
+{
+    const char *spools[] = {
+        "tests/fixtures/h100/td_smoke.spool",         "tests/fixtures/h100/td_bench.spool",
+        "tests/fixtures/h200/h200_smoke.spool",       "tests/fuzz/spool/seeds/copies.spool",
+        "tests/fuzz/spool/seeds/kernel_records.spool", "tests/fuzz/spool/seeds/pcsamp.spool",
+        "tests/fuzz/spool/seeds/pm_samples.spool",    "tests/fuzz/spool/seeds/collector_lines.spool",
+        "tests/fuzz/spool/seeds/small.spool"};
+    const char *views[] = {"", "-l 4 -v --kernels 0 --wide", "-l 3 --json", "-l 2 --csv -",
+                           "--by-region -l 2", "--print-summary per-kernel"};
+    for (size_t i = 0; i < sizeof spools / sizeof *spools; i++)
+        for (size_t v = 0; v < sizeof views / sizeof *views; v++)
+            check_same_report(src, spools[i], views[v], views[v]);
+    check_same_report(src, spools[0], "--timeline fma_chain", "--timeline fma_chain");
+    CHECK(contains("from_memory.txt", "fma_chain"));
+    check_same_report(src, spools[6], "--pm-interval 1000", "--pm-timeline");
+    CHECK(contains("from_memory.txt", "PM-sampling timeline"));
+}
+
 int main(void)
 {
     bin = getenv("TOPDOWN_BIN");
@@ -453,6 +494,7 @@ int main(void)
     test_output_patterns();
     test_concurrent_numbered_outputs();
     test_bad_output_patterns();
+    test_report_from_memory(src ? src : "..");
     td_shell_remove_dir(dir);
     return td_check_summary();
 }

@@ -427,9 +427,36 @@ static void test_json_field(void)
     cJSON_Delete(arr);
 }
 
+/* td_json_exact_numbers prints, without an item per number, what an
+ * array of td_json_exact_number items prints. */
+static void test_exact_numbers_as_items(void)
+{
+    const double values[] = {0, -0.0, 1, -1, 7, 2147483647.0, 2147483648.0, -2147483648.0,
+                             -2147483649.0, 4294967295.0, 1e14, 999999999999999.0, 1e15,
+                             -999999999999999.0, 9007199254740993.0, 1.8446744073709552e19,
+                             0.5, 0.1, 1.0 / 3, -2.5e-7, 1e300, 5e-324, 123456.789};
+    size_t n = sizeof values / sizeof *values;
+    cJSON *items = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(items, td_json_exact_number(values[i]));
+    cJSON *column = td_json_exact_numbers(values, n);
+    cJSON *empty = td_json_exact_numbers(values, 0);
+    char *want = cJSON_PrintUnformatted(items), *got = cJSON_PrintUnformatted(column);
+    char *none = cJSON_PrintUnformatted(empty);
+    CHECK_STR(got, want);
+    CHECK_STR(none, "[]");
+    free(want);
+    free(got);
+    free(none);
+    cJSON_Delete(items);
+    cJSON_Delete(column);
+    cJSON_Delete(empty);
+}
+
 int main(void)
 {
     test_json_field();
+    test_exact_numbers_as_items();
     char dir[64];
     td_test_tmpdir(dir, sizeof dir);
     test_round_trip(dir);
