@@ -417,6 +417,21 @@ static void test_choice(void)
     c = td_choose(&replayed, 10, 3, c.group, 0);
     CHECK(!c.coverage);
     td_choose_free(&replayed);
+    /* A covered kernel meeting a new size class at each launch, with group
+     * 0 configured: the class counts tie at 0, the kernel's break the tie
+     * (every sample took group 0 before, td_manykernels on the H100). */
+    td_choose_kernel classes;
+    memset(&classes, 0, sizeof classes);
+    classes.covered = 1;
+    uint32_t took[5] = {0};
+    for (unsigned cls = 0; cls < 20; cls++) {
+        td_choice t = td_choose(&classes, cls, 5, 0, 0);
+        CHECK(t.measure && t.group >= 0 && t.group < 5);
+        if (t.measure && t.group >= 0 && t.group < 5)
+            took[t.group]++;
+    }
+    CHECK(took[0] <= 8 && took[1] >= 3 && took[4] >= 3);
+    td_choose_free(&classes);
     /* A budget that runs out now and then (ten refusals in a row whenever
      * a stride's 16th sample is chosen): the class keeps sampling to the end of
      * the run, at the rate of the samples kept (the stride grows with

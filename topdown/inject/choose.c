@@ -41,16 +41,25 @@ static td_choose_class *class_of(td_choose_kernel *k, unsigned size_class)
     return c;
 }
 
-/* The group measured least in counts[0..n); the active one while it is
- * within TD_CHOOSE_SLACK of the least (a switch costs a fresh profiler
- * object, 25 ms or more; staying costs a little balance). */
-static int least_measured(const uint32_t *counts, size_t n, int active)
+/* The group the class measured least, ties to the one the kernel measured
+ * least; the active one while it is within TD_CHOOSE_SLACK of both (moving
+ * to another group costs a new session or a fresh profiler object;
+ * staying costs a little balance). Without the kernel's counts, classes
+ * met after a replay (every count 0) all took the active group. */
+static int least_measured(const uint32_t *counts, const uint32_t *kernel_counts, size_t n,
+                          int active)
 {
     int best = 0;
     for (size_t g = 1; g < n; g++)
-        if (counts[g] < counts[best])
+        if (counts[g] < counts[best] ||
+            (counts[g] == counts[best] && kernel_counts[g] < kernel_counts[best]))
             best = (int)g;
-    if (active >= 0 && (size_t)active < n && counts[active] <= counts[best] + TD_CHOOSE_SLACK)
+    uint32_t kernel_least = kernel_counts[0];
+    for (size_t g = 1; g < n; g++)
+        if (kernel_counts[g] < kernel_least)
+            kernel_least = kernel_counts[g];
+    if (active >= 0 && (size_t)active < n && counts[active] <= counts[best] + TD_CHOOSE_SLACK &&
+        kernel_counts[active] <= kernel_least + TD_CHOOSE_SLACK)
         return active;
     return best;
 }
@@ -105,7 +114,7 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
     if (ordinal < c->next && !every)
         return none;
     c->next = next_sample(c, ordinal);
-    int group = least_measured(c->group_samples, n_groups, active);
+    int group = least_measured(c->group_samples, k->group_samples, n_groups, active);
     take(k, c, group);
     return (td_choice){1, group, 0};
 }
