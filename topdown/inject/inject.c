@@ -124,8 +124,6 @@ static struct {
     double overhead;          /* budget: profiling time per native time, 0: none */
     int budgeted;             /* the budget decides (no explicit counts asked) */
     double start_s;           /* monotonic clock at injection */
-    double budget_t0;         /* at the first launch: the budget's time starts */
-    double cost_at_budget_t0; /* spent + setup + coverage then */
     double spent_s;           /* time spent profiling (launches, decoding), what the
                                  budget weighs; one-time set-up is setup_s */
     double launch_t0;         /* when the profiled launch in flight entered */
@@ -786,26 +784,15 @@ static int budget_allows(void)
         return 1;
     /* Set-up, and each kernel's coverage, are paid once whatever is
      * sampled: the budget weighs the sampling against the app's own time
-     * since its first launch (issue 23: in-loop slowdown). The time before
-     * (CUDA's and the app's own start) would otherwise be spent at once on
-     * dense samples of the first launches, and the rest of a short run
-     * left unsampled (td_phases2, H100: 39 samples in launches 2-74 of
-     * 1,000, none after). */
-    double cost = g.spent_s + g.setup_s + g.coverage_s;
-    double native = now_s() - g.budget_t0 - (cost - g.cost_at_budget_t0);
+     * (issue 23: in-loop slowdown). That time is the host's: an app that
+     * queues its launches and waits at the end looks to the budget like
+     * one much shorter than its GPU time (td_phases2, H100: a clock from
+     * the first launch gave 5 samples of 1,000 launches). */
+    double native = now_s() - g.start_s - g.spent_s - g.setup_s - g.coverage_s;
     if (g.spent_s <= g.overhead * native)
         return 1;
     g.budget_skipped++;
     return 0;
-}
-
-/* The budget's time starts at the app's first launch. */
-static void start_budget_clock(void)
-{
-    if (g.budget_t0 > 0)
-        return;
-    g.budget_t0 = now_s();
-    g.cost_at_budget_t0 = g.spent_s + g.setup_s + g.coverage_s;
 }
 
 /* The counter group the context's profiler is configured for, -1: none. */
@@ -1330,7 +1317,6 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     }
     ctx_state *c = context_for(cb->context, cb->contextUid);
     l.id = next_launch_id();
-    start_budget_clock();
     cuptiGetStreamIdEx(cb->context, stream, (uint8_t)is_per_thread(cbid), &l.stream);
     const char *mangled = cb->symbolName;
     if (!mangled && f)
@@ -1450,7 +1436,6 @@ static void graph_enter(const CUpti_CallbackData *cb)
     holding_launch = 1;
     in_our_code = 1;
     ctx_state *c = context_for(cb->context, cb->contextUid);
-    start_budget_clock();
     if (c && !rotating(c))
         close_window(c);
     launch_rec l = {.group = TD_GROUP_ALL, .grid = {1, 1, 1}, .block = {1, 1, 1},
