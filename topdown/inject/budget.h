@@ -1,0 +1,33 @@
+/* The cost budget of sampled collection (--overhead), pure: no CUDA, so
+ * tests/unit/test_budget.c runs it against a simulated GPU.
+ *
+ * A sampled launch is measured while the time spent sampling stays within
+ * `overhead` of the app's own time so far. One-time costs (CUPTI's set-up,
+ * each kernel's coverage) are left out of both sides. The app's own time is
+ * its host time less what profiling took, or, when more, the GPU time of
+ * the launches it queued: an app that queues its launches and waits at the
+ * end has a host time far below its GPU time, and a budget on the host's
+ * clock alone spends itself on the first launches of a short run and
+ * leaves the rest unsampled (td_phases2 on the H100: 39 samples, all in
+ * launches 2-74 of 1,000). Not yet used by inject.c: wired and measured in
+ * the next GPU session. */
+#ifndef TD_BUDGET_H
+#define TD_BUDGET_H
+
+typedef struct td_budget {
+    double overhead; /* sampling time allowed per unit of the app's time; 0: no budget */
+    double start_s;  /* the clock when collection started */
+    double spent_s;  /* sampling: what the budget weighs */
+    double once_s;   /* set-up and coverage: paid once, outside the budget */
+    double gpu_s;    /* GPU time of the launches queued so far, estimated */
+} td_budget;
+
+/* The app's own time at now_s, as the budget counts it. */
+double td_budget_native(const td_budget *b, double now_s);
+/* 1: a sample may be taken at now_s. */
+int td_budget_allows(const td_budget *b, double now_s);
+/* A launch was queued whose GPU time is estimated at est_s (0: unknown,
+ * e.g. a kernel's first launch). */
+void td_budget_launched(td_budget *b, double est_s);
+
+#endif
