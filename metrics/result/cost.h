@@ -26,8 +26,9 @@ typedef struct td_cost {
     double setup_s;      /* one-time set-up: profiler per context, first
                             rotation session */
     double coverage_s;   /* each kernel's first full measurement, once per kernel */
-    double switch_s;     /* counter-group switches: part of profiling_s */
-    double decode_s;     /* decoding counters: part of profiling_s */
+    double switch_s;     /* counter-group switches, and */
+    double decode_s;     /* decoding counters: where the three above went
+                            (overlapping them, never added to them) */
     uint64_t switches;
     uint64_t launches, profiled, budget_skipped, replay_failures;
 } td_cost;
