@@ -547,11 +547,13 @@ static int read_pm_samples(reader *r, const cJSON *obj)
 }
 
 /* A process's end record: what its collection cost, added to the
- * result's. Collectors before elapsed_s wrote counts only: no cost then. */
+ * result's. Collectors before elapsed_s wrote counts only, and a null
+ * elapsed_s (a NaN) gives no run to compare with: no cost then. */
 static int read_end(reader *r, const cJSON *obj)
 {
     r->sum->ended++;
-    if (!cJSON_GetObjectItemCaseSensitive(obj, "elapsed_s"))
+    const cJSON *elapsed = cJSON_GetObjectItemCaseSensitive(obj, "elapsed_s");
+    if (!elapsed || cJSON_IsNull(elapsed))
         return 0;
     td_cost one;
     if (td_cost_read_end_record(obj, &one, &r->c))

@@ -222,6 +222,12 @@ static void test_spool_tolerance(void)
     CHECK(res.cost.elapsed_s == 2 && res.cost.coverage_s == 0.5);
     td_spool_summary_free(&sum);
     td_result_free(&res);
+    snprintf(text, sizeof text, "%s{\"type\":\"end\",\"pid\":7,\"elapsed_s\":null}\n", start);
+    memset(&res, 0, sizeof res);
+    CHECK(td_spool_parse(text, strlen(text), "t.spool", &res, &sum, &err) == 0);
+    CHECK(!td_cost_recorded(&res.cost) && sum.ended == 1);
+    td_spool_summary_free(&sum);
+    td_result_free(&res);
     snprintf(text, sizeof text, "%s{\"type\":\"end\",\"pid\":7,\"elapsed_s\":\"long\"}\n", start);
     memset(&res, 0, sizeof res);
     CHECK(td_spool_parse(text, strlen(text), "t.spool", &res, &sum, &err) == -1);
