@@ -115,7 +115,8 @@ static json_view kernel_view(const td_summary *s, const td_kernel_summary *ks,
 }
 
 static cJSON *summary_object(const td_summary *s, int level, const char *source,
-                             const td_conditions *conditions, const char *nodes)
+                             const td_conditions *conditions, const td_cost *cost,
+                             const char *nodes)
 {
     cJSON *root = cJSON_CreateObject();
     int ok = root && cJSON_AddStringToObject(root, "schema", TD_TREE_SCHEMA) &&
@@ -123,7 +124,8 @@ static cJSON *summary_object(const td_summary *s, int level, const char *source,
              (source ? cJSON_AddStringToObject(root, "source", source) != NULL
                      : cJSON_AddNullToObject(root, "source") != NULL) &&
              cJSON_AddNumberToObject(root, "level", level) &&
-             (!conditions || td_conditions_add_json(root, conditions) == 0);
+             (!conditions || td_conditions_add_json(root, conditions) == 0) &&
+             (!cost || td_cost_add_json(root, cost, 1) == 0);
     json_view app = app_view(s, nodes);
     cJSON *app_obj = ok ? view_object(&app, level) : NULL;
     ok = app_obj && cJSON_AddItemToObject(root, "application", app_obj);
@@ -146,13 +148,14 @@ static cJSON *summary_object(const td_summary *s, int level, const char *source,
 }
 
 int td_report_json(FILE *out, const td_summary *s, int level, const char *source,
-                   const td_conditions *conditions, const char *nodes, td_error *err)
+                   const td_conditions *conditions, const td_cost *cost, const char *nodes,
+                   td_error *err)
 {
     if (level < 1 || level > TD_MAX_LEVEL)
         return td_fail(err, "level %d does not exist; use -l 1 to -l %d", level, TD_MAX_LEVEL);
     if (td_summary_printable(s, err)) /* never null for a nan or inf */
         return -1;
-    return td_json_print(out, summary_object(s, level, source, conditions, nodes), err);
+    return td_json_print(out, summary_object(s, level, source, conditions, cost, nodes), err);
 }
 
 int td_json_print(FILE *out, cJSON *root, td_error *err)

@@ -72,6 +72,8 @@ static int merge_header(const td_result *inputs, const char *const *labels, size
     out->status = td_strdup(status);
     out->replay_mode = td_strdup(replay);
     out->overhead_pct = first->overhead_pct;
+    for (size_t i = 0; i < n; i++) /* each input's processes */
+        td_cost_add(&out->cost, &inputs[i].cost);
     out->note = malloc(note_len);
     if (merge_conditions(inputs, n, out) || !out->note || !out->status || (first->created && !out->created))
         return -1;

@@ -368,6 +368,10 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
         fprintf(out, "NOTE: no launch was profiled, so only times are shown%s%s\n",
                 res->note ? ": " : "", res->note ? res->note : "");
     print_collection(out, res, s);
+    char cost[320];
+    td_cost_describe(&res->cost, cost, sizeof cost);
+    if (cost[0])
+        fprintf(out, "Cost:     %s\n", cost);
     print_incomplete(out, s);
     print_unsure(out, s);
     char conditions[256];

@@ -228,8 +228,8 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
     else if (rc == 0 && c->pm_timeline)
         rc = td_pm_timeline_report(stdout, res, s, err) ? -1 : 1;
     else if (rc == 0 && c->json)
-        rc = td_report_json(stdout, &shown.s, level, path, &res->conditions, c->report.nodes,
-                            err) ? -1 : 1;
+        rc = td_report_json(stdout, &shown.s, level, path, &res->conditions, &res->cost,
+                            c->report.nodes, err) ? -1 : 1;
     else if (rc == 0 && cmd_per_kernel_lines(c))
         rc = td_report_per_kernel(stdout, res, &shown.s, c->separator, c->report.nodes, level,
                                   c->report.name_base, err) ? -1 : 1;

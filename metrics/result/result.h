@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "metrics/result/conditions.h"
+#include "metrics/result/cost.h"
 #include "metrics/error.h"
 #include "metrics/intern.h"
 #include "metrics/strcopy.h"
@@ -105,6 +106,7 @@ typedef struct td_result {
     char *replay_mode;    /* "kernel", "none", "auto"; NULL: unknown (old files) */
     double overhead_pct;  /* cost budget asked for, % of native; 0: none/unknown */
     td_conditions conditions; /* caches and clocks while measuring; optional */
+    td_cost cost;         /* what profiling cost, as measured; optional */
     td_device *devices;
     size_t n_devices;
 } td_result;

@@ -1,7 +1,7 @@
 /* The optional sections of a result file (docs/RESULT_FORMAT.md), which
  * the result reads, checks, writes and frees without knowing them: the
- * root's "conditions" and each device section's "copies", "pc_sampling"
- * and "pm_samples". Each section registers its functions here (like perf's
+ * root's "conditions" and "cost", and each device section's "copies",
+ * "pc_sampling" and "pm_samples". Each section registers its functions here (like perf's
  * auxtrace ops) and lives in its own file; result_io.c, result_v2.c and
  * result.c walk td_sections. A new section is a new file and a row of
  * td_sections, not an edit of the result's code. */
@@ -37,6 +37,7 @@ typedef struct td_section {
 
 /* Each section's functions, defined in its own file. */
 extern const td_section td_conditions_section; /* conditions.c */
+extern const td_section td_cost_section;       /* cost.c */
 extern const td_section td_copies_section;     /* result_copies.c */
 extern const td_section td_pcsamp_section;     /* pcsamp.c */
 extern const td_section td_pm_section;         /* pm_samples.c */

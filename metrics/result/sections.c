@@ -3,6 +3,7 @@
 
 const td_section *const td_sections[] = {
     &td_conditions_section, /* root */
+    &td_cost_section,
     &td_copies_section,     /* each device section, in this order */
     &td_pcsamp_section,
     &td_pm_section,

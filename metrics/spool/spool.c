@@ -546,6 +546,22 @@ static int read_pm_samples(reader *r, const cJSON *obj)
     return rc;
 }
 
+/* A process's end record: what its collection cost, added to the
+ * result's. Collectors before elapsed_s wrote counts only, and a null
+ * elapsed_s (a NaN) gives no run to compare with: no cost then. */
+static int read_end(reader *r, const cJSON *obj)
+{
+    r->sum->ended++;
+    const cJSON *elapsed = cJSON_GetObjectItemCaseSensitive(obj, "elapsed_s");
+    if (!elapsed || cJSON_IsNull(elapsed))
+        return 0;
+    td_cost one;
+    if (td_cost_read_end_record(obj, &one, &r->c))
+        return -1;
+    td_cost_add(&r->res->cost, &one);
+    return 0;
+}
+
 static int read_record(reader *r, const cJSON *obj)
 {
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(obj, "type");
@@ -587,10 +603,8 @@ static int read_record(reader *r, const cJSON *obj)
         r->sum->last_signal = (int)sig;
         return 0;
     }
-    if (strcmp(t, "end") == 0) {
-        r->sum->ended++;
-        return 0;
-    }
+    if (strcmp(t, "end") == 0)
+        return read_end(r, obj);
     return 0; /* a record type of a later version: ignored */
 }
 

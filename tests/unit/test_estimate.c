@@ -283,7 +283,7 @@ static void test_incomplete(void)
                        "kernel #1 (100.0%);"));
     CHECK(strstr(text, "--replay-mode kernel completes them")); /* wrapped at 100 columns */
     f = tmpfile();
-    CHECK(f && td_report_json(f, &s, 3, "sim", NULL, NULL, &err) == 0);
+    CHECK(f && td_report_json(f, &s, 3, "sim", NULL, NULL, NULL, &err) == 0);
     rewind(f);
     text[fread(text, 1, sizeof text - 1, f)] = '\0';
     fclose(f);

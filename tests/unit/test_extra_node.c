@@ -126,7 +126,7 @@ static const char *render(const char *dir, const char *name, const td_result *re
     o.level = 3;
     int rc = what == 0 ? td_report_text(f, res, s, &o, &err)
            : what == 1 ? td_csv_kernels(f, s, 4, &err)
-                       : td_report_json(f, s, 3, NULL, NULL, NULL, &err);
+                       : td_report_json(f, s, 3, NULL, NULL, NULL, NULL, &err);
     CHECK(rc == 0);
     rewind(f);
     size_t n = fread(text, 1, sizeof text - 1, f);
