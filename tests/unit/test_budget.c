@@ -12,6 +12,7 @@
 #include "../check.h"
 #include "topdown/inject/budget.h"
 #include "topdown/inject/choose.h"
+#include "sim_queue.h"
 
 enum { LAUNCHES = 1000, QUEUE = 1024, GROUPS = 5 };
 #define KERNEL_S 0.28e-3
@@ -22,35 +23,22 @@ enum { LAUNCHES = 1000, QUEUE = 1024, GROUPS = 5 };
 #define APP_START_S 0.2 /* the app's and CUDA's start before its first launch */
 
 typedef struct run {
-    double host_s;   /* the app's host clock */
-    double gpu_free; /* when the GPU has run what is queued */
+    sim_queue q;
     double finish[LAUNCHES];
     size_t samples, late; /* samples, and those in the last third */
 } run;
 
-/* The host queues launch i; the GPU runs it after what is queued. */
-static void queue_launch(run *r, size_t i)
+static void start_run(run *r)
 {
-    if (i >= QUEUE && r->finish[i - QUEUE] > r->host_s)
-        r->host_s = r->finish[i - QUEUE]; /* the queue is full */
-    r->host_s += QUEUE_S;
-    double start = r->gpu_free > r->host_s ? r->gpu_free : r->host_s;
-    r->finish[i] = start + KERNEL_S;
-    r->gpu_free = r->finish[i];
-}
-
-static double wait_gpu(run *r, double until)
-{
-    double waited = until > r->host_s ? until - r->host_s : 0;
-    r->host_s += waited;
-    return waited;
+    memset(r, 0, sizeof *r);
+    r->q = (sim_queue){.host_s = APP_START_S, .gpu_free = APP_START_S, .finish = r->finish,
+                       .depth = QUEUE, .queue_s = QUEUE_S};
 }
 
 /* One run; gpu_clock: the budget also counts the launches' GPU time. */
 static double simulate(int gpu_clock, run *r)
 {
-    memset(r, 0, sizeof *r);
-    r->host_s = r->gpu_free = APP_START_S;
+    start_run(r);
     td_budget b = {.overhead = OVERHEAD};
     td_choose_kernel k;
     memset(&k, 0, sizeof k);
@@ -58,48 +46,46 @@ static double simulate(int gpu_clock, run *r)
     int active = -1, known = 0;
     for (size_t i = 0; i < LAUNCHES; i++) {
         td_choice c = td_choose(&k, 10, GROUPS, active, 0);
-        if (c.measure && !td_budget_allows(&b, r->host_s)) {
+        if (c.measure && !td_budget_allows(&b, r->q.host_s)) {
             td_choose_dropped(&k, 10, c.group);
             c.measure = 0;
         }
         if (gpu_clock)
             td_budget_launched(&b, known ? KERNEL_S : 0);
         if (!c.measure) {
-            queue_launch(r, i);
+            sim_queue_launch(&r->q, i, KERNEL_S);
             continue;
         }
-        wait_gpu(r, r->gpu_free); /* drain: the app's own GPU time */
+        sim_queue_wait(&r->q, r->q.gpu_free); /* drain: the app's own GPU time */
         double cost = SAMPLE_S + (c.group != active ? MOVE_S : 0);
-        r->host_s += cost;
+        r->q.host_s += cost;
         b.spent_s += cost;
-        queue_launch(r, i);
-        wait_gpu(r, r->finish[i]);
+        sim_queue_launch(&r->q, i, KERNEL_S);
+        sim_queue_wait(&r->q, r->finish[i]);
         active = c.group;
         known = 1;
         r->samples++;
         r->late += i >= 2 * LAUNCHES / 3;
     }
-    wait_gpu(r, r->gpu_free); /* the app's final synchronisation */
+    sim_queue_wait(&r->q, r->q.gpu_free); /* the app's final synchronisation */
     td_choose_free(&k);
-    return r->host_s;
+    return r->q.host_s;
 }
 
 int main(void)
 {
-    run native;
-    memset(&native, 0, sizeof native);
-    native.host_s = native.gpu_free = APP_START_S;
+    static run native, host, gpu;
+    start_run(&native);
     for (size_t i = 0; i < LAUNCHES; i++)
-        queue_launch(&native, i);
-    wait_gpu(&native, native.gpu_free);
-    static run host, gpu;
+        sim_queue_launch(&native.q, i, KERNEL_S);
+    sim_queue_wait(&native.q, native.q.gpu_free);
     double host_s = simulate(0, &host), gpu_s = simulate(1, &gpu);
     printf("native %.3f s; host clock: %.3f s, %zu samples, %zu in the last third; "
            "with GPU time: %.3f s, %zu samples, %zu in the last third\n",
-           native.host_s, host_s, host.samples, host.late, gpu_s, gpu.samples, gpu.late);
+           native.q.host_s, host_s, host.samples, host.late, gpu_s, gpu.samples, gpu.late);
     CHECK(host.late == 0);                      /* the failure measured on the H100 */
     CHECK(gpu.samples >= 20 && gpu.late * 5 >= gpu.samples); /* spread to the end */
-    CHECK(gpu_s <= native.host_s * (1 + OVERHEAD) * 1.1);   /* within the budget */
+    CHECK(gpu_s <= native.q.host_s * (1 + OVERHEAD) * 1.1);   /* within the budget */
     /* no budget: every sample allowed */
     td_budget none = {0};
     none.spent_s = 1e9;
