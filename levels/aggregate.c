@@ -317,7 +317,7 @@ static int by_time_desc(const void *a, const void *b)
 /* The deepest fixed level every device's table fills. */
 static int min_model_depth(const td_summary *s)
 {
-    int depth = td_source_max_depth();
+    int depth = td_backend_max_depth();
     for (size_t m = 0; m < s->n_models; m++)
         if (s->models[m].depth < depth)
             depth = s->models[m].depth;

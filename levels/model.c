@@ -78,10 +78,10 @@ int td_model_init_nodes(td_model *m, const td_arch *arch, const td_node_set *nod
     memset(m, 0, sizeof *m);
     m->arch = arch;
     m->nodes = nodes;
-    m->source = td_source_get(arch->source);
-    if (!m->source)
+    m->backend = td_backend_get(arch->source);
+    if (!m->backend)
         return td_fail(err, "%s: unknown counter source", table_name(arch));
-    m->depth = m->source->depth;
+    m->depth = m->backend->depth;
     if (nodes->count > TD_MAX_NODES)
         return td_fail(err, "%d model nodes, at most %d supported", nodes->count, TD_MAX_NODES);
     if (arch->n_stalls > TD_MAX_STALLS)
@@ -124,9 +124,9 @@ int td_model_bind(const td_model *m, const td_device *dev, td_binding *b,
     const td_arch *arch = m->arch;
     for (int c = 0; c < TD_COUNTER_COUNT; c++)
         b->counter[c] = arch->counter[c] ? td_device_metric_index(dev, arch->counter[c]) : -1;
-    for (size_t i = 0; i < m->source->n_needs; i++) {
-        td_counter c = m->source->needs[i].counter;
-        if (m->source->needs[i].in_result && b->counter[c] < 0)
+    for (size_t i = 0; i < m->backend->n_needs; i++) {
+        td_counter c = m->backend->needs[i].counter;
+        if (m->backend->needs[i].in_result && b->counter[c] < 0)
             return td_fail(err, "device %d: missing counter %s (%s) needed by arch table %s; re-collect, or pick the table it was collected with (--arch)",
                            dev->index, arch->counter[c], td_counter_key(c), arch->name);
     }
@@ -191,7 +191,7 @@ void td_model_counters(const td_model *m, const td_binding *b, const double *cou
 {
     memset(out, 0, sizeof *out);
     out->n_stalls = m->arch->n_stalls;
-    td_issue_rates r = m->source->rates(counters, b->counter);
+    td_issue_rates r = m->backend->rates(counters, b->counter);
     out->ipc = r.ipc;
     out->ipc_issued = r.ipc_issued;
     out->warp_eff = r.warp_eff;

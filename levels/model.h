@@ -40,9 +40,9 @@ typedef struct td_tree_node {
 /* An arch table resolved against the model. */
 typedef struct td_model {
     const td_arch *arch;
-    const td_source_info *source;
+    const td_backend_info *backend;
     const td_node_set *nodes;
-    int depth;                     /* deepest fixed level the table fills (its source's) */
+    int depth;                     /* deepest fixed level the table fills (its backend's) */
     int stall_node[TD_MAX_STALLS]; /* tree index of the node each arch stall sits under */
     td_tree_node tree[TD_TREE_MAX]; /* the fixed nodes in their order, then the stall
                                        reasons in table order */

@@ -14,7 +14,7 @@ int td_pm_model_init(td_pm_model *pm, const td_arch *arch, const td_pm_samples *
                      td_error *err)
 {
     memset(pm, 0, sizeof *pm);
-    if (arch->source != TD_SOURCE_RANGE_PROFILER)
+    if (arch->source != TD_BACKEND_RANGE_PROFILER)
         return td_fail(err, "arch table %s is not a CUPTI table; PM samples need one", arch->name);
     if (td_model_init(&pm->model, arch, err))
         return -1;

@@ -8,7 +8,7 @@
 #ifndef TD_TREE_H
 #define TD_TREE_H
 
-#include "metrics/arch/source.h"
+#include "metrics/arch/backend.h"
 
 /* Ids of the built-in nodes, in tree order (pre-order). The program walks
  * the records; the ids name nodes for tests and for the records below. */

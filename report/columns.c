@@ -174,7 +174,7 @@ double td_column_spread(const td_column *c, const td_model *m, const td_breakdow
 
 int td_models_min_depth(const td_model *const *models, size_t n_models)
 {
-    int depth = td_source_max_depth();
+    int depth = td_backend_max_depth();
     for (size_t m = 0; m < n_models; m++)
         if (models[m]->depth < depth)
             depth = models[m]->depth;

@@ -95,7 +95,7 @@ static int summary_columns(const td_summary *s, int level, const char *nodes, td
         return td_fail(err, "out of memory");
     for (size_t m = 0; m < s->n_models; m++)
         models[m] = &s->models[m];
-    int rc = td_columns_build(cols, models, s->n_models, level, td_source_max_depth(), err);
+    int rc = td_columns_build(cols, models, s->n_models, level, td_backend_max_depth(), err);
     free(models);
     if (rc == 0)
         td_columns_select(cols, nodes);

@@ -90,7 +90,7 @@ int td_diff_columns(const td_diff_side *a, const td_diff_side *b, int level,
         models[m] = &a->s->models[m];
     for (size_t m = 0; m < b->s->n_models; m++)
         models[a->s->n_models + m] = &b->s->models[m];
-    int rc = td_columns_build(out, models, n, level, td_source_max_depth(), err);
+    int rc = td_columns_build(out, models, n, level, td_backend_max_depth(), err);
     free(models);
     return rc;
 }
@@ -251,7 +251,7 @@ static void print_side_header(FILE *out, const char *tag, const td_diff_side *si
         fprintf(out, "   %s (%s, CC %d.%d), arch table %s (%s)", dev->name ? dev->name : "unknown",
                 dev->chip ? dev->chip : "?", dev->cc_major, dev->cc_minor, m->arch->name,
                 m->arch->family);
-        if (m->depth < td_source_max_depth())
+        if (m->depth < td_backend_max_depth())
             fprintf(out, ", legacy: no level %d", m->depth + 1);
         fputc('\n', out);
     }

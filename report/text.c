@@ -554,9 +554,9 @@ static int report_text(FILE *out, const td_result *res, const td_summary *s,
         td_report_header(out, res, s, o);
     described_set described = {{0}, 0};
     const td_model *m = td_summary_model(s);
-    if (o->level > m->depth && m->depth < td_source_max_depth())
+    if (o->level > m->depth && m->depth < td_backend_max_depth())
         fprintf(out, "NOTE: arch table %s (%s) has no level-%d nodes; its stall metrics are listed under their level-%d node\n",
-                m->arch->name, m->source->key, m->depth + 1, m->depth);
+                m->arch->name, m->backend->key, m->depth + 1, m->depth);
     fprintf(out, "\nApplication: ");
     if (!s->app_has_data) {
         fprintf(out, "no profiled launch with active cycles\n");

@@ -34,7 +34,7 @@ int cmd_list_archs(int argc, char **argv, td_error *err)
             snprintf(chips + strlen(chips), sizeof chips - strlen(chips), "%s%s", j ? " " : "",
                      a->chips[j]);
         printf("%-8s %-14s %-16s %-7g %-7s %-7zu %s\n", a->name, a->family, ccs, a->ipc_max,
-               td_source_get(a->source)->label, a->n_stalls, chips);
+               td_backend_get(a->source)->label, a->n_stalls, chips);
     }
     printf("(%zu tables in %s)\n", archs.count, archs.dir);
     td_arch_set_free(&archs);

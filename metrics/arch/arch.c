@@ -79,11 +79,11 @@ static int parse_counters(const cJSON *root, td_arch *arch, const char *path,
                            item->string);
         arch->counter[found] = td_strdup(item->valuestring);
     }
-    const td_source_info *source = td_source_get(arch->source);
-    for (size_t i = 0; i < source->n_needs; i++)
-        if (!arch->counter[source->needs[i].counter])
+    const td_backend_info *backend = td_backend_get(arch->source);
+    for (size_t i = 0; i < backend->n_needs; i++)
+        if (!arch->counter[backend->needs[i].counter])
             return td_fail(err, "%s: \"counters\" lacks \"%s\"", path,
-                           td_counter_key(source->needs[i].counter));
+                           td_counter_key(backend->needs[i].counter));
     return 0;
 }
 
@@ -265,16 +265,17 @@ const td_pc_map *td_arch_pc_reason(const td_arch *arch, const char *name)
     return NULL;
 }
 
-static int parse_source(const cJSON *root, td_arch *arch, const char *path,
-                        td_error *err)
+/* The table's "source" key names its counter backend. */
+static int parse_backend(const cJSON *root, td_arch *arch, const char *path,
+                         td_error *err)
 {
-    const cJSON *source = cJSON_GetObjectItemCaseSensitive(root, "source");
-    if (!cJSON_IsString(source))
-        return td_fail(err, "%s: missing \"source\" (%s)", path, td_source_keys());
-    const td_source_info *info = td_source_find(source->valuestring);
+    const cJSON *key = cJSON_GetObjectItemCaseSensitive(root, "source");
+    if (!cJSON_IsString(key))
+        return td_fail(err, "%s: missing \"source\" (%s)", path, td_backend_keys());
+    const td_backend_info *info = td_backend_find(key->valuestring);
     if (!info)
         return td_fail(err, "%s: unknown source \"%s\" (use %s)", path,
-                       source->valuestring, td_source_keys());
+                       key->valuestring, td_backend_keys());
     arch->source = info->id;
     return 0;
 }
@@ -293,7 +294,7 @@ static int parse_arch(const cJSON *root, td_arch *arch, const char *path,
         get_string_array(root, "compute_capabilities", &arch->ccs, &arch->n_ccs,
                          path, err) ||
         get_string_array(root, "chips", &arch->chips, &arch->n_chips, path, err) ||
-        parse_source(root, arch, path, err))
+        parse_backend(root, arch, path, err))
         return -1;
     td_jctx c = {path, err};
     if (td_json_number(&c, root, "ipc_max", 1, 0, 64, &arch->ipc_max))

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "metrics/error.h"
-#include "metrics/arch/source.h"
+#include "metrics/arch/backend.h"
 
 #define TD_ARCH_SCHEMA "topdown-arch/1"
 #define TD_MAX_STALLS 48
@@ -50,7 +50,8 @@ typedef struct td_arch {
     double ipc_max;
     int passes;        /* replay passes of the whole metric set in table order
                           (range profiler, checked by test_arch_passes); 0: not stated */
-    td_source source;
+    td_backend source;  /* counter backend, from the table's "source" key (the field
+                           keeps the key's name: topdown/inject/inject.c reads it) */
     char *counter[TD_COUNTER_COUNT]; /* metric name, NULL where not used */
     td_stall_map *stalls;
     size_t n_stalls;

@@ -269,7 +269,7 @@ int td_nvprof_import_text(const char *metrics, size_t metrics_len, const char *m
                           const td_arch *arch, td_result *out, td_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (arch->source != TD_SOURCE_NVPROF)
+    if (arch->source != TD_BACKEND_NVPROF)
         return td_fail(err, "arch table %s is for the CUPTI range profiler; pick an nvprof table (see topdown list-archs)",
                        arch->name);
     nv_import im = {.arch = arch};

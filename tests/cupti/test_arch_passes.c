@@ -10,7 +10,7 @@
 
 static void check_table(const td_arch *t)
 {
-    if (t->source != TD_SOURCE_RANGE_PROFILER) {
+    if (t->source != TD_BACKEND_RANGE_PROFILER) {
         CHECK(t->passes == 0); /* nvprof tables are not replayed by topdown */
         return;
     }

@@ -269,9 +269,9 @@ static void print_uncovered(const td_arch_set *set, char *const *chips, size_t n
     printf("CUPTI chips without a range-profiler table:");
     for (size_t i = 0; i < n; i++) {
         const td_arch *t = td_arch_for_chip(set, chips[i]);
-        if (!t || t->source != TD_SOURCE_RANGE_PROFILER)
+        if (!t || t->source != TD_BACKEND_RANGE_PROFILER)
             printf(" %s%s%s", chips[i], t ? " (nvprof table " : "", t ? t->name : "");
-        if (t && t->source != TD_SOURCE_RANGE_PROFILER)
+        if (t && t->source != TD_BACKEND_RANGE_PROFILER)
             printf(")");
     }
     printf("\n");
@@ -344,7 +344,7 @@ int main(void)
         if (rc != 0)
             fprintf(stderr, "%s\n", err.msg);
         CHECK(rc == 0);
-        if (t->source != TD_SOURCE_RANGE_PROFILER)
+        if (t->source != TD_BACKEND_RANGE_PROFILER)
             continue; /* nvprof names: no catalog to check against */
         range_tables++;
         check_mapping(t, doc);

@@ -227,7 +227,7 @@ int main(void)
     size_t tables = 0;
     for (size_t i = 0; i < set.count; i++) {
         const td_arch *t = &set.items[i];
-        if (t->source != TD_SOURCE_RANGE_PROFILER) {
+        if (t->source != TD_BACKEND_RANGE_PROFILER) {
             CHECK(t->n_pm_metrics == 0); /* nvprof GPUs have no PM sampling */
             continue;
         }

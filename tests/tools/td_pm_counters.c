@@ -107,7 +107,7 @@ int main(int argc, char **argv)
             rc = 1;
             continue;
         }
-        if (t.source != TD_SOURCE_RANGE_PROFILER) {
+        if (t.source != TD_BACKEND_RANGE_PROFILER) {
             printf("%s: nvprof table, no PM sampling (CC < 7.5)\n", t.name);
         } else {
             for (size_t c = 0; c < t.n_chips; c++)

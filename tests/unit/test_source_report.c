@@ -50,7 +50,7 @@ static void test_arch_maps(void)
     size_t with_map = 0;
     for (size_t i = 0; i < set.count; i++) {
         const td_arch *t = &set.items[i];
-        if (t->source != TD_SOURCE_RANGE_PROFILER) {
+        if (t->source != TD_BACKEND_RANGE_PROFILER) {
             CHECK(t->n_pc_reasons == 0);
             continue;
         }

@@ -1,4 +1,4 @@
-#include "metrics/arch/source.h"
+#include "metrics/arch/backend.h"
 
 #include <string.h>
 
@@ -53,42 +53,42 @@ static td_issue_rates rates_nvprof(const double *c, const int *index)
 }
 
 /* MODEL.md sections 2 and 5. */
-static const td_source_info sources[TD_SOURCE_COUNT] = {
-    [TD_SOURCE_RANGE_PROFILER] = {
-        TD_SOURCE_RANGE_PROFILER, "range_profiler", "cupti", 3,
+static const td_backend_info backends[TD_BACKEND_COUNT] = {
+    [TD_BACKEND_RANGE_PROFILER] = {
+        TD_BACKEND_RANGE_PROFILER, "range_profiler", "cupti", 3,
         {{TD_C_INST_EXECUTED, 1}, {TD_C_INST_ISSUED, 1}, {TD_C_THREAD_INST_EXECUTED, 1},
          {TD_C_CYCLES_ACTIVE, 1}, {TD_C_DURATION_NS, 0}},
         5, rates_range_profiler},
-    [TD_SOURCE_NVPROF] = {
-        TD_SOURCE_NVPROF, "nvprof", "nvprof", 2,
+    [TD_BACKEND_NVPROF] = {
+        TD_BACKEND_NVPROF, "nvprof", "nvprof", 2,
         {{TD_C_IPC, 1}, {TD_C_ISSUED_IPC, 1}, {TD_C_WARP_EFF, 1}},
         3, rates_nvprof},
 };
 
-const td_source_info *td_source_get(td_source id)
+const td_backend_info *td_backend_get(td_backend id)
 {
-    return (id >= 0 && id < TD_SOURCE_COUNT) ? &sources[id] : NULL;
+    return (id >= 0 && id < TD_BACKEND_COUNT) ? &backends[id] : NULL;
 }
 
-const td_source_info *td_source_find(const char *key)
+const td_backend_info *td_backend_find(const char *key)
 {
-    for (int s = 0; s < TD_SOURCE_COUNT; s++)
-        if (key && strcmp(sources[s].key, key) == 0)
-            return &sources[s];
+    for (int s = 0; s < TD_BACKEND_COUNT; s++)
+        if (key && strcmp(backends[s].key, key) == 0)
+            return &backends[s];
     return NULL;
 }
 
-const char *td_source_keys(void)
+const char *td_backend_keys(void)
 {
     return "\"range_profiler\" or \"nvprof\"";
 }
 
-int td_source_max_depth(void)
+int td_backend_max_depth(void)
 {
     int depth = 0;
-    for (int s = 0; s < TD_SOURCE_COUNT; s++)
-        if (sources[s].depth > depth)
-            depth = sources[s].depth;
+    for (int s = 0; s < TD_BACKEND_COUNT; s++)
+        if (backends[s].depth > depth)
+            depth = backends[s].depth;
     return depth;
 }
 
