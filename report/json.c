@@ -114,14 +114,14 @@ static json_view kernel_view(const td_summary *s, const td_kernel_summary *ks,
     return v;
 }
 
-static cJSON *summary_object(const td_summary *s, int level, const char *source,
+static cJSON *summary_object(const td_summary *s, int level, const char *origin,
                              const td_conditions *conditions, const td_cost *cost,
                              const char *nodes)
 {
     cJSON *root = cJSON_CreateObject();
     int ok = root && cJSON_AddStringToObject(root, "schema", TD_TREE_SCHEMA) &&
              cJSON_AddStringToObject(root, "tool_version", TOPDOWN_VERSION) &&
-             (source ? cJSON_AddStringToObject(root, "source", source) != NULL
+             (origin ? cJSON_AddStringToObject(root, "source", origin) != NULL
                      : cJSON_AddNullToObject(root, "source") != NULL) &&
              cJSON_AddNumberToObject(root, "level", level) &&
              (!conditions || td_conditions_add_json(root, conditions) == 0) &&
@@ -147,7 +147,7 @@ static cJSON *summary_object(const td_summary *s, int level, const char *source,
     return root;
 }
 
-int td_report_json(FILE *out, const td_summary *s, int level, const char *source,
+int td_report_json(FILE *out, const td_summary *s, int level, const char *origin,
                    const td_conditions *conditions, const td_cost *cost, const char *nodes,
                    td_error *err)
 {
@@ -155,7 +155,7 @@ int td_report_json(FILE *out, const td_summary *s, int level, const char *source
         return td_fail(err, "level %d does not exist; use -l 1 to -l %d", level, TD_MAX_LEVEL);
     if (td_summary_printable(s, err)) /* never null for a nan or inf */
         return -1;
-    return td_json_print(out, summary_object(s, level, source, conditions, cost, nodes), err);
+    return td_json_print(out, summary_object(s, level, origin, conditions, cost, nodes), err);
 }
 
 int td_json_print(FILE *out, cJSON *root, td_error *err)

@@ -14,13 +14,13 @@
 
 #define TD_TREE_SCHEMA "topdown-tree/1"
 
-/* source: the result file's name for the "source" key (may be NULL);
+/* origin: the result file's name for the "source" key (may be NULL);
  * conditions: the result's measurement conditions, a "conditions" object
  * when recorded (may be NULL); cost: what profiling cost, a "cost" object
  * with the report's estimate when recorded (may be NULL); nodes: --nodes,
  * each tree's nodes only those td_node_selected shows (report/columns.h;
  * NULL: all). */
-int td_report_json(FILE *out, const td_summary *s, int level, const char *source,
+int td_report_json(FILE *out, const td_summary *s, int level, const char *origin,
                    const td_conditions *conditions, const td_cost *cost, const char *nodes,
                    td_error *err);
 

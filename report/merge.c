@@ -17,7 +17,7 @@
 
 static const char *label_of(const td_device *dev, const char *label)
 {
-    return dev->source ? dev->source : label;
+    return dev->origin ? dev->origin : label;
 }
 
 /* Two sections of one chip measured with different arch tables. */
@@ -108,7 +108,7 @@ int td_results_merge(td_result *inputs, const char *const *labels, size_t n, td_
         for (size_t d = 0; d < inputs[i].n_devices; d++) {
             td_device *dev = &out->devices[out->n_devices++];
             *dev = inputs[i].devices[d]; /* moved: the input no longer owns it */
-            if (!dev->source && !(dev->source = td_strdup(labels[i]))) {
+            if (!dev->origin && !(dev->origin = td_strdup(labels[i]))) {
                 inputs[i].n_devices -= d + 1;
                 memmove(inputs[i].devices, inputs[i].devices + d + 1,
                         inputs[i].n_devices * sizeof *dev);
@@ -125,7 +125,7 @@ int td_results_merge(td_result *inputs, const char *const *labels, size_t n, td_
 
 /* One rank: its device sections as a result of their own (borrowed). */
 typedef struct rank {
-    const char *source;
+    const char *origin;
     td_result view;
     td_summary sum;
     int summarized;
@@ -138,9 +138,9 @@ typedef struct kernel_row {
     size_t slowest;
 } kernel_row;
 
-static const char *source_of(const td_device *dev, const char *fallback)
+static const char *origin_of(const td_device *dev, const char *fallback)
 {
-    return dev->source ? dev->source : fallback;
+    return dev->origin ? dev->origin : fallback;
 }
 
 /* The ranks in order of first appearance, each with its sections. */
@@ -152,14 +152,14 @@ static int split_ranks(const td_result *res, const char *fallback, rank **out, s
     if (!*out)
         return td_fail(err, "out of memory");
     for (size_t d = 0; d < res->n_devices; d++) {
-        const char *src = source_of(&res->devices[d], fallback);
+        const char *origin = origin_of(&res->devices[d], fallback);
         size_t r = 0;
-        while (r < *n && strcmp((*out)[r].source, src) != 0)
+        while (r < *n && strcmp((*out)[r].origin, origin) != 0)
             r++;
         rank *k = &(*out)[r];
         if (r == *n) {
             (*n)++;
-            k->source = src;
+            k->origin = origin;
             k->view = *res;
             k->view.n_devices = 0;
             k->view.devices = calloc(res->n_devices, sizeof *k->view.devices);
@@ -249,7 +249,7 @@ static int by_imbalance(const void *pa, const void *pb)
 static void print_rank_line(FILE *out, const rank *rk, size_t r, const kernel_row *row)
 {
     char copy[PATH_MAX];
-    snprintf(copy, sizeof copy, "%s", rk->source);
+    snprintf(copy, sizeof copy, "%s", rk->origin);
     fprintf(out, "  r%-3zu %c %-28.28s", r, r == row->slowest ? '*' : ' ',
             basename(copy)); /* libgen.h, on a copy */
     if (!row->at[r]) {
@@ -284,7 +284,7 @@ static void print_rows(FILE *out, const rank *ranks, size_t n_ranks, const kerne
         char base[256];
         td_kernel_base_name(rows[i].name, base, sizeof base);
         fprintf(out, "\nKernel %zu/%zu: %s  max/mean %.2f, slowest r%zu (%s)\n", i + 1, n_rows,
-                base, imbalance(&rows[i]), rows[i].slowest, ranks[rows[i].slowest].source);
+                base, imbalance(&rows[i]), rows[i].slowest, ranks[rows[i].slowest].origin);
         fprintf(out, "  %-6s %-28s %8s %12s %10s %10s %10s %10s  %s\n", "rank", "source",
                 "launches", "GPU ms", "Retire", "Divergence", "Frontend", "Backend",
                 "bottleneck");
@@ -301,7 +301,7 @@ static cJSON *json_rank(const rank *rk, size_t r, const kernel_row *row)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "rank", (double)r);
-    cJSON_AddStringToObject(o, "source", rk->source);
+    cJSON_AddStringToObject(o, "source", rk->origin);
     cJSON_AddBoolToObject(o, "slowest", r == row->slowest);
     const td_kernel_summary *k = row->at[r] ? &rk->sum.kernels[row->at[r] - 1] : NULL;
     cJSON_AddNumberToObject(o, "launches", k ? (double)k->launches : 0);
@@ -345,19 +345,19 @@ static int json_rows(FILE *out, const rank *ranks, size_t n_ranks, const kernel_
 }
 
 int td_imbalance_text(FILE *out, const td_result *res, const td_arch_set *archs,
-                      const char *arch_override, const char *default_source,
+                      const char *arch_override, const char *default_origin,
                       size_t max_kernels, int json, td_error *err)
 {
     rank *ranks = NULL;
     size_t n_ranks = 0, n_rows = 0;
     kernel_row *rows = NULL;
     size_t *at = NULL;
-    int rc = split_ranks(res, default_source, &ranks, &n_ranks, err);
+    int rc = split_ranks(res, default_origin, &ranks, &n_ranks, err);
     for (size_t r = 0; rc == 0 && r < n_ranks; r++) {
         rc = td_summarize(&ranks[r].view, archs, arch_override, &ranks[r].sum, err);
         ranks[r].summarized = rc == 0;
         if (rc == 0 && (rc = td_summary_printable(&ranks[r].sum, err)))
-            td_fail_context(err, "%s", ranks[r].source);
+            td_fail_context(err, "%s", ranks[r].origin);
     }
     if (rc == 0)
         rc = build_rows(ranks, n_ranks, &rows, &n_rows, &at, err);

@@ -11,7 +11,7 @@
 #include "metrics/result/result.h"
 
 /* Moves the device sections of the n inputs into out, in input order; a
- * section without a source gets labels[i] (the input's file). The header
+ * section without an origin gets labels[i] (the input's file). The header
  * is the first input's, with a note naming the inputs. Fails, touching
  * nothing, when two sections of one chip were measured with different
  * arch tables. */
@@ -19,13 +19,13 @@ int td_results_merge(td_result *inputs, const char *const *labels, size_t n, td_
                      td_error *err);
 
 /* Per kernel (matched by demangled name), GPU time and level-1 shares per
- * rank (a device section's source; sections without one are one rank
- * named default_source), the slowest rank marked, kernels sorted by
+ * rank (a device section's origin; sections without one are one rank
+ * named default_origin), the slowest rank marked, kernels sorted by
  * imbalance (max/mean GPU time over the ranks, absent = 0), at most
  * max_kernels of them (0 = all); as text, or json ("topdown-imbalance/1":
  * per kernel its imbalance and each rank's time, level 1 and bottleneck). */
 int td_imbalance_text(FILE *out, const td_result *res, const td_arch_set *archs,
-                      const char *arch_override, const char *default_source,
+                      const char *arch_override, const char *default_origin,
                       size_t max_kernels, int json, td_error *err);
 
 /* Chrome trace-event JSON of the result's kernel launches and copies (those

@@ -322,8 +322,8 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
                       const td_report_options *o)
 {
     fprintf(out, "topdown %s", TOPDOWN_VERSION);
-    if (o->source)
-        fprintf(out, " | %s", o->source);
+    if (o->origin)
+        fprintf(out, " | %s", o->origin);
     if (res->created)
         fprintf(out, " | recorded %s", res->created);
     fprintf(out, " | status %s\n", res->status ? res->status : "complete");
@@ -455,8 +455,8 @@ static void print_devices(FILE *out, const td_result *res, const td_report_optio
         const td_device *dev = &res->devices[i];
         const td_summary *s = &o->device_sums[i];
         fprintf(out, "\nDevice %zu/%zu: %s%sGPU %d (%s), context %u: %zu launch%s, GPU time "
-                "%.3f ms", i + 1, res->n_devices, dev->source ? dev->source : "",
-                dev->source ? ", " : "", dev->index, dev->name ? dev->name : "unknown",
+                "%.3f ms", i + 1, res->n_devices, dev->origin ? dev->origin : "",
+                dev->origin ? ", " : "", dev->index, dev->name ? dev->name : "unknown",
                 dev->context, s->launches, s->launches == 1 ? "" : "es", s->total_ns / 1e6);
         if (dev->n_copies) {
             td_copy_totals copies;

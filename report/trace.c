@@ -204,8 +204,8 @@ static int name_tracks(FILE *f, const td_result *res, int *first)
     for (size_t d = 0; d < res->n_devices; d++) {
         const td_device *dev = &res->devices[d];
         char name[512];
-        snprintf(name, sizeof name, "%s%sGPU %d (%s), context %u", dev->source ? dev->source : "",
-                 dev->source ? ": " : "", dev->index, dev->name ? dev->name : "?",
+        snprintf(name, sizeof name, "%s%sGPU %d (%s), context %u", dev->origin ? dev->origin : "",
+                 dev->origin ? ": " : "", dev->index, dev->name ? dev->name : "?",
                  (unsigned)dev->context);
         if (put(f, name_event("process_name", d, 0, name), first))
             return -1;

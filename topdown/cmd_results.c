@@ -187,7 +187,7 @@ static int write_region_outputs(const char *path, const td_result *res, const td
                     (c->csv_launches && strcmp(c->csv_launches, "-") == 0);
     if (rc == 0 && !to_stdout) {
         td_report_options o = c->report;
-        o.source = path;
+        o.origin = path;
         rc = td_report_by_region(stdout, &set, &o, err);
     }
     td_region_set_free(&set);
@@ -221,7 +221,7 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
         rc = td_report_raw(stdout, res, &shown.s, 0, c->report.wide, err) ? -1 : 1;
     else if (rc == 0 && strcmp(page, "session") == 0) {
         td_report_options o = c->report;
-        o.source = path;
+        o.origin = path;
         rc = td_report_session(stdout, res, s, &o, err) ? -1 : 1;
     } else if (rc == 0 && c->timeline)
         rc = print_timeline(res, s, c, err) ? -1 : 1;
@@ -237,7 +237,7 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
     if (rc)
         return rc == 1 ? 0 : rc; /* 1: done, no tree */
     td_report_options o = c->report;
-    o.source = path;
+    o.origin = path;
     /* several device sections: a tree each, modelled on their own */
     td_summary *device_sums = NULL;
     if (td_device_summaries(res, archs, c->arch, &device_sums, &o.n_device_sums, err))

@@ -166,7 +166,7 @@ static void free_device(td_device *dev)
     free(dev->name);
     free(dev->chip);
     free(dev->arch);
-    free(dev->source);
+    free(dev->origin);
     for (const td_section *const *s = td_sections; *s; s++)
         if ((*s)->free_device)
             (*s)->free_device(dev);

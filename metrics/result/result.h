@@ -84,8 +84,9 @@ typedef struct td_device {
     size_t n_launches;
     size_t cap_launches;
     td_names names;       /* kernel names the launches point into */
-    char *source;         /* optional: the process (rank) the section came from,
-                             set by `topdown merge`; NULL: this file's own */
+    char *origin;         /* optional: the process (rank) the section came from,
+                             set by `topdown merge` (the key "source"); NULL: this
+                             file's own */
     td_copy *copies;      /* memcpy/memset/peer copies on this context, by start */
     size_t n_copies, cap_copies;
     struct td_pcsamp *pcsamp; /* optional PC samples (--source, metrics/result/pcsamp.h) */

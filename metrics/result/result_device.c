@@ -116,7 +116,7 @@ int td_result_read_device_head(const cJSON *obj, td_device *dev, const td_jctx *
         td_json_string_dup(c, obj, "name", 0, &dev->name) ||
         td_json_string_dup(c, obj, "chip", 0, &dev->chip) ||
         td_json_string_dup(c, obj, "arch", 1, &dev->arch) ||
-        td_json_string_dup(c, obj, "source", 0, &dev->source) ||
+        td_json_string_dup(c, obj, "source", 0, &dev->origin) ||
         td_json_string(c, obj, "compute_capability", 0, &cc) ||
         read_metric_names(obj, dev, c) || td_result_read_groups(obj, dev, c))
         return -1;
@@ -189,8 +189,8 @@ cJSON *td_result_device_head_json(const td_device *dev)
     cJSON_AddNumberToObject(obj, "sm_count", dev->sm_count);
     cJSON_AddStringToObject(obj, "arch", dev->arch ? dev->arch : "unknown");
     cJSON_AddNumberToObject(obj, "passes", dev->passes);
-    if (dev->source)
-        cJSON_AddStringToObject(obj, "source", dev->source);
+    if (dev->origin)
+        cJSON_AddStringToObject(obj, "source", dev->origin);
     cJSON *metrics = cJSON_AddArrayToObject(obj, "metrics");
     for (size_t m = 0; m < dev->n_metrics; m++)
         cJSON_AddItemToArray(metrics, cJSON_CreateString(dev->metrics[m]));

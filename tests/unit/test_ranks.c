@@ -1,5 +1,5 @@
 /* Issue 14, items 3 and 4 (offline): topdown merge (device sections
- * tagged with their source, carried by the result file), topdown
+ * tagged with their origin, carried by the result file), topdown
  * imbalance (per kernel and rank, the slowest marked, sorted by max/mean),
  * and topdown trace (Chrome trace events, parsed back with cJSON). */
 #include <cjson/cJSON.h>
@@ -34,25 +34,25 @@ static void test_merge(void)
     CHECK(load("all.json", &res) == 0);
     CHECK(res.n_devices == 2);
     if (res.n_devices == 2) {
-        CHECK_STR(res.devices[0].source, bench_a);
-        CHECK_STR(res.devices[1].source, bench_b);
+        CHECK_STR(res.devices[0].origin, bench_a);
+        CHECK_STR(res.devices[1].origin, bench_b);
         CHECK_STR(res.devices[0].arch, "gh100");
         CHECK(res.devices[0].n_launches == 30 && res.devices[1].n_launches == 50);
     }
     CHECK(res.note && strstr(res.note, "merged from 2 results"));
     CHECK(td_shell_load_result("", bench_a, &a) == 0);
-    CHECK(a.n_devices == 1 && a.devices[0].source == NULL);
+    CHECK(a.n_devices == 1 && a.devices[0].origin == NULL);
     if (res.n_devices == 2 && a.n_devices == 1)
         CHECK_STR(res.devices[0].launches[4].kernel, a.devices[0].launches[4].kernel);
     td_result_free(&a);
     td_result_free(&res);
-    /* a merged result merges again, keeping its sources */
+    /* a merged result merges again, keeping its origins */
     CHECK(run("%s merge all.json %s -o all3.json", bin, groups) == 0);
     CHECK(load("all3.json", &res) == 0);
     CHECK(res.n_devices == 3);
     if (res.n_devices == 3) {
-        CHECK_STR(res.devices[1].source, bench_b);
-        CHECK_STR(res.devices[2].source, groups);
+        CHECK_STR(res.devices[1].origin, bench_b);
+        CHECK_STR(res.devices[2].origin, groups);
     }
     td_result_free(&res);
     /* the output rules: never over an input, -f to replace */
@@ -173,7 +173,7 @@ static void test_trace(void)
     CHECK_STR(td_shell_json_str(first, "name"), "process_name");
     cJSON_Delete(root);
     td_result_free(&res);
-    /* two ranks: a process per section, named by its source */
+    /* two ranks: a process per section, named by its origin */
     CHECK(run("cp %s copy.json && %s merge %s copy.json -o two.json && %s trace two.json -o "
               "t2.json", groups, bin, groups, bin) == 0);
     root = td_shell_read_json(dir, "t2.json");
