@@ -10,7 +10,7 @@
 # Exit 77 (skipped) without python3 or without the topdown binary.
 set -euo pipefail
 command -v python3 >/dev/null 2>&1 || { echo "skip: no python3"; exit 77; }
-src=${TOPDOWN_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
+src=${TOPDOWN_REPO_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
 bin=${TOPDOWN_BIN:-$src/build/topdown}
 [ -x "$bin" ] || { echo "skip: no topdown binary at $bin"; exit 77; }
 tt="$src/benchmarks/truth_table.py"

@@ -470,9 +470,9 @@ int td_arch_default_dir(char *buf, size_t size, td_error *err)
                 return 0;
         }
     }
-#ifdef TOPDOWN_SOURCE_ARCHS
-    if (is_dir(TOPDOWN_SOURCE_ARCHS)) {
-        snprintf(buf, size, "%s", TOPDOWN_SOURCE_ARCHS);
+#ifdef TOPDOWN_REPO_ARCHS
+    if (is_dir(TOPDOWN_REPO_ARCHS)) {
+        snprintf(buf, size, "%s", TOPDOWN_REPO_ARCHS);
         return 0;
     }
 #endif

@@ -85,7 +85,7 @@ int td_arch_parse(const char *text, size_t len, const char *path, td_arch *out,
  * stop the others; fails when none loads. */
 int td_arch_load_dir(const char *dir, td_arch_set *out, td_error *err);
 /* The archs folder: $TOPDOWN_ARCHS, else <exe dir>/archs, else
- * <exe dir>/../share/topdown/archs, else the source tree's archs/. */
+ * <exe dir>/../share/topdown/archs, else the repository's archs/. */
 int td_arch_default_dir(char *buf, size_t size, td_error *err);
 
 const td_arch *td_arch_find(const td_arch_set *set, const char *name);

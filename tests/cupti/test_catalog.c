@@ -313,7 +313,7 @@ static void check_negative(const char *chip)
 int main(void)
 {
     const char *dir = getenv("TOPDOWN_ARCHS");
-    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *src = getenv("TOPDOWN_REPO_DIR");
     CHECK(dir != NULL);
     if (!dir)
         return td_check_summary();

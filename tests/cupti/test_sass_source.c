@@ -26,10 +26,10 @@ static uint64_t pc_load, pc_math, pc_store;       /* a PC of each */
 static uint64_t pc_load2, pc_math2;               /* another PC of the line */
 static uint64_t crc;
 
-/* The number of the line holding marker in the source. */
-static unsigned marked_line(const char *source, const char *marker)
+/* The number of the line holding marker in the CUDA file. */
+static unsigned marked_line(const char *cu_file, const char *marker)
 {
-    FILE *f = fopen(source, "r");
+    FILE *f = fopen(cu_file, "r");
     char line[512];
     unsigned n = 0, found = 0;
     while (f && !found && fgets(line, sizeof line, f)) {
@@ -42,15 +42,15 @@ static unsigned marked_line(const char *source, const char *marker)
     return found;
 }
 
-static void test_lines(const char *source)
+static void test_lines(const char *cu_file)
 {
     td_error err;
     uint64_t again = 0;
     CHECK(td_cubin_crc(cubin, cubin_size, &crc, &err) == 0 && crc != 0);
     CHECK(td_cubin_crc(cubin, cubin_size, &again, &err) == 0 && again == crc);
-    line_load = marked_line(source, "TD_LINE_LOAD");
-    line_math = marked_line(source, "TD_LINE_MATH");
-    line_store = marked_line(source, "TD_LINE_STORE");
+    line_load = marked_line(cu_file, "TD_LINE_LOAD");
+    line_math = marked_line(cu_file, "TD_LINE_MATH");
+    line_store = marked_line(cu_file, "TD_LINE_STORE");
     CHECK(line_load && line_math > line_load && line_store > line_math);
     /* every instruction (16 bytes on sm_90) until the function ends */
     size_t found = 0, past_end = 0;
@@ -196,7 +196,7 @@ static void test_source_command(void)
 int main(void)
 {
     const char *path = getenv("TOPDOWN_TEST_CUBIN");
-    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *src = getenv("TOPDOWN_REPO_DIR");
     bin = getenv("TOPDOWN_BIN");
     src_dir = src;
     td_error err;
@@ -208,9 +208,9 @@ int main(void)
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
-    char source[4200];
-    snprintf(source, sizeof source, "%s/tests/cupti/data/td_lines.cu", src);
-    test_lines(source);
+    char cu_file[4200];
+    snprintf(cu_file, sizeof cu_file, "%s/tests/cupti/data/td_lines.cu", src);
+    test_lines(cu_file);
     test_source_command();
     free(cubin);
     td_shell_remove_dir(dir);

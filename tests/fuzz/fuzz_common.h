@@ -13,7 +13,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* The real arch tables (TOPDOWN_ARCHS, else the source tree's), loaded once
+/* The real arch tables (TOPDOWN_ARCHS, else the repository's), loaded once
  * and kept for the whole run. */
 static inline const td_arch_set *fuzz_archs(void)
 {

@@ -187,7 +187,7 @@ static void test_pytorch(void)
         printf("PyTorch check skipped: python3 has no torch\n");
         return;
     }
-    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *src = getenv("TOPDOWN_REPO_DIR");
     CHECK(run("%s -l 1 --no-progress -o torch.json -- python3 %s/benchmarks/nvtx_torch_min.py",
               bin, src ? src : ".") == 0);
     CHECK(run("%s report torch.json --by-region -l 1", bin) == 0);

@@ -201,7 +201,7 @@ int main(void)
 {
     const char *build = getenv("TOPDOWN_BUILD_DIR");
     topdown = getenv("TOPDOWN_BIN");
-    src_dir = getenv("TOPDOWN_SOURCE_DIR");
+    src_dir = getenv("TOPDOWN_REPO_DIR");
     if (!td_gpu_present() || !td_gpu_program(bench, sizeof bench, "benchmarks/td_bench"))
         return TD_GPU_SKIP;
     CHECK(topdown && src_dir && mkdtemp(dir));

@@ -152,7 +152,7 @@ static inline void fx_run(const char *dir, const char *env, const char *args, fx
 static inline const char *fx_fixture(const char *gpu, char *buf, size_t size)
 {
     snprintf(buf, size, "%s/tests/fixtures/outputs/%s_synthetic.topdown.json",
-             getenv("TOPDOWN_SOURCE_DIR"), gpu);
+             getenv("TOPDOWN_REPO_DIR"), gpu);
     return buf;
 }
 

@@ -92,13 +92,13 @@ static void test_fifo_inputs(void)
     CHECK(td_shell_file_has(dir, "err.txt", "folder"));
     /* A pipe with a program writing to it still reads. */
     CHECK(td_shell_run(dir, "cat '%s/tests/fixtures/h100/td_smoke.topdown.json' | "
-                       "timeout 20 %s report /dev/stdin", getenv("TOPDOWN_SOURCE_DIR"), bin) == 0);
+                       "timeout 20 %s report /dev/stdin", getenv("TOPDOWN_REPO_DIR"), bin) == 0);
 }
 
 int main(void)
 {
-    if (!getenv("TOPDOWN_BIN") || !getenv("TOPDOWN_SOURCE_DIR")) {
-        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_SOURCE_DIR must be set\n");
+    if (!getenv("TOPDOWN_BIN") || !getenv("TOPDOWN_REPO_DIR")) {
+        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_REPO_DIR must be set\n");
         return 1;
     }
     td_test_tmpdir(dir, sizeof dir);

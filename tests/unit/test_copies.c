@@ -380,9 +380,9 @@ static void test_many_copies(void)
 int main(void)
 {
     bin = getenv("TOPDOWN_BIN");
-    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *src = getenv("TOPDOWN_REPO_DIR");
     if (!bin || !src || access(bin, X_OK) != 0) {
-        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_SOURCE_DIR must be set\n");
+        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_REPO_DIR must be set\n");
         return 1;
     }
     if (!mkdtemp(dir)) {

@@ -39,7 +39,7 @@ static void load_fixture_spool(td_result *res)
     td_spool_summary sum;
     td_error err;
     snprintf(path, sizeof path, "%s/tests/fuzz/spool/seeds/cost_two_pids.spool",
-             getenv("TOPDOWN_SOURCE_DIR"));
+             getenv("TOPDOWN_REPO_DIR"));
     memset(res, 0, sizeof *res);
     memset(&sum, 0, sizeof sum);
     CHECK(td_spool_load(path, res, &sum, &err) == 0);
@@ -272,7 +272,7 @@ static void test_old_result(const char *dir)
     td_arch_set real;
     td_error err;
     snprintf(path, sizeof path, "%s/tests/fixtures/h100/td_bench.topdown.json",
-             getenv("TOPDOWN_SOURCE_DIR"));
+             getenv("TOPDOWN_REPO_DIR"));
     CHECK(td_result_load(path, &res, &err) == 0);
     CHECK(!td_cost_recorded(&res.cost));
     fx_real_archs(&real);

@@ -264,7 +264,7 @@ static void test_changes(const char *dir)
 {
     fx_output r;
     char a[512], b[512], args[2048];
-    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *src = getenv("TOPDOWN_REPO_DIR");
     snprintf(a, sizeof a, "%s/tests/fixtures/h100/td_bench.topdown.json", src);
     snprintf(b, sizeof b, "%s/tests/fixtures/h200/h200_bench_groups.topdown.json", src);
     snprintf(args, sizeof args, "diff '%s' '%s' -l 3", a, b);

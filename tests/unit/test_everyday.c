@@ -118,7 +118,7 @@ static int exists(const char *path)
 
 static void test_compressed(void)
 {
-    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *src = getenv("TOPDOWN_REPO_DIR");
     char args[2048], archs[1024];
     run_output r;
     /* written compressed when the name says so, and read back everywhere */
@@ -189,7 +189,7 @@ static void test_build_progress(void)
     snprintf(cmd, sizeof cmd,
              "printf '[  5%%%%] a\\nwarning\\n[ 45%%%%] b\\n[100%%%%] c\\n' | "
              "bash '%s/scripts/build_progress.sh' build.log 2>progress.txt",
-             getenv("TOPDOWN_SOURCE_DIR"));
+             getenv("TOPDOWN_REPO_DIR"));
     CHECK(system(cmd) == 0);
     td_test_slurp("progress.txt", err, sizeof err);
     CHECK(strstr(err, "setup: building... 45%\n") != NULL);
@@ -233,14 +233,14 @@ static void test_script_name(void)
     FILE *f = fopen("train.sh", "w");
     if (f) {
         fprintf(f, "cat '%s/tests/fixtures/h100/td_smoke.spool' >> \"$TOPDOWN_SPOOL\"\n",
-                getenv("TOPDOWN_SOURCE_DIR"));
+                getenv("TOPDOWN_REPO_DIR"));
         fclose(f);
     }
     run_output r;
     /* the recorded spool is GH100's: the real tables read it */
     char *keep = strdup(getenv("TOPDOWN_ARCHS"));
     char archs[1024];
-    snprintf(archs, sizeof archs, "%s/archs", getenv("TOPDOWN_SOURCE_DIR"));
+    snprintf(archs, sizeof archs, "%s/archs", getenv("TOPDOWN_REPO_DIR"));
     setenv("TOPDOWN_ARCHS", archs, 1);
     run("--no-progress -- sh train.sh", &r);
     setenv("TOPDOWN_ARCHS", keep, 1);

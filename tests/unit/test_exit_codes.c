@@ -94,9 +94,9 @@ static int one_line(void)
 
 int main(void)
 {
-    const char *bin = getenv("TOPDOWN_BIN"), *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *bin = getenv("TOPDOWN_BIN"), *src = getenv("TOPDOWN_REPO_DIR");
     if (!bin || !src || !mkdtemp(dir)) {
-        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_SOURCE_DIR must be set\n");
+        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_REPO_DIR must be set\n");
         return 1;
     }
     CHECK(td_shell_run(dir, "cp '%s/benchmarks/results/h100_td_bench.topdown.json' good.json && "

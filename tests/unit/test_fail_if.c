@@ -143,9 +143,9 @@ static void fixture(char *buf, const char *src, const char *path)
 int main(void)
 {
     bin = getenv("TOPDOWN_BIN");
-    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *src = getenv("TOPDOWN_REPO_DIR");
     if (!bin || !src || !mkdtemp(dir)) {
-        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_SOURCE_DIR must be set\n");
+        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_REPO_DIR must be set\n");
         return 1;
     }
     fixture(bench, src, "benchmarks/results/h100_td_bench.topdown.json");

@@ -41,14 +41,14 @@ static void show_first_difference(const char *name, const char *want, const char
             got + start);
 }
 
-static void run_case(const char *source, const char *scratch, const char *name,
+static void run_case(const char *repo, const char *scratch, const char *name,
                      const char *command)
 {
     char out_dir[4400], script_path[4410], got_path[4410], want_path[4600], shell[16384];
     snprintf(out_dir, sizeof out_dir, "%s/%s", scratch, name);
     snprintf(script_path, sizeof script_path, "%s.sh", out_dir);
     snprintf(got_path, sizeof got_path, "%s.stdout", out_dir);
-    snprintf(want_path, sizeof want_path, "%s/tests/fixtures/golden/%s.out", source, name);
+    snprintf(want_path, sizeof want_path, "%s/tests/fixtures/golden/%s.out", repo, name);
     FILE *script = fopen(script_path, "w");
     CHECK(script != NULL && mkdir(out_dir, 0700) == 0);
     if (!script)
@@ -56,7 +56,7 @@ static void run_case(const char *source, const char *scratch, const char *name,
     fprintf(script, "%s\n", command);
     fclose(script);
     snprintf(shell, sizeof shell, "cd '%s' && OUT='%s' TD='%s' sh '%s' >'%s' 2>/dev/null",
-             source, out_dir, getenv("TOPDOWN_BIN"), script_path, got_path);
+             repo, out_dir, getenv("TOPDOWN_BIN"), script_path, got_path);
     if (system(shell) < 0)
         fprintf(stderr, "%s: cannot run\n", name);
     size_t want_len = 0, got_len = 0;
@@ -75,13 +75,13 @@ static void run_case(const char *source, const char *scratch, const char *name,
 
 int main(void)
 {
-    const char *source = getenv("TOPDOWN_SOURCE_DIR");
-    if (!source || !getenv("TOPDOWN_BIN")) {
-        fprintf(stderr, "TOPDOWN_SOURCE_DIR and TOPDOWN_BIN must be set (ctest sets them)\n");
+    const char *repo = getenv("TOPDOWN_REPO_DIR");
+    if (!repo || !getenv("TOPDOWN_BIN")) {
+        fprintf(stderr, "TOPDOWN_REPO_DIR and TOPDOWN_BIN must be set (ctest sets them)\n");
         return 2;
     }
     char cases_path[1024], scratch[256];
-    snprintf(cases_path, sizeof cases_path, "%s/tests/fixtures/golden/cases.txt", source);
+    snprintf(cases_path, sizeof cases_path, "%s/tests/fixtures/golden/cases.txt", repo);
     FILE *cases = fopen(cases_path, "r");
     CHECK(cases != NULL);
     if (!cases)
@@ -95,7 +95,7 @@ int main(void)
         if (!tab)
             continue;
         *tab = '\0';
-        run_case(source, scratch, line, tab + 1);
+        run_case(repo, scratch, line, tab + 1);
         n_cases++;
     }
     fclose(cases);

@@ -42,7 +42,7 @@ int main(void)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/benchmarks/results/h100_td_bench.topdown.json",
-             getenv("TOPDOWN_SOURCE_DIR"));
+             getenv("TOPDOWN_REPO_DIR"));
     td_error err;
     td_arch_set archs;
     td_result res;

@@ -36,7 +36,7 @@ static int load(const char *name, td_result *res, td_summary *s)
 {
     char path[1024];
     td_error err;
-    snprintf(path, sizeof path, "%s/tests/fixtures/h200/%s", getenv("TOPDOWN_SOURCE_DIR"), name);
+    snprintf(path, sizeof path, "%s/tests/fixtures/h200/%s", getenv("TOPDOWN_REPO_DIR"), name);
     if (td_result_load(path, res, &err) != 0) {
         fprintf(stderr, "%s\n", err.msg);
         return -1;
@@ -149,7 +149,7 @@ static void test_collector_spool(void)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/tests/fixtures/h200/h200_smoke.spool",
-             getenv("TOPDOWN_SOURCE_DIR"));
+             getenv("TOPDOWN_REPO_DIR"));
     td_result res = {0};
     td_spool_summary sum = {0};
     td_error err;

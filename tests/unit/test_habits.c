@@ -245,9 +245,9 @@ static void test_describe_suggestions(void)
 int main(void)
 {
     bin = getenv("TOPDOWN_BIN");
-    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *src = getenv("TOPDOWN_REPO_DIR");
     if (!bin || !src || !mkdtemp(dir)) {
-        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_SOURCE_DIR must be set\n");
+        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_REPO_DIR must be set\n");
         return 1;
     }
     snprintf(bench, sizeof bench, "'%s/benchmarks/results/h100_td_bench.topdown.json'", src);

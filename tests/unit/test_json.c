@@ -16,7 +16,7 @@ static char *run_json(const char *dir, const char *file, int level)
     char cmd[2048], out[512];
     snprintf(out, sizeof out, "%s/tree.json", dir);
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s' report %s -l %d --json >'%s'",
-             getenv("TOPDOWN_SOURCE_DIR"), getenv("TOPDOWN_BIN"), file, level, out);
+             getenv("TOPDOWN_REPO_DIR"), getenv("TOPDOWN_BIN"), file, level, out);
     CHECK(system(cmd) == 0);
     FILE *f = fopen(out, "r");
     if (!f)
@@ -88,7 +88,7 @@ static void check_view(const cJSON *view, const td_model *m, const td_breakdown 
 static void check_file(const char *dir, const char *file, const td_arch_set *archs)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s", getenv("TOPDOWN_SOURCE_DIR"), file);
+    snprintf(path, sizeof path, "%s/%s", getenv("TOPDOWN_REPO_DIR"), file);
     td_result res;
     td_summary s;
     td_error err;
@@ -150,13 +150,13 @@ static void check_stall_nodes(const char *dir)
 
 int main(void)
 {
-    if (!getenv("TOPDOWN_SOURCE_DIR") || !getenv("TOPDOWN_BIN")) {
-        fprintf(stderr, "TOPDOWN_SOURCE_DIR and TOPDOWN_BIN must be set (ctest sets them)\n");
+    if (!getenv("TOPDOWN_REPO_DIR") || !getenv("TOPDOWN_BIN")) {
+        fprintf(stderr, "TOPDOWN_REPO_DIR and TOPDOWN_BIN must be set (ctest sets them)\n");
         return 2;
     }
     char dir[256], archs_dir[1024];
     td_test_tmpdir(dir, sizeof dir);
-    snprintf(archs_dir, sizeof archs_dir, "%s/archs", getenv("TOPDOWN_SOURCE_DIR"));
+    snprintf(archs_dir, sizeof archs_dir, "%s/archs", getenv("TOPDOWN_REPO_DIR"));
     td_arch_set archs;
     td_error err;
     CHECK(td_arch_load_dir(archs_dir, &archs, &err) == 0);

@@ -151,9 +151,9 @@ static void test_k_every_output(void)
 int main(void)
 {
     bin = getenv("TOPDOWN_BIN");
-    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *src = getenv("TOPDOWN_REPO_DIR");
     if (!bin || !src || !mkdtemp(dir)) {
-        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_SOURCE_DIR must be set\n");
+        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_REPO_DIR must be set\n");
         return 1;
     }
     snprintf(torch, sizeof torch, "'%s/tests/fixtures/h200/h200_pytorch_mlp.topdown.json'", src);

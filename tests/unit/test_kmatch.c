@@ -144,7 +144,7 @@ static void test_bad_patterns(void)
 
 int main(void)
 {
-    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *src = getenv("TOPDOWN_REPO_DIR");
     char path[4096];
     snprintf(path, sizeof path, "%s/tests/fixtures/h200/h200_pytorch_mlp.topdown.json",
              src ? src : ".");

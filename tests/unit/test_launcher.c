@@ -459,7 +459,7 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
-    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *src = getenv("TOPDOWN_REPO_DIR");
     snprintf(fake_app, sizeof fake_app, "%s/fake_app.sh", dir);
     FILE *f = fopen(fake_app, "w");
     if (f) {

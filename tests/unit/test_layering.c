@@ -4,9 +4,9 @@
  * where "metrics/" is that folder's own files and "metrics/" followed by
  * a star the folder with every folder below it. This test reads that block, so the rule and
  * the check cannot drift apart, and checks every `#include "..."` of every
- * source file of each folder named there: the target must be rooted at the
+ * C file (.c, .h) of each folder named there: the target must be rooted at the
  * repository ("levels/model.h", never "model.h") and in an allowed folder.
- * A folder of metrics/, levels/, report/ or topdown/ that holds source
+ * A folder of metrics/, levels/, report/ or topdown/ that holds C
  * files but has no row fails too: a new folder needs its rule first. */
 #include <dirent.h>
 #include <stdio.h>
@@ -91,7 +91,7 @@ static int read_rules(const char *root)
     return state == 3 ? 0 : -1;
 }
 
-static int is_source(const char *name)
+static int is_c_file(const char *name)
 {
     size_t n = strlen(name);
     return n > 2 && name[n - 2] == '.' && (name[n - 1] == 'c' || name[n - 1] == 'h');
@@ -134,7 +134,7 @@ static size_t check_folder(const char *root, const floor_rule *r)
     size_t includes = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (!is_source(e->d_name))
+        if (!is_c_file(e->d_name))
             continue;
         char path[4400];
         snprintf(path, sizeof path, "%s%s", dir, e->d_name);
@@ -152,7 +152,7 @@ static const floor_rule *rule_of(const char *folder)
     return NULL;
 }
 
-/* Every folder below root/rel ("metrics/") that holds source files has a
+/* Every folder below root/rel ("metrics/") that holds C files has a
  * row; returns how many folders were seen. */
 static size_t check_covered(const char *root, const char *rel)
 {
@@ -163,7 +163,7 @@ static size_t check_covered(const char *root, const char *rel)
     if (!d)
         return 0;
     size_t seen = 1;
-    int sources = 0;
+    int has_c_files = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.')
@@ -175,13 +175,13 @@ static size_t check_covered(const char *root, const char *rel)
             char below[512];
             snprintf(below, sizeof below, "%s%s/", rel, e->d_name);
             seen += check_covered(root, below);
-        } else if (is_source(e->d_name)) {
-            sources = 1;
+        } else if (is_c_file(e->d_name)) {
+            has_c_files = 1;
         }
     }
     closedir(d);
-    if (sources && !rule_of(rel)) {
-        fprintf(stderr, "%s holds source files but docs/DESIGN.md gives it no floor\n", rel);
+    if (has_c_files && !rule_of(rel)) {
+        fprintf(stderr, "%s holds C files but docs/DESIGN.md gives it no floor\n", rel);
         CHECK(0);
     }
     return seen;
@@ -189,7 +189,7 @@ static size_t check_covered(const char *root, const char *rel)
 
 int main(void)
 {
-    const char *root = getenv("TOPDOWN_SOURCE_DIR");
+    const char *root = getenv("TOPDOWN_REPO_DIR");
     CHECK(root != NULL);
     if (!root)
         return td_check_summary();

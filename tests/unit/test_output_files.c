@@ -99,7 +99,7 @@ static void test_full_disk_leaves_old_file(void)
     fx_real_archs(&archs);
     td_result res;
     snprintf(input, sizeof input, "%s/tests/fixtures/h100/td_smoke.topdown.json",
-             getenv("TOPDOWN_SOURCE_DIR"));
+             getenv("TOPDOWN_REPO_DIR"));
     CHECK(td_result_load(input, &res, &err) == 0);
     td_summary s;
     CHECK(td_summarize(&res, &archs, NULL, &s, &err) == 0);
@@ -160,7 +160,7 @@ static void test_no_nan_or_inf_in_outputs(void)
     td_arch_set archs;
     fx_real_archs(&archs);
     snprintf(input, sizeof input, "%s/tests/fixtures/h100/td_smoke.topdown.json",
-             getenv("TOPDOWN_SOURCE_DIR"));
+             getenv("TOPDOWN_REPO_DIR"));
     for (int variant = 0; variant < 3; variant++) {
         td_result res;
         CHECK(td_result_load(input, &res, &err) == 0);
@@ -192,14 +192,14 @@ static void test_no_nan_or_inf_in_outputs(void)
 int main(void)
 {
     bin = getenv("TOPDOWN_BIN");
-    if (!bin || !getenv("TOPDOWN_SOURCE_DIR")) {
-        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_SOURCE_DIR must be set\n");
+    if (!bin || !getenv("TOPDOWN_REPO_DIR")) {
+        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_REPO_DIR must be set\n");
         return 1;
     }
     td_test_tmpdir(dir, sizeof dir);
     CHECK(run("cp '%s/tests/fixtures/h100/td_smoke.topdown.json' r.json && "
               "cp '%s/tests/fixtures/h100/td_bench.topdown.json' b.json",
-              getenv("TOPDOWN_SOURCE_DIR"), getenv("TOPDOWN_SOURCE_DIR")) == 0);
+              getenv("TOPDOWN_REPO_DIR"), getenv("TOPDOWN_REPO_DIR")) == 0);
     test_outputs_never_overwrite_inputs();
     test_existing_files_need_force();
     test_stdout_write_error();

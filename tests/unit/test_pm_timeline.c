@@ -287,7 +287,7 @@ static void test_launcher(const char *dir)
         return;
     fprintf(f, "#!/bin/sh\necho \"${TOPDOWN_PM_INTERVAL_NS:-unset}\" > '%s/pm_env'\n"
             "cat '%s/tests/fuzz/spool/seeds/pm_samples.spool' >> \"$TOPDOWN_SPOOL\"\n",
-            dir, getenv("TOPDOWN_SOURCE_DIR"));
+            dir, getenv("TOPDOWN_REPO_DIR"));
     fclose(f);
     chmod(app, 0755);
     td_run_output r;

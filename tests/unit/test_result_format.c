@@ -183,7 +183,7 @@ static void test_round_trip(const char *dir)
  * smaller. */
 static void test_v1_files(const char *dir)
 {
-    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *src = getenv("TOPDOWN_REPO_DIR");
     const char *files[] = {"tests/fixtures/h100/td_smoke.topdown.json",
                            "tests/fixtures/h100/td_bench.topdown.json",
                            "tests/fixtures/outputs/p100_synthetic.topdown.json",

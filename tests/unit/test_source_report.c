@@ -459,9 +459,9 @@ static void test_source_errors(void)
 int main(void)
 {
     bin = getenv("TOPDOWN_BIN");
-    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *src = getenv("TOPDOWN_REPO_DIR");
     if (!bin || !src || !mkdtemp(dir)) {
-        fprintf(stderr, "needs TOPDOWN_BIN, TOPDOWN_SOURCE_DIR and a temp folder\n");
+        fprintf(stderr, "needs TOPDOWN_BIN, TOPDOWN_REPO_DIR and a temp folder\n");
         return 1;
     }
     snprintf(bench, sizeof bench, "%s/benchmarks/results/h100_td_bench.topdown.json", src);

@@ -229,7 +229,7 @@ static void test_progress(void)
 
 static char *fixture(const char *name)
 {
-    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *src = getenv("TOPDOWN_REPO_DIR");
     char *path = malloc(4096);
     snprintf(path, 4096, "%s/tests/fixtures/h100/%s", src ? src : "..", name);
     return path;

@@ -201,7 +201,7 @@ static void test_groups_bootstrap(void)
     char path[1024];
     td_error err;
     snprintf(path, sizeof path, "%s/tests/fixtures/h200/h200_bench_groups.topdown.json",
-             getenv("TOPDOWN_SOURCE_DIR"));
+             getenv("TOPDOWN_REPO_DIR"));
     td_result res;
     CHECK(td_result_load(path, &res, &err) == 0);
     td_summary s1, s2;
@@ -242,18 +242,18 @@ static void test_cli(const char *dir)
     fx_output r;
     const char *file = "tests/fixtures/h200/h200_bench_groups.topdown.json";
     snprintf(args, sizeof args, "report '%s/%s' -l 2 --spread-threshold 0 --no-desc",
-             getenv("TOPDOWN_SOURCE_DIR"), file);
+             getenv("TOPDOWN_REPO_DIR"), file);
     fx_run(dir, NULL, args, &r);
     CHECK(r.status == 0 && strstr(r.out, "% Slots   17.6 +-") != NULL); /* every spread shown */
-    snprintf(args, sizeof args, "report '%s/%s' -l 2 --no-desc", getenv("TOPDOWN_SOURCE_DIR"),
+    snprintf(args, sizeof args, "report '%s/%s' -l 2 --no-desc", getenv("TOPDOWN_REPO_DIR"),
              file);
     fx_run(dir, NULL, args, &r);
     CHECK(r.status == 0 && strstr(r.out, "+-0.0") == NULL); /* under the threshold */
     snprintf(args, sizeof args, "report '%s/%s' --spread-threshold -1",
-             getenv("TOPDOWN_SOURCE_DIR"), file);
+             getenv("TOPDOWN_REPO_DIR"), file);
     fx_run(dir, NULL, args, &r);
     CHECK(r.status == 2 && strstr(r.err, "--spread-threshold") != NULL);
-    snprintf(args, sizeof args, "report '%s/%s' --csv -", getenv("TOPDOWN_SOURCE_DIR"), file);
+    snprintf(args, sizeof args, "report '%s/%s' --csv -", getenv("TOPDOWN_REPO_DIR"), file);
     fx_run(dir, NULL, args, &r);
     CHECK(r.status == 0 && strstr(r.out, ",kernel_function,Retire_spread,Divergence_spread,"));
 }

@@ -16,7 +16,7 @@ static int load(const char *name, td_result *res, td_summary *s)
 {
     char path[1024];
     td_error err;
-    snprintf(path, sizeof path, "%s/tests/fixtures/h200/%s", getenv("TOPDOWN_SOURCE_DIR"), name);
+    snprintf(path, sizeof path, "%s/tests/fixtures/h200/%s", getenv("TOPDOWN_REPO_DIR"), name);
     if (td_result_load(path, res, &err) || td_summarize(res, &archs, NULL, s, &err)) {
         fprintf(stderr, "%s: %s\n", name, err.msg);
         return -1;

@@ -207,7 +207,7 @@ static size_t widest_out(void)
  * blocks); --wide keeps full lines. */
 static void test_widths_everywhere(void)
 {
-    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *src = getenv("TOPDOWN_REPO_DIR");
     static const char *const files[] = {
         "benchmarks/results/h100_td_bench.topdown.json",
         "benchmarks/results/h100_pytorch_mlp.topdown.json.xz",
@@ -282,7 +282,7 @@ static void test_one_format(void)
     run_output r;
     char fixture[512];
     snprintf(fixture, sizeof fixture, "%s/tests/fixtures/outputs/h100_synthetic.topdown.json",
-             getenv("TOPDOWN_SOURCE_DIR"));
+             getenv("TOPDOWN_REPO_DIR"));
     runf(&r, "report '%s' --timeline '#1' --csv -", fixture);
     CHECK(r.status == 0 && strstr(r.out, "kernel,launches,") == r.out);
     CHECK(strstr(r.out, "Timeline") == NULL);
@@ -330,7 +330,7 @@ static void test_list_nodes(void)
              "bash -c 'source \"%s/scripts/topdown-completion.bash\"; "
              "COMP_WORDS=(\"%s\" describe long_); COMP_CWORD=2; _topdown; "
              "echo \"${COMPREPLY[*]}\"' > completion.txt",
-             getenv("TOPDOWN_SOURCE_DIR"), getenv("TOPDOWN_BIN"));
+             getenv("TOPDOWN_REPO_DIR"), getenv("TOPDOWN_BIN"));
     CHECK(system(cmd) == 0);
     td_test_slurp("completion.txt", out, sizeof out);
     CHECK(strstr(out, "long_scoreboard") != NULL);
@@ -399,12 +399,12 @@ static void test_help_and_trace(void)
     CHECK(strstr(r.out, "[--top K]\n                                              clustered bars") != NULL);
     char path[512], args[1024];
     snprintf(path, sizeof path, "%s/tests/fixtures/h200/h200_smoke.topdown.json",
-             getenv("TOPDOWN_SOURCE_DIR"));
+             getenv("TOPDOWN_REPO_DIR"));
     snprintf(args, sizeof args, "trace '%s' -o smoke.trace.json", path);
     run(args, &r);
     CHECK(r.status == 0);
     snprintf(args, sizeof args, "trace '%s/benchmarks/results/h100_td_bench.topdown.json' -o t.json",
-             getenv("TOPDOWN_SOURCE_DIR"));
+             getenv("TOPDOWN_REPO_DIR"));
     run(args, &r);
     CHECK(r.status == 1 && strstr(r.err, "no launch or copy of the result has a start time") &&
           strstr(r.err, "a run profiled by this version"));
@@ -416,7 +416,7 @@ static void test_first_run(void)
 {
     run_output r;
     char args[1024], text[8192];
-    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *src = getenv("TOPDOWN_REPO_DIR");
     snprintf(args, sizeof args, "report '%s/benchmarks/results/h100_td_bench.topdown.json' -l 3",
              src);
     run(args, &r);
@@ -439,9 +439,9 @@ static void test_first_run(void)
 
 int main(void)
 {
-    const char *src = getenv("TOPDOWN_SOURCE_DIR");
+    const char *src = getenv("TOPDOWN_REPO_DIR");
     if (!getenv("TOPDOWN_BIN") || !src) {
-        fprintf(stderr, "TOPDOWN_BIN or TOPDOWN_SOURCE_DIR is not set\n");
+        fprintf(stderr, "TOPDOWN_BIN or TOPDOWN_REPO_DIR is not set\n");
         return 1;
     }
     snprintf(smoke, sizeof smoke, "%s/tests/fixtures/h200/h200_smoke.topdown.json", src);
