@@ -395,7 +395,8 @@ int td_pcsamp_read(const cJSON *dev_obj, td_pcsamp **out, const td_jctx *c)
 
 /* ---- spool records ----------------------------------------------------------- */
 
-int td_pcsamp_read_spool_config(const cJSON *rec, td_pcsamp *p, const td_jctx *c)
+int td_pcsamp_read_pcsamp_config_record(const cJSON *rec, td_pcsamp *p,
+                                        const td_jctx *c)
 {
     long period = 0;
     const cJSON *reasons, *pair;
@@ -462,7 +463,7 @@ static int read_spool_row(const cJSON *row, long index, td_pcsamp *p, const td_j
     return 0;
 }
 
-int td_pcsamp_read_spool_rows(const cJSON *rec, td_pcsamp *p, const td_jctx *c)
+int td_pcsamp_read_pcsamp_record(const cJSON *rec, td_pcsamp *p, const td_jctx *c)
 {
     uint64_t total = 0, dropped = 0;
     const cJSON *pcs, *row;

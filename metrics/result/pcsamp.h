@@ -87,7 +87,8 @@ int td_pcsamp_read(const cJSON *dev_obj, td_pcsamp **out, const td_jctx *c);
 
 /* Spool records (docs/COLLECTION.md): "pcsamp_config" (period, CUPTI's
  * reason table) and "pcsamp" (rows of samples). */
-int td_pcsamp_read_spool_config(const cJSON *rec, td_pcsamp *p, const td_jctx *c);
-int td_pcsamp_read_spool_rows(const cJSON *rec, td_pcsamp *p, const td_jctx *c);
+int td_pcsamp_read_pcsamp_config_record(const cJSON *rec, td_pcsamp *p,
+                                        const td_jctx *c);
+int td_pcsamp_read_pcsamp_record(const cJSON *rec, td_pcsamp *p, const td_jctx *c);
 
 #endif

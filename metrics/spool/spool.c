@@ -466,17 +466,31 @@ static td_device *record_device(reader *r, const cJSON *obj, const char *what)
     return &r->res->devices[slot->index];
 }
 
-/* pcsamp_config and pcsamp records (--source): into the PC samples of the
- * device section of their (pid, context), which must come first. */
-static int read_pcsamp(reader *r, const cJSON *obj, int config)
+/* The PC samples of the device section of a pcsamp_config or pcsamp
+ * record's (pid, context), which must come first; NULL (error set) when
+ * there is none or out of memory. */
+static td_pcsamp *pcsamp_of(reader *r, const cJSON *obj)
 {
     td_device *dev = record_device(r, obj, "PC samples");
     if (!dev)
-        return -1;
+        return NULL;
     if (!dev->pcsamp && !(dev->pcsamp = td_pcsamp_new()))
-        return td_fail(r->err, "out of memory");
-    return config ? td_pcsamp_read_spool_config(obj, dev->pcsamp, &r->c)
-                  : td_pcsamp_read_spool_rows(obj, dev->pcsamp, &r->c);
+        td_fail(r->err, "out of memory");
+    return dev->pcsamp;
+}
+
+/* --source: the context's period, cubin folder and CUPTI's reasons. */
+static int read_pcsamp_config(reader *r, const cJSON *obj)
+{
+    td_pcsamp *p = pcsamp_of(r, obj);
+    return p ? td_pcsamp_read_pcsamp_config_record(obj, p, &r->c) : -1;
+}
+
+/* --source: a batch of PC samples, added to the context's. */
+static int read_pcsamp(reader *r, const cJSON *obj)
+{
+    td_pcsamp *p = pcsamp_of(r, obj);
+    return p ? td_pcsamp_read_pcsamp_record(obj, p, &r->c) : -1;
 }
 
 /* A memcpy, memset or peer copy (activity.c): into its context's device
@@ -523,6 +537,32 @@ static int read_message(reader *r, const cJSON *obj, char **list)
         return -1;
     if (add_message(list, msg))
         return td_fail(r->err, "out of memory");
+    return 0;
+}
+
+/* Its message joins the errors; the codes profiler_failed and
+ * cupti_failed say that topdown's collection failed. */
+static int read_error(reader *r, const cJSON *obj)
+{
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive(obj, "code");
+    if (cJSON_IsString(code) && (strcmp(code->valuestring, "profiler_failed") == 0 ||
+                                 strcmp(code->valuestring, "cupti_failed") == 0))
+        r->sum->collector_failed = 1;
+    return read_message(r, obj, &r->sum->errors);
+}
+
+static int read_warning(reader *r, const cJSON *obj)
+{
+    return read_message(r, obj, &r->sum->warnings);
+}
+
+/* The process is dying of this signal. */
+static int read_signal(reader *r, const cJSON *obj)
+{
+    long sig = 0;
+    if (td_json_int(&r->c, obj, "signal", 1, 0, 1024, &sig))
+        return -1;
+    r->sum->last_signal = (int)sig;
     return 0;
 }
 
@@ -581,31 +621,23 @@ static int read_record(reader *r, const cJSON *obj)
         return read_launch(r, obj);
     if (strcmp(t, "kernel_time") == 0)
         return read_kernel_time(r, obj);
-    if (strcmp(t, "pcsamp_config") == 0 || strcmp(t, "pcsamp") == 0)
-        return read_pcsamp(r, obj, t[6] == '_');
+    if (strcmp(t, "pcsamp_config") == 0)
+        return read_pcsamp_config(r, obj);
+    if (strcmp(t, "pcsamp") == 0)
+        return read_pcsamp(r, obj);
     if (strcmp(t, "pm_samples") == 0)
         return read_pm_samples(r, obj);
     if (strcmp(t, "copy") == 0)
         return read_copy(r, obj);
-    if (strcmp(t, "error") == 0) {
-        const cJSON *code = cJSON_GetObjectItemCaseSensitive(obj, "code");
-        if (cJSON_IsString(code) && (strcmp(code->valuestring, "profiler_failed") == 0 ||
-                                     strcmp(code->valuestring, "cupti_failed") == 0))
-            r->sum->collector_failed = 1;
-        return read_message(r, obj, &r->sum->errors);
-    }
+    if (strcmp(t, "error") == 0)
+        return read_error(r, obj);
     if (strcmp(t, "warning") == 0)
-        return read_message(r, obj, &r->sum->warnings);
-    if (strcmp(t, "signal") == 0) {
-        long sig = 0;
-        if (td_json_int(&r->c, obj, "signal", 1, 0, 1024, &sig))
-            return -1;
-        r->sum->last_signal = (int)sig;
-        return 0;
-    }
+        return read_warning(r, obj);
+    if (strcmp(t, "signal") == 0)
+        return read_signal(r, obj);
     if (strcmp(t, "end") == 0)
         return read_end(r, obj);
-    return 0; /* a record type of a later version: ignored */
+    return 0; /* debug records, and record types of a later version: ignored */
 }
 
 /* ---- joining durations and ordering launches ---------------------------- */
