@@ -17,7 +17,8 @@
 #   multi    on nvidia-h200-x2: test_multigpu and multigpu.sh
 #   truth2   truth.sh: every app by default and with every launch profiled
 #            (kernel replay), truth_<device>.csv and its verdicts (issue 22);
-#            about 4-6 minutes; the trees and logs in $OUT/truth2_work.tgz
+#            about 4-6 minutes; the results, trees and logs in
+#            $OUT/truth2_work.tar.xz
 #   cost     cost.sh -n 3: in-loop cost of tracing and sampling per case,
 #            cost_<device>.csv (issue 23); about 5 minutes; the run logs in
 #            $OUT/cost_work.tgz
@@ -77,8 +78,10 @@ case $part in
         # Each run at most 120 s; the table is rewritten after each app, so
         # a part cut short keeps the apps it finished.
         step truth2 bash benchmarks/truth.sh -t 120 -o build/truth
-        find build/truth \( -name '*.tree.json' -o -name '*.log' -o -name status.txt \) -print0 |
-            tar -czf "$out/truth2_work.tgz" --null -T - 2>> "$log" ;;
+        # The results themselves too (xz): they are what benchmarks/results
+        # bundles and test_truth_table re-reads.
+        find build/truth \( -name '*.json' -o -name '*.log' -o -name status.txt \) -print0 |
+            tar -cJf "$out/truth2_work.tar.xz" --null -T - 2>> "$log" ;;
     cost)
         step cost bash benchmarks/cost.sh -n 3 -t 120 -w build/cost
         find build/cost -name '*.log' -print0 |
