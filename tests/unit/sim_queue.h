@@ -33,4 +33,14 @@ static inline void sim_queue_wait(sim_queue *q, double until)
         q->host_s = until;
 }
 
+/* A sample of launch i: the queue drained (the app's own GPU time), the
+ * profiler's cost_s on the host, the launch queued and waited for. */
+static inline void sim_queue_sample(sim_queue *q, size_t i, double gpu_s, double cost_s)
+{
+    sim_queue_wait(q, q->gpu_free);
+    q->host_s += cost_s;
+    sim_queue_launch(q, i, gpu_s);
+    sim_queue_wait(q, q->finish[i]);
+}
+
 #endif

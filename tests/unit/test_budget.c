@@ -56,12 +56,9 @@ static double simulate(int gpu_clock, run *r)
             sim_queue_launch(&r->q, i, KERNEL_S);
             continue;
         }
-        sim_queue_wait(&r->q, r->q.gpu_free); /* drain: the app's own GPU time */
         double cost = SAMPLE_S + (c.group != active ? MOVE_S : 0);
-        r->q.host_s += cost;
         b.spent_s += cost;
-        sim_queue_launch(&r->q, i, KERNEL_S);
-        sim_queue_wait(&r->q, r->finish[i]);
+        sim_queue_sample(&r->q, i, KERNEL_S, cost);
         active = c.group;
         known = 1;
         r->samples++;

@@ -190,6 +190,21 @@ static double phase_size(size_t i, uint32_t *rng)
     return ((i / 128) % 2 ? 0.9 : 0.1) * noise(rng, 0.02);
 }
 
+/* Summarises the truth and the sample as the report does, scores the
+ * sample's tree against the truth's, and frees both results. */
+static void score_results(td_result *truth_res, td_result *sampled_res, scores *sc)
+{
+    td_summary truth, sampled;
+    td_error err;
+    CHECK(td_summarize(truth_res, &archs, NULL, &truth, &err) == 0);
+    CHECK(td_summarize(sampled_res, &archs, NULL, &sampled, &err) == 0);
+    score(&truth, &sampled, sc);
+    td_summary_free(&truth);
+    td_summary_free(&sampled);
+    td_result_free(truth_res);
+    td_result_free(sampled_res);
+}
+
 /* One stream of n launches: the truth (every launch, full set) and the
  * sample as the collector chooses it (budget unlimited: every launch the
  * choice wants), each summarised as the report does. */
@@ -211,16 +226,8 @@ static void run_stream(size_fn size, size_t n, int grid_follows, uint32_t seed, 
         if (ch.measure)
             active = ch.group, (*measured)++;
     }
-    td_summary truth, sampled;
-    td_error err;
-    CHECK(td_summarize(&truth_res, &archs, NULL, &truth, &err) == 0);
-    CHECK(td_summarize(&sampled_res, &archs, NULL, &sampled, &err) == 0);
-    score(&truth, &sampled, sc);
-    td_summary_free(&truth);
-    td_summary_free(&sampled);
+    score_results(&truth_res, &sampled_res, sc);
     td_choose_free(&state);
-    td_result_free(&truth_res);
-    td_result_free(&sampled_res);
 }
 
 /* Compute and memory phases of 50 launches (td_phases2 of truth.sh). */
@@ -267,28 +274,17 @@ static void run_budget_stream(size_fn size, size_t n, int gpu_clock, uint32_t se
             sim_queue_launch(&q, i, s.duration * 1e-9);
             continue;
         }
-        sim_queue_wait(&q, q.gpu_free); /* drain: the app's own GPU time */
         double cost = i == 0 ? 0.05 : 1.3e-3 + (ch.group != active ? 12e-3 : 0);
-        q.host_s += cost;
         *(i == 0 ? &b.once_s : &b.spent_s) += cost; /* the replay is coverage */
-        sim_queue_launch(&q, i, s.duration * 1e-9);
-        sim_queue_wait(&q, finish[i]);
+        sim_queue_sample(&q, i, s.duration * 1e-9, cost);
         add(sampled_dev, "k", &s, 1, i == 0 ? TD_GROUP_ALL : ch.group);
         if (i > 0)
             active = ch.group;
         (*measured)++;
     }
     free(finish);
-    td_summary truth, sampled;
-    td_error err;
-    CHECK(td_summarize(&truth_res, &archs, NULL, &truth, &err) == 0);
-    CHECK(td_summarize(&sampled_res, &archs, NULL, &sampled, &err) == 0);
-    score(&truth, &sampled, sc);
-    td_summary_free(&truth);
-    td_summary_free(&sampled);
+    score_results(&truth_res, &sampled_res, sc);
     td_choose_free(&state);
-    td_result_free(&truth_res);
-    td_result_free(&sampled_res);
 }
 
 /* td_phases2 under the default budget, on the host's clock (inject.c
