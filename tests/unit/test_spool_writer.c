@@ -71,6 +71,17 @@ static void kernel_name(uint64_t k, char *buf, size_t size)
 
 /* Thread t: its kernels' records, then its launches (ids t, t + 2, ...),
  * each with its kernel_time, a warning halfway. */
+/* Loads the spool at path; 1 when it loaded, else its error on stderr. */
+static int load_spool(td_result *res, td_spool_summary *sum)
+{
+    td_error err = {{0}};
+    memset(res, 0, sizeof *res);
+    if (td_spool_load(path, res, sum, &err) == 0)
+        return 1;
+    fprintf(stderr, "%s\n", err.msg);
+    return 0;
+}
+
 static void *emitter(void *arg)
 {
     uint64_t t = (uint64_t)(uintptr_t)arg;
@@ -133,11 +144,7 @@ static void test_two_threads(void)
 
     td_result res;
     td_spool_summary sum;
-    td_error err = {{0}};
-    memset(&res, 0, sizeof res);
-    int ok = td_spool_load(path, &res, &sum, &err) == 0;
-    if (!ok)
-        fprintf(stderr, "%s\n", err.msg);
+    int ok = load_spool(&res, &sum);
     CHECK(ok);
     CHECK(td_spool_complete(&sum));
     CHECK(sum.launches == 2 * PER_THREAD + 1);
@@ -229,11 +236,7 @@ static void test_fork(void)
     emit_end();
     td_result res;
     td_spool_summary sum;
-    td_error err = {{0}};
-    memset(&res, 0, sizeof res);
-    int ok = td_spool_load(path, &res, &sum, &err) == 0;
-    if (!ok)
-        fprintf(stderr, "%s\n", err.msg);
+    int ok = load_spool(&res, &sum);
     CHECK(ok && sum.processes == 2 && sum.launches == 2 && res.n_devices == 2);
     for (size_t d = 0; ok && d < res.n_devices; d++) {
         const td_device *dev = &res.devices[d];
@@ -288,9 +291,7 @@ static void test_bad_k_and_cut_line(void)
     }
     td_result res;
     td_spool_summary sum;
-    td_error err = {{0}};
-    memset(&res, 0, sizeof res);
-    CHECK(td_spool_load(path, &res, &sum, &err) == 0);
+    CHECK(load_spool(&res, &sum));
     CHECK(sum.truncated == 1 && sum.launches == 1 && !td_spool_complete(&sum));
     td_spool_summary_free(&sum);
     td_result_free(&res);
