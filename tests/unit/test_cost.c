@@ -15,6 +15,7 @@
 #include "report/ranks.h"
 #include "report/text.h"
 #include "td_outputs_testlib.h"
+#include "td_testreport.h"
 
 static const fx_shares shares = {.retire = 0.3, .branch = 0.1, .noinst = 1, .longsb = 3, .wait = 1};
 
@@ -85,13 +86,7 @@ static char *report_of(const td_result *res, const td_arch_set *archs, int wide)
     td_report_options_init(&o);
     o.level = 1;
     o.wide = wide;
-    FILE *f = tmpfile();
-    if (f && td_report_text(f, res, &s, &o, &err) == 0) {
-        rewind(f);
-        text[fread(text, 1, sizeof text - 1, f)] = '\0';
-    }
-    if (f)
-        fclose(f);
+    td_test_report_text(res, &s, &o, text, sizeof text);
     td_summary_free(&s);
     return text;
 }
