@@ -430,7 +430,7 @@ static void close_batch(ctx_state *c)
  * each sampled launch is a user range named after its launch id in the
  * session of its group's pass, and the image is decoded once the last
  * pass ended. Moving to another group costs a Stop and a Start (about
- * 5-11 ms on the H100) where a configuration of its own costs a fresh
+ * 5-13 ms on the H100) where a configuration of its own costs a fresh
  * profiler object (150-250 ms at its first Start). */
 
 static int rotating(const ctx_state *c)

@@ -101,7 +101,8 @@ static int disable(td_rp *rp)
 /* GetCounterDataSize also sets the layout of the object's next counter-data
  * images to these metrics: measured on the H200, images initialised after
  * another metric list was sized decode NaN for every counter the two lists
- * do not share. So it is called again each time an image is initialised. */
+ * do not share. So it is called again when an image is initialised for
+ * another list than the object's last one. */
 static int size_counter_data(td_rp *rp, td_rp_config *cfg)
 {
     if (rp->sized == cfg && cfg->data)
@@ -198,7 +199,6 @@ void td_rp_config_prepare(td_rp_config *cfg, const char **metrics, size_t n_metr
     cfg->user_replay = user_replay;
 }
 
-/* Host side: the scheduling of the metrics; a replay-free one must be one pass. */
 /* The rotation's image: nvperf's, a pass per group. CUPTI's own image of
  * the union is built first for the host object, which evaluates ranges. */
 static int build_rotation_image(td_rp *rp, td_rp_config *cfg)
@@ -217,6 +217,8 @@ static int build_rotation_image(td_rp *rp, td_rp_config *cfg)
     return 0;
 }
 
+/* Host side: the scheduling of the metrics; a replay-free one must be one
+ * pass, the rotation one pass per group. */
 static int build(td_rp *rp, td_rp_config *cfg)
 {
     if (cfg->host)

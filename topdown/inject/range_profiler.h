@@ -1,13 +1,15 @@
-/* One context's CUPTI Range Profiler, auto range (one range per kernel
- * launch), with several counter configurations: one per replay-free counter
- * group (user replay: one pass, nothing replayed) and the full set (kernel
- * replay: CUPTI replays the launch once per pass). One configuration is
- * active at a time; ranges go into its counter-data image of `capacity`
- * ranges, which is decoded when the caller stops and then re-armed, so
- * memory stays bounded for any number of launches.
+/* One context's CUPTI Range Profiler with several counter configurations:
+ * the rotation (the replay-free counter groups as the passes of one
+ * configuration, user replay, a user range per launch), one per group
+ * (its fallback: user replay, one pass, nothing replayed) and the full set
+ * (kernel replay, auto range: CUPTI replays the launch once per pass). One
+ * configuration is active at a time; ranges go into its counter-data image
+ * of `capacity` ranges, which is decoded when the caller stops (the
+ * rotation: after its last pass) and then re-armed, so memory stays
+ * bounded for any number of launches.
  * Measured on the H200 (benchmarks/rp_modes.cu): with user replay, auto
  * range gives one range per Start/Stop session and NaN counters, so
- * replay-free configurations use a user range around a single launch. */
+ * replay-free configurations use user ranges. */
 #ifndef TD_RANGE_PROFILER_H
 #define TD_RANGE_PROFILER_H
 
