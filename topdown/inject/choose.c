@@ -127,11 +127,14 @@ void td_choose_dropped(td_choose_kernel *k, unsigned size_class, int group)
         td_choose_class *c = &k->classes[i];
         if (c->size_class != size_class || c->group_samples[group] == 0)
             continue;
-        /* The sample's place is not made up later (next stays), but the
+        /* The sample is made up at the class's next launch, so that a
+         * budget that refuses samples paces them (budget.c caps what it
+         * saves up) instead of leaving gaps of whole strides; and the
          * stride is of samples kept: a doubling this sample made is undone,
          * or a budget that refused several times at a doubling would double
          * it each time and end the class's sampling (td_phases2: no sample
          * after launch 48 of 1,000, H100). */
+        c->next = c->seen;
         if (c->samples % TD_CHOOSE_PER_CLASS == 0 && c->stride > 1)
             c->stride /= 2;
         c->samples--;

@@ -23,6 +23,7 @@
 #include "topdown/inject/activity.h"
 #include "topdown/inject/debug.h"
 #include "metrics/arch/arch.h"
+#include "topdown/inject/budget.h"
 #include "topdown/inject/cache_flush.h"
 #include "topdown/inject/choose.h"
 #include "metrics/arch/groups.h"
@@ -121,11 +122,10 @@ static struct {
     long profiled;
     uint64_t t0;
     replay_mode mode;
-    double overhead;          /* budget: profiling time per native time, 0: none */
+    td_budget budget;         /* --overhead (budget.c): what sampling spent (spent_s:
+                                 launches, decoding; one-time set-up is setup_s),
+                                 against the app's own time since start_s */
     int budgeted;             /* the budget decides (no explicit counts asked) */
-    double start_s;           /* monotonic clock at injection */
-    double spent_s;           /* time spent profiling (launches, decoding), what the
-                                 budget weighs; one-time set-up is setup_s */
     double launch_t0;         /* when the profiled launch in flight entered */
     int in_profiled_launch;
     double waited_s;          /* of the launch in flight: waiting for the app's
@@ -537,6 +537,7 @@ static void finish_cycle(ctx_state *c)
         if (steps > c->rotation.passes || end_session(c, &cycle_done) != 0) {
             emit_cycle(c, 0, 0);
             c->n_window = 0;
+            c->session_ranges = 0; /* the failed session's ranges are gone */
             group_failed(c);
             return;
         }
@@ -571,7 +572,7 @@ static void close_window(ctx_state *c)
         close_batch(c);
     g.decode_s += now_s() - t0;
     if (!g.in_profiled_launch) {
-        g.spent_s += now_s() - t0 - g.waited_s;
+        g.budget.spent_s += now_s() - t0 - g.waited_s;
         g.waited_s = 0;
     }
     if (pushed) {
@@ -776,23 +777,29 @@ static int wants_replay(ctx_state *c, const td_kernel *k)
            (g.mode == MODE_AUTO && !progress_of(c, k)->full_measured);
 }
 
-/* The cost budget: profile while the time spent profiling stays within
- * --overhead of the app's own time so far. */
+/* The cost budget (budget.c): profile while the time spent sampling stays
+ * within --overhead of the app's own time so far. Set-up and each kernel's
+ * coverage are paid once whatever is sampled, so they are on neither side
+ * (issue 23: in-loop slowdown). */
 static int budget_allows(void)
 {
     if (!g.budgeted)
         return 1;
-    /* Set-up, and each kernel's coverage, are paid once whatever is
-     * sampled: the budget weighs the sampling against the app's own time
-     * (issue 23: in-loop slowdown). That time is the host's: an app that
-     * queues its launches and waits at the end looks to the budget like
-     * one much shorter than its GPU time (td_phases2, H100: a clock from
-     * the first launch gave 5 samples of 1,000 launches). */
-    double native = now_s() - g.start_s - g.spent_s - g.setup_s - g.coverage_s;
-    if (g.spent_s <= g.overhead * native)
+    g.budget.once_s = g.setup_s + g.coverage_s;
+    int allowed = td_budget_allows(&g.budget, now_s());
+    if (allowed)
         return 1;
     g.budget_skipped++;
     return 0;
+}
+
+/* A launch was queued: the budget counts its GPU time, estimated by its
+ * kernel's mean measured duration (0 until one was measured). */
+static void budget_count_launch(const td_kernel *k)
+{
+    g.budget.once_s = g.setup_s + g.coverage_s;
+    td_budget_launched(&g.budget, now_s(),
+                       k && k->durations ? k->duration_sum / (double)k->durations * 1e-9 : 0);
 }
 
 /* The counter group the context's profiler is configured for, -1: none. */
@@ -1269,7 +1276,7 @@ static void end_profiled_launch(void)
     if (g.launch_covers)
         g.coverage_s += cost;
     else
-        g.spent_s += cost;
+        g.budget.spent_s += cost;
     g.waited_s = 0;
     g.excluded_in_launch_s = 0;
     g.launch_covers = 0;
@@ -1341,6 +1348,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     } else if (l.kernel) {
         l.kernel->launches++;
     }
+    budget_count_launch(l.kernel);
     if (c && !profile && !rotating(c))
         close_window(c); /* this launch must not become a range */
     g.current = l;
@@ -1568,13 +1576,13 @@ static void emit_end(void)
     cJSON_AddNumberToObject(rec, "profiled", (double)g.profiled);
     cJSON_AddNumberToObject(rec, "budget_skipped", (double)g.budget_skipped);
     cJSON_AddNumberToObject(rec, "replay_failures", (double)g.replay_failures);
-    cJSON_AddNumberToObject(rec, "profiling_s", g.spent_s);
+    cJSON_AddNumberToObject(rec, "profiling_s", g.budget.spent_s);
     cJSON_AddNumberToObject(rec, "setup_s", g.setup_s);
     cJSON_AddNumberToObject(rec, "coverage_s", g.coverage_s);
     cJSON_AddNumberToObject(rec, "switch_s", g.switch_s);
     cJSON_AddNumberToObject(rec, "switches", (double)g.switches);
     cJSON_AddNumberToObject(rec, "decode_s", g.decode_s);
-    cJSON_AddNumberToObject(rec, "elapsed_s", now_s() - g.start_s);
+    cJSON_AddNumberToObject(rec, "elapsed_s", now_s() - g.budget.start_s);
     td_sw_emit(rec);
 }
 
@@ -1697,7 +1705,7 @@ static void emit_start(void)
     cJSON_AddStringToObject(rec, "tool_version", TOPDOWN_VERSION);
     cJSON_AddStringToObject(rec, "replay_mode", mode_names[g.mode]);
     cJSON_AddStringToObject(rec, "cache_control", g.flush_caches ? "all" : "none");
-    cJSON_AddNumberToObject(rec, "overhead_pct", g.overhead * 100);
+    cJSON_AddNumberToObject(rec, "overhead_pct", g.budget.overhead * 100);
     td_sw_emit(rec);
 }
 
@@ -1720,7 +1728,7 @@ static void collection_from_env(void)
             g.mode = (replay_mode)m;
     const char *overhead = getenv("TOPDOWN_OVERHEAD");
     double pct = overhead && *overhead ? strtod(overhead, NULL) : TD_OVERHEAD_DEFAULT;
-    g.overhead = pct > 0 ? pct / 100 : 0;
+    g.budget.overhead = pct > 0 ? pct / 100 : 0;
     const char *view = getenv("TOPDOWN_GRAPH_PROFILING");
     g.graph_view = view && strcmp(view, "graph") == 0;
     const char *pm = getenv("TOPDOWN_PM_INTERVAL_NS");
@@ -1734,7 +1742,7 @@ static void collection_from_env(void)
         snprintf(g.sample_error, sizeof g.sample_error, "%s", err.msg); /* after start */
     /* Explicit counts and periods are the user's cost decision: no budget
      * on top. */
-    g.budgeted = g.overhead > 0 && g.filter.per_kernel < 0 && g.filter.launch_count < 0 &&
+    g.budgeted = g.budget.overhead > 0 && g.filter.per_kernel < 0 && g.filter.launch_count < 0 &&
                  g.sample.unit == TD_SAMPLE_OFF;
 }
 
@@ -1781,7 +1789,7 @@ TD_EXPORT int InitializeInjection(void)
         return 1;
     g.initialized = 1;
     g.pid = getpid();
-    g.start_s = now_s();
+    g.budget.start_s = now_s();
     td_debug_init();
     pthread_mutexattr_t attr;
     pthread_mutexattr_init(&attr);
