@@ -11,22 +11,16 @@ double td_budget_native(const td_budget *b, double now_s)
     return host > gpu ? host : gpu;
 }
 
-int td_budget_allows(td_budget *b, double now_s)
+int td_budget_allows(const td_budget *b, double now_s)
 {
     if (b->overhead <= 0)
         return 1;
-    double saved = b->overhead * td_budget_native(b, now_s) - b->spent_s - b->forgone_s;
-    double per_sample = b->samples > 0 && b->spent_s > 0 ? b->spent_s / (double)b->samples
-                                                          : TD_BUDGET_FIRST_SAMPLE_S;
-    double cap = TD_BUDGET_BANK_SAMPLES * per_sample;
-    if (saved > cap) {
-        b->forgone_s += saved - cap;
-        saved = cap;
-    }
-    if (saved < per_sample)
-        return 0; /* a sample now would spend what the run has not yet earned */
-    b->samples++;
-    return 1;
+    double native = td_budget_native(b, now_s);
+    if (!b->launched)
+        return b->spent_s <= b->overhead * native;
+    double before = b->gpu_from_s, since = native - before;
+    double start_paid = before < TD_BUDGET_START_PACE * since ? before : TD_BUDGET_START_PACE * since;
+    return b->spent_s <= b->overhead * (since + start_paid);
 }
 
 void td_budget_launched(td_budget *b, double now_s, double est_s)

@@ -12,11 +12,11 @@
  * launches 2-74 of 1,000). inject.c estimates a launch's GPU time by its
  * kernel's mean measured duration.
  *
- * The allowance saved up is capped at a few samples' cost: without a cap
- * the app's start (host time before its first launches) pays for a burst
- * of consecutive samples, all in one phase of the run (td_phases2 on the
- * H200: 26 samples in launches 2-37, then none until 666), where the
- * estimator needs them spread over the run. */
+ * The app's time before its first launch pays for samples at most as
+ * fast as its launches' own time does (TD_BUDGET_START_PACE): spent at
+ * once, it buys a burst of consecutive samples, all in one phase of the
+ * run (td_phases2 on the H200: 26 samples in launches 2-37, then none
+ * until 666), where the estimator needs them spread over the run. */
 #ifndef TD_BUDGET_H
 #define TD_BUDGET_H
 
@@ -28,20 +28,16 @@ typedef struct td_budget {
     double gpu_s;    /* GPU time of the launches queued so far, estimated */
     double gpu_from_s; /* the app's own time at its first launch */
     int launched;    /* a launch was counted */
-    double forgone_s; /* allowance beyond the cap, given up */
-    long samples;    /* samples allowed so far */
 } td_budget;
 
-/* The cap on the allowance saved up, in samples of the mean cost so far. */
-#define TD_BUDGET_BANK_SAMPLES 4
-/* A sample's cost assumed before one was paid for (H100: 1-13 ms). */
-#define TD_BUDGET_FIRST_SAMPLE_S 5e-3
+/* The start's time pays for sampling at most this times as fast as the
+ * launches' own time. */
+#define TD_BUDGET_START_PACE 1.0
 
 /* The app's own time at now_s, as the budget counts it. */
 double td_budget_native(const td_budget *b, double now_s);
-/* 1: a sample may be taken at now_s (it is counted); what is saved up
- * beyond the cap is given up. */
-int td_budget_allows(td_budget *b, double now_s);
+/* 1: a sample may be taken at now_s. */
+int td_budget_allows(const td_budget *b, double now_s);
 /* A launch was queued at now_s whose GPU time is estimated at est_s (0:
  * unknown, e.g. a kernel's first launch). */
 void td_budget_launched(td_budget *b, double now_s, double est_s);
