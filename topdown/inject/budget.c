@@ -11,16 +11,24 @@ double td_budget_native(const td_budget *b, double now_s)
     return host > gpu ? host : gpu;
 }
 
-int td_budget_allows(const td_budget *b, double now_s)
+double td_budget_allowance(const td_budget *b, double now_s)
 {
-    if (b->overhead <= 0)
-        return 1;
     double native = td_budget_native(b, now_s);
     if (!b->launched)
-        return b->spent_s <= b->overhead * native;
+        return b->overhead * native;
     double before = b->gpu_from_s, since = native - before;
     double start_paid = before < TD_BUDGET_START_PACE * since ? before : TD_BUDGET_START_PACE * since;
-    return b->spent_s <= b->overhead * (since + start_paid);
+    return b->overhead * (since + start_paid);
+}
+
+int td_budget_affords(const td_budget *b, double now_s, double cost_s)
+{
+    return b->overhead <= 0 || b->spent_s + cost_s <= td_budget_allowance(b, now_s);
+}
+
+int td_budget_allows(const td_budget *b, double now_s)
+{
+    return td_budget_affords(b, now_s, 0);
 }
 
 void td_budget_launched(td_budget *b, double now_s, double est_s)

@@ -36,8 +36,13 @@ typedef struct td_budget {
 
 /* The app's own time at now_s, as the budget counts it. */
 double td_budget_native(const td_budget *b, double now_s);
+/* What sampling may have spent by now_s. */
+double td_budget_allowance(const td_budget *b, double now_s);
 /* 1: a sample may be taken at now_s. */
 int td_budget_allows(const td_budget *b, double now_s);
+/* 1: a sample that costs cost_s more than one in the running session (a
+ * fresh profiler object) may be taken at now_s. */
+int td_budget_affords(const td_budget *b, double now_s, double cost_s);
 /* A launch was queued at now_s whose GPU time is estimated at est_s (0:
  * unknown, e.g. a kernel's first launch). */
 void td_budget_launched(td_budget *b, double now_s, double est_s);

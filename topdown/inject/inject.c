@@ -135,6 +135,7 @@ static struct {
                                  measurement): paid once per kernel, in coverage_s */
     double coverage_s;        /* what coverage cost, outside the budget */
     long budget_skipped;      /* launches left timed-only by the budget */
+    double return_s;          /* the last fresh rotation object after replays cost this */
     double setup_s, switch_s, decode_s; /* where profiling time goes */
     long switches;
     int device_heap;          /* a loaded module uses the device heap */
@@ -703,13 +704,20 @@ static int add_to_window(ctx_state *c, const launch_rec *l)
     if (rotating(c)) {
         int added = add_to_rotation(c, l);
         /* The rotation's first object (building it, its first Start:
-         * 150-250 ms, H100) is set-up; a fresh one after a replay is that
-         * replay's cost, coverage: neither is the budget's. */
-        if (!c->rotation_warm || from_replay) {
-            double once = now_s() - t0 - (g.waited_s - waited0);
-            *(c->rotation_warm ? &g.coverage_s : &g.setup_s) += once;
-            g.excluded_in_launch_s += once;
+         * 150-250 ms, H100) is set-up, not the budget's. A fresh one after
+         * replays costs as much: coverage's when the launch covers a
+         * group, else the sample's, which the budget let pay for it. */
+        double fresh = now_s() - t0 - (g.waited_s - waited0);
+        if (!c->rotation_warm) {
+            g.setup_s += fresh;
+            g.excluded_in_launch_s += fresh;
             c->rotation_warm = 1;
+        } else if (from_replay) {
+            g.return_s = fresh;
+            if (g.launch_covers) {
+                g.coverage_s += fresh;
+                g.excluded_in_launch_s += fresh;
+            }
         }
         return added;
     }
@@ -781,12 +789,23 @@ static int wants_replay(ctx_state *c, const td_kernel *k)
  * within --overhead of the app's own time so far. Set-up and each kernel's
  * coverage are paid once whatever is sampled, so they are on neither side
  * (issue 23: in-loop slowdown). */
-static int budget_allows(void)
+static int budget_allows(const ctx_state *c)
 {
     if (!g.budgeted)
         return 1;
     g.budget.once_s = g.setup_s + g.coverage_s;
-    int allowed = td_budget_allows(&g.budget, now_s());
+    /* After replays the profiler holds the replay's object: the sample
+     * would pay a fresh rotation object, so the context stays on the
+     * replay's while new kernels keep coming (PyTorch's first step: 46
+     * kernels, each replay and return 210 ms, H200) */
+    double extra = c->has_rotation && c->rp.active == &c->full ? g.return_s : 0;
+    double now = now_s();
+    int allowed = td_budget_affords(&g.budget, now, extra);
+    if (!allowed && td_debug_on() && g.budget_skipped < 20)
+        td_debug("inject", "budget: spent %.4f s + %.4f s > allowance %.4f s (native %.4f s, "
+                 "from first launch %.4f s, once %.4f s)", g.budget.spent_s, extra,
+                 td_budget_allowance(&g.budget, now), td_budget_native(&g.budget, now),
+                 g.budget.gpu_from_s, g.budget.once_s);
     if (allowed)
         return 1;
     g.budget_skipped++;
@@ -842,7 +861,7 @@ static int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *gr
     td_choice ch = td_choose(state, size_class, c->n_group_cfg, active_group(c), !g.budgeted);
     if (!ch.measure)
         return 0;
-    if (!ch.coverage && !budget_allows()) {
+    if (!ch.coverage && !budget_allows(c)) {
         td_choose_dropped(state, size_class, ch.group);
         return 0;
     }
@@ -1790,6 +1809,7 @@ TD_EXPORT int InitializeInjection(void)
     g.initialized = 1;
     g.pid = getpid();
     g.budget.start_s = now_s();
+    g.return_s = 0.2; /* a fresh profiler object's first Start: 150-250 ms (H100) */
     td_debug_init();
     pthread_mutexattr_t attr;
     pthread_mutexattr_init(&attr);
