@@ -32,7 +32,7 @@ typedef struct td_budget {
 
 /* The start's time pays for sampling at most this times as fast as the
  * launches' own time. */
-#define TD_BUDGET_START_PACE 1.0
+#define TD_BUDGET_START_PACE 4.0
 
 /* The app's own time at now_s, as the budget counts it. */
 double td_budget_native(const td_budget *b, double now_s);

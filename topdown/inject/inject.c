@@ -135,7 +135,7 @@ static struct {
                                  measurement): paid once per kernel, in coverage_s */
     double coverage_s;        /* what coverage cost, outside the budget */
     long budget_skipped;      /* launches left timed-only by the budget */
-    double return_s;          /* the last fresh rotation object after replays cost this */
+    long new_kernel_launch;   /* g.launches when a kernel was last seen first */
     double setup_s, switch_s, decode_s; /* where profiling time goes */
     long switches;
     int device_heap;          /* a loaded module uses the device heap */
@@ -704,20 +704,13 @@ static int add_to_window(ctx_state *c, const launch_rec *l)
     if (rotating(c)) {
         int added = add_to_rotation(c, l);
         /* The rotation's first object (building it, its first Start:
-         * 150-250 ms, H100) is set-up, not the budget's. A fresh one after
-         * replays costs as much: coverage's when the launch covers a
-         * group, else the sample's, which the budget let pay for it. */
-        double fresh = now_s() - t0 - (g.waited_s - waited0);
-        if (!c->rotation_warm) {
-            g.setup_s += fresh;
-            g.excluded_in_launch_s += fresh;
+         * 150-250 ms, H100) is set-up; a fresh one after replays is their
+         * cost, coverage: neither is the budget's. */
+        if (!c->rotation_warm || from_replay) {
+            double once = now_s() - t0 - (g.waited_s - waited0);
+            *(c->rotation_warm ? &g.coverage_s : &g.setup_s) += once;
+            g.excluded_in_launch_s += once;
             c->rotation_warm = 1;
-        } else if (from_replay) {
-            g.return_s = fresh;
-            if (g.launch_covers) {
-                g.coverage_s += fresh;
-                g.excluded_in_launch_s += fresh;
-            }
         }
         return added;
     }
@@ -785,6 +778,10 @@ static int wants_replay(ctx_state *c, const td_kernel *k)
            (g.mode == MODE_AUTO && !progress_of(c, k)->full_measured);
 }
 
+/* Launches without a new kernel after which the context leaves the
+ * replay's profiler object for the rotation. */
+#define TD_RETURN_AFTER 16
+
 /* The cost budget (budget.c): profile while the time spent sampling stays
  * within --overhead of the app's own time so far. Set-up and each kernel's
  * coverage are paid once whatever is sampled, so they are on neither side
@@ -794,12 +791,14 @@ static int budget_allows(const ctx_state *c)
     if (!g.budgeted)
         return 1;
     g.budget.once_s = g.setup_s + g.coverage_s;
-    /* After replays the profiler holds the replay's object: the sample
-     * would pay a fresh rotation object, so the context stays on the
-     * replay's while new kernels keep coming (PyTorch's first step: 46
-     * kernels, each replay and return 210 ms, H200) */
-    double extra = c->has_rotation && c->rp.active == &c->full ? g.return_s : 0;
-    double now = now_s();
+    /* After replays the profiler holds the replay's object, and a sample
+     * needs a fresh rotation object (coverage's cost, ~0.2 s): the context
+     * stays on the replay's while new kernels keep coming (PyTorch's first
+     * step: 46 kernels, a replay and return each, 9.6 s, H200). */
+    if (c->has_rotation && c->rp.active == &c->full &&
+        g.launches - g.new_kernel_launch < TD_RETURN_AFTER)
+        return 0;
+    double extra = 0, now = now_s();
     int allowed = td_budget_affords(&g.budget, now, extra);
     if (!allowed && td_debug_on() && g.budget_skipped < 20)
         td_debug("inject", "budget: spent %.4f s + %.4f s > allowance %.4f s (native %.4f s, "
@@ -1352,6 +1351,8 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
      * the device heap is known before its first launch is replayed. */
     if (l.kernel && l.kernel->launches == 0 && f)
         load_module_of(f);
+    if (l.kernel && l.kernel->launches == 0)
+        g.new_kernel_launch = g.launches;
     int profile = 0, nvtx_allows = 1;
     l.region = td_nvtx_launch_region(&nvtx_allows);
     if (c && c->profiling && l.kernel && !nvtx_allows) {
@@ -1809,7 +1810,6 @@ TD_EXPORT int InitializeInjection(void)
     g.initialized = 1;
     g.pid = getpid();
     g.budget.start_s = now_s();
-    g.return_s = 0.2; /* a fresh profiler object's first Start: 150-250 ms (H100) */
     td_debug_init();
     pthread_mutexattr_t attr;
     pthread_mutexattr_init(&attr);
