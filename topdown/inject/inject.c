@@ -786,29 +786,33 @@ static int wants_replay(ctx_state *c, const td_kernel *k)
  * within --overhead of the app's own time so far. Set-up and each kernel's
  * coverage are paid once whatever is sampled, so they are on neither side
  * (issue 23: in-loop slowdown). */
-static int budget_allows(const ctx_state *c)
+static int budget_allows(void)
 {
     if (!g.budgeted)
         return 1;
     g.budget.once_s = g.setup_s + g.coverage_s;
-    /* After replays the profiler holds the replay's object, and a sample
-     * needs a fresh rotation object (coverage's cost, ~0.2 s): the context
-     * stays on the replay's while new kernels keep coming (PyTorch's first
-     * step: 46 kernels, a replay and return each, 9.6 s, H200). */
-    if (c->has_rotation && c->rp.active == &c->full &&
-        g.launches - g.new_kernel_launch < TD_RETURN_AFTER)
-        return 0;
-    double extra = 0, now = now_s();
-    int allowed = td_budget_affords(&g.budget, now, extra);
-    if (!allowed && td_debug_on() && g.budget_skipped < 20)
-        td_debug("inject", "budget: spent %.4f s + %.4f s > allowance %.4f s (native %.4f s, "
-                 "from first launch %.4f s, once %.4f s)", g.budget.spent_s, extra,
-                 td_budget_allowance(&g.budget, now), td_budget_native(&g.budget, now),
-                 g.budget.gpu_from_s, g.budget.once_s);
+    double now = now_s();
+    int allowed = td_budget_allows(&g.budget, now);
+    if (td_debug_on() && g.budget_skipped < 100)
+        td_debug("inject", "budget at launch %ld: %s; spent %.4f s of %.4f s (native %.4f s, "
+                 "at the first launch %.4f s; once %.4f s, at %.4f s)", g.launches,
+                 allowed ? "sample" : "no", g.budget.spent_s, td_budget_allowance(&g.budget, now),
+                 td_budget_native(&g.budget, now), g.budget.gpu_from_s, g.budget.once_s,
+                 now - g.budget.start_s);
     if (allowed)
         return 1;
     g.budget_skipped++;
     return 0;
+}
+
+/* 1: the profiler holds the replay's object and new kernels keep coming.
+ * A group's sample would need a fresh rotation object (coverage's cost,
+ * ~0.2 s), and the next new kernel the replay's again: PyTorch's first
+ * step paid 46 such round trips, 9.6 s (H200). */
+static int staying_on_replay(const ctx_state *c)
+{
+    return c->has_rotation && c->rp.active == &c->full &&
+           g.launches - g.new_kernel_launch < TD_RETURN_AFTER;
 }
 
 /* A launch was queued: the budget counts its GPU time, estimated by its
@@ -860,11 +864,21 @@ static int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *gr
     td_choice ch = td_choose(state, size_class, c->n_group_cfg, active_group(c), !g.budgeted);
     if (!ch.measure)
         return 0;
-    if (!ch.coverage && !budget_allows(c)) {
+    if (ch.coverage) {
+        g.launch_covers = 1;
+        *group = ch.group;
+        return 1;
+    }
+    int staying = staying_on_replay(c);
+    if (!budget_allows() || (staying && (k->no_replay || g.device_heap))) {
         td_choose_dropped(state, size_class, ch.group);
         return 0;
     }
-    g.launch_covers = ch.coverage;
+    if (staying) { /* on the replay's object a sample is a replay: the full set */
+        td_choose_dropped(state, size_class, ch.group);
+        *group = TD_GROUP_ALL;
+        return 1;
+    }
     *group = ch.group;
     return 1;
 }
