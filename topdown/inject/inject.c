@@ -217,6 +217,14 @@ static int kernel_ref(td_kernel *k, uint64_t *out)
 /* values: the launch's configuration's metrics (all, or its group's), or
  * NULL for a launch that was only timed. The common case, timed with no
  * region, is formatted without allocating. */
+static double launch_threads(const launch_rec *l)
+{
+    double threads = 1;
+    for (int i = 0; i < 3; i++)
+        threads *= (double)(l->grid[i] ? l->grid[i] : 1) * (double)(l->block[i] ? l->block[i] : 1);
+    return threads;
+}
+
 static void emit_launch(const ctx_state *c, const launch_rec *l, const double *values)
 {
     uint64_t k = 0;
@@ -262,6 +270,7 @@ static void emit_launch(const ctx_state *c, const launch_rec *l, const double *v
         if (duration >= 0 && l->kernel) { /* --sample-every T's estimate */
             l->kernel->duration_sum += values[duration];
             l->kernel->durations++;
+            l->kernel->thread_sum += launch_threads(l);
         }
         if (l->group != TD_GROUP_ALL)
             cJSON_AddNumberToObject(rec, "group", l->group);
@@ -781,6 +790,9 @@ static int wants_replay(ctx_state *c, const td_kernel *k)
 /* Launches without a new kernel after which the context leaves the
  * replay's profiler object for the rotation. */
 #define TD_RETURN_AFTER 16
+/* A kernel's launches replayed as coverage while the context stays on the
+ * replay's object. */
+#define TD_COVER_LAUNCHES 4
 
 /* The cost budget (budget.c): profile while the time spent sampling stays
  * within --overhead of the app's own time so far. Set-up and each kernel's
@@ -816,12 +828,16 @@ static int staying_on_replay(const ctx_state *c)
 }
 
 /* A launch was queued: the budget counts its GPU time, estimated by its
- * kernel's mean measured duration (0 until one was measured). */
-static void budget_count_launch(const td_kernel *k)
+ * kernel's measured time per thread launched (0 until one was measured):
+ * a kernel's launches can differ a thousandfold (td_bfs: 2 us to 2 ms,
+ * with the frontier), and its first launches are often its smallest. */
+static void budget_count_launch(const launch_rec *l)
 {
+    const td_kernel *k = l->kernel;
+    double est_ns = k && k->durations && k->thread_sum > 0
+                        ? k->duration_sum / k->thread_sum * launch_threads(l) : 0;
     g.budget.once_s = g.setup_s + g.coverage_s;
-    td_budget_launched(&g.budget, now_s(),
-                       k && k->durations ? k->duration_sum / (double)k->durations * 1e-9 : 0);
+    td_budget_launched(&g.budget, now_s(), est_ns * 1e-9);
 }
 
 /* The counter group the context's profiler is configured for, -1: none. */
@@ -870,6 +886,14 @@ static int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *gr
         return 1;
     }
     int staying = staying_on_replay(c);
+    if (staying && !k->no_replay && !g.device_heap && progress->profiled < TD_COVER_LAUNCHES) {
+        /* a kernel's first launches, while new kernels keep coming: replayed
+         * as coverage (td_bench, td_few: every launch, as the truth) */
+        td_choose_dropped(state, size_class, ch.group);
+        g.launch_covers = 1;
+        *group = TD_GROUP_ALL;
+        return 1;
+    }
     if (!budget_allows() || (staying && (k->no_replay || g.device_heap))) {
         td_choose_dropped(state, size_class, ch.group);
         return 0;
@@ -1382,7 +1406,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     } else if (l.kernel) {
         l.kernel->launches++;
     }
-    budget_count_launch(l.kernel);
+    budget_count_launch(&l);
     if (c && !profile && !rotating(c))
         close_window(c); /* this launch must not become a range */
     g.current = l;

@@ -19,6 +19,7 @@ typedef struct td_kernel {
     td_sample_kernel sample; /* --sample-every: its periodic points */
     double duration_sum;     /* measured durations of its profiled launches */
     long durations;
+    double thread_sum;       /* and the threads they launched */
     long spooled_pid;  /* the process whose spool has its kernel record */
 } td_kernel;
 
