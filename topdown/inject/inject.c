@@ -895,10 +895,18 @@ static int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *gr
         return 1;
     }
     /* Later launches wait for the rotation: a budgeted replay costs 25 ms
-     * (td_stencil, H200), 20 samples in the rotation. */
-    if (staying || !budget_allows()) {
+     * (td_stencil, H200), 20 samples in the rotation. Without a budget
+     * they are replayed. */
+    if ((staying && g.budgeted) || !budget_allows()) {
         td_choose_dropped(state, size_class, ch.group);
         return 0;
+    }
+    if (staying) {
+        td_choose_dropped(state, size_class, ch.group);
+        if (k->no_replay || g.device_heap)
+            return 0;
+        *group = TD_GROUP_ALL;
+        return 1;
     }
     *group = ch.group;
     return 1;
