@@ -74,6 +74,37 @@ static void test_v2_records(void)
     td_result_free(&res);
 }
 
+/* A launch measured in a user range (a counter group) takes its kernel's
+ * activity time, not the range's, which holds the range's own cost; a
+ * replayed launch (the full set) keeps its counters' time. */
+static void test_group_launch_time(void)
+{
+    const char *text =
+        START DEVICE KERNEL
+        "{\"type\":\"launch\",\"pid\":7,\"context\":1,\"corr\":1,\"grid\":[1,1,1],"
+        "\"block\":[32,1,1],\"duration_ns\":52000,\"id\":0,\"k\":0,\"group\":0,"
+        "\"counters\":[30,10]}\n"
+        "{\"type\":\"launch\",\"pid\":7,\"context\":1,\"corr\":2,\"grid\":[1,1,1],"
+        "\"block\":[32,1,1],\"duration_ns\":9000,\"id\":1,\"k\":0,\"counters\":[1,2,3]}\n"
+        "{\"type\":\"kernel_time\",\"pid\":7,\"context\":1,\"corr\":1,\"start_ns\":5,"
+        "\"duration_ns\":8000}\n"
+        "{\"type\":\"kernel_time\",\"pid\":7,\"context\":1,\"corr\":2,\"start_ns\":9,"
+        "\"duration_ns\":7000}\n" END;
+    td_result res;
+    td_spool_summary sum;
+    td_error err;
+    CHECK(parse(text, &res, &sum, &err) == 0);
+    if (res.n_devices == 1 && res.devices[0].n_launches == 2) {
+        const td_launch *l = res.devices[0].launches;
+        CHECK_NEAR(l[0].duration_ns, 8000, 0);
+        CHECK_NEAR(l[1].duration_ns, 9000, 0);
+    } else {
+        CHECK(!"two launches");
+    }
+    td_spool_summary_free(&sum);
+    td_result_free(&res);
+}
+
 /* The error names the line and says what is wrong, in one line. */
 static void expect_error(const char *text, const char *needle)
 {
@@ -186,6 +217,7 @@ static void test_v1_start(void)
 int main(void)
 {
     test_v2_records();
+    test_group_launch_time();
     test_v2_errors();
     test_hardening();
     test_v1_start();
