@@ -31,6 +31,20 @@ int td_budget_allows(const td_budget *b, double now_s)
     return td_budget_affords(b, now_s, 0);
 }
 
+int td_budget_kernel_allows(const td_budget *b, double now_s, double kernel_spent_s,
+                            double kernel_gpu_s)
+{
+    if (b->overhead <= 0)
+        return 1;
+    double allowance = td_budget_allowance(b, now_s);
+    if (b->spent_s > allowance)
+        return 0;
+    if (!(b->gpu_s > 0) || !(kernel_gpu_s > 0))
+        return 1; /* no GPU time known yet: the budget alone */
+    double share = kernel_gpu_s / b->gpu_s;
+    return kernel_spent_s <= 2 * share * allowance + TD_BUDGET_SAMPLE_S;
+}
+
 void td_budget_launched(td_budget *b, double now_s, double est_s)
 {
     if (!b->launched) {

@@ -33,6 +33,8 @@ typedef struct td_budget {
 /* The start's time pays for sampling at most this times as fast as the
  * launches' own time. */
 #define TD_BUDGET_START_PACE 4.0
+/* A sample in an open session, about (1-13 ms on the H100 and H200). */
+#define TD_BUDGET_SAMPLE_S 5e-3
 
 /* The app's own time at now_s, as the budget counts it. */
 double td_budget_native(const td_budget *b, double now_s);
@@ -43,6 +45,15 @@ int td_budget_allows(const td_budget *b, double now_s);
 /* 1: a sample that costs cost_s more than one in the running session (a
  * fresh profiler object) may be taken at now_s. */
 int td_budget_affords(const td_budget *b, double now_s, double cost_s);
+/* 1: a sample of a kernel whose samples spent kernel_spent_s, and whose
+ * launches queued kernel_gpu_s of the GPU time, may be taken at now_s: the
+ * budget allows one, and the kernel has spent at most twice its share of
+ * GPU time of the allowance, plus one sample (TD_BUDGET_SAMPLE_S). Kernels
+ * of many short launches would otherwise take the samples that the kernels
+ * holding the GPU time need (td_stencil, H200: heat_boundary, 7% of the GPU
+ * time, 18 samples; heat_stencil, 92%, none but its first launches). */
+int td_budget_kernel_allows(const td_budget *b, double now_s, double kernel_spent_s,
+                            double kernel_gpu_s);
 /* A launch was queued at now_s whose GPU time is estimated at est_s (0:
  * unknown, e.g. a kernel's first launch). */
 void td_budget_launched(td_budget *b, double now_s, double est_s);

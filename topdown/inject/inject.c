@@ -127,6 +127,7 @@ static struct {
                                  against the app's own time since start_s */
     int budgeted;             /* the budget decides (no explicit counts asked) */
     double launch_t0;         /* when the profiled launch in flight entered */
+    td_kernel *launch_kernel; /* and its kernel, which its cost is charged to */
     int in_profiled_launch;
     double waited_s;          /* of the launch in flight: waiting for the app's
                                  own GPU work, which is not profiling cost */
@@ -798,19 +799,21 @@ static int wants_replay(ctx_state *c, const td_kernel *k)
  * within --overhead of the app's own time so far. Set-up and each kernel's
  * coverage are paid once whatever is sampled, so they are on neither side
  * (issue 23: in-loop slowdown). */
-static int budget_allows(void)
+static int budget_allows(const td_kernel *k)
 {
     if (!g.budgeted)
         return 1;
     g.budget.once_s = g.setup_s + g.coverage_s;
     double now = now_s();
-    int allowed = td_budget_allows(&g.budget, now);
+    int allowed = td_budget_kernel_allows(&g.budget, now, k->budget_spent_s, k->gpu_est_s);
     if (td_debug_on() && g.budget_skipped < 100)
         td_debug("inject", "budget at launch %ld: %s; spent %.4f s of %.4f s (native %.4f s, "
-                 "at the first launch %.4f s; once %.4f s, at %.4f s)", g.launches,
-                 allowed ? "sample" : "no", g.budget.spent_s, td_budget_allowance(&g.budget, now),
+                 "at the first launch %.4f s; once %.4f s, at %.4f s); %s: spent %.4f s, "
+                 "GPU %.4f s of %.4f s", g.launches, allowed ? "sample" : "no",
+                 g.budget.spent_s, td_budget_allowance(&g.budget, now),
                  td_budget_native(&g.budget, now), g.budget.gpu_from_s, g.budget.once_s,
-                 now - g.budget.start_s);
+                 now - g.budget.start_s, k->name, k->budget_spent_s, k->gpu_est_s,
+                 g.budget.gpu_s);
     if (allowed)
         return 1;
     g.budget_skipped++;
@@ -833,11 +836,13 @@ static int staying_on_replay(const ctx_state *c)
  * with the frontier), and its first launches are often its smallest. */
 static void budget_count_launch(const launch_rec *l)
 {
-    const td_kernel *k = l->kernel;
-    double est_ns = k && k->durations && k->thread_sum > 0
-                        ? k->duration_sum / k->thread_sum * launch_threads(l) : 0;
+    td_kernel *k = l->kernel;
+    double est_s = k && k->durations && k->thread_sum > 0
+                       ? k->duration_sum / k->thread_sum * launch_threads(l) * 1e-9 : 0;
+    if (k)
+        k->gpu_est_s += est_s;
     g.budget.once_s = g.setup_s + g.coverage_s;
-    td_budget_launched(&g.budget, now_s(), est_ns * 1e-9);
+    td_budget_launched(&g.budget, now_s(), est_s);
 }
 
 /* The counter group the context's profiler is configured for, -1: none. */
@@ -897,7 +902,7 @@ static int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *gr
     /* Later launches wait for the rotation: a budgeted replay costs 25 ms
      * (td_stencil, H200), 20 samples in the rotation. Without a budget
      * they are replayed. */
-    if ((staying && g.budgeted) || !budget_allows()) {
+    if ((staying && g.budgeted) || !budget_allows(k)) {
         td_choose_dropped(state, size_class, ch.group);
         return 0;
     }
@@ -1334,10 +1339,14 @@ static void begin_profiled_launch(ctx_state *c, const launch_rec *l, double t0)
 static void end_profiled_launch(void)
 {
     double cost = now_s() - g.launch_t0 - g.waited_s - g.excluded_in_launch_s;
-    if (g.launch_covers)
+    if (g.launch_covers) {
         g.coverage_s += cost;
-    else
+    } else {
         g.budget.spent_s += cost;
+        if (g.launch_kernel)
+            g.launch_kernel->budget_spent_s += cost;
+    }
+    g.launch_kernel = NULL;
     g.waited_s = 0;
     g.excluded_in_launch_s = 0;
     g.launch_covers = 0;
@@ -1351,6 +1360,7 @@ static int profile_launch(ctx_state *c, launch_rec *l, double t0)
 {
     g.in_profiled_launch = 1; /* close_window: the launch pays */
     g.launch_t0 = t0;
+    g.launch_kernel = l->kernel;
     if (add_to_window(c, l)) {
         begin_profiled_launch(c, l, t0);
         return 1;

@@ -20,6 +20,8 @@ typedef struct td_kernel {
     double duration_sum;     /* measured durations of its profiled launches */
     long durations;
     double thread_sum;       /* and the threads they launched */
+    double gpu_est_s;        /* the GPU time of its launches queued, estimated */
+    double budget_spent_s;   /* what its budgeted samples cost */
     long spooled_pid;  /* the process whose spool has its kernel record */
 } td_kernel;
 
