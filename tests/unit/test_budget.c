@@ -90,20 +90,24 @@ int main(void)
     for (int f = 0; f < 5; f++)
         CHECK(gpu.per_fifth[f] >= 2 && gpu.per_fifth[f] * 3 <= gpu.samples * 2);
     CHECK(gpu_s <= native.q.host_s * (1 + OVERHEAD) * 1.1);   /* within the budget */
-    /* Shares: a kernel of 10% of the GPU time may spend 2 x 10% of the
-     * allowance and one sample; one of 90% what the budget allows. */
+    /* Shares: a kernel of 10% of the GPU time may spend 10% of the
+     * allowance and one sample, a sample of the mean cost paid first. */
     td_budget shared = {.overhead = OVERHEAD};
     td_budget_launched(&shared, 1.0, 0);
     td_budget_launched(&shared, 1.0, 1.0); /* 1 s of GPU time queued */
     double allowance = td_budget_allowance(&shared, 1.0);
-    shared.spent_s = 0.3 * allowance;
     CHECK(allowance > 0.3);
-    CHECK(td_budget_kernel_allows(&shared, 1.0, 0.2 * allowance, 0.1));
-    CHECK(!td_budget_kernel_allows(&shared, 1.0, 0.2 * allowance + 2 * TD_BUDGET_SAMPLE_S, 0.1));
-    CHECK(td_budget_kernel_allows(&shared, 1.0, 0.25 * allowance, 0.9));
+    shared.spent_s = 0.5 * allowance;
+    CHECK(td_budget_kernel_allows(&shared, 1.0, 0.1 * allowance, 0.1));
+    shared.samples = 10; /* a sample costs 5% of the allowance */
+    CHECK(!td_budget_kernel_allows(&shared, 1.0, 0.1 * allowance, 0.1));
+    CHECK(td_budget_kernel_allows(&shared, 1.0, 0.05 * allowance, 0.1));
+    CHECK(td_budget_kernel_allows(&shared, 1.0, 0.8 * allowance, 0.9));
+    CHECK(!td_budget_kernel_allows(&shared, 1.0, 0.9 * allowance, 0.9));
+    CHECK(!td_budget_kernel_allows(&shared, 1.0, 0, 0.001)); /* < 1%: no slack */
     CHECK(td_budget_kernel_allows(&shared, 1.0, 1.0, 0)); /* its time not known yet */
-    shared.spent_s = 1.1 * allowance; /* the budget spent: no kernel */
-    CHECK(!td_budget_kernel_allows(&shared, 1.0, 0, 0.9));
+    shared.spent_s = 1.1 * allowance;
+    CHECK(!td_budget_kernel_allows(&shared, 1.0, 0, 0)); /* nor then past the budget */
     /* no budget: every sample allowed */
     td_budget none = {0};
     none.spent_s = 1e9;

@@ -37,12 +37,12 @@ int td_budget_kernel_allows(const td_budget *b, double now_s, double kernel_spen
     if (b->overhead <= 0)
         return 1;
     double allowance = td_budget_allowance(b, now_s);
-    if (b->spent_s > allowance)
-        return 0;
     if (!(b->gpu_s > 0) || !(kernel_gpu_s > 0))
-        return 1; /* no GPU time known yet: the budget alone */
+        return b->spent_s <= allowance; /* its GPU time not known yet */
     double share = kernel_gpu_s / b->gpu_s;
-    return kernel_spent_s <= 2 * share * allowance + TD_BUDGET_SAMPLE_S;
+    double mean = b->samples > 0 ? b->spent_s / (double)b->samples : 0;
+    double slack = share >= TD_BUDGET_SLACK_SHARE ? TD_BUDGET_SAMPLE_S : 0;
+    return kernel_spent_s + mean <= share * allowance + slack;
 }
 
 void td_budget_launched(td_budget *b, double now_s, double est_s)

@@ -806,7 +806,7 @@ static int budget_allows(const td_kernel *k)
     g.budget.once_s = g.setup_s + g.coverage_s;
     double now = now_s();
     int allowed = td_budget_kernel_allows(&g.budget, now, k->budget_spent_s, k->gpu_est_s);
-    if (td_debug_on() && g.budget_skipped < 100)
+    if (td_debug_on() && g.budget_skipped < 1000)
         td_debug("inject", "budget at launch %ld: %s; spent %.4f s of %.4f s (native %.4f s, "
                  "at the first launch %.4f s; once %.4f s, at %.4f s); %s: spent %.4f s, "
                  "GPU %.4f s of %.4f s", g.launches, allowed ? "sample" : "no",
@@ -814,8 +814,10 @@ static int budget_allows(const td_kernel *k)
                  td_budget_native(&g.budget, now), g.budget.gpu_from_s, g.budget.once_s,
                  now - g.budget.start_s, k->name, k->budget_spent_s, k->gpu_est_s,
                  g.budget.gpu_s);
-    if (allowed)
+    if (allowed) {
+        g.budget.samples++;
         return 1;
+    }
     g.budget_skipped++;
     return 0;
 }
