@@ -135,9 +135,9 @@ check_runs "$src/benchmarks/results/truth_h100_rotation" "$tmp/t5" 6
 
 # 6. The H200 runs with the budget on the launches' GPU time, the start's
 # allowance paced, and the replay's object kept while new kernels come
-# (benchmarks/results/truth_h200_budget): td_bfs within 1.2 points, td_stencil
-# within 3.9 (31.6 and 10.1 on the H100 before the rotation); td_phases2 meets the bar.
-check_runs "$src/benchmarks/results/truth_h200_budget" "$tmp/t6" 4 NVIDIA_H200
+# (benchmarks/results/truth_h200_budget): td_bfs within 0.9 points, td_stencil
+# within 3.2 (31.6 and 10.1 on the H100 before the rotation); td_phases2 meets the bar.
+check_runs "$src/benchmarks/results/truth_h200_budget" "$tmp/t6" 3.2 NVIDIA_H200
 grep -q '^td_phases2: .*: PASS$' "$tmp/t6.txt" || fail "td_phases2 does not meet the bar (H200)"
 
 echo "test_truth_table: ok"
