@@ -272,6 +272,17 @@ static void set_count(const char *name, long value, long unset)
     setenv(name, text, 1);
 }
 
+/* The shortest of %.15g and %.17g that reads back as exactly value
+ * (--overhead 12.5 arrives as 12.5, not 12). */
+static void set_double(const char *name, double value)
+{
+    char text[40];
+    snprintf(text, sizeof text, "%.15g", value);
+    if (strtod(text, NULL) != value)
+        snprintf(text, sizeof text, "%.17g", value);
+    setenv(name, text, 1);
+}
+
 static void set_or_unset(const char *name, const char *value)
 {
     if (value)
@@ -294,7 +305,7 @@ static void set_child_env(const td_profile_options *opts, const char *lib,
     set_count("TOPDOWN_LAUNCH_COUNT", opts->launch_count, -1);
     set_count("TOPDOWN_PER_KERNEL", opts->per_kernel, -1);
     setenv("TOPDOWN_REPLAY_MODE", opts->replay_mode, 1);
-    set_count("TOPDOWN_OVERHEAD", (long)opts->overhead_pct, -1);
+    set_double("TOPDOWN_OVERHEAD", opts->overhead_pct);
     setenv("TOPDOWN_GRAPH_PROFILING", opts->graph_profiling, 1);
     set_or_unset("TOPDOWN_SOURCE", opts->source == 2 ? "only" : opts->source ? "1" : NULL);
     set_count("TOPDOWN_PC_PERIOD", opts->pc_period, 0);

@@ -1,7 +1,8 @@
 /* The injection library's launch filter (topdown/inject/kernels.c, built
- * into this test; it needs no CUPTI): TOPDOWN_KERNEL_REGEX matched as the
- * offline commands match -k (metrics/kmatch.c) on the name base of
- * TOPDOWN_KERNEL_NAME_BASE, then --launch-skip, --launch-count and
+ * into this test; it needs no CUPTI), from the variables as the collector
+ * reads them (collect_opts.c, fed a fake environment): TOPDOWN_KERNEL_REGEX
+ * matched as the offline commands match -k (metrics/kmatch.c) on the name
+ * base of TOPDOWN_KERNEL_NAME_BASE, then --launch-skip, --launch-count and
  * --per-kernel. Names are demangled by libstdc++'s __cxa_demangle, as in
  * an app. */
 #include <stdio.h>
@@ -17,18 +18,36 @@
 #define FMA "_Z9fma_chainPfi"               /* fma_chain(float*, int) */
 #define PLAIN_C "sm80_xmma_gemm_f32f32_tn"  /* a C name (cuBLAS): not mangled */
 
+/* The fake environment: these five variables, NULL: unset. */
+static const char *const names[] = {"TOPDOWN_KERNEL_REGEX", "TOPDOWN_KERNEL_NAME_BASE",
+                                    "TOPDOWN_LAUNCH_SKIP", "TOPDOWN_LAUNCH_COUNT",
+                                    "TOPDOWN_PER_KERNEL"};
+static const char *values[5];
+
+static const char *fake_getenv(const char *name)
+{
+    for (int i = 0; i < 5; i++)
+        if (strcmp(name, names[i]) == 0)
+            return values[i];
+    return NULL;
+}
+
 static void set_env(const char *regex, const char *base, const char *skip, const char *count,
                     const char *per_kernel)
 {
-    const char *names[] = {"TOPDOWN_KERNEL_REGEX", "TOPDOWN_KERNEL_NAME_BASE",
-                           "TOPDOWN_LAUNCH_SKIP", "TOPDOWN_LAUNCH_COUNT", "TOPDOWN_PER_KERNEL"};
-    const char *values[] = {regex, base, skip, count, per_kernel};
-    for (int i = 0; i < 5; i++) {
-        if (values[i])
-            setenv(names[i], values[i], 1);
-        else
-            unsetenv(names[i]);
-    }
+    const char *v[] = {regex, base, skip, count, per_kernel};
+    memcpy(values, v, sizeof values);
+}
+
+/* The filter of the fake environment, as InitializeInjection makes it:
+ * -1 with msg when the options or the regex are refused. */
+static int filter_from_env(td_filter *f, char *msg, size_t size)
+{
+    td_collect_opts o;
+    int opts_ok = td_collect_opts_read(&o, fake_getenv, msg, size) == 0;
+    int rc = td_filter_from_opts(f, &o, msg, size) == 0 && opts_ok ? 0 : -1;
+    td_collect_opts_free(&o);
+    return rc;
 }
 
 /* Which of the four kernels the filter of these variables selects, as a
@@ -39,7 +58,7 @@ static const char *selected(const char *regex, const char *base, char *out)
     set_env(regex, base, NULL, NULL, NULL);
     td_filter f;
     char msg[512];
-    if (td_filter_from_env(&f, msg, sizeof msg)) {
+    if (filter_from_env(&f, msg, sizeof msg)) {
         td_filter_release(&f);
         return "error";
     }
@@ -59,7 +78,7 @@ static void test_demangling(void)
     set_env(NULL, NULL, NULL, NULL, NULL);
     td_filter f;
     char msg[512];
-    CHECK(td_filter_from_env(&f, msg, sizeof msg) == 0);
+    CHECK(filter_from_env(&f, msg, sizeof msg) == 0);
     td_kernel *k = td_kernel_get(SCALE, &f);
     CHECK(k && strcmp(k->name, "void scale<float>(float*, float, unsigned long)") == 0);
     CHECK(k && strcmp(k->mangled, SCALE) == 0 && k->matches);
@@ -100,11 +119,11 @@ static void test_bad_variables_say_why(void)
     td_filter f;
     char msg[512];
     set_env("gemm(", NULL, NULL, NULL, NULL);
-    CHECK(td_filter_from_env(&f, msg, sizeof msg) == -1);
+    CHECK(filter_from_env(&f, msg, sizeof msg) == -1);
     CHECK(strstr(msg, "TOPDOWN_KERNEL_REGEX: bad kernel-name regex 'gemm('") != NULL);
     td_filter_release(&f);
     set_env("x", "full", NULL, NULL, NULL);
-    CHECK(td_filter_from_env(&f, msg, sizeof msg) == -1);
+    CHECK(filter_from_env(&f, msg, sizeof msg) == -1);
     CHECK(strstr(msg, "TOPDOWN_KERNEL_NAME_BASE") && strstr(msg, "\"full\""));
     td_filter_release(&f);
 }
@@ -116,7 +135,7 @@ static void test_counts(void)
     set_env("^(triad|scale)$", NULL, "1", "3", "2");
     td_filter f;
     char msg[512];
-    CHECK(td_filter_from_env(&f, msg, sizeof msg) == 0);
+    CHECK(filter_from_env(&f, msg, sizeof msg) == 0);
     const char *order[] = {TRIAD, FMA, TRIAD, TRIAD, TRIAD, SCALE, FMA, SCALE, SCALE};
     /* triad #1 skipped, 2 triads (per-kernel 2: not the 3rd), 1 scale: 3 in all */
     const char *want = "001101000";

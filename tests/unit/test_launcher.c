@@ -13,6 +13,7 @@
 #include "td_shell.h"
 #include "metrics/result/result.h"
 #include "topdown/cli.h"
+#include "topdown/inject/collect_opts.h"
 
 static const char *bin;
 static char dir[] = "/tmp/td_launcherXXXXXX";
@@ -176,6 +177,59 @@ static void test_ncu_options_reach_the_app(void)
     CHECK(!contains_quiet("env.txt", "TOPDOWN_KERNEL_REGEX"));
     CHECK(run("%s -c 0 -- true", bin) == 2);
     CHECK(contains("err.txt", "--launch-count needs a whole number, 1 or more"));
+}
+
+/* env.txt's lines (the app's TOPDOWN_* variables, one a line), split in
+ * place: the fake environment the collector's reader is given. */
+static char *app_env;
+static char *app_lines[64];
+
+static const char *app_getenv(const char *name)
+{
+    size_t n = strlen(name);
+    for (int i = 0; i < 64 && app_lines[i]; i++)
+        if (strncmp(app_lines[i], name, n) == 0 && app_lines[i][n] == '=')
+            return app_lines[i] + n + 1;
+    return NULL;
+}
+
+static int read_app_env(td_collect_opts *o, char *msg, size_t size)
+{
+    free(app_env);
+    memset(app_lines, 0, sizeof app_lines);
+    app_env = td_shell_read_file(dir, "env.txt");
+    char *save = NULL;
+    int n = 0;
+    for (char *line = app_env ? strtok_r(app_env, "\n", &save) : NULL; line && n < 63;
+         line = strtok_r(NULL, "\n", &save))
+        app_lines[n++] = line;
+    return td_collect_opts_read(o, app_getenv, msg, size);
+}
+
+/* --overhead reaches the collector exactly (12.5 was passed as 12): the
+ * variables the launcher sets, read back by the collector's own reader
+ * (topdown/inject/collect_opts.c), which refuses none of them. */
+static void test_overhead_reaches_the_collector(void)
+{
+    static const char *const given[] = {"--overhead 12.5", "", "--overhead unlimited",
+                                        "--overhead 33.3"};
+    static const char *const passed[] = {"12.5", "40", "0", "33.3"};
+    static const double read[] = {12.5, 40, 0, 33.3};
+    for (int i = 0; i < 4; i++) {
+        CHECK(run("%s %s -f -o overhead.json -- sh -c 'env | grep ^TOPDOWN_ > env.txt; %s'",
+                  bin, given[i], fake_app) == 0);
+        char line[64];
+        snprintf(line, sizeof line, "TOPDOWN_OVERHEAD=%s\n", passed[i]);
+        CHECK(contains("env.txt", line));
+        td_collect_opts o;
+        char msg[256] = "";
+        CHECK(read_app_env(&o, msg, sizeof msg) == 0);
+        CHECK(o.overhead_pct == read[i]);
+        CHECK(o.spool && o.replay_mode == TD_REPLAY_AUTO && o.name_base == TD_NAME_FUNCTION);
+        td_collect_opts_free(&o);
+    }
+    free(app_env);
+    app_env = NULL;
 }
 
 /* --no-nvtx leaves the app's NVTX_INJECTION64_PATH as it is (unset here),
@@ -486,6 +540,7 @@ int main(void)
     test_nothing_measured();
     test_filter_matched_nothing();
     test_ncu_options_reach_the_app();
+    test_overhead_reaches_the_collector();
     test_no_nvtx();
     test_concurrent_runs_have_their_own_spool();
     test_spool_kept_when_saving_fails();

@@ -191,7 +191,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     free(buffer);
 }
 
-int td_activity_start(uint64_t t0, uint64_t (*next_id)(void))
+int td_activity_start(uint64_t t0, uint64_t (*next_id)(void), int copies)
 {
     start_time = t0;
     new_launch_id = next_id;
@@ -200,7 +200,7 @@ int td_activity_start(uint64_t t0, uint64_t (*next_id)(void))
     if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS)
         return -1;
     /* Copies are extra: a device without them still has its kernels. */
-    if (!getenv("TOPDOWN_NO_COPIES") &&
+    if (copies &&
         (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS ||
          cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY2) != CUPTI_SUCCESS ||
          cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET) != CUPTI_SUCCESS))

@@ -10,8 +10,9 @@
 
 #include <stdint.h>
 
-/* next_id hands out launch ids shared with the callback path. */
-int td_activity_start(uint64_t t0, uint64_t (*next_id)(void));
+/* next_id hands out launch ids shared with the callback path; copies: 0
+ * leaves copies out (TOPDOWN_NO_COPIES). */
+int td_activity_start(uint64_t t0, uint64_t (*next_id)(void), int copies);
 /* Delivers every buffered record now (exit, context teardown, signals). */
 void td_activity_flush(void);
 /* A cuGraphLaunch (its correlation id) ran this graph exec (its CUPTI id). */

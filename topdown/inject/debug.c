@@ -2,14 +2,13 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 static int on;
 
-void td_debug_init(void)
+void td_debug_init(int debug)
 {
-    on = getenv("TOPDOWN_DEBUG") != NULL;
+    on = debug;
 }
 
 int td_debug_on(void)

@@ -4,8 +4,9 @@
 #ifndef TD_INJECT_DEBUG_H
 #define TD_INJECT_DEBUG_H
 
-/* Reads TOPDOWN_DEBUG; InitializeInjection calls it before any thread. */
-void td_debug_init(void);
+/* debug: TOPDOWN_DEBUG is set (collect_opts.h); InitializeInjection calls
+ * it before any thread. */
+void td_debug_init(int debug);
 /* Whether TOPDOWN_DEBUG is set. */
 int td_debug_on(void);
 /* "topdown-debug WHO[pid]: message" on stderr when it is. */

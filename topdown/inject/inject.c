@@ -26,6 +26,7 @@
 #include "topdown/inject/budget.h"
 #include "topdown/inject/cache_flush.h"
 #include "topdown/inject/choose.h"
+#include "topdown/inject/collect_opts.h"
 #include "metrics/arch/groups.h"
 #include "topdown/inject/kernels.h"
 #include "topdown/inject/nvtx.h"
@@ -37,10 +38,6 @@
 #include "topdown/inject/spool_writer.h"
 
 #define TD_EXPORT __attribute__((visibility("default")))
-/* --overhead's default, in % of native time: profiling within 40% leaves
- * room for what the launcher does after the app (reading the spool, the
- * report), so that a run stays near 1.5x native (docs/COLLECTION.md). */
-#define TD_OVERHEAD_DEFAULT 40
 /* DEFAULT_BATCH: kernel-replay launches per profiler session. With 64,
  * td_phases2 died in libcupti's own thread at exit (H100, CUPTI 13.0, also
  * at 1eb6641); with one a session it never did. The likely cause, a batch
@@ -64,12 +61,6 @@ typedef struct launch_rec {
     int failed; /* the launch call returned an error: it made no range */
     const char *region; /* NVTX region (nvtx.h), NULL: none */
 } launch_rec;
-
-/* --replay-mode (docs/COLLECTION.md): auto = the full set by kernel replay
- * on a kernel's first profiled launch, counter groups without replay on the
- * others; none = groups only; kernel = the full set on every launch. */
-typedef enum replay_mode { MODE_AUTO, MODE_NONE, MODE_KERNEL } replay_mode;
-static const char *const mode_names[] = {"auto", "none", "kernel"};
 
 typedef struct ctx_state {
     CUcontext ctx;
@@ -108,6 +99,8 @@ static struct {
     pthread_mutex_t lock;     /* recursive; held from launch enter to exit */
     int initialized;
     pid_t pid;
+    td_collect_opts opts;     /* the TOPDOWN_* variables, read once at injection and
+                                 kept for the life of the process */
     CUpti_SubscriberHandle subscriber;
     td_arch_set archs;
     int archs_tried;
@@ -121,7 +114,7 @@ static struct {
     long launches;
     long profiled;
     uint64_t t0;
-    replay_mode mode;
+    td_replay_mode mode;      /* --replay-mode (collect_opts.h) */
     td_budget budget;         /* --overhead (budget.c): what sampling spent (spent_s:
                                  launches, decoding; one-time set-up is setup_s),
                                  against the app's own time since start_s */
@@ -598,7 +591,7 @@ static void close_window(ctx_state *c)
 static size_t window_capacity(int group)
 {
     /* --cache-control all: a flush before each launch, so one per session. */
-    return group == TD_GROUP_ALL && g.mode == MODE_KERNEL && !g.flush_caches ? g.batch : 1;
+    return group == TD_GROUP_ALL && g.mode == TD_REPLAY_KERNEL && !g.flush_caches ? g.batch : 1;
 }
 
 /* --cache-control all: the app's queued work drained (it would refill the
@@ -764,7 +757,7 @@ static void say_no_replay_for_heap(void)
         return;
     td_sw_warning("the app's GPU code allocates from the device heap (malloc, free, new or "
                   "delete in a kernel), which kernel replay cannot repeat faithfully: no "
-                  "launch is replayed%s", g.mode == MODE_KERNEL
+                  "launch is replayed%s", g.mode == TD_REPLAY_KERNEL
                   ? ", and --replay-mode kernel leaves its launches timed only; use "
                     "--replay-mode auto or none" : "; kernels launched too few times for "
                     "every counter group show the stall reasons they measured");
@@ -784,8 +777,8 @@ static int wants_replay(ctx_state *c, const td_kernel *k)
         say_no_replay_for_heap();
         return 0;
     }
-    return g.mode == MODE_KERNEL || c->n_group_cfg == 0 ||
-           (g.mode == MODE_AUTO && !progress_of(c, k)->full_measured);
+    return g.mode == TD_REPLAY_KERNEL || c->n_group_cfg == 0 ||
+           (g.mode == TD_REPLAY_AUTO && !progress_of(c, k)->full_measured);
 }
 
 /* Launches without a new kernel after which the context leaves the
@@ -942,17 +935,15 @@ static const td_arch *choose_arch(const char *chip, int major, int minor)
         g.archs_tried = 1;
         char dir[4096];
         td_error err = {{0}};
-        const char *env = getenv("TOPDOWN_ARCHS");
-        if (env && *env)
-            snprintf(dir, sizeof dir, "%s", env);
+        if (g.opts.archs)
+            snprintf(dir, sizeof dir, "%s", g.opts.archs);
         else if (td_arch_default_dir(dir, sizeof dir, &err) != 0)
             dir[0] = '\0';
         if (!dir[0] || td_arch_load_dir(dir, &g.archs, &err) != 0)
             td_sw_error("arch_tables", "cannot load the arch tables: %s", err.msg);
     }
-    const char *forced = getenv("TOPDOWN_ARCH");
-    if (forced && *forced)
-        return td_arch_find(&g.archs, forced);
+    if (g.opts.arch)
+        return td_arch_find(&g.archs, g.opts.arch);
     const td_arch *arch = td_arch_for_chip(&g.archs, chip);
     return arch ? arch : td_arch_for_cc(&g.archs, major, minor);
 }
@@ -1070,13 +1061,13 @@ static int open_profiler(ctx_state *c, const td_arch *arch)
 {
     if (td_rp_open(&c->rp, c->ctx, c->chip) != 0)
         return -1;
-    if (g.mode != MODE_KERNEL) {
+    if (g.mode != TD_REPLAY_KERNEL) {
         choose_groups(c, arch);
         prepare_group_configs(c);
     }
-    if (g.mode != MODE_NONE) {
+    if (g.mode != TD_REPLAY_NONE) {
         td_rp_config_prepare(&c->full, c->metrics, c->n_metrics,
-                             g.mode == MODE_KERNEL ? g.batch : 1, 0);
+                             g.mode == TD_REPLAY_KERNEL ? g.batch : 1, 0);
         c->has_full = 1;
     }
     c->full_passes = arch->passes > 0 ? (size_t)arch->passes : 0;
@@ -1101,13 +1092,13 @@ static const td_arch *setup_profiler(ctx_state *c, CUdevice dev, const char *gpu
         return NULL;
     }
     const td_arch *arch = choose_arch(chip, major, minor);
-    const char *forced = getenv("TOPDOWN_ARCH");
+    const char *forced = g.opts.arch;
     if (!arch) {
-        td_sw_error("no_arch_table", forced && *forced
+        td_sw_error("no_arch_table", forced
                     ? "no arch table named '%s': `topdown list-archs` shows them"
                     : "no arch table for chip %s (CC %d.%d): add one to archs/ "
                     "(docs/ARCH_TABLES.md) or force one with --arch",
-                    forced && *forced ? forced : chip, major, minor);
+                    forced ? forced : chip, major, minor);
         return NULL;
     }
     if (arch->source != TD_SOURCE_RANGE_PROFILER) {
@@ -1778,42 +1769,33 @@ static void emit_start(void)
         return;
     cJSON_AddStringToObject(rec, "format", TD_SPOOL_FORMAT);
     cJSON_AddStringToObject(rec, "tool_version", TOPDOWN_VERSION);
-    cJSON_AddStringToObject(rec, "replay_mode", mode_names[g.mode]);
+    cJSON_AddStringToObject(rec, "replay_mode", td_replay_mode_word(g.mode));
     cJSON_AddStringToObject(rec, "cache_control", g.flush_caches ? "all" : "none");
     cJSON_AddNumberToObject(rec, "overhead_pct", g.budget.overhead * 100);
     td_sw_emit(rec);
 }
 
-static size_t batch_from_env(void)
+static size_t batch_of(const td_collect_opts *o)
 {
-    const char *text = getenv("TOPDOWN_BATCH");
-    long v = text ? strtol(text, NULL, 10) : 0;
+    long v = o->batch;
     if (v <= 0)
         return DEFAULT_BATCH;
     return v > MAX_BATCH ? MAX_BATCH : (size_t)v;
 }
 
-/* TOPDOWN_REPLAY_MODE and TOPDOWN_OVERHEAD (percent; 0: no budget). */
-static void collection_from_env(void)
+/* The replay mode, the budget (TOPDOWN_OVERHEAD in %; 0: none) and the
+ * other ways of collecting. */
+static void collection_from_opts(const td_collect_opts *o)
 {
-    const char *mode = getenv("TOPDOWN_REPLAY_MODE");
-    g.mode = MODE_AUTO;
-    for (int m = 0; mode && m < 3; m++)
-        if (strcmp(mode, mode_names[m]) == 0)
-            g.mode = (replay_mode)m;
-    const char *overhead = getenv("TOPDOWN_OVERHEAD");
-    double pct = overhead && *overhead ? strtod(overhead, NULL) : TD_OVERHEAD_DEFAULT;
+    g.mode = o->replay_mode;
+    double pct = o->overhead_pct;
     g.budget.overhead = pct > 0 ? pct / 100 : 0;
-    const char *view = getenv("TOPDOWN_GRAPH_PROFILING");
-    g.graph_view = view && strcmp(view, "graph") == 0;
-    const char *pm = getenv("TOPDOWN_PM_INTERVAL_NS");
-    g.pm_interval_ns = pm && *pm ? strtoull(pm, NULL, 10) : 0;
-    const char *cache = getenv("TOPDOWN_CACHE_CONTROL");
-    g.flush_caches = cache && strcmp(cache, "all") == 0;
-    const char *rotation = getenv("TOPDOWN_ROTATION"); /* 0: for comparisons */
-    g.no_rotation = rotation && strcmp(rotation, "0") == 0;
+    g.graph_view = o->graph_view;
+    g.pm_interval_ns = o->pm_interval_ns;
+    g.flush_caches = o->flush_caches;
+    g.no_rotation = o->no_rotation; /* for comparisons */
     td_error err = {{0}};
-    if (td_sample_every_parse(getenv("TOPDOWN_SAMPLE_EVERY"), &g.sample, &err) != 0)
+    if (td_sample_every_parse(o->sample_every, &g.sample, &err) != 0)
         snprintf(g.sample_error, sizeof g.sample_error, "%s", err.msg); /* after start */
     /* Explicit counts and periods are the user's cost decision: no budget
      * on top. */
@@ -1865,34 +1847,35 @@ TD_EXPORT int InitializeInjection(void)
     g.initialized = 1;
     g.pid = getpid();
     g.budget.start_s = now_s();
-    td_debug_init();
+    char msg[512];
+    int opts_ok = td_collect_opts_read(&g.opts, td_collect_getenv, msg, sizeof msg) == 0;
+    td_debug_init(g.opts.debug);
     pthread_mutexattr_t attr;
     pthread_mutexattr_init(&attr);
     pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_init(&g.lock, &attr);
     pthread_mutexattr_destroy(&attr);
 
-    const char *spool = getenv("TOPDOWN_SPOOL");
-    if (!spool || !*spool || td_sw_open(spool) != 0)
+    if (!g.opts.spool || td_sw_open(g.opts.spool) != 0)
         return 1; /* nowhere to report: stay out of the app's way */
     atexit(at_exit);
-    char msg[512];
-    int filter_ok = td_filter_from_env(&g.filter, msg, sizeof msg) == 0;
-    g.batch = batch_from_env();
-    collection_from_env();
-    td_pcs_init(pcs_selected);
+    /* the options' refusals are the filter's (collect_opts.h) */
+    int filter_ok = td_filter_from_opts(&g.filter, &g.opts, msg, sizeof msg) == 0 && opts_ok;
+    g.batch = batch_of(&g.opts);
+    collection_from_opts(&g.opts);
+    td_pcs_init(pcs_selected, &g.opts);
     emit_start();
     if (!filter_ok)
         td_sw_error("bad_option", "%s; every launch is profiled", msg);
     if (g.sample_error[0])
         td_sw_error("bad_option", "%s; profiled as without it", g.sample_error);
-    if (td_nvtx_setup(msg, sizeof msg) != 0)
+    if (td_nvtx_setup(g.opts.nvtx_include, g.opts.nvtx_exclude, msg, sizeof msg) != 0)
         td_sw_error("bad_option", "%s; no NVTX filter is applied", msg);
     free(td_demangle("_Z4warmv")); /* load the demangler before threads race */
     cuptiGetTimestamp(&g.t0);
     if (subscribe() != 0)
         return 1;
-    if (!getenv("TOPDOWN_NO_TIMING") && td_activity_start(g.t0, next_launch_id) != 0)
+    if (!g.opts.no_timing && td_activity_start(g.t0, next_launch_id, !g.opts.no_copies) != 0)
         td_sw_warning("CUPTI kernel timing is unavailable: unprofiled launches have no "
                       "duration");
     install_signal_handlers();

@@ -2,7 +2,6 @@
 #include "topdown/inject/kernels.h"
 
 #include <dlfcn.h>
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,39 +139,14 @@ size_t td_kernel_count(void)
 
 /* ---- the filter --------------------------------------------------------- */
 
-static int env_long(const char *name, long fallback, long *out, char *msg, size_t size)
-{
-    const char *text = getenv(name);
-    *out = fallback;
-    if (!text || !*text)
-        return 0;
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || *end || v < -1) {
-        snprintf(msg, size, "%s=%s is not a count", name, text);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-int td_filter_from_env(td_filter *f, char *msg, size_t size)
+int td_filter_from_opts(td_filter *f, const td_collect_opts *o, char *msg, size_t size)
 {
     memset(f, 0, sizeof *f);
-    if (env_long("TOPDOWN_LAUNCH_SKIP", 0, &f->launch_skip, msg, size) ||
-        env_long("TOPDOWN_LAUNCH_COUNT", -1, &f->launch_count, msg, size) ||
-        env_long("TOPDOWN_PER_KERNEL", -1, &f->per_kernel, msg, size))
-        return -1;
-    const char *base_word = getenv("TOPDOWN_KERNEL_NAME_BASE");
-    td_name_base base = TD_NAME_FUNCTION;
+    f->launch_skip = o->launch_skip;
+    f->launch_count = o->launch_count;
+    f->per_kernel = o->per_kernel;
     td_error err;
-    if (base_word && *base_word && td_name_base_parse(base_word, &base, &err)) {
-        snprintf(msg, size, "TOPDOWN_KERNEL_NAME_BASE: %s", err.msg);
-        return -1;
-    }
-    const char *re = getenv("TOPDOWN_KERNEL_REGEX");
-    if (re && *re && td_kmatch_compile(re, base, &f->name_match, &err)) {
+    if (o->kernel_regex && td_kmatch_compile(o->kernel_regex, o->name_base, &f->name_match, &err)) {
         snprintf(msg, size, "TOPDOWN_KERNEL_REGEX: %s", err.msg);
         return -1;
     }

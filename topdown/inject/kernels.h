@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "metrics/kmatch.h"
+#include "topdown/inject/collect_opts.h"
 #include "topdown/inject/sample_policy.h"
 
 typedef struct td_kernel {
@@ -26,7 +27,7 @@ typedef struct td_kernel {
 } td_kernel;
 
 /* Which launches get counters; the rest are only timed. From the
- * TOPDOWN_* variables that the launcher sets (docs/COLLECTION.md). */
+ * TOPDOWN_* variables that the launcher sets (collect_opts.h). */
 typedef struct td_filter {
     td_kmatch *name_match; /* TOPDOWN_KERNEL_REGEX under TOPDOWN_KERNEL_NAME_BASE; NULL: all */
     long launch_skip;   /* matching launches to leave out first */
@@ -39,9 +40,10 @@ typedef struct td_filter {
 /* Distinct kernels seen so far. */
 size_t td_kernel_count(void);
 
-/* Reads the filter from the environment; -1 (with msg) on a bad value. */
-int td_filter_from_env(td_filter *f, char *msg, size_t size);
-/* Frees what td_filter_from_env allocated. */
+/* The filter of the options: their counts, and their regex compiled; -1
+ * (with msg) on a bad regex, the counts then set and no name filter. */
+int td_filter_from_opts(td_filter *f, const td_collect_opts *o, char *msg, size_t size);
+/* Frees what td_filter_from_opts allocated. */
 void td_filter_release(td_filter *f);
 
 /* Forgets every kernel seen (tests: a fresh table). */

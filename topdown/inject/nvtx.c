@@ -68,11 +68,11 @@ static void make_stacks_key(void)
 }
 
 
-int td_nvtx_setup(char *msg, size_t size)
+int td_nvtx_setup(const char *include, const char *exclude, char *msg, size_t size)
 {
     td_error err = {{0}};
-    if (td_nvtx_filter_add_list(&nv.filter, getenv("TOPDOWN_NVTX_INCLUDE"), 0, &err) == 0 &&
-        td_nvtx_filter_add_list(&nv.filter, getenv("TOPDOWN_NVTX_EXCLUDE"), 1, &err) == 0)
+    if (td_nvtx_filter_add_list(&nv.filter, include, 0, &err) == 0 &&
+        td_nvtx_filter_add_list(&nv.filter, exclude, 1, &err) == 0)
         return 0;
     td_nvtx_filter_free(&nv.filter);
     snprintf(msg, size, "%s", err.msg);

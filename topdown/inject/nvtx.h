@@ -9,9 +9,9 @@
 
 #include <cupti.h>
 
-/* Reads TOPDOWN_NVTX_INCLUDE / TOPDOWN_NVTX_EXCLUDE (one spec per line);
- * -1 with msg on a bad spec (the filter is then off). */
-int td_nvtx_setup(char *msg, size_t size);
+/* The filter of TOPDOWN_NVTX_INCLUDE / TOPDOWN_NVTX_EXCLUDE (one spec per
+ * line, NULL: none); -1 with msg on a bad spec (the filter is then off). */
+int td_nvtx_setup(const char *include, const char *exclude, char *msg, size_t size);
 
 /* Turns the NVTX callbacks of the subscriber on. */
 void td_nvtx_enable(CUpti_SubscriberHandle subscriber);

@@ -62,25 +62,22 @@ static const char *why(CUptiResult rc)
 }
 
 /* TOPDOWN_CUBIN_DIR, else next to the result: <result>.cubins. */
-static void cubin_dir_from_spool(const char *spool)
+static void cubin_dir_from_opts(const td_collect_opts *o)
 {
-    const char *dir = getenv("TOPDOWN_CUBIN_DIR");
-    if (dir && *dir)
-        snprintf(s.cubin_dir, sizeof s.cubin_dir, "%s", dir);
+    if (o->cubin_dir)
+        snprintf(s.cubin_dir, sizeof s.cubin_dir, "%s", o->cubin_dir);
     else
-        td_pcsamp_cubin_dir_for_spool(spool, s.cubin_dir, sizeof s.cubin_dir);
+        td_pcsamp_cubin_dir_for_spool(o->spool, s.cubin_dir, sizeof s.cubin_dir);
 }
 
-void td_pcs_init(td_pcs_selected_fn selected)
+void td_pcs_init(td_pcs_selected_fn selected, const td_collect_opts *o)
 {
-    const char *on = getenv("TOPDOWN_SOURCE");
-    s.only = on && strcmp(on, "only") == 0;
-    s.enabled = s.only || (on && strcmp(on, "1") == 0);
+    s.only = o->source_only;
+    s.enabled = o->source;
     s.selected = selected;
-    const char *period = getenv("TOPDOWN_PC_PERIOD");
-    long p = period ? strtol(period, NULL, 10) : 0;
+    long p = o->pc_period;
     s.period = p >= TD_PCSAMP_PERIOD_MIN && p <= TD_PCSAMP_PERIOD_MAX ? (uint32_t)p : 0;
-    cubin_dir_from_spool(getenv("TOPDOWN_SPOOL"));
+    cubin_dir_from_opts(o);
 }
 
 int td_pcs_enabled(void)

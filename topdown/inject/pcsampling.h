@@ -12,12 +12,15 @@
 #include <cupti.h>
 #include <stdint.h>
 
+#include "topdown/inject/collect_opts.h"
+
 /* Whether the kernel of this (mangled) function name is selected. */
 typedef int (*td_pcs_selected_fn)(const char *function);
 
-/* Reads TOPDOWN_SOURCE, TOPDOWN_PC_PERIOD and the cubin folder (next to
- * the result: TOPDOWN_SPOOL without ".XXXXXX.spool", plus ".cubins"). */
-void td_pcs_init(td_pcs_selected_fn selected);
+/* From the options' TOPDOWN_SOURCE, TOPDOWN_PC_PERIOD and the cubin
+ * folder (TOPDOWN_CUBIN_DIR, else next to the result: TOPDOWN_SPOOL
+ * without ".XXXXXX.spool", plus ".cubins"). */
+void td_pcs_init(td_pcs_selected_fn selected, const td_collect_opts *o);
 int td_pcs_enabled(void);
 /* --source-only (TOPDOWN_SOURCE=only): no Range Profiler, PC samples only. */
 int td_pcs_only(void);
