@@ -130,7 +130,9 @@ static int first_row(char *file, size_t size, unsigned *line)
     return 0;
 }
 
-static void check_kernel(const bench_kernel *k)
+/* 1 when the kernel's hottest line of its designed node is its TD_HOT
+ * line. */
+static int check_kernel(const bench_kernel *k)
 {
     char json[128];
     snprintf(json, sizeof json, "%s.json", k->name);
@@ -151,9 +153,11 @@ static void check_kernel(const bench_kernel *k)
     unsigned line = 0;
     CHECK(first_row(file, sizeof file, &line) == 0);
     CHECK(strstr(file, "td_bench.cu") != NULL && line > 0);
-    CHECK(is_hot_line(line, k->name));
-    printf("%-12s hottest %s line: td_bench.cu:%u\n", k->name, node, line);
+    int hot = line > 0 && is_hot_line(line, k->name);
+    printf("%-12s hottest %s line: td_bench.cu:%u%s\n", k->name, node, line,
+           hot ? "" : " (not its TD_HOT line)");
     td_shell_run(dir, "%s source %s '^bench_%s$' -n 5 >&2", topdown, json, k->name);
+    return hot;
 }
 
 /* --source-only: PC samples, no counters; the dependency kernel's
@@ -210,8 +214,16 @@ int main(void)
     static bench_kernel kernels[MAX_KERNELS];
     int n = load_kernels(kernels, MAX_KERNELS);
     CHECK(n >= 9);
+    /* Issue 24's bar: the hottest line on its TD_HOT marker for >= 8 of
+     * 10 kernels. PC sampling puts a stall on the instruction that waits,
+     * which need not be the line the kernel was written to stress (the
+     * ifetch kernel's fetch stalls land on its switch, td_bench.cu:156, on
+     * the H100 and the H200). */
+    int hot = 0;
     for (int i = 0; i < n; i++)
-        check_kernel(&kernels[i]);
+        hot += check_kernel(&kernels[i]);
+    printf("hottest line on its marker: %d of %d kernels\n", hot, n);
+    CHECK(hot * 10 >= n * 8);
     check_source_only();
     check_library(build ? build : ".");
     td_shell_remove_dir(dir);
