@@ -70,6 +70,66 @@ static double simulate(int gpu_clock, run *r)
     return r->q.host_s;
 }
 
+/* Two kernels, as td_manykernels' nbody_forces among short kernels: a
+ * light one (5 us) launched nine times for every launch of a heavy one
+ * (2 ms, 90% of the GPU time), each with its own choice state, charged
+ * its own samples (td_budget_kernel_allows). The heavy kernel must get
+ * samples in every third of its run, and the light one spend no more than
+ * its share of the allowance and a sample; against the whole allowance
+ * alone (as inject.c before the shares), the light kernel takes most. */
+static void check_shares(int shares)
+{
+    enum { STEPS = 3000 };
+    static double finish[STEPS];
+    sim_queue q = {.host_s = APP_START_S, .gpu_free = APP_START_S, .finish = finish,
+                   .depth = QUEUE, .queue_s = QUEUE_S};
+    td_budget b = {.overhead = OVERHEAD};
+    td_choose_kernel k[2];
+    memset(k, 0, sizeof k);
+    k[0].covered = k[1].covered = 1;
+    double spent[2] = {0, 0}, gpu[2] = {0, 0};
+    size_t thirds[2][3] = {{0}}, samples[2] = {0, 0};
+    int active = -1;
+    for (size_t i = 0; i < STEPS; i++) {
+        int heavy = i % 10 == 9;
+        double run_s = heavy ? 2e-3 : 5e-6;
+        td_choice c = td_choose(&k[heavy], 10, GROUPS, active, 0);
+        int ok = c.measure && (shares ? td_budget_kernel_allows(&b, q.host_s, spent[heavy],
+                                                                gpu[heavy])
+                                      : td_budget_allows(&b, q.host_s));
+        if (c.measure && !ok)
+            td_choose_dropped(&k[heavy], 10, c.group);
+        gpu[heavy] += i >= 10 ? run_s : 0; /* known after each kernel's first launch */
+        td_budget_launched(&b, q.host_s, i >= 10 ? run_s : 0);
+        if (!ok) {
+            sim_queue_launch(&q, i, run_s);
+            continue;
+        }
+        double cost = SAMPLE_S + (c.group != active ? MOVE_S : 0);
+        b.spent_s += cost;
+        b.samples++;
+        spent[heavy] += cost;
+        sim_queue_sample(&q, i, run_s, cost);
+        active = c.group;
+        samples[heavy]++;
+        thirds[heavy][i * 3 / STEPS]++;
+    }
+    double allowance = td_budget_allowance(&b, q.host_s);
+    printf("two kernels, %s: heavy %zu samples (thirds %zu %zu %zu), light %zu; light spent "
+           "%.3f s of an allowance of %.3f s\n", shares ? "each its share" : "the whole budget",
+           samples[1], thirds[1][0], thirds[1][1], thirds[1][2], samples[0], spent[0], allowance);
+    if (shares) {
+        for (int t = 0; t < 3; t++)
+            CHECK(thirds[1][t] >= 3);
+        CHECK(spent[0] <= 0.1 * allowance + SAMPLE_S + MOVE_S + TD_BUDGET_SAMPLE_S);
+        CHECK(samples[1] > samples[0]);
+    } else {
+        CHECK(samples[0] > samples[1]); /* what the shares are for */
+    }
+    td_choose_free(&k[0]);
+    td_choose_free(&k[1]);
+}
+
 int main(void)
 {
     static run native, host, gpu;
@@ -78,6 +138,8 @@ int main(void)
         sim_queue_launch(&native.q, i, KERNEL_S);
     sim_queue_wait(&native.q, native.q.gpu_free);
     double host_s = simulate(0, &host), gpu_s = simulate(1, &gpu);
+    check_shares(0);
+    check_shares(1);
     printf("native %.3f s; host clock: %.3f s, %zu samples, %zu in the last third; "
            "with GPU time: %.3f s, %zu samples, %zu in the last third\n",
            native.q.host_s, host_s, host.samples, host.late, gpu_s, gpu.samples, gpu.late);
