@@ -448,7 +448,8 @@ static const cli_option options[] = {
     {"source-only", 0, FLAG_ONLY, OWN(set_source_only), S_PROFILING,
      "      --source-only    PC samples without counters: kernels are timed and sampled,\n"
      "                       not profiled (no tree; `topdown source` sorts by samples)\n"},
-    {"pc-sampling-period", 0, VALUE(V_TEXT), COUNT(profile.pc_period, TD_PCSAMP_PERIOD_MIN, TD_PCSAMP_PERIOD_MAX), S_PROFILING,
+    {"pc-sampling-period", 0, VALUE(V_TEXT),
+     COUNT(profile.pc_period, TD_PCSAMP_PERIOD_MIN, TD_PCSAMP_PERIOD_MAX), S_PROFILING,
      "      --pc-sampling-period N  with --source: sampling period of 2^N cycles, N\n"
      "                       from 5 to 31 (default: CUPTI's, chosen by the SM count)\n"},
     {"cache-control", 0, WORDS("none", "all"), WORD(profile.cache_control), S_PROFILING,
@@ -694,9 +695,10 @@ const char *td_cli_command_near(const char *word)
     const char *best = NULL;
     size_t best_d = strlen(word) / 3 + 2; /* reach: a typo or two */
     for (int k = 0; k < TD_CMD_COUNT; k++) {
-        size_t d = td_commands[k].name[0] ? td_edit_distance(word, td_commands[k].name) : (size_t)-1;
+        const char *name = td_commands[k].name;
+        size_t d = name[0] ? td_edit_distance(word, name) : (size_t)-1;
         if (d < best_d) {
-            best = td_commands[k].name;
+            best = name;
             best_d = d;
         }
     }
