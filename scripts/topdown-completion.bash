@@ -1,13 +1,19 @@
-# bash completion for topdown: commands (from `topdown --help`), each
-# command's own options (from `topdown COMMAND --help`; both made from the
-# command table of topdown/cli.c), option values, node names for
-# `describe`, result files.
+# bash completion for topdown. The commands, each command's own options
+# and what their values are come from topdown itself: `topdown help
+# --commands` and `topdown help --options COMMAND`, made from its tables
+# (topdown/command_table.c, the options of topdown/cli.c); arch and node
+# names from list-archs and list-nodes; files otherwise. Nothing here names
+# a command or an option.
 # Installed to PREFIX/share/bash-completion/completions/topdown.
 
 _topdown_commands() {
-    "$1" --help 2>/dev/null |
-        sed -n 's/^ *\(usage: \)\{0,1\}topdown \([a-z][a-z-]*\) .*/\2/p' | sort -u
-    echo help
+    "$1" help --commands 2>/dev/null | cut -f1
+}
+
+# What the command's ($2) words other than options are: file, node,
+# command or nothing.
+_topdown_operands() {
+    "$1" help --commands 2>/dev/null | awk -F '\t' -v c="$2" '$1 == c {print $2}'
 }
 
 _topdown_command() {
@@ -29,11 +35,21 @@ _topdown_archs() {
     "$1" list-archs 2>/dev/null | awk 'NR > 1 && $1 !~ /^[(]/ {print $1}'
 }
 
-# The options of the command ($2; none: profiling's, in topdown --help).
+# The options of the command ($2; "": profiling), one a line.
 _topdown_options() {
-    if [[ -n $2 ]]; then "$1" "$2" --help; else "$1" --help; fi 2>/dev/null |
-        sed -n '/^options:/,/^examples:/p; /^[a-z]* *options/,/^exit codes:/p' |
-        grep -oE -- '^ +(-[A-Za-z], )?--?[A-Za-z][A-Za-z-]*' | tr -s ' ,' '\n' | grep -- '^-' | sort -u
+    "$1" help --options "$2" 2>/dev/null | cut -f1 | tr ' ' '\n'
+}
+
+# What the value of the command's ($2) option $3 is: text, file, arch,
+# node or "words W1 W2 ..."; nothing for a flag or an option it lacks.
+_topdown_value() {
+    local names value
+    while IFS=$'\t' read -r names value; do
+        if [[ " $names " == *" $3 "* ]]; then
+            printf '%s' "$value"
+            return
+        fi
+    done < <("$1" help --options "$2" 2>/dev/null)
 }
 
 _topdown_nodes() {
@@ -51,37 +67,31 @@ _topdown() {
         COMPREPLY=($(compgen -c -- "$cur") $(compgen -f -- "$cur"))
         return
     fi
-    case $prev in
-        -l|--level) COMPREPLY=($(compgen -W "1 2 3 4" -- "$cur")); return ;;
-        --kernel-name-base) COMPREPLY=($(compgen -W "function demangled mangled" -- "$cur")); return ;;
-        --replay-mode) COMPREPLY=($(compgen -W "auto none kernel" -- "$cur")); return ;;
-        --graph-profiling) COMPREPLY=($(compgen -W "node graph" -- "$cur")); return ;;
-        --node) COMPREPLY=($(compgen -W "$(_topdown_nodes "$bin")" -- "$cur")); return ;;
-        --cache-control) COMPREPLY=($(compgen -W "none all" -- "$cur")); return ;;
-        --clock-control) COMPREPLY=($(compgen -W "none base" -- "$cur")); return ;;
-        --page) COMPREPLY=($(compgen -W "details raw session source" -- "$cur")); return ;;
-        --arch)
-            COMPREPLY=($(compgen -W "$(_topdown_archs "$bin")" -- "$cur"))
-            return ;;
-        -o|--output|--csv|--csv-launches|--times)
-            COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        -k|--kernel-name|--kernels|--top|--timeline|-s|--launch-skip|-c|--launch-count|--per-kernel|--overhead|--phase-threshold|--spread-threshold|-n|--lines|--pc-sampling-period|--pm-interval)
-            return ;;
-    esac
+    if [[ $prev == -* ]]; then
+        local value
+        value=$(_topdown_value "$bin" "$cmd" "$prev")
+        case $value in
+            words\ *) COMPREPLY=($(compgen -W "${value#words }" -- "$cur")); return ;;
+            file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            arch) COMPREPLY=($(compgen -W "$(_topdown_archs "$bin")" -- "$cur")); return ;;
+            node) COMPREPLY=($(compgen -W "$(_topdown_nodes "$bin")" -- "$cur")); return ;;
+            text) return ;;
+        esac
+    fi
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$(_topdown_options "$bin" "$cmd")" -- "$cur"))
         return
     fi
-    if [[ -z $cmd ]]; then
+    if [[ -z $cmd ]]; then # a command, or the app to profile
         COMPREPLY=($(compgen -W "$(_topdown_commands "$bin")" -- "$cur"))
         COMPREPLY+=($(compgen -c -- "$cur"))
-    elif [[ $cmd == help ]]; then
-        COMPREPLY=($(compgen -W "$(_topdown_commands "$bin")" -- "$cur"))
-    elif [[ $cmd == describe ]]; then
-        COMPREPLY=($(compgen -W "$(_topdown_nodes "$bin")" -- "$cur"))
-    elif [[ $cmd != list-archs && $cmd != list-nodes ]]; then
-        COMPREPLY=($(compgen -f -- "$cur"))
+        return
     fi
+    case $(_topdown_operands "$bin" "$cmd") in
+        command) COMPREPLY=($(compgen -W "$(_topdown_commands "$bin")" -- "$cur")) ;;
+        node) COMPREPLY=($(compgen -W "$(_topdown_nodes "$bin")" -- "$cur")) ;;
+        file) COMPREPLY=($(compgen -f -- "$cur")) ;;
+    esac
 }
 
 complete -o filenames -F _topdown topdown

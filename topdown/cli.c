@@ -1,5 +1,6 @@
-/* topdown's command line: the table of commands, the table of options, the
- * usage made from them, and the parsing shared by the commands. */
+/* topdown's command line: the table of options, the usage and the
+ * completion's lists made from it and the table of commands
+ * (command_table.c), and the parsing shared by the commands. */
 #include <errno.h>
 #include <stdarg.h>
 #include <getopt.h>
@@ -17,6 +18,7 @@
 #include "report/plot.h"
 #include "report/timeline.h"
 #include "topdown/cli.h"
+#include "topdown/command_table.h"
 #include "topdown/commands.h"
 
 /* The usage's sections, in order; a row is listed under its section. */
@@ -36,6 +38,17 @@ static const char *const section_headers[S_COUNT] = {
  * or ends in .csv, is its file. */
 #define VALUE_OPTIONAL 2
 
+/* What an option's value is, for the completion (topdown help --options). */
+typedef enum cli_value {
+    V_NONE,  /* a flag */
+    V_TEXT,  /* anything (a number, a pattern): nothing to offer */
+    V_FILE,
+    V_ARCH,  /* an arch table's name (topdown list-archs) */
+    V_NODE,  /* a node's name (topdown list-nodes -l 4) */
+    V_RANGE, /* a whole number from the row's min to max (a short range) */
+    V_WORDS  /* one of the row's words */
+} cli_value;
+
 typedef struct cli_option cli_option;
 typedef int (*cli_apply)(cli *c, const cli_option *o, const char *arg, td_error *err);
 
@@ -43,180 +56,13 @@ struct cli_option {
     const char *name;   /* long name */
     char short_name;    /* 0: none */
     int takes_value;    /* 0, 1, or VALUE_OPTIONAL (see parse) */
+    cli_value value;
+    const char *const *words; /* V_WORDS: its values, NULL-terminated */
     cli_apply apply;    /* set_flag, set_string, set_count: into field; or its own */
     size_t field;       /* offsetof(cli, ...) for the generic setters */
     long min, max;      /* set_count's range */
     cli_section section;
     const char *usage;  /* its usage line(s); NULL: said in its section's header or another row */
-};
-
-/* An option's help line(s) in one command, where that command uses it its
- * own way (-o's file, report's -k, source's --csv). */
-typedef struct cli_usage {
-    const char *option; /* long name */
-    const char *usage;
-} cli_usage;
-
-/* A command: its name, what runs it, the options it takes (long names:
- * exactly those it honours; any other is a usage error naming it), its
- * lines in topdown --help and its own help. */
-typedef struct cli_command {
-    const char *name;     /* as typed; "" for profiling */
-    td_command_fn run;
-    const char *options;  /* long names, space-separated */
-    const char *summary;  /* its line(s) in topdown --help */
-    const char *synopsis; /* its usage line(s) in COMMAND --help */
-    const char *examples;
-    const cli_usage *own; /* options it uses its own way: their help line(s) here,
-                           * {NULL}-terminated; NULL: the rows' */
-} cli_command;
-
-/* A command's own list of option usages, for cli_command.own. */
-#define USAGES(...) ((const cli_usage[]){__VA_ARGS__, {NULL, NULL}})
-
-/* The options of the tree printed by profiling and `report`. */
-#define TREE_OPTIONS "level verbose no-desc desc kernel-name-base kernels app-only " \
-                     "spread-threshold arch csv csv-launches timeline phase-threshold " \
-                     "by-region wide quiet json print-summary separator nodes force help "
-
-static const cli_command commands[TD_CMD_COUNT] = {
-    [TD_CMD_PROFILE] = {
-        "", cmd_profile,
-        TREE_OPTIONS "version output kernel-name launch-skip launch-count per-kernel "
-        "replay-mode overhead graph-profiling source source-only pc-sampling-period "
-        "cache-control clock-control nvtx-include nvtx-exclude no-nvtx sample-every "
-        "pm-interval no-progress",
-        "usage: topdown [options] [--] APP [ARGS...]   profile APP, print the tree\n",
-        "usage: topdown [options] [--] APP [ARGS...]\n"
-        "Profiles APP (its kernel launches), saves APP.topdown.json and prints the tree.\n",
-        "  topdown -l 3 -- ./app args\n"
-        "  topdown -l 2 -o run.json -f -k 'gemm|conv' -- ./app\n"
-        "  topdown -k 'regex:^sgemm_\\d+' -s 2 -c 5 -- ./app   (ncu's forms)\n"
-        "  topdown --overhead 10 -- python train.py\n", NULL},
-    [TD_CMD_REPORT] = {
-        "report", cmd_report, TREE_OPTIONS "pm-timeline kernel-name input page",
-        "       topdown report FILE [options]          print the tree of a result file\n",
-        "usage: topdown report FILE [options]\n"
-        "Prints the tree of a result file (no GPU needed).\n",
-        "  topdown report run.json -l 3\n"
-        "  topdown report run.json -l 4 -v -k 'gemm'     kernels whose name matches\n"
-        "  topdown report run.json -k '^Kernel2$' --kernel-name-base function\n"
-        "  topdown report run.json -l 3 -k '#4'          the 4th kernel (\"Kernel 4/N\")\n"
-        "  topdown report run.json --timeline '#2'       one kernel over its invocations\n"
-        "  topdown report run.json -l 2 --csv k.csv\n"
-        "  topdown report run.json --page raw --csv      the counters behind the trees\n",
-        USAGES({"kernel-name",
-                "  -k, --kernel-name K  show only these kernels in the text, the CSV rows and\n"
-                "                       --json (the application row stays the whole run's):\n"
-                "                       #N (the report's rank), a whole name as the report\n"
-                "                       shows it or in full, or a Perl-style regex (or\n"
-                "                       regex:RE) on the --kernel-name-base name\n"})},
-    [TD_CMD_LIST_ARCHS] = {
-        "list-archs", cmd_list_archs, "help",
-        "       topdown list-archs                     list the architecture tables\n",
-        "usage: topdown list-archs\nLists the architecture tables.\n",
-        "  topdown list-archs\n", NULL},
-    [TD_CMD_LIST_NODES] = {
-        "list-nodes", cmd_list_nodes, "level json help",
-        "       topdown list-nodes [-l N]              list the model's nodes\n",
-        "usage: topdown list-nodes [-l N] [--json]\n"
-        "Lists the model's nodes and thresholds: levels 1 to N (default: 1 to 3;\n"
-        "-l 4: also every arch table's stall reasons, under their node).\n",
-        "  topdown list-nodes -l 4\n", NULL},
-    [TD_CMD_DESCRIBE] = {
-        "describe", cmd_describe, "json help",
-        "       topdown describe NODE                  explain one node\n",
-        "usage: topdown describe NODE [--json]\n"
-        "Explains one node (a name or path of `topdown list-nodes`).\n",
-        "  topdown describe L1_Bound\n  topdown describe Backend.Memory_Bound\n", NULL},
-    [TD_CMD_IMPORT_NVPROF] = {
-        "import-nvprof", cmd_import_nvprof, "times arch output force help",
-        "       topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json\n"
-        "                                              legacy GPUs (CC < 7.5): nvprof CSV to a result\n",
-        "usage: topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json [-f]\n"
-        "Legacy GPUs (CC < 7.5): nvprof's CSV to a result file.\n",
-        "  topdown import-nvprof m.csv --times t.csv --arch gp100 -o old.json\n",
-        USAGES({"output", "  -o, --output FILE    the result file to write\n"})},
-    [TD_CMD_PLOT] = {
-        "plot", cmd_plot,
-        "level output force kernel-name kernel-name-base top diff timeline pm-timeline "
-        "phase-threshold arch input help",
-        "       topdown plot FILE [-l N] [-o OUT.png|OUT.svg] [--top K] [--timeline KERNEL]\n"
-        "                                              gnuplot plot (+ OUT.gp, OUT.dat to restyle)\n"
-        "       topdown plot --diff A.json B.json [-l N] [-o OUT.png] [--top K]\n"
-        "                                              clustered bars of two results\n",
-        "usage: topdown plot FILE [-l N] [-o OUT.png|OUT.svg] [--top K] [--timeline KERNEL]\n"
-        "       topdown plot --diff A.json B.json [-l N] [-o OUT.png] [--top K]\n"
-        "gnuplot plots (+ OUT.gp, OUT.dat to restyle); see docs/OUTPUTS.md.\n",
-        "  topdown plot run.json -l 2 -o bars.png --top 5\n"
-        "  topdown plot run.json -l 3 --timeline '#1' -o t.svg\n"
-        "  topdown plot --diff a.json b.json -l 2 -o diff.png\n",
-        USAGES({"output",
-                "  -o, --output FILE    the plot, OUT.png or OUT.svg (default: next to FILE)\n"})},
-    [TD_CMD_DIFF] = {
-        "diff", cmd_diff,
-        "level verbose csv json kernels kernel-name fail-if force kernel-name-base input wide "
-        "help",
-        "       topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]\n"
-        "                                              compare two results node by node\n",
-        "usage: topdown diff A.json B.json [-l N] [-v] [--csv [FILE] | --json] [--kernels N]\n"
-        "                    [--fail-if RULES]\n"
-        "Compares two results node by node (kernels matched by name).\n",
-        "  topdown diff before.json after.json -l 2\n"
-        "  topdown diff base.json new.json -l 2 --fail-if 'Backend.Memory_Bound>+5'\n"
-        "  topdown diff base.json new.json --fail-if 'Retire<-5,Frontend>30'   (CI gate)\n",
-        NULL},
-    [TD_CMD_IMPORT_SPOOL] = {
-        "import-spool", cmd_import_spool, "output force help",
-        "       topdown import-spool SPOOL -o OUT.json  the result of a run whose saving failed\n",
-        "usage: topdown import-spool SPOOL -o OUT.json [-f]\n"
-        "Makes the result of a run whose saving failed from its spool.\n",
-        "  topdown import-spool run.json.Ab12Cd.spool -o run.json\n",
-        USAGES({"output", "  -o, --output FILE    the result file to write\n"})},
-    [TD_CMD_MERGE] = {
-        "merge", cmd_merge, "output force help",
-        "       topdown merge A.json B.json ... -o ALL.json  one result of several processes (ranks)\n",
-        "usage: topdown merge A.json B.json ... -o ALL.json [-f]\n"
-        "One result holding every input's device sections, each tagged with its\n"
-        "source (the input's name); inputs of one chip must share an arch table.\n",
-        "  topdown merge run.0.json run.1.json -o all.json\n"
-        "  topdown imbalance all.json\n",
-        USAGES({"output", "  -o, --output FILE    the merged result file to write\n"})},
-    [TD_CMD_IMBALANCE] = {
-        "imbalance", cmd_imbalance, "kernels arch json input help",
-        "       topdown imbalance ALL.json | A.json B.json ...  kernels' time and level 1 per rank\n",
-        "usage: topdown imbalance ALL.json | A.json B.json ... [--kernels N] [--json]\n"
-        "Per kernel (matched by name): GPU time and level-1 shares per rank (a\n"
-        "merged result's sources, or each file), the slowest rank marked (*),\n"
-        "kernels sorted by imbalance (max/mean GPU time).\n",
-        "  topdown imbalance run.0.json run.1.json run.2.json run.3.json\n"
-        "  topdown imbalance all.json --kernels 0\n", NULL},
-    [TD_CMD_TRACE] = {
-        "trace", cmd_trace, "output force arch input help",
-        "       topdown trace FILE -o TRACE.json       Chrome trace-event JSON (Perfetto, chrome://tracing)\n",
-        "usage: topdown trace FILE -o TRACE.json [-f]\n"
-        "The result's kernel launches as Chrome trace events (Perfetto,\n"
-        "chrome://tracing): a track per device section and stream, kernels\n"
-        "coloured by their level-1 bottleneck; see docs/OUTPUTS.md.\n",
-        "  topdown trace run.json -o run.trace.json\n",
-        USAGES({"output",
-                "  -o, --output FILE    the trace file to write (Chrome trace-event JSON)\n"})},
-    [TD_CMD_SOURCE] = {
-        "source", cmd_source, "lines node sass csv force arch input help",
-        "       topdown source FILE KERNEL [-n 20] [--node NODE] [--sass] [--csv FILE]\n"
-        "                                              a kernel's hottest source lines (--source runs)\n",
-        "usage: topdown source FILE KERNEL [-n N] [--node NODE] [--sass] [--csv FILE]\n"
-        "A kernel's hottest source lines (PCs without line information, or\n"
-        "instructions with --sass) from a result profiled with --source: each\n"
-        "line's share of the kernel's PC samples and their split over the model's\n"
-        "leaves, sorted by NODE's samples (default: the kernel's bottleneck).\n"
-        "KERNEL: #N (the report's numbering) or a regex (report -k's rules).\n",
-        "  topdown --source -k triad -- ./app         profile with PC sampling\n"
-        "  topdown source app.topdown.json triad\n"
-        "  topdown source run.json '#1' -n 5 --node Backend.Memory_Bound\n"
-        "  topdown source run.json '#2' --sass --csv pcs.csv\n",
-        USAGES({"csv", "      --csv [FILE]     the rows shown (-n 0: all) as CSV (alone or -: on\n"
-                       "                       stdout); docs/SOURCE.md\n"})},
 };
 
 static const char exit_codes_help[] =
@@ -322,11 +168,18 @@ static int set_count(cli *c, const cli_option *o, const char *arg, td_error *err
     return parse_count(arg, label, o->min, o->max, (long *)((char *)c + o->field), err);
 }
 
+/* One of the row's words, into its field (a const char *). */
+static int set_word(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    char label[64];
+    snprintf(label, sizeof label, "--%s", o->name);
+    return parse_word(arg, label, o->words, (const char **)((char *)c + o->field), err);
+}
+
 static int set_level(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
-    (void)o;
     long value = 0;
-    if (parse_count(arg, "-l/--level", 1, TD_MAX_LEVEL, &value, err))
+    if (parse_count(arg, "-l/--level", o->min, o->max, &value, err))
         return -1;
     c->report.level = (int)value;
     return 0;
@@ -353,38 +206,10 @@ static int set_spread_threshold(cli *c, const cli_option *o, const char *arg, td
     return parse_points(arg, "--spread-threshold", &c->report.spread_threshold, err);
 }
 
-static int set_replay_mode(cli *c, const cli_option *o, const char *arg, td_error *err)
-{
-    (void)o;
-    static const char *const modes[] = {"auto", "none", "kernel", NULL};
-    return parse_word(arg, "--replay-mode", modes, &c->profile.replay_mode, err);
-}
-
 static int set_overhead(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
     (void)o;
     return parse_overhead(arg, &c->profile.overhead_pct, err);
-}
-
-static int set_graph_profiling(cli *c, const cli_option *o, const char *arg, td_error *err)
-{
-    (void)o;
-    static const char *const views[] = {"node", "graph", NULL};
-    return parse_word(arg, "--graph-profiling", views, &c->profile.graph_profiling, err);
-}
-
-static int set_cache_control(cli *c, const cli_option *o, const char *arg, td_error *err)
-{
-    (void)o;
-    static const char *const words[] = {"none", "all", NULL};
-    return parse_word(arg, "--cache-control", words, &c->profile.cache_control, err);
-}
-
-static int set_clock_control(cli *c, const cli_option *o, const char *arg, td_error *err)
-{
-    (void)o;
-    static const char *const words[] = {"none", "base", NULL};
-    return parse_word(arg, "--clock-control", words, &c->profile.clock_control, err);
 }
 
 static int set_name_base(cli *c, const cli_option *o, const char *arg, td_error *err)
@@ -448,19 +273,10 @@ static int set_sample_every(cli *c, const cli_option *o, const char *arg, td_err
     return 0;
 }
 
-static int set_print_summary(cli *c, const cli_option *o, const char *arg, td_error *err)
-{
-    (void)o;
-    static const char *const words[] = {"per-kernel", "none", NULL};
-    return parse_word(arg, "--print-summary", words, &c->print_summary, err);
-}
-
 /* report --page (ncu's pages): details, raw, session; source is a command of its own. */
 static int set_page(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
-    (void)o;
-    static const char *const pages[] = {"details", "raw", "session", NULL};
-    for (const char *const *p = pages; *p; p++)
+    for (const char *const *p = o->words; *p; p++)
         if (strcmp(arg, *p) == 0) {
             c->page = *p;
             return 0;
@@ -488,176 +304,189 @@ static int set_no_progress(cli *c, const cli_option *o, const char *arg, td_erro
 
 /* ---- the table ------------------------------------------------------------------ */
 
+/* An option's value: none, one of a kind, one that may be left out, or
+ * one of a few words. */
+#define FLAG_ONLY 0, V_NONE, NULL
+#define VALUE(kind) 1, kind, NULL
+#define OPTIONAL(kind) VALUE_OPTIONAL, kind, NULL
+#define WORDS(...) 1, V_WORDS, ((const char *const[]){__VA_ARGS__, NULL})
+
+/* How it is applied. */
 #define FLAG(member) set_flag, offsetof(cli, member), 0, 0
+#define WORD(member) set_word, offsetof(cli, member), 0, 0
 #define STRING(member) set_string, offsetof(cli, member), 0, 0
 #define COUNT(member, min, max) set_count, offsetof(cli, member), min, max
 #define OWN(fn) fn, 0, 0, 0
 
 static const cli_option options[] = {
-    {"level", 'l', 1, OWN(set_level), S_REPORT,
+    {"level", 'l', VALUE(V_RANGE), set_level, 0, 1, TD_MAX_LEVEL, S_REPORT,
      "  -l, --level N        tree depth, 1 to 4 (default 1; 4 lists stall reasons)\n"},
-    {"verbose", 'v', 0, FLAG(report.verbose), S_REPORT,
+    {"verbose", 'v', FLAG_ONLY, FLAG(report.verbose), S_REPORT,
      "  -v, --verbose        also show nodes below threshold, marked '<'\n"},
-    {"no-desc", 0, 0, FLAG(report.no_desc), S_REPORT,
+    {"no-desc", 0, FLAG_ONLY, FLAG(report.no_desc), S_REPORT,
      "      --no-desc        no description lines\n"},
-    {"desc", 0, 0, FLAG(report.desc), S_REPORT,
+    {"desc", 0, FLAG_ONLY, FLAG(report.desc), S_REPORT,
      "      --desc           every node's description (default: the bottleneck's, once)\n"},
-    {"kernel-name-base", 0, 1, OWN(set_name_base), S_REPORT,
+    {"kernel-name-base", 0, WORDS("function", "demangled", "mangled"), OWN(set_name_base), S_REPORT,
      "      --kernel-name-base function|demangled|mangled  kernel names in the text,\n"
      "                       plots and diff, and the name -k and --timeline match\n"
      "                       (default function: base name, no templates or\n"
      "                       parameters; CSVs keep full names)\n"},
-    {"kernels", 0, 1, COUNT(report.max_kernels, 0, LONG_MAX), S_REPORT,
+    {"kernels", 0, VALUE(V_TEXT), COUNT(report.max_kernels, 0, LONG_MAX), S_REPORT,
      "      --kernels N      kernels listed, heaviest first (default 10, 0 = all)\n"},
-    {"app-only", 0, 0, FLAG(report.app_only), S_REPORT,
+    {"app-only", 0, FLAG_ONLY, FLAG(report.app_only), S_REPORT,
      "      --app-only       only the application tree\n"},
-    {"spread-threshold", 0, 1, OWN(set_spread_threshold), S_REPORT,
+    {"spread-threshold", 0, VALUE(V_TEXT), OWN(set_spread_threshold), S_REPORT,
      "      --spread-threshold POINTS  show a node's spread over launches (+-P) above\n"
      "                       this many points (default 0.5, 0 = always)\n"},
-    {"arch", 0, 1, OWN(set_arch),
+    {"arch", 0, VALUE(V_ARCH), OWN(set_arch),
      S_REPORT,
      "      --arch NAME      arch table to use instead of the detected/recorded one\n"},
-    {"csv", 0, VALUE_OPTIONAL, STRING(csv), S_REPORT,
+    {"csv", 0, OPTIONAL(V_FILE), STRING(csv), S_REPORT,
      "      --csv [FILE]     also write one CSV row per kernel and the app; alone (or\n"
      "                       -): to stdout instead of the text (tree or timeline);\n"
      "                       FILE ends in .csv, or --csv=FILE for any name\n"},
-    {"csv-launches", 0, 1, STRING(csv_launches), S_REPORT,
+    {"csv-launches", 0, VALUE(V_FILE), STRING(csv_launches), S_REPORT,
      "      --csv-launches FILE  also write one CSV row per profiled launch\n"},
-    {"timeline", 0, 1, STRING(timeline), S_REPORT,
+    {"timeline", 0, VALUE(V_TEXT), STRING(timeline), S_REPORT,
      "      --timeline KERNEL    the kernel's invocations and phases instead of the tree\n"},
-    {"pm-timeline", 0, 0, FLAG(pm_timeline),
+    {"pm-timeline", 0, FLAG_ONLY, FLAG(pm_timeline),
      S_REPORT,
      "      --pm-timeline    the PM-sampling timeline (level 1 over wall time, kernels\n"
      "                       laid over it) instead of the tree; record with --pm-interval\n"},
-    {"phase-threshold", 0, 1, OWN(set_phase_threshold), S_REPORT,
+    {"phase-threshold", 0, VALUE(V_TEXT), OWN(set_phase_threshold), S_REPORT,
      "      --phase-threshold PCT  level-1 jump that starts a phase (default 5 points)\n"},
-    {"by-region", 0, 0, FLAG(report.by_region), S_REPORT,
+    {"by-region", 0, FLAG_ONLY, FLAG(report.by_region), S_REPORT,
      "      --by-region      one tree per NVTX region (the ranges launches were made in);\n"
      "                       --csv gets one row per region and kernel, a region column\n"},
-    {"wide", 0, 0, FLAG(report.wide), S_REPORT,
+    {"wide", 0, FLAG_ONLY, FLAG(report.wide), S_REPORT,
      "      --wide           full lines and kernel names (default: 100 columns, long\n"
      "                       names elided in the middle, lines wrapped)\n"},
-    {"quiet", 0, 0, FLAG(quiet), S_REPORT,
+    {"quiet", 0, FLAG_ONLY, FLAG(quiet), S_REPORT,
      "      --quiet          no \"next:\" hints after the report (also TOPDOWN_HINTS=0;\n"
      "                       they show only when stderr is a terminal)\n"},
-    {"json", 0, 0, FLAG(json), S_REPORT,
+    {"json", 0, FLAG_ONLY, FLAG(json), S_REPORT,
      "      --json           the modelled tree (or --timeline) as JSON instead of the text\n"
      "                       (docs/OUTPUTS.md)\n"},
-    {"print-summary", 0, 1, OWN(set_print_summary), S_REPORT,
+    {"print-summary", 0, WORDS("per-kernel", "none"), WORD(print_summary), S_REPORT,
      "      --print-summary per-kernel  one line per kernel instead of the tree: its\n"
      "                       share of GPU time, level 1 and bottleneck (ncu's form)\n"},
-    {"separator", 'x', 1, STRING(separator), S_REPORT,
+    {"separator", 'x', VALUE(V_TEXT), STRING(separator), S_REPORT,
      "  -x, --separator SEP  those lines with fields separated by SEP, names whole\n"
      "                       (toplev's -x ,)\n"},
-    {"nodes", 0, 1, OWN(set_nodes), S_REPORT,
+    {"nodes", 0, VALUE(V_NODE), OWN(set_nodes), S_REPORT,
      "      --nodes LIST     only these nodes (comma-separated paths or names, toplev's\n"
      "                       --nodes), with the nodes above and below them, in the\n"
      "                       tree, the CSVs' node columns and --json; the\n"
      "                       --print-summary columns: these nodes\n"},
-    {"page", 0, 1, OWN(set_page), S_REPORT,
+    {"page", 0, WORDS("details", "raw", "session"), OWN(set_page), S_REPORT,
      "      --page PAGE      report: details (the tree, default), raw (each kernel's\n"
      "                       counter values the model read; --csv: kernel,metric,value,\n"
      "                       launches), session (the header only); source: see\n"
      "                       topdown source FILE KERNEL (ncu's --page)\n"},
-    {"input", 'i', 1, STRING(input), S_REPORT,
+    {"input", 'i', VALUE(V_FILE), STRING(input), S_REPORT,
      "  -i, --input FILE     the result file to read (ncu's -i), as the first file\n"},
-    {"top", 0, 1, COUNT(top, 0, LONG_MAX), S_PLOT,
+    {"top", 0, VALUE(V_TEXT), COUNT(top, 0, LONG_MAX), S_PLOT,
      "      --top K          kernels drawn, heaviest first (default 10, the rest as \"other\")\n"},
-    {"diff", 0, 0, FLAG(plot_diff), S_PLOT,
+    {"diff", 0, FLAG_ONLY, FLAG(plot_diff), S_PLOT,
      "      --diff A.json B.json  clustered bars of two results\n"},
-    {"fail-if", 0, 1, STRING(fail_if), S_DIFF,
+    {"fail-if", 0, VALUE(V_TEXT), STRING(fail_if), S_DIFF,
      "      --fail-if RULES  diff exits 4 when the app or a kernel in both results\n"
      "                       breaks a rule, or when no kernel is in both: NODE>+P /\n"
      "                       NODE<-P (B-A in points), NODE>P / NODE<P (B's share),\n"
      "                       time>+P% / time<-P% (GPU time, B against A);\n"
      "                       comma-separated, e.g. 'Backend.Memory_Bound>+5,time>+10%'\n"},
-    {"times", 0, 1, STRING(times), S_DIFF,
+    {"times", 0, VALUE(V_FILE), STRING(times), S_DIFF,
      "      --times FILE     import-nvprof: nvprof's GPU-trace CSV, for the durations\n"},
-    {"lines", 'n', 1, COUNT(lines, 0, LONG_MAX), S_SOURCE,
+    {"lines", 'n', VALUE(V_TEXT), COUNT(lines, 0, LONG_MAX), S_SOURCE,
      "  -n, --lines N        source: lines (or instructions) shown, hottest first\n"
      "                       (default 20, 0 = all)\n"},
-    {"node", 0, 1, STRING(node), S_SOURCE,
+    {"node", 0, VALUE(V_NODE), STRING(node), S_SOURCE,
      "      --node NODE      source: sort by this node's samples (a level 1-3 node of\n"
      "                       topdown list-nodes; default: the kernel's bottleneck)\n"},
-    {"sass", 0, 0, FLAG(sass), S_SOURCE,
+    {"sass", 0, FLAG_ONLY, FLAG(sass), S_SOURCE,
      "      --sass           source: one row per instruction (PC) instead of per line\n"},
-    {"output", 'o', 1, STRING(profile.output),
+    {"output", 'o', VALUE(V_FILE), STRING(profile.output),
      S_PROFILING,
      "  -o, --output FILE    result file (default: APP.topdown.json, never overwritten);\n"
      "                       one per process: %p the app's pid, %h the host, %q{VAR}\n"
      "                       a variable (run.%q{OMPI_COMM_WORLD_RANK}), %i first free number\n"},
     /* every output: the result, CSVs, plots, import-spool's result */
-    {"force", 'f', 0, FLAG(profile.force), S_PROFILING,
+    {"force", 'f', FLAG_ONLY, FLAG(profile.force), S_PROFILING,
      "  -f, --force          overwrite existing output files (result, CSV, plot); only\n"
      "                       regular files, never an input of the command\n"},
-    {"kernel-name", 'k', 1, STRING(profile.kernel_filter), S_PROFILING,
+    {"kernel-name", 'k', VALUE(V_TEXT), STRING(profile.kernel_filter), S_PROFILING,
      "  -k, --kernel-name RE profile only kernels whose name matches RE: a Perl-style\n"
      "                       regex ('gemm_\\d+', '^sgemm') or ncu's regex:RE, searched\n"
      "                       for in the --kernel-name-base name (default: the function's\n"
      "                       base name); report, plot and diff -k RE show only those\n"
      "                       (text, CSV, JSON, bars, the gate), -k '#4' the 4th kernel\n"},
-    {"launch-skip", 's', 1, COUNT(profile.launch_skip, 0, LONG_MAX),
+    {"launch-skip", 's', VALUE(V_TEXT), COUNT(profile.launch_skip, 0, LONG_MAX),
      S_PROFILING, "  -s, --launch-skip N  skip the first N matching launches\n"},
-    {"launch-count", 'c', 1, COUNT(profile.launch_count, 1, LONG_MAX), S_PROFILING,
+    {"launch-count", 'c', VALUE(V_TEXT), COUNT(profile.launch_count, 1, LONG_MAX), S_PROFILING,
      "  -c, --launch-count N profile at most N launches\n"},
-    {"per-kernel", 0, 1, COUNT(profile.per_kernel, 1, LONG_MAX),
+    {"per-kernel", 0, VALUE(V_TEXT), COUNT(profile.per_kernel, 1, LONG_MAX),
      S_PROFILING,
      "      --per-kernel N   profile at most N launches of each kernel, time the rest\n"},
-    {"replay-mode", 0, 1, OWN(set_replay_mode), S_PROFILING,
+    {"replay-mode", 0, WORDS("auto", "none", "kernel"), WORD(profile.replay_mode), S_PROFILING,
      "      --replay-mode M  auto (default): a kernel's first launch replayed for the\n"
      "                       full counter set, later sampled launches measure one\n"
      "                       counter group each without replay, groups rotated over\n"
      "                       the run; none: never replay; kernel: replay every\n"
      "                       profiled launch for the full set (slow)\n"},
-    {"overhead", 0, 1, OWN(set_overhead), S_PROFILING,
+    {"overhead", 0, VALUE(V_TEXT), OWN(set_overhead), S_PROFILING,
      "      --overhead PCT   profile as many launches as keep the run within PCT% of\n"
      "                       native time (default 40); 'unlimited' profiles every launch\n"},
-    {"graph-profiling", 0, 1, OWN(set_graph_profiling),
+    {"graph-profiling", 0, WORDS("node", "graph"), WORD(profile.graph_profiling),
      S_PROFILING,
      "      --graph-profiling node|graph  kernels of CUDA graphs: each node its own\n"
      "                       range (default), or one range per graph launch\n"},
-    {"source", 0, 0, FLAG(profile.source), S_PROFILING,
+    {"source", 0, FLAG_ONLY, FLAG(profile.source), S_PROFILING,
      "      --source         also sample the selected kernels' PCs (CUPTI PC sampling,\n"
      "                       no replay) for `topdown source`; saves their cubins in\n"
      "                       RESULT.cubins/ (docs/SOURCE.md)\n"},
-    {"source-only", 0, 0, OWN(set_source_only), S_PROFILING,
+    {"source-only", 0, FLAG_ONLY, OWN(set_source_only), S_PROFILING,
      "      --source-only    PC samples without counters: kernels are timed and sampled,\n"
      "                       not profiled (no tree; `topdown source` sorts by samples)\n"},
-    {"pc-sampling-period", 0, 1, COUNT(profile.pc_period, TD_PCSAMP_PERIOD_MIN, TD_PCSAMP_PERIOD_MAX), S_PROFILING,
+    {"pc-sampling-period", 0, VALUE(V_TEXT),
+     COUNT(profile.pc_period, TD_PCSAMP_PERIOD_MIN, TD_PCSAMP_PERIOD_MAX), S_PROFILING,
      "      --pc-sampling-period N  with --source: sampling period of 2^N cycles, N\n"
      "                       from 5 to 31 (default: CUPTI's, chosen by the SM count)\n"},
-    {"cache-control", 0, 1, OWN(set_cache_control), S_PROFILING,
+    {"cache-control", 0, WORDS("none", "all"), WORD(profile.cache_control), S_PROFILING,
      "      --cache-control none|all  none (default): caches as the app leaves them;\n"
      "                       all: L2 flushed before each profiled pass, as ncu does\n"},
-    {"clock-control", 0, 1, OWN(set_clock_control), S_PROFILING,
+    {"clock-control", 0, WORDS("none", "base"), WORD(profile.clock_control), S_PROFILING,
      "      --clock-control none|base  none (default): clocks as the GPU runs them;\n"
      "                       base: locked to base while the app runs, as ncu does\n"
      "                       (needs root; restored after)\n"},
-    {"nvtx-include", 0, 1, OWN(set_nvtx_include), S_PROFILING,
+    {"nvtx-include", 0, VALUE(V_TEXT), OWN(set_nvtx_include), S_PROFILING,
      "      --nvtx-include SPEC  profile only launches in these NVTX ranges (ncu's\n"
      "                       syntax: 'fwd/' push/pop range, 'Dom@fwd/' in a domain,\n"
      "                       'a/*/b', '[a/', 'b]', 'epoch' start/end range); repeatable:\n"
      "                       any of them; the others are timed only\n"},
-    {"nvtx-exclude", 0, 1, OWN(set_nvtx_exclude), S_PROFILING,
+    {"nvtx-exclude", 0, VALUE(V_TEXT), OWN(set_nvtx_exclude), S_PROFILING,
      "      --nvtx-exclude SPEC  do not profile launches in these NVTX ranges (repeatable)\n"},
-    {"no-nvtx", 0, 0, FLAG(profile.no_nvtx), S_PROFILING,
+    {"no-nvtx", 0, FLAG_ONLY, FLAG(profile.no_nvtx), S_PROFILING,
      "      --no-nvtx        do not follow the app's NVTX ranges (launches get no region)\n"},
-    {"sample-every", 0, 1, OWN(set_sample_every), S_PROFILING,
+    {"sample-every", 0, VALUE(V_TEXT), OWN(set_sample_every), S_PROFILING,
      "      --sample-every N|T   profile each kernel periodically over the whole run:\n"
      "                       every Nth invocation, or every T of its own GPU time\n"
      "                       (5ms, 250us); each point measures every counter group\n"
      "                       on consecutive invocations (report --timeline KERNEL)\n"},
-    {"pm-interval", 0, 1, COUNT(profile.pm_interval_us, 1, 10000000),
+    {"pm-interval", 0, VALUE(V_TEXT), COUNT(profile.pm_interval_us, 1, 10000000),
      S_PROFILING,
      "      --pm-interval USEC  also record a GPU-wide level-1 timeline with CUPTI's PM\n"
      "                       sampling, one sample every USEC microseconds; turns\n"
      "                       per-launch counters off (launches are only timed)\n"},
-    {"no-progress", 0, 0, OWN(set_no_progress), S_PROFILING,
+    {"no-progress", 0, FLAG_ONLY, OWN(set_no_progress), S_PROFILING,
      "      --no-progress    no progress line on stderr\n"},
-    {"help", 'h', 0, FLAG(help), S_END,
+    /* topdown help --commands / --options [COMMAND]: the completion's lists */
+    {"commands", 0, FLAG_ONLY, FLAG(list_commands), S_END, NULL},
+    {"options", 0, FLAG_ONLY, FLAG(list_options), S_END, NULL},
+    {"help", 'h', FLAG_ONLY, FLAG(help), S_END,
      "  -h, --help           this help (topdown COMMAND --help, or topdown help\n"
      "                       COMMAND: the command's)\n"},
-    {"version", 'V', 0, FLAG(version), S_END,
+    {"version", 'V', FLAG_ONLY, FLAG(version), S_END,
      "  -V, --version        the version\n"},
 };
 
@@ -680,7 +509,7 @@ static int row_named(const char *name, size_t len)
 static int command_options(td_command command, unsigned char *takes, td_error *err)
 {
     memset(takes, 0, N_OPTIONS);
-    for (const char *p = commands[command].options; *p;) {
+    for (const char *p = td_commands[command].options; *p;) {
         size_t len = strcspn(p, " ");
         int row = len ? row_named(p, len) : -1;
         if (len && row < 0)
@@ -695,8 +524,8 @@ static int command_options(td_command command, unsigned char *takes, td_error *e
 /* "topdown report", or "topdown" for profiling. */
 static void command_title(td_command command, char *buf, size_t size)
 {
-    snprintf(buf, size, "topdown%s%s", commands[command].name[0] ? " " : "",
-             commands[command].name);
+    snprintf(buf, size, "topdown%s%s", td_commands[command].name[0] ? " " : "",
+             td_commands[command].name);
 }
 
 /* "-o/--output" or "--top". */
@@ -716,7 +545,7 @@ static void commands_taking(int row, char *buf, size_t size)
     size_t n = 0, used = 0;
     for (int k = 0; k < TD_CMD_COUNT; k++)
         if (command_options((td_command)k, takes, NULL) == 0 && takes[row])
-            names[n++] = commands[k].name[0] ? commands[k].name : "profiling";
+            names[n++] = td_commands[k].name[0] ? td_commands[k].name : "profiling";
     buf[0] = '\0';
     for (size_t i = 0; i < n && used < size; i++)
         used += (size_t)snprintf(buf + used, size - used, "%s%s",
@@ -737,7 +566,8 @@ static int not_taken(td_command command, int row, td_error *err)
 void td_cli_usage(FILE *out)
 {
     for (int k = 0; k < TD_CMD_COUNT; k++)
-        fputs(commands[k].summary, out);
+        if (td_commands[k].summary)
+            fputs(td_commands[k].summary, out);
     fputs("\n", out);
     for (int section = 0; section < S_COUNT; section++) {
         fputs(section_headers[section], out);
@@ -752,7 +582,7 @@ void td_cli_usage(FILE *out)
 /* The usage of option row i in command's help: the command's own, or the row's. */
 static const char *option_usage(td_command command, size_t i)
 {
-    for (const cli_usage *u = commands[command].own; u && u->option; u++)
+    for (const td_option_usage *u = td_commands[command].own; u && u->option; u++)
         if (strcmp(u->option, options[i].name) == 0)
             return u->usage;
     return options[i].usage;
@@ -760,7 +590,7 @@ static const char *option_usage(td_command command, size_t i)
 
 void td_cli_command_usage(FILE *out, td_command command)
 {
-    const cli_command *cmd = &commands[command];
+    const td_command_def *cmd = &td_commands[command];
     unsigned char takes[TD_CLI_MAX_OPTIONS];
     if (command_options(command, takes, NULL))
         return;
@@ -776,17 +606,63 @@ void td_cli_command_usage(FILE *out, td_command command)
     fputs(environment_help, out);
 }
 
+void td_cli_list_commands(FILE *out)
+{
+    for (int k = 0; k < TD_CMD_COUNT; k++)
+        if (td_commands[k].name[0])
+            fprintf(out, "%s\t%s\n", td_commands[k].name, td_commands[k].operands);
+}
+
+/* What the completion offers for an option's value. */
+static void print_value(FILE *out, const cli_option *o)
+{
+    static const char *const kinds[] = {[V_TEXT] = "text", [V_FILE] = "file",
+                                        [V_ARCH] = "arch", [V_NODE] = "node"};
+    if (o->value == V_NONE)
+        return;
+    if (o->value == V_RANGE) {
+        fputs("\twords", out);
+        for (long v = o->min; v <= o->max; v++)
+            fprintf(out, " %ld", v);
+        return;
+    }
+    if (o->value == V_WORDS) {
+        fputs("\twords", out);
+        for (const char *const *w = o->words; *w; w++)
+            fprintf(out, " %s", *w);
+        return;
+    }
+    fprintf(out, "\t%s", kinds[o->value]);
+}
+
+int td_cli_list_options(FILE *out, td_command command, td_error *err)
+{
+    unsigned char takes[TD_CLI_MAX_OPTIONS];
+    if (command_options(command, takes, err))
+        return -1;
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        if (!takes[i])
+            continue;
+        if (options[i].short_name)
+            fprintf(out, "-%c ", options[i].short_name);
+        fprintf(out, "--%s", options[i].name);
+        print_value(out, &options[i]);
+        fputc('\n', out);
+    }
+    return 0;
+}
+
 td_command td_cli_command_named(const char *name)
 {
     for (int k = 0; k < TD_CMD_COUNT; k++)
-        if (commands[k].name[0] && strcmp(commands[k].name, name) == 0)
+        if (td_commands[k].name[0] && strcmp(td_commands[k].name, name) == 0)
             return (td_command)k;
     return TD_CMD_COUNT;
 }
 
 const char *td_cli_command_name(td_command command)
 {
-    return commands[command].name;
+    return td_commands[command].name;
 }
 
 /* Levenshtein distance, case-insensitive, of two short words. */
@@ -819,9 +695,10 @@ const char *td_cli_command_near(const char *word)
     const char *best = NULL;
     size_t best_d = strlen(word) / 3 + 2; /* reach: a typo or two */
     for (int k = 0; k < TD_CMD_COUNT; k++) {
-        size_t d = commands[k].name[0] ? td_edit_distance(word, commands[k].name) : (size_t)-1;
+        const char *name = td_commands[k].name;
+        size_t d = name[0] ? td_edit_distance(word, name) : (size_t)-1;
         if (d < best_d) {
-            best = commands[k].name;
+            best = name;
             best_d = d;
         }
     }
@@ -830,7 +707,7 @@ const char *td_cli_command_near(const char *word)
 
 int td_cli_run(td_command command, int argc, char **argv, td_error *err)
 {
-    return commands[command].run(argc, argv, err);
+    return td_commands[command].run(argc, argv, err);
 }
 
 int td_usage_fail(td_error *err, const char *fmt, ...)

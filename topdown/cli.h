@@ -1,8 +1,9 @@
-/* topdown's command line: one table of commands (name, handler, the
- * options it takes, its help) and one table of options (how each is
- * applied and listed). topdown --help, each COMMAND --help, the man page
- * (help2man) and the bash completion are made from them. A new option is
- * a new row and its name in the commands that take it. */
+/* topdown's command line: one table of commands (command_table.c: name,
+ * handler, the options it takes, its help) and one table of options
+ * (cli.c: how each is applied, listed and completed). topdown --help, each
+ * COMMAND --help, the man page (help2man) and the bash completion (topdown
+ * help --commands / --options) are made from them. A new option is a new
+ * row and its name in the commands that take it. */
 #ifndef TD_CLI_H
 #define TD_CLI_H
 
@@ -28,6 +29,7 @@ typedef enum td_command {
     TD_CMD_IMBALANCE,
     TD_CMD_TRACE,
     TD_CMD_SOURCE,
+    TD_CMD_HELP,
     TD_CMD_COUNT
 } td_command;
 
@@ -72,6 +74,8 @@ typedef struct cli {
     const char *separator;     /* -x SEP: those lines' fields separated by SEP */
     int quiet;           /* --quiet: no "next:" hints */
     const char *page;    /* report --page: details (NULL too), raw or session */
+    int list_commands;   /* help --commands */
+    int list_options;    /* help --options */
     unsigned char seen[TD_CLI_MAX_OPTIONS]; /* per option row: given on the command line */
 } cli;
 
@@ -80,6 +84,16 @@ void td_cli_usage(FILE *out);
 
 /* topdown COMMAND --help: synopsis, options, examples, exit codes. */
 void td_cli_command_usage(FILE *out, td_command command);
+
+/* topdown help --commands: the commands, one a line: its name, a tab and
+ * what its words other than options are (file, node, command or none). */
+void td_cli_list_commands(FILE *out);
+
+/* topdown help --options [COMMAND]: the options the command takes, one a
+ * line: its names ("-l --level"), then, for one that takes a value, a tab
+ * and what the value is: text, file, arch, node, or "words W1 W2 ...".
+ * -1 with a td_error on a slip in the tables. */
+int td_cli_list_options(FILE *out, td_command command, td_error *err);
 
 /* A usage error: formats the message and returns TD_USAGE_ERROR. */
 int td_usage_fail(td_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

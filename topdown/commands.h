@@ -34,6 +34,9 @@ int cmd_trace(int argc, char **argv, td_error *err);
 /* cmd_source.c: PC samples by source line */
 int cmd_source(int argc, char **argv, td_error *err);
 
+/* cmd_help.c: topdown help [COMMAND], and the completion's lists */
+int cmd_help(int argc, char **argv, td_error *err);
+
 /* Checks the outputs a command will write (NULL entries skipped) against
  * its inputs and the -f rule (report/output.h), before any work: a name
  * that breaks them is a usage error (TD_USAGE_ERROR). */

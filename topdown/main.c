@@ -1,32 +1,13 @@
 /* topdown: main, which runs the command named first (the table of
- * topdown/cli.c), else profiles an app. Every command returns an exit code
- * or -1 / TD_USAGE_ERROR with a td_error; only main prints errors and
- * exits. */
+ * topdown/command_table.c), else profiles an app. Every command returns an
+ * exit code or -1 / TD_USAGE_ERROR with a td_error; only main prints
+ * errors and exits. */
 #include <stdio.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "report/wrap.h"
 #include "topdown/cli.h"
 #include "topdown/commands.h"
-
-/* topdown help [COMMAND]: the usage, or the command's, as --help. */
-static int help(int argc, char **argv, td_error *err)
-{
-    if (argc < 3) {
-        td_cli_usage(stdout);
-        return 0;
-    }
-    td_command k = td_cli_command_named(argv[2]);
-    if (k == TD_CMD_COUNT) {
-        const char *near = td_cli_command_near(argv[2]);
-        return td_usage_fail(err, "topdown help: no command \"%s\"%s%s%s (topdown --help "
-                             "lists them)", argv[2], near ? "; did you mean " : "",
-                             near ? near : "", near ? "?" : "");
-    }
-    td_cli_command_usage(stdout, k);
-    return 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -39,9 +20,7 @@ int main(int argc, char **argv)
         return TD_EXIT_USAGE;
     }
     td_command k = td_cli_command_named(cmd);
-    if (strcmp(cmd, "help") == 0)
-        rc = help(argc, argv, &err);
-    else if (k != TD_CMD_COUNT)
+    if (k != TD_CMD_COUNT)
         rc = td_cli_run(k, argc - 1, argv + 1, &err);
     else
         rc = td_cli_run(TD_CMD_PROFILE, argc, argv, &err);
