@@ -108,16 +108,7 @@ static void test_spool(void)
 static char *report_of(const td_result *res, const td_arch_set *archs)
 {
     static char text[1 << 15];
-    td_summary s;
-    td_error err;
-    text[0] = '\0';
-    CHECK(td_summarize(res, archs, NULL, &s, &err) == 0);
-    td_report_options o;
-    td_report_options_init(&o);
-    o.level = 1;
-    o.wide = 1; /* the Conditions line whole */
-    td_test_report_text(res, &s, &o, text, sizeof text);
-    td_summary_free(&s);
+    CHECK(td_test_level1_text(res, archs, 1 /* the Conditions line whole */, text, sizeof text) == 0);
     return text;
 }
 

@@ -78,16 +78,7 @@ static void build(td_result *res, const td_cost *cost)
 static char *report_of(const td_result *res, const td_arch_set *archs, int wide)
 {
     static char text[1 << 15];
-    td_summary s;
-    td_error err;
-    text[0] = '\0';
-    CHECK(td_summarize(res, archs, NULL, &s, &err) == 0);
-    td_report_options o;
-    td_report_options_init(&o);
-    o.level = 1;
-    o.wide = wide;
-    td_test_report_text(res, &s, &o, text, sizeof text);
-    td_summary_free(&s);
+    CHECK(td_test_level1_text(res, archs, wide, text, sizeof text) == 0);
     return text;
 }
 
