@@ -21,14 +21,9 @@ double td_budget_allowance(const td_budget *b, double now_s)
     return b->overhead * (since + start_paid);
 }
 
-int td_budget_affords(const td_budget *b, double now_s, double cost_s)
-{
-    return b->overhead <= 0 || b->spent_s + cost_s <= td_budget_allowance(b, now_s);
-}
-
 int td_budget_allows(const td_budget *b, double now_s)
 {
-    return td_budget_affords(b, now_s, 0);
+    return b->overhead <= 0 || b->spent_s <= td_budget_allowance(b, now_s);
 }
 
 int td_budget_kernel_allows(const td_budget *b, double now_s, double kernel_spent_s,

@@ -5,12 +5,13 @@
  * `overhead` of the app's own time so far. One-time costs (CUPTI's set-up,
  * each kernel's coverage) are left out of both sides. The app's own time is
  * its host time less what profiling took, or, when more, its host time up
- * to its first launch plus the GPU time of the launches it queued: an app that queues its launches and waits at the
- * end has a host time far below its GPU time, and a budget on the host's
- * clock alone spends itself on the first launches of a short run and
- * leaves the rest unsampled (td_phases2 on the H100: 39 samples, all in
- * launches 2-74 of 1,000). inject.c estimates a launch's GPU time by its
- * kernel's mean measured duration.
+ * to its first launch plus the GPU time of the launches it queued: an app
+ * that queues its launches and waits at the end has a host time far below
+ * its GPU time, and a budget on the host's clock alone spends itself on
+ * the first launches of a short run and leaves the rest unsampled
+ * (td_phases2 on the H100: 39 samples, all in launches 2-74 of 1,000).
+ * inject.c estimates a launch's GPU time by its kernel's measured time per
+ * thread launched.
  *
  * The app's time before its first launch pays for samples at most as
  * fast as its launches' own time does (TD_BUDGET_START_PACE): spent at
@@ -44,9 +45,6 @@ double td_budget_native(const td_budget *b, double now_s);
 double td_budget_allowance(const td_budget *b, double now_s);
 /* 1: a sample may be taken at now_s. */
 int td_budget_allows(const td_budget *b, double now_s);
-/* 1: a sample that costs cost_s more than one in the running session (a
- * fresh profiler object) may be taken at now_s. */
-int td_budget_affords(const td_budget *b, double now_s, double cost_s);
 /* 1: a sample of a kernel whose samples spent kernel_spent_s, and whose
  * launches queued kernel_gpu_s of the GPU time, may be taken at now_s: the
  * kernel's spending, with a sample of the mean cost so far, stays within
