@@ -147,10 +147,7 @@ void close_window(ctx_state *c)
     double t0 = now_s();
     /* At exit or on a signal the context may not be current here. */
     int pushed = cuCtxPushCurrent(c->ctx) == CUDA_SUCCESS;
-    if (rotating(c))
-        finish_cycle(c);
-    else
-        close_batch(c);
+    collector_of(c)->flush(c);
     td_g.decode_s += now_s() - t0;
     if (!td_g.in_profiled_launch) {
         td_g.budget.spent_s += now_s() - t0 - td_g.waited_s;
@@ -165,7 +162,7 @@ void close_window(ctx_state *c)
 /* Launches a batch of this configuration holds: one in user replay (one
  * Start/Stop session makes one range) and for a replay in auto mode (so a
  * failing replay is pinned on its kernel), the batch size otherwise. */
-size_t window_capacity(int group)
+static size_t window_capacity(int group)
 {
     /* --cache-control all: a flush before each launch, so one per session. */
     return group == TD_GROUP_ALL && td_g.mode == TD_REPLAY_KERNEL && !td_g.flush_caches
@@ -245,30 +242,9 @@ static int select_config(ctx_state *c, const launch_rec *l)
     return 0;
 }
 
-int add_to_window(ctx_state *c, const launch_rec *l)
+/* A chosen launch in the open batch of its configuration (selected). */
+static int add_to_batch(ctx_state *c, const launch_rec *l)
 {
-    if (c->rp.active && c->rp.active != config_of(c, l->group))
-        close_window(c); /* another configuration: what the active one holds first */
-    else if (c->n_window > 0 && !rotating(c) &&
-             (c->window_group != l->group || c->n_window >= window_capacity(c->window_group)))
-        close_window(c);
-    double t0 = now_s(), waited0 = td_g.waited_s;
-    int from_replay = c->rp.active == &c->full && l->group != TD_GROUP_ALL;
-    if (!c->profiling || select_config(c, l) != 0)
-        return 0;
-    if (rotating(c)) {
-        int added = add_to_rotation(c, l);
-        /* The rotation's first object (building it, its first Start:
-         * 150-250 ms, H100) is set-up; a fresh one after replays is their
-         * cost, coverage: neither is the budget's. */
-        if (!c->rotation_warm || from_replay) {
-            double once = now_s() - t0 - (td_g.waited_s - waited0);
-            *(c->rotation_warm ? &td_g.coverage_s : &td_g.setup_s) += once;
-            td_g.excluded_in_launch_s += once;
-            c->rotation_warm = 1;
-        }
-        return added;
-    }
     /* A user range counts everything that runs on the context: drain the
      * work queued before it (its launch is then the only one running). */
     if (l->group != TD_GROUP_ALL)
@@ -282,3 +258,48 @@ int add_to_window(ctx_state *c, const launch_rec *l)
     c->window[c->n_window++] = *l;
     return 1;
 }
+
+int add_to_window(ctx_state *c, const launch_rec *l)
+{
+    if (c->rp.active && c->rp.active != config_of(c, l->group))
+        close_window(c); /* another configuration: what the active one holds first */
+    else if (c->n_window > 0 && !rotating(c) &&
+             (c->window_group != l->group || c->n_window >= window_capacity(c->window_group)))
+        close_window(c);
+    double t0 = now_s(), waited0 = td_g.waited_s;
+    int from_replay = c->rp.active == &c->full && l->group != TD_GROUP_ALL;
+    if (!c->profiling || select_config(c, l) != 0)
+        return 0;
+    int rotation = rotating(c);
+    int added = collector_of(c)->launch_begin(c, l);
+    /* The rotation's first object (building it, its first Start:
+     * 150-250 ms, H100) is set-up; a fresh one after replays is their
+     * cost, coverage: neither is the budget's. */
+    if (rotation && (!c->rotation_warm || from_replay)) {
+        double once = now_s() - t0 - (td_g.waited_s - waited0);
+        *(c->rotation_warm ? &td_g.coverage_s : &td_g.setup_s) += once;
+        td_g.excluded_in_launch_s += once;
+        c->rotation_warm = 1;
+    }
+    return added;
+}
+
+/* After a measured launch: the batch is closed once full. */
+static void batch_launch_end(ctx_state *c)
+{
+    if (c->n_window >= window_capacity(c->window_group))
+        close_window(c);
+}
+
+/* The batch's collector: kernel replay of the full set, or the per-group
+ * fallback (one configuration a group); a profiled launch is one range of
+ * the open batch, and a launch not profiled closes it first (it must not
+ * become a range). */
+const td_collector td_batch_collector = {
+    .name = "batch",
+    .launch_begin = add_to_batch,
+    .launch_end = batch_launch_end,
+    .graph_end = close_window,
+    .unmeasured = close_window,
+    .flush = close_batch,
+};

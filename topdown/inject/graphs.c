@@ -64,8 +64,8 @@ void graph_enter(const CUpti_CallbackData *cb)
     holding_launch = 1;
     in_our_code = 1;
     ctx_state *c = context_for(cb->context, cb->contextUid);
-    if (c && !rotating(c))
-        close_window(c);
+    if (c)
+        collector_of(c)->unmeasured(c);
     launch_rec l = {.group = TD_GROUP_ALL, .grid = {1, 1, 1}, .block = {1, 1, 1},
                     .graph = graph_exec_id(cb)};
     int profile = 0, nvtx_allows = 1;
@@ -99,10 +99,7 @@ void graph_exit(void)
     in_our_code = 1;
     ctx_state *c = td_g.current_ctx;
     if (c && td_g.current_profiled) {
-        if (rotating(c))
-            end_sample(c);
-        else
-            close_window(c);
+        collector_of(c)->graph_end(c);
         end_profiled_launch();
     }
     td_g.current_ctx = NULL;

@@ -40,6 +40,18 @@ td_inject_state td_g;
 _Thread_local int in_our_code;
 _Thread_local int holding_launch;
 
+/* The Range Profiler's collectors, by the configuration in use. */
+enum { TD_COLLECT_BATCH, TD_COLLECT_ROTATION };
+static const td_collector *const collectors[] = {
+    [TD_COLLECT_BATCH] = &td_batch_collector,
+    [TD_COLLECT_ROTATION] = &td_rotation_collector,
+};
+
+const td_collector *collector_of(const ctx_state *c)
+{
+    return collectors[rotating(c) ? TD_COLLECT_ROTATION : TD_COLLECT_BATCH];
+}
+
 uint64_t next_launch_id(void)
 {
     return atomic_fetch_add(&td_g.next_id, 1);
@@ -200,8 +212,8 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         l.kernel->launches++;
     }
     budget_count_launch(&l);
-    if (c && !profile && !rotating(c))
-        close_window(c); /* this launch must not become a range */
+    if (c && !profile)
+        collector_of(c)->unmeasured(c); /* this launch must not become a range */
     td_g.current = l;
     td_g.current_ctx = c;
     td_g.current_profiled = profile;
@@ -221,10 +233,7 @@ static void launch_exit(const CUpti_CallbackData *cb)
     if (c && td_g.current_profiled) {
         if (!ok && c->n_window > 0)
             c->window[c->n_window - 1].failed = 1;
-        if (rotating(c))
-            end_sample(c);
-        else if (c->n_window >= window_capacity(c->window_group))
-            close_window(c);
+        collector_of(c)->launch_end(c);
         end_profiled_launch();
     } else if (c && ok) {
         emit_launch(c, &td_g.current, NULL);

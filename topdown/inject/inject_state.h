@@ -132,6 +132,28 @@ typedef struct td_inject_state {
 
 extern td_inject_state td_g;
 
+/* One way a context's Range Profiler collects, a record of functions
+ * (like LIKWID's NvmonFunctions): the batch (batch.c: kernel replay of the
+ * full set, or the per-group fallback) and the rotation (rotation.c). The
+ * configuration in use picks it (collector_of, inject.c); a context moves
+ * between them launch by launch. Set-up and end are the context's
+ * (contexts.c), shared by both. */
+typedef struct td_collector {
+    const char *name;
+    /* A chosen launch, its configuration selected: 1 when it is measured. */
+    int (*launch_begin)(ctx_state *c, const launch_rec *l);
+    /* After a measured launch's call returned. */
+    void (*launch_end)(ctx_state *c);
+    /* After a measured graph launch. */
+    void (*graph_end)(ctx_state *c);
+    /* Before a launch or graph launch that is not measured. */
+    void (*unmeasured)(ctx_state *c);
+    /* Writes what it holds (inside close_window: the context current). */
+    void (*flush)(ctx_state *c);
+} td_collector;
+
+extern const td_collector td_batch_collector, td_rotation_collector;
+
 static inline double now_s(void)
 {
     struct timespec ts;
@@ -144,7 +166,8 @@ static inline double now_s(void)
 extern _Thread_local int in_our_code;
 extern _Thread_local int holding_launch;
 
-/* inject.c: launches */
+/* inject.c: the collectors' table, launches */
+const td_collector *collector_of(const ctx_state *c);
 uint64_t next_launch_id(void);
 int profile_launch(ctx_state *c, launch_rec *l, double t0);
 void end_profiled_launch(void);
@@ -163,15 +186,11 @@ void group_failed(ctx_state *c);
 td_kernel_progress *progress_of(ctx_state *c, const td_kernel *k);
 void count_measurement(ctx_state *c, const launch_rec *l);
 void close_window(ctx_state *c);
-size_t window_capacity(int group);
 void flush_before_pass(ctx_state *c);
 int add_to_window(ctx_state *c, const launch_rec *l);
 
 /* rotation.c: the counter groups as passes of one configuration */
 int rotating(const ctx_state *c);
-void finish_cycle(ctx_state *c);
-void end_sample(ctx_state *c);
-int add_to_rotation(ctx_state *c, const launch_rec *l);
 
 /* choice.c: what each launch measures */
 int cubin_uses_device_heap(const char *cubin, size_t size);

@@ -106,7 +106,7 @@ static int move_to_pass(ctx_state *c, int group)
 }
 
 /* Ends the cycle: the open session, pads for the passes left, the decode. */
-void finish_cycle(ctx_state *c)
+static void finish_cycle(ctx_state *c)
 {
     if (!c->rp.started && c->n_window == 0 && c->rp.pass == 0)
         return;
@@ -129,7 +129,7 @@ void finish_cycle(ctx_state *c)
 
 /* After a sampled launch: its range ends with the kernel; the cycle is
  * decoded when the image could not hold another pass's worth. */
-void end_sample(ctx_state *c)
+static void end_sample(ctx_state *c)
 {
     wait_for_gpu();
     if (td_rp_pop(&c->rp) != 0) {
@@ -143,7 +143,7 @@ void end_sample(ctx_state *c)
 
 /* A sampled launch in the rotation: in the session of its group's pass,
  * a user range named after it. */
-int add_to_rotation(ctx_state *c, const launch_rec *l)
+static int add_to_rotation(ctx_state *c, const launch_rec *l)
 {
     if (move_to_pass(c, l->group) != 0) {
         if (c->profiling && rotating(c))
@@ -164,3 +164,23 @@ int add_to_rotation(ctx_state *c, const launch_rec *l)
     c->window[c->n_window++] = *l;
     return 1;
 }
+
+/* Nothing to close before a launch that is not sampled: it falls outside
+ * the rotation's user ranges (each pushed around its own launch, with the
+ * work queued before it drained). */
+static void keep_cycle(ctx_state *c)
+{
+    (void)c;
+}
+
+/* The rotation's collector: a sampled launch (or graph launch) is a user
+ * range in its group's session; the image is decoded once every pass was
+ * measured or it is full. */
+const td_collector td_rotation_collector = {
+    .name = "rotation",
+    .launch_begin = add_to_rotation,
+    .launch_end = end_sample,
+    .graph_end = end_sample,
+    .unmeasured = keep_cycle,
+    .flush = finish_cycle,
+};
