@@ -9,8 +9,8 @@
  * end has a host time far below its GPU time, and a budget on the host's
  * clock alone spends itself on the first launches of a short run and
  * leaves the rest unsampled (td_phases2 on the H100: 39 samples, all in
- * launches 2-74 of 1,000). inject.c estimates a launch's GPU time by its
- * kernel's mean measured duration.
+ * launches 2-74 of 1,000). choice.c estimates a launch's GPU time by its
+ * kernel's measured time per thread launched.
  *
  * The app's time before its first launch pays for samples at most as
  * fast as its launches' own time does (TD_BUDGET_START_PACE): spent at
