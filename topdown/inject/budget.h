@@ -10,7 +10,7 @@
  * its GPU time, and a budget on the host's clock alone spends itself on
  * the first launches of a short run and leaves the rest unsampled
  * (td_phases2 on the H100: 39 samples, all in launches 2-74 of 1,000).
- * inject.c estimates a launch's GPU time by its kernel's measured time per
+ * choice.c estimates a launch's GPU time by its kernel's measured time per
  * thread launched.
  *
  * The app's time before its first launch pays for samples at most as

@@ -1,0 +1,205 @@
+/* What each launch measures: replay of the full set, a counter group
+ * (choose.h) under the budget (budget.h) or --sample-every's points, or
+ * nothing; and the device-heap check that turns replay off. */
+#include <string.h>
+
+#include "topdown/inject/choose.h"
+#include "topdown/inject/debug.h"
+#include "topdown/inject/inject_state.h"
+#include "topdown/inject/spool_writer.h"
+
+/* ---- the device heap ------------------------------------------------------ */
+
+/* GPU code that calls malloc/free (device-side new and delete compile to
+ * them) changes the device heap, which kernel replay does not restore: a
+ * replayed create_world<<<1,1>>> leaves later kernels with bad pointers.
+ * A module whose cubin links malloc or free therefore turns replay off for
+ * the process (a cubin's string table names the functions it calls). */
+int cubin_uses_device_heap(const char *cubin, size_t size)
+{
+    static const char *const calls[] = {"malloc", "free"};
+    for (size_t c = 0; cubin && c < sizeof calls / sizeof *calls; c++) {
+        size_t len = strlen(calls[c]);
+        for (size_t i = 0; i + len + 2 <= size; i++)
+            if (cubin[i] == '\0' && cubin[i + len + 1] == '\0' &&
+                memcmp(cubin + i + 1, calls[c], len) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+static void say_no_replay_for_heap(void)
+{
+    if (td_g.heap_said++)
+        return;
+    td_sw_warning("the app's GPU code allocates from the device heap (malloc, free, new or "
+                  "delete in a kernel), which kernel replay cannot repeat faithfully: no "
+                  "launch is replayed%s", td_g.mode == TD_REPLAY_KERNEL
+                  ? ", and --replay-mode kernel leaves its launches timed only; use "
+                    "--replay-mode auto or none" : "; kernels launched too few times for "
+                    "every counter group show the stall reasons they measured");
+}
+
+/* ---- what to measure ---------------------------------------------------- */
+
+/* Which configuration measures a launch. A kernel the mode wants replayed
+ * (auto: its first launch; kernel: every launch) takes the full set; else
+ * the choice (choose.h) spreads each kernel's counter groups over its size
+ * classes and its whole run, for the estimator (levels/estimate.h). */
+static int wants_replay(ctx_state *c, const td_kernel *k)
+{
+    if (!c->has_full || k->no_replay)
+        return 0;
+    if (td_g.device_heap) {
+        say_no_replay_for_heap();
+        return 0;
+    }
+    return td_g.mode == TD_REPLAY_KERNEL || c->n_group_cfg == 0 ||
+           (td_g.mode == TD_REPLAY_AUTO && !progress_of(c, k)->full_measured);
+}
+
+/* Launches without a new kernel after which the context leaves the
+ * replay's profiler object for the rotation. */
+#define TD_RETURN_AFTER 16
+/* A kernel's launches replayed as coverage while the context stays on the
+ * replay's object. */
+#define TD_COVER_LAUNCHES 4
+
+/* The cost budget (budget.c): profile while the time spent sampling stays
+ * within --overhead of the app's own time so far. Set-up and each kernel's
+ * coverage are paid once whatever is sampled, so they are on neither side
+ * (issue 23: in-loop slowdown). */
+static int budget_allows(const td_kernel *k)
+{
+    if (!td_g.budgeted)
+        return 1;
+    td_g.budget.once_s = td_g.setup_s + td_g.coverage_s;
+    double now = now_s();
+    int allowed = td_budget_kernel_allows(&td_g.budget, now, k->budget_spent_s, k->gpu_est_s);
+    if (td_debug_on() && td_g.budget_skipped < 1000)
+        td_debug("inject", "budget at launch %ld: %s; spent %.4f s of %.4f s (native %.4f s, "
+                 "at the first launch %.4f s; once %.4f s, at %.4f s); %s: spent %.4f s, "
+                 "GPU %.4f s of %.4f s", td_g.launches, allowed ? "sample" : "no",
+                 td_g.budget.spent_s, td_budget_allowance(&td_g.budget, now),
+                 td_budget_native(&td_g.budget, now), td_g.budget.gpu_from_s, td_g.budget.once_s,
+                 now - td_g.budget.start_s, k->name, k->budget_spent_s, k->gpu_est_s,
+                 td_g.budget.gpu_s);
+    if (allowed) {
+        td_g.budget.samples++;
+        return 1;
+    }
+    td_g.budget_skipped++;
+    return 0;
+}
+
+/* 1: the profiler holds the replay's object and new kernels keep coming.
+ * A group's sample would need a fresh rotation object (coverage's cost,
+ * ~0.2 s), and the next new kernel the replay's again: PyTorch's first
+ * step paid 46 such round trips, 9.6 s (H200). */
+static int staying_on_replay(const ctx_state *c)
+{
+    return c->has_rotation && c->rp.active == &c->full &&
+           td_g.launches - td_g.new_kernel_launch < TD_RETURN_AFTER;
+}
+
+/* A launch was queued: the budget counts its GPU time, estimated by its
+ * kernel's measured time per thread launched (0 until one was measured):
+ * a kernel's launches can differ a thousandfold (td_bfs: 2 us to 2 ms,
+ * with the frontier), and its first launches are often its smallest. */
+void budget_count_launch(const launch_rec *l)
+{
+    td_kernel *k = l->kernel;
+    double est_s = k && k->durations && k->thread_sum > 0
+                       ? k->duration_sum / k->thread_sum * launch_threads(l) * 1e-9 : 0;
+    if (k)
+        k->gpu_est_s += est_s;
+    td_g.budget.once_s = td_g.setup_s + td_g.coverage_s;
+    td_budget_launched(&td_g.budget, now_s(), est_s);
+}
+
+/* The counter group the context's profiler is configured for, -1: none. */
+int active_group(const ctx_state *c)
+{
+    if (rotating(c))
+        return (int)c->rp.pass;
+    for (size_t gi = 0; gi < c->n_group_cfg; gi++)
+        if (c->rp.active == &c->group_cfg[gi])
+            return (int)gi;
+    return -1;
+}
+
+/* --sample-every: the kernel's periodic points decide (sample_policy.h),
+ * each a burst of consecutive launches covering every counter group, or
+ * one replayed launch of the full set. */
+static int choose_sampled(ctx_state *c, td_kernel *k, int *group)
+{
+    double est_ns = k->durations ? k->duration_sum / (double)k->durations : 0;
+    int wanted;
+    if (!td_sample_decide(&td_g.sample, &k->sample, c->n_group_cfg, active_group(c), est_ns,
+                          &wanted))
+        return 0;
+    *group = wants_replay(c, k) ? TD_GROUP_ALL : wanted;
+    if (*group != TD_GROUP_ALL && c->n_group_cfg == 0)
+        return 0;
+    td_sample_taken(&k->sample, c->n_group_cfg, *group);
+    return 1;
+}
+
+/* The choice for a launch of this size (a graph launch: size class 0),
+ * under the budget; a kernel lacking a group is measured whatever the
+ * budget (coverage first). */
+int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
+{
+    td_kernel_progress *progress = progress_of(c, k);
+    td_choose_kernel *state = &progress->choose;
+    state->covered = progress->full_measured;
+    /* no budget (--overhead unlimited, or counts asked): every launch */
+    td_choice ch = td_choose(state, size_class, c->n_group_cfg, active_group(c), !td_g.budgeted);
+    if (!ch.measure)
+        return 0;
+    if (ch.coverage) {
+        td_g.launch_covers = 1;
+        *group = ch.group;
+        return 1;
+    }
+    int staying = staying_on_replay(c);
+    if (staying && !k->no_replay && !td_g.device_heap && progress->profiled < TD_COVER_LAUNCHES) {
+        /* a kernel's first launches, while new kernels keep coming: replayed
+         * as coverage (td_bench, td_few: every launch, as the truth) */
+        td_choose_dropped(state, size_class, ch.group);
+        td_g.launch_covers = 1;
+        *group = TD_GROUP_ALL;
+        return 1;
+    }
+    /* Later launches wait for the rotation: a budgeted replay costs 25 ms
+     * (td_stencil, H200), 20 samples in the rotation. Without a budget
+     * they are replayed. */
+    if ((staying && td_g.budgeted) || !budget_allows(k)) {
+        td_choose_dropped(state, size_class, ch.group);
+        return 0;
+    }
+    if (staying) {
+        td_choose_dropped(state, size_class, ch.group);
+        if (k->no_replay || td_g.device_heap)
+            return 0;
+        *group = TD_GROUP_ALL;
+        return 1;
+    }
+    *group = ch.group;
+    return 1;
+}
+
+/* 1 and the configuration if this launch is to be profiled. */
+int choose_config(ctx_state *c, td_kernel *k, const launch_rec *l, int *group)
+{
+    if (td_g.sample.unit != TD_SAMPLE_OFF)
+        return choose_sampled(c, k, group);
+    if (wants_replay(c, k)) {
+        *group = TD_GROUP_ALL;
+        td_g.launch_covers = 1; /* coverage: a kernel's one replay is not budgeted */
+        return 1;
+    }
+    if (c->n_group_cfg == 0)
+        return 0;
+    return choose_group(c, k, td_choose_size_class(l->grid, l->block), group);
+}

@@ -1,0 +1,214 @@
+/* What the injection library's files share (inject.c and the files split
+ * from it: emit.c, batch.c, rotation.c, choice.c, contexts.c, graphs.c,
+ * exit.c): a launch waiting for its counters, a context's state, the
+ * process's state (td_g, guarded by td_g.lock) and the functions each file
+ * lends the others. Internal to libtopdown_inject.so: nothing here is
+ * exported (hidden visibility). */
+#ifndef TD_INJECT_STATE_H
+#define TD_INJECT_STATE_H
+
+#include <cjson/cJSON.h>
+#include <cuda.h>
+#include <cupti.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "metrics/arch/arch.h"
+#include "metrics/arch/groups.h"
+#include "metrics/result/result.h" /* TD_GROUP_ALL */
+#include "topdown/inject/budget.h"
+#include "topdown/inject/cache_flush.h"
+#include "topdown/inject/collect_opts.h"
+#include "topdown/inject/kernels.h"
+#include "topdown/inject/progress.h"
+#include "topdown/inject/range_profiler.h"
+#include "topdown/inject/sample_policy.h"
+
+enum { MAX_METRICS = 128 };
+/* Ranges of the rotation's image: its samples and one pad a pass at most,
+ * decoded when the last pass ends or the image is full. */
+enum { ROTATION_RANGES = 128 };
+
+/* One launch waiting in a context's open batch for its counters. */
+typedef struct launch_rec {
+    uint64_t id;
+    uint32_t corr;
+    td_kernel *kernel;
+    unsigned grid[3], block[3];
+    uint32_t stream;
+    int group;  /* counter group it is measured with, TD_GROUP_ALL: replay */
+    uint32_t graph; /* a whole CUDA graph launch: the graph's CUPTI id */
+    int failed; /* the launch call returned an error: it made no range */
+    const char *region; /* NVTX region (nvtx.h), NULL: none */
+} launch_rec;
+
+typedef struct ctx_state {
+    CUcontext ctx;
+    uint32_t uid;         /* CUPTI's context id, also in activity records */
+    char chip[64];
+    int profiling;        /* the Range Profiler is set up on it */
+    td_rp rp;
+    const char *metrics[MAX_METRICS]; /* the full set: the device's metrics */
+    size_t n_metrics;
+    const char *duration_metric; /* metric giving duration_ns, NULL if none */
+    td_rp_config full;    /* the full set, kernel replay */
+    int has_full;
+    size_t full_passes;   /* replay passes of the full set */
+    td_groups groups;     /* replay-free groups, one pass each */
+    size_t group_metric[TD_MAX_GROUPS][TD_MAX_GROUP_METRICS]; /* into metrics */
+    td_rp_config group_cfg[TD_MAX_GROUPS];
+    size_t n_group_cfg;   /* 0: no replay-free collection here */
+    td_rp_config rotation; /* the groups as passes of one configuration */
+    int has_rotation;     /* group samples go through it (else group_cfg) */
+    const char *rotation_metrics[MAX_METRICS]; /* the groups' union */
+    size_t rotation_index[TD_MAX_GROUPS][TD_MAX_GROUP_METRICS]; /* into it */
+    size_t session_ranges; /* ranges of the rotation's open session */
+    int rotation_warm;    /* its first session was started (set-up paid) */
+    launch_rec *window;   /* launches of the open batch, in launch order */
+    size_t n_window;
+    int window_group;     /* configuration of the open batch */
+    int failures;         /* failed decodes of replay-free launches */
+    td_progress progress; /* what each kernel measured on this context */
+    int warned_mismatch;
+    td_flush flush;       /* --cache-control all: ready when it can flush */
+    int flush_failed_said;
+    struct ctx_state *next;
+} ctx_state;
+
+/* The process's collection state, one for the process (inject.c). */
+typedef struct td_inject_state {
+    pthread_mutex_t lock;     /* recursive; held from launch enter to exit */
+    int initialized;
+    pid_t pid;
+    td_collect_opts opts;     /* the TOPDOWN_* variables, read once at injection and
+                                 kept for the life of the process */
+    CUpti_SubscriberHandle subscriber;
+    td_arch_set archs;
+    int archs_tried;
+    td_filter filter;
+    size_t batch;
+    ctx_state *contexts;
+    launch_rec current;       /* the launch between its enter and exit */
+    ctx_state *current_ctx;
+    int current_profiled;
+    atomic_uint_fast64_t next_id;
+    long launches;
+    long profiled;
+    uint64_t t0;
+    td_replay_mode mode;      /* --replay-mode (collect_opts.h) */
+    td_budget budget;         /* --overhead (budget.c): what sampling spent (spent_s:
+                                 launches, decoding; one-time set-up is setup_s),
+                                 against the app's own time since start_s */
+    int budgeted;             /* the budget decides (no explicit counts asked) */
+    double launch_t0;         /* when the profiled launch in flight entered */
+    td_kernel *launch_kernel; /* and its kernel, which its cost is charged to */
+    int in_profiled_launch;
+    double waited_s;          /* of the launch in flight: waiting for the app's
+                                 own GPU work, which is not profiling cost */
+    double excluded_in_launch_s; /* and what it paid once (in setup_s or coverage_s) */
+    int launch_covers;        /* it is a kernel's coverage (its first full
+                                 measurement): paid once per kernel, in coverage_s */
+    double coverage_s;        /* what coverage cost, outside the budget */
+    long budget_skipped;      /* launches left timed-only by the budget */
+    long new_kernel_launch;   /* td_g.launches when a kernel was last seen first */
+    double setup_s, switch_s, decode_s; /* where profiling time goes */
+    long switches;
+    int device_heap;          /* a loaded module uses the device heap */
+    int heap_said;
+    int graph_view;           /* --graph-profiling graph */
+    int flush_caches;         /* --cache-control all */
+    long replay_failures;
+    uint64_t pm_interval_ns;  /* --pm-interval: PM sampling instead of the Range Profiler */
+    int pm_said;
+    td_sample_every sample;   /* --sample-every (topdown/inject/sample_policy.h) */
+    int no_rotation;          /* TOPDOWN_ROTATION=0: a profiler object per group */
+    char sample_error[sizeof ((td_error *)0)->msg]; /* a bad TOPDOWN_SAMPLE_EVERY, said
+                                                      after the start record */
+} td_inject_state;
+
+extern td_inject_state td_g;
+
+/* One way a context's Range Profiler collects, a record of functions
+ * (like LIKWID's NvmonFunctions): the batch (batch.c: kernel replay of the
+ * full set, or the per-group fallback) and the rotation (rotation.c). The
+ * configuration in use picks it (collector_of, inject.c); a context moves
+ * between them launch by launch. Set-up and end are the context's
+ * (contexts.c), shared by both. */
+typedef struct td_collector {
+    const char *name;
+    /* A chosen launch, its configuration selected: 1 when it is measured. */
+    int (*launch_begin)(ctx_state *c, const launch_rec *l);
+    /* After a measured launch's call returned. */
+    void (*launch_end)(ctx_state *c);
+    /* After a measured graph launch. */
+    void (*graph_end)(ctx_state *c);
+    /* Before a launch or graph launch that is not measured. */
+    void (*unmeasured)(ctx_state *c);
+    /* Writes what it holds (inside close_window: the context current). */
+    void (*flush)(ctx_state *c);
+} td_collector;
+
+extern const td_collector td_batch_collector, td_rotation_collector;
+
+static inline double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Set while this thread runs our code or holds td_g.lock through a launch:
+ * a signal arriving then must not flush (the state is mid-change). */
+extern _Thread_local int in_our_code;
+extern _Thread_local int holding_launch;
+
+/* inject.c: the collectors' table, launches */
+const td_collector *collector_of(const ctx_state *c);
+uint64_t next_launch_id(void);
+int profile_launch(ctx_state *c, launch_rec *l, double t0);
+void end_profiled_launch(void);
+
+/* emit.c: launch and debug records */
+double launch_threads(const launch_rec *l);
+void emit_launch(const ctx_state *c, const launch_rec *l, const double *values);
+void emit_batch_debug(ctx_state *c, int decoded, size_t ranges, size_t dropped,
+                      size_t expected);
+
+/* batch.c: batches of profiled launches, and what every configuration shares */
+void close_configs(ctx_state *c);
+void stop_profiling(ctx_state *c, const char *why);
+void wait_for_gpu(void);
+void group_failed(ctx_state *c);
+td_kernel_progress *progress_of(ctx_state *c, const td_kernel *k);
+void count_measurement(ctx_state *c, const launch_rec *l);
+void close_window(ctx_state *c);
+void flush_before_pass(ctx_state *c);
+int add_to_window(ctx_state *c, const launch_rec *l);
+
+/* rotation.c: the counter groups as passes of one configuration */
+int rotating(const ctx_state *c);
+
+/* choice.c: what each launch measures */
+int cubin_uses_device_heap(const char *cubin, size_t size);
+void budget_count_launch(const launch_rec *l);
+int active_group(const ctx_state *c);
+int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group);
+int choose_config(ctx_state *c, td_kernel *k, const launch_rec *l, int *group);
+
+/* contexts.c: a context's set-up and end */
+ctx_state *context_for(CUcontext ctx, uint32_t uid);
+void forget_context(uint32_t uid);
+
+/* graphs.c: CUDA graph launches */
+void graph_enter(const CUpti_CallbackData *cb);
+void graph_exit(void);
+
+/* exit.c: flushing at exit and on signals */
+void at_exit(void);
+void install_signal_handlers(void);
+
+#endif
