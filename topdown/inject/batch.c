@@ -277,7 +277,7 @@ int add_to_window(ctx_state *c, const launch_rec *l)
      * cost, coverage: neither is the budget's. */
     if (rotation && (!c->rotation_warm || from_replay)) {
         double once = now_s() - t0 - (td_g.waited_s - waited0);
-        *(c->rotation_warm ? &td_g.coverage_s : &td_g.setup_s) += once;
+        pay_once(c->rotation_warm ? &td_g.coverage_s : &td_g.setup_s, once);
         td_g.excluded_in_launch_s += once;
         c->rotation_warm = 1;
     }

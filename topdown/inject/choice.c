@@ -65,6 +65,9 @@ static int wants_replay(ctx_state *c, const td_kernel *k)
  * replay's object. */
 #define TD_COVER_LAUNCHES 4
 
+/* Refusals the debug log tells, before it stops telling them. */
+#define TD_BUDGET_DEBUG_LINES 1000
+
 /* The cost budget (budget.c): profile while the time spent sampling stays
  * within --overhead of the app's own time so far. Set-up and each kernel's
  * coverage are paid once whatever is sampled, so they are on neither side
@@ -73,10 +76,9 @@ static int budget_allows(const td_kernel *k)
 {
     if (!td_g.budgeted)
         return 1;
-    td_g.budget.once_s = td_g.setup_s + td_g.coverage_s;
     double now = now_s();
     int allowed = td_budget_kernel_allows(&td_g.budget, now, k->budget_spent_s, k->gpu_est_s);
-    if (td_debug_on() && td_g.budget_skipped < 1000)
+    if (td_debug_on() && td_g.budget_skipped < TD_BUDGET_DEBUG_LINES)
         td_debug("inject", "budget at launch %ld: %s; spent %.4f s of %.4f s (native %.4f s, "
                  "at the first launch %.4f s; once %.4f s, at %.4f s); %s: spent %.4f s, "
                  "GPU %.4f s of %.4f s", td_g.launches, allowed ? "sample" : "no",
@@ -90,6 +92,14 @@ static int budget_allows(const td_kernel *k)
     }
     td_g.budget_skipped++;
     return 0;
+}
+
+/* A one-time cost (set-up: *where is setup_s; a kernel's coverage:
+ * coverage_s), kept apart for the result and left out of the budget. */
+void pay_once(double *where, double s)
+{
+    *where += s;
+    td_g.budget.once_s += s;
 }
 
 /* 1: the profiler holds the replay's object and new kernels keep coming.
@@ -110,10 +120,9 @@ void budget_count_launch(const launch_rec *l)
 {
     td_kernel *k = l->kernel;
     double est_s = k && k->durations && k->thread_sum > 0
-                       ? k->duration_sum / k->thread_sum * launch_threads(l) * 1e-9 : 0;
+                       ? k->duration_sum / k->thread_sum * td_launch_threads(l->grid, l->block) * 1e-9 : 0;
     if (k)
         k->gpu_est_s += est_s;
-    td_g.budget.once_s = td_g.setup_s + td_g.coverage_s;
     td_budget_launched(&td_g.budget, now_s(), est_s);
 }
 
@@ -162,28 +171,26 @@ int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
         *group = ch.group;
         return 1;
     }
-    int staying = staying_on_replay(c);
-    if (staying && !k->no_replay && !td_g.device_heap && progress->profiled < TD_COVER_LAUNCHES) {
-        /* a kernel's first launches, while new kernels keep coming: replayed
-         * as coverage (td_bench, td_few: every launch, as the truth) */
-        td_choose_dropped(state, size_class, ch.group);
-        td_g.launch_covers = 1;
-        *group = TD_GROUP_ALL;
-        return 1;
-    }
-    /* Later launches wait for the rotation: a budgeted replay costs 25 ms
-     * (td_stencil, H200), 20 samples in the rotation. Without a budget
-     * they are replayed. */
-    if ((staying && td_g.budgeted) || !budget_allows(k)) {
-        td_choose_dropped(state, size_class, ch.group);
-        return 0;
-    }
-    if (staying) {
+    if (staying_on_replay(c)) {
+        /* The group is not measured now; it comes at a later launch. A
+         * kernel's first launches, while new kernels keep coming, are
+         * replayed as coverage (td_bench, td_few: every launch, as the
+         * truth). Later launches wait for the rotation: a budgeted replay
+         * costs 25 ms (td_stencil, H200), 20 samples in the rotation.
+         * Without a budget they are replayed. */
         td_choose_dropped(state, size_class, ch.group);
         if (k->no_replay || td_g.device_heap)
             return 0;
+        int covering = progress->profiled < TD_COVER_LAUNCHES;
+        if (!covering && td_g.budgeted)
+            return 0;
+        td_g.launch_covers = covering;
         *group = TD_GROUP_ALL;
         return 1;
+    }
+    if (!budget_allows(k)) {
+        td_choose_dropped(state, size_class, ch.group);
+        return 0;
     }
     *group = ch.group;
     return 1;

@@ -59,6 +59,8 @@ typedef struct td_choice {
 } td_choice;
 
 /* The size class of a launch of grid x block threads. */
+/* The threads of a launch of this grid and block (a 0 dimension counts as 1). */
+double td_launch_threads(const unsigned grid[3], const unsigned block[3]);
 unsigned td_choose_size_class(const unsigned grid[3], const unsigned block[3]);
 
 /* Counts the launch and decides. n_groups: the context's counter groups

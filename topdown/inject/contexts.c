@@ -303,7 +303,7 @@ static void setup_context(ctx_state *c)
     setup_flush(c, dev);
     emit_device(c, device, gpu, chip.pChipName, major, minor, sms, arch);
     td_pcs_context_start(c->ctx, c->uid); /* --source; after the profiler is set up */
-    td_g.setup_s += now_s() - t0;
+    pay_once(&td_g.setup_s, now_s() - t0);
 }
 
 ctx_state *context_for(CUcontext ctx, uint32_t uid)

@@ -54,14 +54,6 @@ static int kernel_ref(td_kernel *k, uint64_t *out)
 /* values: the launch's configuration's metrics (all, or its group's), or
  * NULL for a launch that was only timed. The common case, timed with no
  * region, is formatted without allocating. */
-double launch_threads(const launch_rec *l)
-{
-    double threads = 1;
-    for (int i = 0; i < 3; i++)
-        threads *= (double)(l->grid[i] ? l->grid[i] : 1) * (double)(l->block[i] ? l->block[i] : 1);
-    return threads;
-}
-
 void emit_launch(const ctx_state *c, const launch_rec *l, const double *values)
 {
     uint64_t k = 0;
@@ -107,7 +99,7 @@ void emit_launch(const ctx_state *c, const launch_rec *l, const double *values)
         if (duration >= 0 && l->kernel) { /* --sample-every T's estimate */
             l->kernel->duration_sum += values[duration];
             l->kernel->durations++;
-            l->kernel->thread_sum += launch_threads(l);
+            l->kernel->thread_sum += td_launch_threads(l->grid, l->block);
         }
         if (l->group != TD_GROUP_ALL)
             cJSON_AddNumberToObject(rec, "group", l->group);

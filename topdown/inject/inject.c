@@ -130,7 +130,7 @@ void end_profiled_launch(void)
 {
     double cost = now_s() - td_g.launch_t0 - td_g.waited_s - td_g.excluded_in_launch_s;
     if (td_g.launch_covers) {
-        td_g.coverage_s += cost;
+        pay_once(&td_g.coverage_s, cost);
     } else {
         td_g.budget.spent_s += cost;
         if (td_g.launch_kernel)

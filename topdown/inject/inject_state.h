@@ -173,7 +173,6 @@ int profile_launch(ctx_state *c, launch_rec *l, double t0);
 void end_profiled_launch(void);
 
 /* emit.c: launch and debug records */
-double launch_threads(const launch_rec *l);
 void emit_launch(const ctx_state *c, const launch_rec *l, const double *values);
 void emit_batch_debug(ctx_state *c, int decoded, size_t ranges, size_t dropped,
                       size_t expected);
@@ -195,6 +194,7 @@ int rotating(const ctx_state *c);
 /* choice.c: what each launch measures */
 int cubin_uses_device_heap(const char *cubin, size_t size);
 void budget_count_launch(const launch_rec *l);
+void pay_once(double *where, double s);
 int active_group(const ctx_state *c);
 int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group);
 int choose_config(ctx_state *c, td_kernel *k, const launch_rec *l, int *group);
