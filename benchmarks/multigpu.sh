@@ -54,6 +54,10 @@ done
 [[ $tlimit =~ ^[1-9][0-9]*$ ]] || die "-t needs a positive number of seconds, got '$tlimit'"
 
 cd "$root" || die "cannot enter $root"
+# NVLink multicast stays off (the device tool's KINDS.md: a program that
+# uses it can put the host's shared GPUs out of service), also where the
+# machine's own environment would not say so.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 build=${BUILD:-build}
 topdown=$(realpath -m "${TOPDOWN:-$build/topdown}")
 peer=$(realpath -m "$build/tests/gpu/td_peer")
@@ -127,7 +131,24 @@ else
     echo "| ddp | skipped | | torchrun or torch missing |" >> "$readme"
 fi
 
+# Each rank's loop seconds, natively and under topdown (ddp_loop.py's
+# "rank R of N, ... S s" lines): the profiling cost per rank.
+rank_costs() {
+    local native=$out/ddp_native.log profiled=$out/ddp_ranks.log
+    [ -f "$native" ] && [ -f "$profiled" ] || return 0
+    echo
+    echo "## Profiling cost per rank (ddp_loop.py's loop, seconds)"
+    echo
+    echo "| rank | native s | topdown s | ratio |"
+    echo "|---|---:|---:|---:|"
+    awk '/^ddp_loop: rank/ { r = $3; for (i = 1; i <= NF; i++) if ($(i + 1) == "s,") s = $i
+                             if (FILENAME == ARGV[1]) n[r] = s; else t[r] = s }
+         END { for (r in n) if (r in t) printf "| %s | %.3f | %.3f | %.2fx |\n", r, n[r], t[r], t[r] / n[r] }' \
+        "$native" "$profiled" | sort
+}
+
 {
+    rank_costs
     echo
     echo "## Excerpts"
     excerpt td_peer_report.txt
