@@ -278,6 +278,15 @@ static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
         }
         return;
     }
+    if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+        uint32_t uid = 0;
+        if (cuptiGetContextId(rd->context, &uid) == CUPTI_SUCCESS) {
+            pthread_mutex_lock(&td_g.lock);
+            td_pcs_context_created(rd->context, uid);
+            pthread_mutex_unlock(&td_g.lock);
+        }
+        return;
+    }
     if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
         /* Continuous PC sampling must be read before a module goes: its
          * PCs may be reused by the next one. */
@@ -398,9 +407,12 @@ static int subscribe(void)
                         CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                         CUPTI_CBID_RESOURCE_MODULE_LOADED);
-    if (td_pcs_enabled())
+    if (td_pcs_enabled()) {
+        cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                            CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
         cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                             CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);
+    }
     for (size_t i = 0; i < sizeof launch_callbacks / sizeof *launch_callbacks; i++)
         cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, launch_callbacks[i]);
     td_nvtx_enable(td_g.subscriber);
