@@ -265,6 +265,29 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         launch_exit(cb);
 }
 
+/* --source: the context is set up when it is created, not at its first
+ * launch. A module loaded before cuptiPCSamplingEnable gets no samples
+ * (H200: td_bench's constant kernel, whose cudaMemcpyToSymbol loads the
+ * module first, and math_pipe under CUDA_MODULE_LOADING=EAGER had 0 PCs),
+ * and PC sampling enabled before the Range Profiler's set-up fails it
+ * (H100: cuptiProfilerGetCounterAvailability, CUPTI_ERROR_INVALID_PARAMETER):
+ * so both, in that order, before any module. */
+static void set_up_at_creation(CUcontext ctx)
+{
+    uint32_t uid = 0;
+    if (cuptiGetContextId(ctx, &uid) != CUPTI_SUCCESS)
+        return;
+    pthread_mutex_lock(&td_g.lock);
+    in_our_code = 1;
+    if (cuCtxPushCurrent(ctx) == CUDA_SUCCESS) {
+        context_for(ctx, uid);
+        CUcontext popped;
+        cuCtxPopCurrent(&popped);
+    }
+    in_our_code = 0;
+    pthread_mutex_unlock(&td_g.lock);
+}
+
 static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
 {
     if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
@@ -279,12 +302,7 @@ static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
         return;
     }
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
-        uint32_t uid = 0;
-        if (cuptiGetContextId(rd->context, &uid) == CUPTI_SUCCESS) {
-            pthread_mutex_lock(&td_g.lock);
-            td_pcs_context_created(rd->context, uid);
-            pthread_mutex_unlock(&td_g.lock);
-        }
+        set_up_at_creation(rd->context);
         return;
     }
     if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {

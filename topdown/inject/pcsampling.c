@@ -31,7 +31,6 @@ typedef struct pcs_ctx {
     CUcontext ctx;
     uint32_t uid;
     int on;                     /* enabled and configured */
-    int announced;              /* its pcsamp_config record written */
     size_t n_reasons;
     uint32_t *reason_index;
     char **reason_names;
@@ -157,8 +156,8 @@ static void emit_buffer(const pcs_ctx *c, const CUpti_PCSamplingData *d)
             d->pPcData[i].functionName ? d->pPcData[i].functionName : "(null)",
             (unsigned long long)d->pPcData[i].pcOffset, d->pPcData[i].stallReasonCount,
             d->pPcData[i].functionName && s.selected ? s.selected(d->pPcData[i].functionName) : -1);
-    if ((d->totalNumPcs == 0 && d->totalSamples == 0) || !c->announced)
-        return; /* nothing, or no device section yet to hold it (no launch) */
+    if (d->totalNumPcs == 0 && d->totalSamples == 0)
+        return;
     cJSON *rec = td_sw_record("pcsamp");
     if (!rec)
         return;
@@ -256,13 +255,13 @@ static void disable(pcs_ctx *c)
     DBG("context %u: disable rc %d (%s)", c->uid, (int)rc, why(rc));
 }
 
-/* Enables and configures PC sampling on a context (a failure is said once
- * and leaves the context off). */
-static pcs_ctx *enable_context(CUcontext ctx, uint32_t uid)
+void td_pcs_context_start(CUcontext ctx, uint32_t uid)
 {
+    if (!s.enabled || find(uid))
+        return;
     pcs_ctx *c = calloc(1, sizeof *c);
     if (!c)
-        return NULL;
+        return;
     c->ctx = ctx;
     c->uid = uid;
     c->next = s.contexts;
@@ -287,33 +286,14 @@ static pcs_ctx *enable_context(CUcontext ctx, uint32_t uid)
             disable(c);
         td_sw_warning("--source: no PC sampling on context %u (%s: %s); the counters are "
                       "collected as usual", uid, step, why(rc));
-        return c;
+        return;
     }
     c->on = 1;
     DBG("context %u: configured, period %u", uid, period_in_force(c));
     if (make_dir() != 0 && !s.said_save++)
         td_sw_warning("--source: cannot make %s for the app's cubins: `topdown source` will "
                       "show PC offsets, not lines", s.cubin_dir);
-    return c;
-}
-
-void td_pcs_context_created(CUcontext ctx, uint32_t uid)
-{
-    if (s.enabled && !find(uid))
-        enable_context(ctx, uid);
-}
-
-void td_pcs_context_start(CUcontext ctx, uint32_t uid)
-{
-    if (!s.enabled)
-        return;
-    pcs_ctx *c = find(uid);
-    if (!c)
-        c = enable_context(ctx, uid);
-    if (c && c->on && !c->announced) {
-        c->announced = 1;
-        emit_config(c, period_in_force(c));
-    }
+    emit_config(c, period_in_force(c));
 }
 
 /* GetData until CUPTI has nothing left (it never synchronises). */

@@ -25,12 +25,8 @@ int td_pcs_enabled(void);
 /* --source-only (TOPDOWN_SOURCE=only): no Range Profiler, PC samples only. */
 int td_pcs_only(void);
 
-/* A context was created: enable and configure sampling on it before any
- * module loads (a module loaded earlier gets no samples: H200, eager
- * module loading or cudaMemcpyToSymbol before the first launch). */
-void td_pcs_context_created(CUcontext ctx, uint32_t uid);
-/* A context's first launch, after its device record: its configuration
- * record (enabling it here if its creation was missed). */
+/* A context is set up (at its creation under --source, inject.c): enable
+ * and configure sampling on it, after the Range Profiler. */
 void td_pcs_context_start(CUcontext ctx, uint32_t uid);
 /* Collect what CUPTI has decoded (every so many launches: no sync). */
 void td_pcs_tick(CUcontext ctx, uint32_t uid);
