@@ -50,8 +50,10 @@ def main():
         opt.step()
     torch.cuda.synchronize()
     seconds = time.perf_counter() - start
+    # The record and its newline in one write: the ranks share the log, and
+    # on the H200 pair one rank's record landed before another's newline.
     print(f"ddp_loop: rank {rank} of {dist.get_world_size()}, {steps} steps, batch {batch}, "
-          f"{seconds:.3f} s, loss {loss.item():.4f}", flush=True)
+          f"{seconds:.3f} s, loss {loss.item():.4f}\n", end="", flush=True)
     dist.destroy_process_group()
 
 

@@ -132,7 +132,13 @@ else
 fi
 
 # Each rank's loop seconds, natively and under topdown (ddp_loop.py's
-# "rank R of N, ... S s" lines): the profiling cost per rank.
+# "ddp_loop: rank R of N, ... S s," records): the profiling cost per rank.
+# The ranks share the log, and one rank's record can land in the middle
+# of another's line (ddp_native.log of the H200 run: two records on one
+# line), so each record is cut out wherever it is before it is read.
+rank_records() {
+    grep -oE 'ddp_loop: rank [0-9]+ of [0-9]+(, [^,:]+)*, [0-9.]+ s,' "$1"
+}
 rank_costs() {
     local native=$out/ddp_native.log profiled=$out/ddp_ranks.log
     [ -f "$native" ] && [ -f "$profiled" ] || return 0
@@ -141,10 +147,11 @@ rank_costs() {
     echo
     echo "| rank | native s | topdown s | ratio |"
     echo "|---|---:|---:|---:|"
-    awk '/^ddp_loop: rank/ { r = $3; for (i = 1; i <= NF; i++) if ($(i + 1) == "s,") s = $i
-                             if (FILENAME == ARGV[1]) n[r] = s; else t[r] = s }
-         END { for (r in n) if (r in t) printf "| %s | %.3f | %.3f | %.2fx |\n", r, n[r], t[r], t[r] / n[r] }' \
-        "$native" "$profiled" | sort
+    { rank_records "$native" | sed 's/^/native /'; rank_records "$profiled" | sed 's/^/topdown /'; } |
+        awk '{ r = $4; for (i = 1; i < NF; i++) if ($(i + 1) == "s,") s = $i
+               if ($1 == "native") n[r] = s; else t[r] = s }
+             END { for (r in n) if (r in t) printf "| %s | %.3f | %.3f | %.2fx |\n", r, n[r], t[r], t[r] / n[r] }' |
+        sort -t '|' -k 2,2n
 }
 
 {
