@@ -97,6 +97,15 @@ static void test_kernel_replay_flushed(void)
     td_result_free(&res);
 }
 
+/* 1 when no application clock setting is active on the GPU. */
+static int clocks_given_back(const char *when)
+{
+    int ok = run("nvidia-smi --query-gpu=clocks_event_reasons.applications_clocks_setting "
+                 "--format=csv,noheader") == 0 && td_shell_file_has(dir, "out.txt", "Not Active");
+    printf("  clocks %s %s\n", ok ? "given back" : "STILL LOCKED", when);
+    return ok;
+}
+
 static void test_clock_control(void)
 {
     int rc = run("%s --clock-control base --no-progress -o clocks.json -- %s", bin, smoke);
@@ -126,9 +135,18 @@ static void test_clock_control(void)
     if (preset)
         return; /* someone else's setting: left as it was */
     /* Given back: no clock setting is active any more (unless preset). */
-    CHECK(run("nvidia-smi --query-gpu=clocks_event_reasons.applications_clocks_setting "
-              "--format=csv,noheader") == 0);
-    CHECK(td_shell_file_has(dir, "out.txt", "Not Active"));
+    CHECK(clocks_given_back("after the app exited"));
+    /* ... also when the app crashes, is killed, or topdown itself is
+     * stopped while the app runs (issue 24). */
+    CHECK(run("%s --clock-control base --no-progress -f -o crash.json -- %s --crash", bin,
+              smoke) != 0);
+    CHECK(clocks_given_back("after the app crashed"));
+    CHECK(run("%s --clock-control base --no-progress -f -o killed.json -- %s --raise 9", bin,
+              smoke) != 0);
+    CHECK(clocks_given_back("after the app was killed (SIGKILL)"));
+    CHECK(run("timeout -s TERM 3 %s --clock-control base --no-progress -f -o stopped.json -- "
+              "%s --repeat 100000000", bin, smoke) != 0);
+    CHECK(clocks_given_back("after topdown was sent SIGTERM"));
 }
 
 int main(void)

@@ -22,7 +22,7 @@
 
 static const char *bin;
 static char dir[] = "/tmp/td_mgrecXXXXXX";
-static char bundle[4200];
+static char bundle[2048];
 
 #define run(...) td_shell_run(dir, __VA_ARGS__)
 
