@@ -265,44 +265,18 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         launch_exit(cb);
 }
 
-/* --source: the context is set up when it is created, not at its first
- * launch. A module loaded before cuptiPCSamplingEnable gets no samples
- * (H200: td_bench's constant kernel, whose cudaMemcpyToSymbol loads the
- * module first, and math_pipe under CUDA_MODULE_LOADING=EAGER had 0 PCs),
- * and PC sampling enabled before the Range Profiler's set-up fails it
- * (H100: cuptiProfilerGetCounterAvailability, CUPTI_ERROR_INVALID_PARAMETER):
- * so both, in that order, before any module. */
-static void set_up_at_creation(CUcontext ctx)
-{
-    uint32_t uid = 0;
-    if (cuptiGetContextId(ctx, &uid) != CUPTI_SUCCESS)
-        return;
-    pthread_mutex_lock(&td_g.lock);
-    in_our_code = 1;
-    if (cuCtxPushCurrent(ctx) == CUDA_SUCCESS) {
-        context_for(ctx, uid);
-        CUcontext popped;
-        cuCtxPopCurrent(&popped);
-    }
-    in_our_code = 0;
-    pthread_mutex_unlock(&td_g.lock);
-}
-
 static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
 {
     if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
         const CUpti_ModuleResourceData *module = rd->resourceDescriptor;
         if (module && cubin_uses_device_heap(module->pCubin, module->cubinSize))
             td_g.device_heap = 1;
-        if (module && td_pcs_enabled()) {
+        uint32_t uid = 0;
+        if (module && td_pcs_enabled() && cuptiGetContextId(rd->context, &uid) == CUPTI_SUCCESS) {
             pthread_mutex_lock(&td_g.lock); /* recursive: a launch may load it */
-            td_pcs_module_loaded(module->pCubin, module->cubinSize);
+            td_pcs_module_loaded(uid, module->pCubin, module->cubinSize);
             pthread_mutex_unlock(&td_g.lock);
         }
-        return;
-    }
-    if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
-        set_up_at_creation(rd->context);
         return;
     }
     if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
@@ -425,12 +399,9 @@ static int subscribe(void)
                         CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                         CUPTI_CBID_RESOURCE_MODULE_LOADED);
-    if (td_pcs_enabled()) {
-        cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
-                            CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+    if (td_pcs_enabled())
         cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                             CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);
-    }
     for (size_t i = 0; i < sizeof launch_callbacks / sizeof *launch_callbacks; i++)
         cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, launch_callbacks[i]);
     td_nvtx_enable(td_g.subscriber);

@@ -48,7 +48,7 @@ static struct {
     int dir_made;
     td_pcs_selected_fn selected;
     pcs_ctx *contexts;
-    int said_full, said_save;
+    int said_full, said_save, said_early;
 } s;
 
 /* TOPDOWN_DEBUG: what PC sampling does (debug.h). */
@@ -397,7 +397,26 @@ static int write_all(int fd, const char *data, size_t size)
     return 0;
 }
 
-void td_pcs_module_loaded(const void *cubin, size_t size)
+/* A module loaded before its context's sampling was enabled gets no
+ * samples (H200: td_bench's constant kernel after its cudaMemcpyToSymbol,
+ * and every kernel under CUDA_MODULE_LOADING=EAGER, 0 PCs). Enabling
+ * sampling at the context's creation instead fails the Range Profiler
+ * (cuptiProfilerGetCounterAvailability, then cuptiRangeProfilerStart:
+ * CUPTI_ERROR_INVALID_PARAMETER, H100 and H200), and disabling it for the
+ * Range Profiler's set-up loses the module again: so it is said. */
+static void say_early_module(uint32_t uid, const char *cubin_name)
+{
+    const pcs_ctx *c = find(uid);
+    if ((c && c->on) || s.said_early++)
+        return;
+    td_sw_warning("--source: module %s was loaded on context %u before its first kernel "
+                  "launch (by cudaMemcpyToSymbol, cudaFuncGetAttributes or "
+                  "CUDA_MODULE_LOADING=EAGER); CUPTI takes no PC samples of its kernels. "
+                  "Launch a kernel first, or leave CUDA_MODULE_LOADING lazy", cubin_name,
+                  uid);
+}
+
+void td_pcs_module_loaded(uint32_t uid, const void *cubin, size_t size)
 {
     if (!s.enabled || !cubin || !size)
         return;
@@ -414,6 +433,7 @@ void td_pcs_module_loaded(const void *cubin, size_t size)
     }
     td_pcsamp_cubin_name(crc.cubinCrc, name, sizeof name);
     DBG("module loaded: %zu bytes, %s", size, name);
+    say_early_module(uid, name);
     snprintf(path, sizeof path, "%s/%s", s.cubin_dir, name);
     /* O_EXCL: the same module loaded twice (or by another process) is kept once. */
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

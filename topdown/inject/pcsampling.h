@@ -25,8 +25,7 @@ int td_pcs_enabled(void);
 /* --source-only (TOPDOWN_SOURCE=only): no Range Profiler, PC samples only. */
 int td_pcs_only(void);
 
-/* A context is set up (at its creation under --source, inject.c): enable
- * and configure sampling on it, after the Range Profiler. */
+/* A context's first launch: enable and configure sampling on it. */
 void td_pcs_context_start(CUcontext ctx, uint32_t uid);
 /* Collect what CUPTI has decoded (every so many launches: no sync). */
 void td_pcs_tick(CUcontext ctx, uint32_t uid);
@@ -37,6 +36,6 @@ void td_pcs_context_end(CUcontext ctx, uint32_t uid);
 void td_pcs_end_all(void);
 
 /* CUPTI_CBID_RESOURCE_MODULE_LOADED: save the cubin as <crc>.cubin. */
-void td_pcs_module_loaded(const void *cubin, size_t size);
+void td_pcs_module_loaded(uint32_t uid, const void *cubin, size_t size);
 
 #endif
