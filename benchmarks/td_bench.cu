@@ -144,16 +144,16 @@ __device__ __forceinline__ void ifetch_block(float &a, float &b, float &c, float
 #define IF_CASE16(n) IF_CASE4(n) IF_CASE4((n) + 4) IF_CASE4((n) + 8) IF_CASE4((n) + 12)
 #define IF_CASE64(n) IF_CASE16(n) IF_CASE16((n) + 16) IF_CASE16((n) + 32) IF_CASE16((n) + 48)
 
-// MASK: IFETCH_BLOCKS - 1 for the whole body; 3 (ifetch_small) runs the
-// same kind of instructions from 4 KiB of code, the control experiment
-// (the compiler drops the unreachable cases).
+// MASK: IFETCH_BLOCKS - 1 for the whole body; 3 (ifetch_small): 4 KiB of
+// code, the control (unreachable cases dropped). PC sampling puts the fetch
+// stall on the switch: its jump table and case entries (H100 and H200).
 template <unsigned MASK>
 __device__ __forceinline__ void ifetch_body(Sink s, int iters)
 {
     float a = threadIdx.x, b = a + 1, c = a + 2, d = a + 3;
     unsigned warp = global_warp();
     for (int i = 0; i < iters; i++) {
-        switch (hash32(warp * 977u + (unsigned)i) & MASK) {
+        switch (hash32(warp * 977u + (unsigned)i) & MASK) { // TD_HOT(ifetch)
             IF_CASE64(0)
             IF_CASE64(64)
             IF_CASE64(128)
@@ -264,12 +264,6 @@ __device__ __forceinline__ void const_block(float &a, float &b)
 #define CM_CASE1(n) \
     case (n): const_block<(n)>(a, b); break;
 #define CM_CASE4(n) CM_CASE1(n) CM_CASE1((n) + 1) CM_CASE1((n) + 2) CM_CASE1((n) + 3)
-
-// One thread, nothing done: launched before the __constant__ table is
-// written, so that td_bench's module is loaded by a launch. A module loaded
-// earlier (cudaMemcpyToSymbol loads it) gets no PC samples from CUPTI, and
-// `topdown --source --kernel constant` would have none (topdown warns).
-__global__ void bench_module_load(Sink s) { keep(s, 0.0f); }
 
 __global__ void __launch_bounds__(256) bench_constant(Sink s, int iters)
 {
@@ -623,8 +617,6 @@ static void setup(Ctx &c, const Options &o)
         static float table[CONST_WORDS];
         for (int i = 0; i < CONST_WORDS; i++)
             table[i] = 0.999f + (float)(i % 97) * 1e-5f;
-        bench_module_load<<<1, 1>>>(c.sink);
-        CHECK_CUDA(cudaGetLastError());
         CHECK_CUDA(cudaMemcpyToSymbol(c_table, table, sizeof table));
     }
     if (uses(o, "sgemm")) {

@@ -228,8 +228,8 @@ int main(void)
     /* Issue 24's bar: the hottest line on its TD_HOT marker for >= 8 of
      * 10 kernels. PC sampling puts a stall on the instruction that waits,
      * which need not be the line the kernel was written to stress (the
-     * ifetch kernel's fetch stalls land on its switch, td_bench.cu:156, on
-     * the H100 and the H200). */
+     * ifetch kernel's fetch stalls land on its switch, on the H100 and the
+     * H200: the switch is marked too). */
     int hot = 0;
     for (int i = 0; i < n; i++)
         hot += check_kernel(&kernels[i]);
