@@ -152,7 +152,7 @@ static int check_kernel(const bench_kernel *k)
     char json[128];
     snprintf(json, sizeof json, "%s.json", k->name);
     int rc = td_shell_run(dir, "%s --source --no-progress -f -o %s -k '^bench_%s$' -- %s "
-                          "--kernel %s --reps 1", topdown, json, k->name, bench, k->name);
+                          "--kernel %s --reps 3", topdown, json, k->name, bench, k->name);
     if (rc != 0)
         fprintf(stderr, "td_bench %s: topdown --source exited with %d\n", k->name, rc);
     CHECK(rc == 0);

@@ -242,6 +242,22 @@ static int select_config(ctx_state *c, const launch_rec *l)
     return 0;
 }
 
+/* Starts that may fail in a row before the context's launches are timed
+ * only. Under --source the first Start can fail where a module loads at
+ * that launch (cuptiRangeProfilerStart: CUPTI_ERROR_INVALID_PARAMETER,
+ * H200) and a later one work: the launch is timed, the next tries again
+ * (issue 22: a start failure must not lose the run). */
+#define TD_START_TRIES 4
+
+static void start_failed(ctx_state *c)
+{
+    char what[256];
+    td_rp_describe(&c->rp, what, sizeof what);
+    td_debug("inject", "context %u: start %d failed (%s)", c->uid, c->start_failures + 1, what);
+    if (++c->start_failures >= TD_START_TRIES)
+        stop_profiling(c, "starting the profiler failed");
+}
+
 /* A chosen launch in the open batch of its configuration (selected). */
 static int add_to_batch(ctx_state *c, const launch_rec *l)
 {
@@ -250,10 +266,15 @@ static int add_to_batch(ctx_state *c, const launch_rec *l)
     if (l->group != TD_GROUP_ALL)
         wait_for_gpu();
     flush_before_pass(c);
-    if (td_rp_start(&c->rp) != 0 || td_rp_push(&c->rp, "launch") != 0) {
+    if (td_rp_start(&c->rp) != 0) {
+        start_failed(c);
+        return 0;
+    }
+    if (td_rp_push(&c->rp, "launch") != 0) {
         stop_profiling(c, "starting the profiler failed");
         return 0;
     }
+    c->start_failures = 0;
     c->window_group = l->group;
     c->window[c->n_window++] = *l;
     return 1;

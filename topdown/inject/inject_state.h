@@ -51,6 +51,7 @@ typedef struct ctx_state {
     uint32_t uid;         /* CUPTI's context id, also in activity records */
     char chip[64];
     int profiling;        /* the Range Profiler is set up on it */
+    int start_failures;   /* its Starts that failed in a row */
     td_rp rp;
     const char *metrics[MAX_METRICS]; /* the full set: the device's metrics */
     size_t n_metrics;
