@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "topdown/inject/debug.h"
+#include "topdown/inject/pcsampling.h"
 #include "topdown/inject/inject_state.h"
 #include "topdown/inject/spool_writer.h"
 
@@ -254,8 +255,15 @@ static void start_failed(ctx_state *c)
     char what[256];
     td_rp_describe(&c->rp, what, sizeof what);
     td_debug("inject", "context %u: start %d failed (%s)", c->uid, c->start_failures + 1, what);
-    if (++c->start_failures >= TD_START_TRIES)
-        stop_profiling(c, "starting the profiler failed");
+    if (++c->start_failures < TD_START_TRIES)
+        return;
+    /* Measured on the H200 (CUPTI 13.0): once a module has loaded with PC
+     * sampling enabled on the context, every Start fails. */
+    stop_profiling(c, td_pcs_enabled() && !td_pcs_only()
+                          ? "starting the profiler failed beside --source's PC sampling (CUPTI "
+                            "measures no counters on a context whose kernels' modules loaded "
+                            "while PC sampling was on: the tree needs a run without --source)"
+                          : "starting the profiler failed");
 }
 
 /* A chosen launch in the open batch of its configuration (selected). */

@@ -49,23 +49,7 @@ static struct {
     td_pcs_selected_fn selected;
     pcs_ctx *contexts;
     int said_full, said_save, said_early;
-    int loading_anchor;         /* our own module is loading: not the app's */
 } s;
-
-/* An empty kernel's module (nvcc -ptx of `extern "C" __global__ void
- * td_pcs_anchor() {}`, .version lowered as cache_flush.c's), loaded into a
- * context before its sampling is enabled: sampling enabled on a context
- * with no module loaded fails the Range Profiler's next Start
- * (cuptiRangeProfilerStart: CUPTI_ERROR_INVALID_PARAMETER, H200, on every
- * app whose modules load lazily at their first launch). Never unloaded: it
- * goes with its context. */
-static const char anchor_ptx[] = ".version 7.0\n"
-                                 ".target sm_75\n"
-                                 ".address_size 64\n"
-                                 ".visible .entry td_pcs_anchor()\n"
-                                 "{\n"
-                                 "  ret;\n"
-                                 "}\n";
 
 /* TOPDOWN_DEBUG: what PC sampling does (debug.h). */
 #define DBG(...) td_debug("pcs", __VA_ARGS__)
@@ -282,11 +266,6 @@ void td_pcs_context_start(CUcontext ctx, uint32_t uid)
     c->uid = uid;
     c->next = s.contexts;
     s.contexts = c;
-    CUmodule anchor = NULL;
-    s.loading_anchor = 1;
-    CUresult loaded = cuModuleLoadData(&anchor, anchor_ptx);
-    s.loading_anchor = 0;
-    DBG("context %u: anchor module loaded: rc %d", uid, (int)loaded);
     CUpti_PCSamplingEnableParams en = {0};
     en.size = CUpti_PCSamplingEnableParamsSize;
     en.ctx = ctx;
@@ -424,11 +403,13 @@ static int write_all(int fd, const char *data, size_t size)
  * sampling at the context's creation instead fails the Range Profiler
  * (cuptiProfilerGetCounterAvailability, then cuptiRangeProfilerStart:
  * CUPTI_ERROR_INVALID_PARAMETER, H100 and H200), and disabling it for the
- * Range Profiler's set-up loses the module again: so it is said. */
+ * Range Profiler's set-up loses the module again: so it is said. The other
+ * side of it: a module loaded after sampling is enabled gets samples, but
+ * the Range Profiler's Start then fails on its context (batch.c). */
 static void say_early_module(uint32_t uid, const char *cubin_name)
 {
     const pcs_ctx *c = find(uid);
-    if ((c && c->on) || s.loading_anchor || s.said_early++)
+    if ((c && c->on) || s.said_early++)
         return;
     td_sw_warning("--source: module %s was loaded on context %u before its first kernel "
                   "launch (by cudaMemcpyToSymbol, cudaFuncGetAttributes or "
