@@ -88,7 +88,7 @@ static size_t node_of(graph *g, const char *name)
             return i;
     if (g->n == MAX_NODES)
         return MAX_NODES;
-    snprintf(g->name[g->n], sizeof g->name[0], "%s", name);
+    snprintf(g->name[g->n], sizeof g->name[0], "%.*s", (int)sizeof g->name[0] - 1, name);
     return g->n++;
 }
 
@@ -257,8 +257,9 @@ static void floors_graph(graph *g)
         node_of(g, rules[i].folder);
     for (size_t i = 0; i < n_rules; i++)
         for (size_t j = 0; j < n_rules; j++) {
-            char target[256];
-            snprintf(target, sizeof target, "%sx.h", rules[j].folder);
+            char target[sizeof rules[0].folder + 8];
+            snprintf(target, sizeof target, "%.*sx.h", (int)sizeof rules[0].folder - 1,
+                     rules[j].folder);
             if (allowed(&rules[i], target))
                 add_edge(g, i, j);
         }
