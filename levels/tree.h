@@ -3,15 +3,18 @@
  * threshold, descriptions with formula and advice, plot colour). The fixed
  * nodes are the same for every architecture; the stall reasons of an arch
  * table become level-4 nodes when the model resolves the tree (model.h).
- * Nothing outside this file decides behaviour by a node's id: the kind and
- * the formula do. */
+ * The model decides nothing by a node's id: the kind and the formula do.
+ * Only outputs that show the four level-1 nodes by name index them by id
+ * (report/trace.c's colours and arguments, report/merge.c's imbalance
+ * JSON, levels/pm_model.c's PM-timeline columns). */
 #ifndef TD_TREE_H
 #define TD_TREE_H
 
 #include "metrics/arch/backend.h"
 
 /* Ids of the built-in nodes, in tree order (pre-order). The program walks
- * the records; the ids name nodes for tests and for the records below. */
+ * the records; the ids name nodes for tests, for the records below and
+ * for the level-1 outputs above. */
 typedef enum td_node {
     TD_N_RETIRE,
     TD_N_DIVERGENCE,

@@ -1,6 +1,7 @@
-/* Strings every module of metrics/ copies: its own module, so that the
- * result's sections (conditions, PC samples, PM samples) need not include
- * the result that includes them. */
+/* Copying a string, for every module of metrics/: its own module, so that
+ * copying ties no module to the result. conditions.c, whose struct the
+ * result holds, copies its words with it and does not include result.h
+ * (its section's record is in metrics/result/sections.c). */
 #ifndef TD_STRCOPY_H
 #define TD_STRCOPY_H
 

@@ -18,7 +18,8 @@ typedef struct td_copy_totals {
 
 /* Adds a device section's copies to t (zero it first). */
 void td_copy_totals_add(td_copy_totals *t, const td_device *dev);
-/* "3 copies, 24.0 MB (HtoD 1: 8.0 MB, peer 2: 16.0 MB), 1.234 ms": no newline. */
+/* "3 copies, 24.0 MB (HtoD 1: 8.0 MB, peer 2: 16.0 MB), copy time 1.234 ms":
+ * no newline. */
 void td_copy_totals_print(FILE *out, const td_copy_totals *t);
 /* Bytes per nanosecond, which is GB/s; 0 when the duration is unknown. */
 double td_copy_gbps(const td_copy *c);

@@ -18,7 +18,8 @@ typedef struct td_report_options {
     long max_kernels;     /* kernels listed, heaviest first; 0: all */
     int app_only;         /* only the application tree */
     const char *origin;   /* the result's file name for the header, may be NULL */
-    const char *kernels_shown; /* report -k: "#N" or an ERE on the name; NULL: all */
+    const char *kernels_shown; /* report -k: "#N" or a name pattern (report/select.h,
+                                  metrics/kmatch.h); NULL: all */
     const char *nodes;    /* --nodes: the nodes shown (report/columns.h); NULL: all */
     double spread_threshold; /* points; a node's spread shows above it (0: always) */
     int by_region;        /* one tree per NVTX region (report/region.h) */

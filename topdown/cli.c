@@ -19,7 +19,6 @@
 #include "report/timeline.h"
 #include "topdown/cli.h"
 #include "topdown/command_table.h"
-#include "topdown/commands.h"
 
 /* The usage's sections, in order; a row is listed under its section. */
 typedef enum cli_section { S_REPORT, S_PLOT, S_DIFF, S_SOURCE, S_PROFILING, S_END, S_COUNT } cli_section;

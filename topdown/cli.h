@@ -12,29 +12,8 @@
 #include "metrics/arch/arch.h"
 #include "metrics/error.h"
 #include "report/text.h"
+#include "topdown/command_table.h"
 #include "topdown/profile.h"
-
-/* The commands, in the order topdown --help lists them. */
-typedef enum td_command {
-    TD_CMD_PROFILE,
-    TD_CMD_REPORT,
-    TD_CMD_LIST_ARCHS,
-    TD_CMD_LIST_NODES,
-    TD_CMD_DESCRIBE,
-    TD_CMD_IMPORT_NVPROF,
-    TD_CMD_PLOT,
-    TD_CMD_DIFF,
-    TD_CMD_IMPORT_SPOOL,
-    TD_CMD_MERGE,
-    TD_CMD_IMBALANCE,
-    TD_CMD_TRACE,
-    TD_CMD_SOURCE,
-    TD_CMD_HELP,
-    TD_CMD_COUNT
-} td_command;
-
-/* A command's handler: an exit code, or -1 / TD_USAGE_ERROR with a td_error. */
-typedef int (*td_command_fn)(int argc, char **argv, td_error *err);
 
 #define TD_CLI_MAX_OPTIONS 64
 

@@ -3,7 +3,7 @@
  * dispatches from it; cli.c makes the help (and so the man page, help2man)
  * and the completion's lists (topdown help --commands / --options) from
  * it and from its table of options. A new command is a row here, an enum
- * value in cli.h and its handler. */
+ * value in command_table.h and its handler. */
 #include <stddef.h>
 
 #include "topdown/command_table.h"

@@ -1,10 +1,34 @@
-/* The table of commands (command_table.c): each command's one row. cli.c
- * parses, prints the help and answers the completion from it; main.c
- * dispatches through it. */
+/* The table of commands (command_table.c): each command's one row, and
+ * the commands' enum that indexes it. cli.c parses, prints the help and
+ * answers the completion from it; main.c dispatches through it. It
+ * includes nothing of topdown/ (cli.h includes it), so the table and the
+ * parser make no circle. */
 #ifndef TD_COMMAND_TABLE_H
 #define TD_COMMAND_TABLE_H
 
-#include "topdown/cli.h"
+#include "metrics/error.h"
+
+/* The commands, in the order topdown --help lists them. */
+typedef enum td_command {
+    TD_CMD_PROFILE,
+    TD_CMD_REPORT,
+    TD_CMD_LIST_ARCHS,
+    TD_CMD_LIST_NODES,
+    TD_CMD_DESCRIBE,
+    TD_CMD_IMPORT_NVPROF,
+    TD_CMD_PLOT,
+    TD_CMD_DIFF,
+    TD_CMD_IMPORT_SPOOL,
+    TD_CMD_MERGE,
+    TD_CMD_IMBALANCE,
+    TD_CMD_TRACE,
+    TD_CMD_SOURCE,
+    TD_CMD_HELP,
+    TD_CMD_COUNT
+} td_command;
+
+/* A command's handler: an exit code, or -1 / TD_USAGE_ERROR with a td_error. */
+typedef int (*td_command_fn)(int argc, char **argv, td_error *err);
 
 /* An option's help line(s) in one command, where that command uses it its
  * own way (-o's file, report's -k, source's --csv). */

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "topdown/cli.h"
 #include "topdown/commands.h"
 
 /* How topdown was run: the hints name it so ("build/topdown" when it is

@@ -51,7 +51,7 @@ typedef struct td_arch {
     int passes;        /* replay passes of the whole metric set in table order
                           (range profiler, checked by test_arch_passes); 0: not stated */
     td_backend source;  /* counter backend, from the table's "source" key (the field
-                           keeps the key's name: topdown/inject/inject.c reads it) */
+                           keeps the key's name: topdown/inject/contexts.c reads it) */
     char *counter[TD_COUNTER_COUNT]; /* metric name, NULL where not used */
     td_stall_map *stalls;
     size_t n_stalls;

@@ -14,7 +14,7 @@ typedef enum td_backend {
     TD_BACKEND_COUNT
 } td_backend;
 
-/* The old name, which topdown/inject/inject.c still uses: the collector
+/* The old name, which topdown/inject/contexts.c still uses: the collector
  * changes only with a run on a GPU. */
 #define TD_SOURCE_RANGE_PROFILER TD_BACKEND_RANGE_PROFILER
 

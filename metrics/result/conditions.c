@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "metrics/json_field.h"
-#include "metrics/result/section.h"
 #include "metrics/strcopy.h"
 
 static const char *const cache_words[] = {"all", "none", NULL};
@@ -146,33 +145,3 @@ int td_conditions_differ(const td_conditions *a, const td_conditions *b)
     return words_differ(a->cache_control, b->cache_control) ||
            words_differ(a->clock_control, b->clock_control);
 }
-
-/* ---- its section of the result (section.h) ---------------------------------- */
-
-static int read_section(const cJSON *root, td_result *res, const td_jctx *c)
-{
-    return td_conditions_read(root, &res->conditions, c->where, c->err);
-}
-
-static int check_section(const td_result *res, td_error *err)
-{
-    return td_conditions_check(&res->conditions, err);
-}
-
-static int write_section(cJSON *root, const td_result *res)
-{
-    return td_conditions_add_json(root, &res->conditions);
-}
-
-static void free_section(td_result *res)
-{
-    td_conditions_free(&res->conditions);
-}
-
-const td_section td_conditions_section = {
-    .key = "conditions",
-    .read_root = read_section,
-    .check_root = check_section,
-    .write_root = write_section,
-    .free_root = free_section,
-};

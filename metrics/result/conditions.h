@@ -34,7 +34,8 @@ void td_conditions_free(td_conditions *c);
 
 int td_conditions_recorded(const td_conditions *c);
 /* "cache-control all (caches flushed before each profiled pass),
- * clock-control base (locked, 1755 MHz)"; "" when nothing is recorded. */
+ * clock-control base (locked to base, 1755 MHz)"; "" when nothing is
+ * recorded. */
 void td_conditions_describe(const td_conditions *c, char *buf, size_t size);
 /* 1 when both results recorded their conditions and they differ. */
 int td_conditions_differ(const td_conditions *a, const td_conditions *b);

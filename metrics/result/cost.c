@@ -6,7 +6,6 @@
 #include <stdio.h>
 
 #include "metrics/json_field.h"
-#include "metrics/result/section.h"
 
 /* The fields, by their key in the spool's end record and the result's
  * "cost" object (the same words in both). */
@@ -241,33 +240,3 @@ void td_cost_describe(const td_cost *c, char *buf, size_t size)
              "coverage %.2f s): %s", td_cost_added_s(c), run, c->profiling_s, c->setup_s,
              c->coverage_s, share);
 }
-
-/* ---- its section of the result (section.h) ---------------------------------- */
-
-static int read_section(const cJSON *root, td_result *res, const td_jctx *c)
-{
-    return td_cost_read(root, &res->cost, c->where, c->err);
-}
-
-static int check_section(const td_result *res, td_error *err)
-{
-    return td_cost_check(&res->cost, err);
-}
-
-static int write_section(cJSON *root, const td_result *res)
-{
-    return td_cost_add_json(root, &res->cost, 0);
-}
-
-static void free_section(td_result *res)
-{
-    res->cost = (td_cost){0};
-}
-
-const td_section td_cost_section = {
-    .key = "cost",
-    .read_root = read_section,
-    .check_root = check_section,
-    .write_root = write_section,
-    .free_root = free_section,
-};

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "metrics/strcopy.h"
+#include "metrics/result/result.h"
 #include "metrics/result/section.h"
 
 #define MAX_PC 9007199254740992.0 /* 2^53: exact in a JSON number */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "metrics/strcopy.h"
+#include "metrics/result/result.h"
 #include "metrics/result/section.h"
 
 int td_pm_create(td_pm_samples **out, const char *const *metrics, size_t n_metrics,

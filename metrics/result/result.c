@@ -4,7 +4,6 @@
  * and the optional sections of section.h. */
 #include "metrics/result/result.h"
 
-#include "metrics/result/result_io.h"
 #include "metrics/result/section.h"
 
 #include <stdlib.h>

@@ -131,10 +131,17 @@ td_launch *td_device_add_launch(td_device *dev, const char *kernel,
 /* Room for n more launches without reallocating (readers that know the
  * count). */
 int td_device_reserve_launches(td_device *dev, size_t n, td_error *err);
+/* Appends a launch whose kernel name is already the device's interned
+ * copy (td_device_intern); counters copied when not NULL (the readers of
+ * the result file and of the spool). */
+td_launch *td_device_append_launch(td_device *dev, const char *interned_kernel,
+                                   const double *counters, td_error *err);
 /* Copies the device's replay-free groups (indices into dev->metrics,
  * checked against n_metrics). */
 int td_device_set_groups(td_device *dev, const td_counter_group *groups, size_t n,
                          td_error *err);
+/* Frees n groups and the array that holds them. */
+void td_counter_groups_free(td_counter_group *groups, size_t n);
 /* The device's copy of a name (kernel, mangled), for launch fields; NULL
  * when out of memory. */
 const char *td_device_intern(td_device *dev, const char *name);

@@ -1,9 +1,11 @@
-/* Between the modules that read and write the result file (result_io.c,
- * result_device.c, result_v1.c, result_v2.c, the sections of section.h)
- * and the spool reader (metrics/spool/spool.c, which builds device
- * sections the same way): the ranges a reader accepts, which the writer
- * checks too so that every file written can be read back, a device
- * section's identity, and the entry points of the two layouts. */
+/* Between the modules that read and write the result file (result_io.c:
+ * header, load, save; result_device.c: a device section's identity;
+ * result_v1.c and result_v2.c: the two layouts) and the spool reader
+ * (metrics/spool/spool.c, which builds device sections the same way): the
+ * ranges a reader accepts, which the writer checks too so that every file
+ * written can be read back, a device section's identity, and the entry
+ * points of the two layouts. The optional sections do not use it
+ * (section.h), nor does the result in memory (result.h, result.c). */
 #ifndef TD_RESULT_IO_H
 #define TD_RESULT_IO_H
 
@@ -41,14 +43,6 @@ int td_result_read_groups(const cJSON *obj, td_device *dev, const td_jctx *c);
 /* What the reader would refuse in device section d's identity. */
 int td_result_check_device_head(const td_device *dev, size_t d, td_error *err);
 cJSON *td_result_device_head_json(const td_device *dev);
-
-/* ---- building (result.c) ---- */
-
-/* Appends a launch whose kernel name is already the device's interned
- * copy (td_device_intern); counters copied when not NULL. */
-td_launch *td_device_append_launch(td_device *dev, const char *interned_kernel,
-                                   const double *counters, td_error *err);
-void td_counter_groups_free(td_counter_group *groups, size_t n);
 
 /* ---- the layouts ---- */
 

@@ -7,7 +7,17 @@
  * C file (.c, .h) of each folder named there: the target must be rooted at the
  * repository ("levels/model.h", never "model.h") and in an allowed folder.
  * A folder of metrics/, levels/, report/ or topdown/ that holds C
- * files but has no row fails too: a new folder needs its rule first. */
+ * files but has no row fails too: a new folder needs its rule first.
+ *
+ * No circle: the rows themselves go one way (no folder may include,
+ * through other rows, a folder that may include it: no import back up
+ * the floors), and inside each folder the files do too. There a module is
+ * NAME.c with NAME.h (a header without its .c, like section.h, is one of
+ * its own), and module A uses module B when a file of A includes B.h; no
+ * module may come back to itself that way (result.h includes conditions.h,
+ * so conditions.c may not include the result). With includes that keep
+ * to the rows, these two make a circle through several folders
+ * impossible too: a circle that left a folder could not come back. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +67,85 @@ static int allowed(const floor_rule *r, const char *target)
     return 0;
 }
 
+/* ---- circles ------------------------------------------------------------ */
+
+#define MAX_NODES 256
+
+/* Modules of one folder, or the floors: edge[a][b], a uses b. */
+typedef struct graph {
+    char name[MAX_NODES][256];
+    size_t n;
+    unsigned char edge[MAX_NODES][MAX_NODES];
+} graph;
+
+static graph folder_graph; /* big: static, rebuilt per folder */
+
+/* The node of name, added on first sight; MAX_NODES when the graph is full. */
+static size_t node_of(graph *g, const char *name)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (strcmp(g->name[i], name) == 0)
+            return i;
+    if (g->n == MAX_NODES)
+        return MAX_NODES;
+    snprintf(g->name[g->n], sizeof g->name[0], "%.*s", (int)sizeof g->name[0] - 1, name);
+    return g->n++;
+}
+
+static void add_edge(graph *g, size_t from, size_t to)
+{
+    if (from < MAX_NODES && to < MAX_NODES && from != to)
+        g->edge[from][to] = 1;
+}
+
+/* Depth first from v; state 1: on the path (path[0..depth]), 2: done. On
+ * a circle, names it ("a -> b -> a") on stderr and returns 1. */
+static int visit(const graph *g, size_t v, unsigned char *state, size_t *path, size_t depth,
+                 const char *what)
+{
+    state[v] = 1;
+    path[depth] = v;
+    for (size_t w = 0; w < g->n; w++) {
+        if (!g->edge[v][w])
+            continue;
+        if (state[w] == 1) {
+            size_t from = 0;
+            while (path[from] != w)
+                from++;
+            fprintf(stderr, "%s: a circle:", what);
+            for (size_t i = from; i <= depth; i++)
+                fprintf(stderr, " %s ->", g->name[path[i]]);
+            fprintf(stderr, " %s\n", g->name[w]);
+            return 1;
+        }
+        if (state[w] == 0 && visit(g, w, state, path, depth + 1, what))
+            return 1;
+    }
+    state[v] = 2;
+    return 0;
+}
+
+/* 1 (and the circle on stderr) when some node comes back to itself. */
+static int has_circle(const graph *g, const char *what)
+{
+    unsigned char state[MAX_NODES] = {0};
+    size_t path[MAX_NODES];
+    for (size_t v = 0; v < g->n; v++)
+        if (state[v] == 0 && visit(g, v, state, path, 0, what))
+            return 1;
+    return 0;
+}
+
+/* The module of a file or of an include target: its path without ".c" or
+ * ".h" ("metrics/result/result"). */
+static void module_of(const char *path, char *out, size_t size)
+{
+    snprintf(out, size, "%s", path);
+    size_t n = strlen(out);
+    if (n > 2 && out[n - 2] == '.' && (out[n - 1] == 'c' || out[n - 1] == 'h'))
+        out[n - 2] = '\0';
+}
+
 /* The rows of the block after "<!-- floors -->" in docs/DESIGN.md. */
 static int read_rules(const char *root)
 {
@@ -97,9 +186,15 @@ static int is_c_file(const char *name)
     return n > 2 && name[n - 2] == '.' && (name[n - 1] == 'c' || name[n - 1] == 'h');
 }
 
-/* Checks one file's includes; returns how many it has. */
+/* Checks one file's includes, and adds those of its own folder to
+ * folder_graph; returns how many it has. */
 static size_t check_file(const floor_rule *r, const char *path, const char *name)
 {
+    char self[512], module[512];
+    snprintf(self, sizeof self, "%s%s", r->folder, name);
+    module_of(self, module, sizeof module);
+    size_t from = node_of(&folder_graph, module);
+    CHECK(from < MAX_NODES);
     FILE *f = fopen(path, "r");
     CHECK(f != NULL);
     if (!f)
@@ -118,6 +213,14 @@ static size_t check_file(const floor_rule *r, const char *path, const char *name
                     rooted ? "a floor it may not include (docs/DESIGN.md)"
                            : "not rooted at the repository");
         CHECK(ok);
+        char folder[512];
+        folder_of(target, folder, sizeof folder);
+        if (rooted && strcmp(folder, r->folder) == 0) {
+            module_of(target, module, sizeof module);
+            size_t to = node_of(&folder_graph, module);
+            CHECK(to < MAX_NODES);
+            add_edge(&folder_graph, from, to);
+        }
     }
     fclose(f);
     return includes;
@@ -132,6 +235,7 @@ static size_t check_folder(const char *root, const floor_rule *r)
     if (!d)
         return 0;
     size_t includes = 0;
+    memset(&folder_graph, 0, sizeof folder_graph);
     struct dirent *e;
     while ((e = readdir(d))) {
         if (!is_c_file(e->d_name))
@@ -141,7 +245,24 @@ static size_t check_folder(const char *root, const floor_rule *r)
         includes += check_file(r, path, e->d_name);
     }
     closedir(d);
+    CHECK(!has_circle(&folder_graph, r->folder));
     return includes;
+}
+
+/* The rows as a graph: a row uses another whose folder it may include. */
+static void floors_graph(graph *g)
+{
+    memset(g, 0, sizeof *g);
+    for (size_t i = 0; i < n_rules; i++)
+        node_of(g, rules[i].folder);
+    for (size_t i = 0; i < n_rules; i++)
+        for (size_t j = 0; j < n_rules; j++) {
+            char target[sizeof rules[0].folder + 8];
+            snprintf(target, sizeof target, "%.*sx.h", (int)sizeof rules[0].folder - 1,
+                     rules[j].folder);
+            if (allowed(&rules[i], target))
+                add_edge(g, i, j);
+        }
 }
 
 static const floor_rule *rule_of(const char *folder)
@@ -203,6 +324,10 @@ int main(void)
         printf("%s: %zu includes checked\n", rules[i].folder, n);
         CHECK(n > 0);
     }
+    static graph floors;
+    floors_graph(&floors);
+    CHECK(floors.n == n_rules);
+    CHECK(!has_circle(&floors, "docs/DESIGN.md's floors"));
     const char *const code[] = {"metrics/", "levels/", "report/", "topdown/"};
     for (size_t i = 0; i < sizeof code / sizeof *code; i++)
         CHECK(check_covered(root, code[i]) > 0);
@@ -219,5 +344,18 @@ int main(void)
         CHECK(!allowed(inject, "report/text.h") && allowed(inject, "metrics/arch/groups.h"));
         CHECK(allowed(levels, "metrics/result/result.h") && !allowed(levels, "report/text.h"));
     }
+    /* a circle is found, and named; a line is not one */
+    static graph g;
+    memset(&g, 0, sizeof g);
+    add_edge(&g, node_of(&g, "a"), node_of(&g, "b"));
+    add_edge(&g, node_of(&g, "b"), node_of(&g, "c"));
+    add_edge(&g, node_of(&g, "a"), node_of(&g, "c"));
+    CHECK(!has_circle(&g, "a -> b -> c, a -> c"));
+    add_edge(&g, node_of(&g, "c"), node_of(&g, "b"));
+    fprintf(stderr, "(the next circle is the test's own)\n");
+    CHECK(has_circle(&g, "a -> b -> c -> b"));
+    char module[64];
+    module_of("metrics/result/result.h", module, sizeof module);
+    CHECK_STR(module, "metrics/result/result");
     return td_check_summary();
 }
