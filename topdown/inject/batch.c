@@ -250,20 +250,36 @@ static int select_config(ctx_state *c, const launch_rec *l)
  * (issue 22: a start failure must not lose the run). */
 #define TD_START_TRIES 4
 
+/* Why the Starts failed. Measured on the H200 (CUPTI 13.0): once a module
+ * has loaded with PC sampling enabled on the context, every Start fails,
+ * so under --source the first failure ends the context's profiling. */
+static const char *start_failure_why(void)
+{
+    return td_pcs_enabled() && !td_pcs_only()
+               ? "starting the profiler failed beside --source's PC sampling (CUPTI measures "
+                 "no counters on a context whose kernels' modules loaded while PC sampling was "
+                 "on: the tree needs a run without --source)"
+               : "starting the profiler failed";
+}
+
 static void start_failed(ctx_state *c)
 {
     char what[256];
     td_rp_describe(&c->rp, what, sizeof what);
     td_debug("inject", "context %u: start %d failed (%s)", c->uid, c->start_failures + 1, what);
-    if (++c->start_failures < TD_START_TRIES)
+    if (++c->start_failures >= TD_START_TRIES || (td_pcs_enabled() && !td_pcs_only()))
+        stop_profiling(c, start_failure_why());
+}
+
+void say_start_failures(ctx_state *c)
+{
+    if (!c->profiling || c->start_failures == 0)
         return;
-    /* Measured on the H200 (CUPTI 13.0): once a module has loaded with PC
-     * sampling enabled on the context, every Start fails. */
-    stop_profiling(c, td_pcs_enabled() && !td_pcs_only()
-                          ? "starting the profiler failed beside --source's PC sampling (CUPTI "
-                            "measures no counters on a context whose kernels' modules loaded "
-                            "while PC sampling was on: the tree needs a run without --source)"
-                          : "starting the profiler failed");
+    char what[256];
+    td_rp_describe(&c->rp, what, sizeof what);
+    td_sw_error("profiler_failed", "context %u: %s (%s) at its last %d chosen launch%s", c->uid,
+                start_failure_why(), what, c->start_failures, c->start_failures == 1 ? "" : "es");
+    c->start_failures = 0;
 }
 
 /* A chosen launch in the open batch of its configuration (selected). */

@@ -329,6 +329,7 @@ void forget_context(uint32_t uid)
         if (c->uid != uid)
             continue;
         close_window(c);
+        say_start_failures(c);
         td_pcs_context_end(c->ctx, uid);
         close_configs(c);
         td_rp_close(&c->rp);

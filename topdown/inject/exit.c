@@ -17,8 +17,10 @@
 
 static void flush_all(void)
 {
-    for (ctx_state *c = td_g.contexts; c; c = c->next)
+    for (ctx_state *c = td_g.contexts; c; c = c->next) {
         close_window(c);
+        say_start_failures(c);
+    }
     td_pms_stop_all();
     td_activity_flush();
 }

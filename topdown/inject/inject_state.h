@@ -181,6 +181,8 @@ void emit_batch_debug(ctx_state *c, int decoded, size_t ranges, size_t dropped,
 /* batch.c: batches of profiled launches, and what every configuration shares */
 void close_configs(ctx_state *c);
 void stop_profiling(ctx_state *c, const char *why);
+/* Starts that failed at the context's last launches and were not said. */
+void say_start_failures(ctx_state *c);
 void wait_for_gpu(void);
 void group_failed(ctx_state *c);
 td_kernel_progress *progress_of(ctx_state *c, const td_kernel *k);
