@@ -152,6 +152,15 @@ int main(void)
     for (int f = 0; f < 5; f++)
         CHECK(gpu.per_fifth[f] >= 2 && gpu.per_fifth[f] * 3 <= gpu.samples * 2);
     CHECK(gpu_s <= native.q.host_s * (1 + OVERHEAD) * 1.1);   /* within the budget */
+    /* Tracing (our launch callbacks for launches not sampled) is not the
+     * app's own time: with half the host time in them, the app's time is
+     * the other half, and the allowance follows it. */
+    td_budget traced = {.overhead = OVERHEAD, .traced_s = 0.5};
+    double traced_native = td_budget_native(&traced, 1.0);
+    CHECK(traced_native > 0.5 - 1e-12 && traced_native < 0.5 + 1e-12);
+    CHECK(td_budget_allowance(&traced, 1.0) < OVERHEAD * 0.5 + 1e-12);
+    traced.traced_s = 0;
+    CHECK(td_budget_native(&traced, 1.0) > 1.0 - 1e-12);
     /* Shares: a kernel of 10% of the GPU time may spend 10% of the
      * allowance and one sample, a sample of the mean cost paid first. */
     td_budget shared = {.overhead = OVERHEAD};

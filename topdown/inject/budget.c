@@ -2,7 +2,7 @@
 
 static double host_native(const td_budget *b, double now_s)
 {
-    return now_s - b->start_s - b->spent_s - b->once_s;
+    return now_s - b->start_s - b->spent_s - b->once_s - b->traced_s;
 }
 
 double td_budget_native(const td_budget *b, double now_s)

@@ -4,7 +4,9 @@
  * A sampled launch is measured while the time spent sampling stays within
  * `overhead` of the app's own time so far. One-time costs (CUPTI's set-up,
  * each kernel's coverage) are left out of both sides. The app's own time is
- * its host time less what profiling took, or, when more, its host time up
+ * its host time less what profiling took (sampling, one-time costs, and
+ * our launch callbacks' tracing: counted as the app's, 10^5 one-block
+ * launches bought samples with it), or, when more, its host time up
  * to its first launch plus the GPU time of the launches it queued: an app
  * that queues its launches and waits at the end has a host time far below
  * its GPU time, and a budget on the host's clock alone spends itself on
@@ -26,6 +28,7 @@ typedef struct td_budget {
     double start_s;  /* the clock when collection started */
     double spent_s;  /* sampling: what the budget weighs */
     double once_s;   /* set-up and coverage: paid once, outside the budget */
+    double traced_s; /* inside the launch callbacks of launches not sampled */
     double gpu_s;    /* GPU time of the launches queued so far, estimated */
     double gpu_from_s; /* the app's own time at its first launch */
     int launched;    /* a launch was counted */

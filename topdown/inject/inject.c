@@ -173,6 +173,7 @@ static void load_module_of(CUfunction f)
 static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     pthread_mutex_lock(&td_g.lock);
+    double entered = now_s();
     holding_launch = 1;
     in_our_code = 1;
     launch_rec l = {.corr = cb->correlationId, .group = TD_GROUP_ALL};
@@ -217,6 +218,8 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     td_g.current = l;
     td_g.current_ctx = c;
     td_g.current_profiled = profile;
+    if (!profile) /* tracing: the app's own time does not include it */
+        td_g.budget.traced_s += now_s() - entered;
     in_our_code = 0;
     /* td_g.lock stays held until the exit callback of this launch, so no
      * other thread can stop the profiler while this kernel is launched. */
@@ -227,6 +230,7 @@ static void launch_exit(const CUpti_CallbackData *cb)
     if (!holding_launch)
         return;
     in_our_code = 1;
+    double entered = now_s();
     ctx_state *c = td_g.current_ctx;
     const CUresult *ret = cb->functionReturnValue;
     int ok = !ret || *ret == CUDA_SUCCESS;
@@ -241,6 +245,8 @@ static void launch_exit(const CUpti_CallbackData *cb)
     td_g.launches += c && ok;
     if (c)
         td_pcs_tick(c->ctx, c->uid);
+    if (!td_g.current_profiled)
+        td_g.budget.traced_s += now_s() - entered;
     td_g.current_ctx = NULL;
     in_our_code = 0;
     holding_launch = 0;
