@@ -23,6 +23,11 @@
 
 enum {
     BUFFER_PCS = 4096,   /* PCs per GetData call */
+    /* PCs cuptiPCSamplingDisable can hand back: what no GetData took
+     * before (on the H100 and H200 all of it; td_bench's 8 kernels have
+     * more than 4,096 PCs, and with the GetData buffer's size here 61% of
+     * the H200's samples were lost) */
+    DISABLE_PCS = 32768,
     TICK_LAUNCHES = 256, /* launches of a context between collections */
     MAX_GETDATA = 10000  /* calls per collection, against a CUPTI that never empties */
 };
@@ -48,7 +53,7 @@ static struct {
     int dir_made;
     td_pcs_selected_fn selected;
     pcs_ctx *contexts;
-    int said_full, said_save, said_early;
+    int said_full, said_save, said_early, said_left;
 } s;
 
 /* TOPDOWN_DEBUG: what PC sampling does (debug.h). */
@@ -92,15 +97,15 @@ int td_pcs_only(void)
 
 /* ---- buffers ------------------------------------------------------------------ */
 
-static int alloc_buffer(CUpti_PCSamplingData *d, size_t n_reasons)
+static int alloc_buffer(CUpti_PCSamplingData *d, size_t n_reasons, size_t pcs)
 {
     memset(d, 0, sizeof *d);
     d->size = sizeof *d;
-    d->collectNumPcs = BUFFER_PCS;
-    d->pPcData = calloc(BUFFER_PCS, sizeof *d->pPcData);
+    d->collectNumPcs = pcs;
+    d->pPcData = calloc(pcs, sizeof *d->pPcData);
     if (!d->pPcData)
         return -1;
-    for (size_t i = 0; i < BUFFER_PCS; i++) {
+    for (size_t i = 0; i < pcs; i++) {
         d->pPcData[i].size = sizeof d->pPcData[i];
         d->pPcData[i].stallReason = calloc(n_reasons ? n_reasons : 1,
                                            sizeof *d->pPcData[i].stallReason);
@@ -112,7 +117,7 @@ static int alloc_buffer(CUpti_PCSamplingData *d, size_t n_reasons)
 
 static void free_buffer(CUpti_PCSamplingData *d)
 {
-    for (size_t i = 0; d->pPcData && i < BUFFER_PCS; i++)
+    for (size_t i = 0; d->pPcData && i < d->collectNumPcs; i++)
         free(d->pPcData[i].stallReason);
     free(d->pPcData);
     memset(d, 0, sizeof *d);
@@ -151,7 +156,7 @@ static void emit_buffer(const pcs_ctx *c, const CUpti_PCSamplingData *d)
         "non-user kernels, hardware buffer full %d", c->uid, d->totalNumPcs, d->remainingNumPcs,
         (unsigned long long)d->totalSamples, (unsigned long long)d->droppedSamples,
         (unsigned long long)d->nonUsrKernelsTotalSamples, (int)d->hardwareBufferFull);
-    for (size_t i = 0; td_debug_on() && i < d->totalNumPcs && i < BUFFER_PCS && i < 4; i++)
+    for (size_t i = 0; td_debug_on() && i < d->totalNumPcs && i < d->collectNumPcs && i < 4; i++)
         DBG("  pc %zu: %s +0x%llx, %zu reasons, selected %d", i,
             d->pPcData[i].functionName ? d->pPcData[i].functionName : "(null)",
             (unsigned long long)d->pPcData[i].pcOffset, d->pPcData[i].stallReasonCount,
@@ -161,7 +166,7 @@ static void emit_buffer(const pcs_ctx *c, const CUpti_PCSamplingData *d)
     cJSON *rec = td_sw_record("pcsamp");
     if (!rec)
         return;
-    if (td_pcsamp_rows_fill(rec, c->uid, d, BUFFER_PCS, s.selected) >= 0)
+    if (td_pcsamp_rows_fill(rec, c->uid, d, d->collectNumPcs, s.selected) >= 0)
         td_sw_emit(rec);
     else
         cJSON_Delete(rec);
@@ -274,8 +279,8 @@ void td_pcs_context_start(CUcontext ctx, uint32_t uid)
     const char *step = "cuptiPCSamplingEnable";
     if (rc == CUPTI_SUCCESS && (rc = (CUptiResult)read_reasons(c)) != CUPTI_SUCCESS)
         step = "cuptiPCSamplingGetStallReasons";
-    if (rc == CUPTI_SUCCESS && (alloc_buffer(&c->config_buf, c->n_reasons) ||
-                                alloc_buffer(&c->get_buf, c->n_reasons))) {
+    if (rc == CUPTI_SUCCESS && (alloc_buffer(&c->config_buf, c->n_reasons, DISABLE_PCS) ||
+                                alloc_buffer(&c->get_buf, c->n_reasons, BUFFER_PCS))) {
         rc = CUPTI_ERROR_OUT_OF_MEMORY;
         step = "the sample buffers";
     }
@@ -346,6 +351,10 @@ static void end(pcs_ctx *c)
         DBG("context %u: disabling", c->uid);
         disable(c);
         emit_buffer(c, &c->config_buf); /* what Disable copied out */
+        if (c->config_buf.remainingNumPcs > 0 && !s.said_left++)
+            td_sw_warning("--source: %zu PCs of context %u did not fit the %zu that CUPTI "
+                          "hands back at the end; their samples are left out",
+                          c->config_buf.remainingNumPcs, c->uid, c->config_buf.collectNumPcs);
     }
     free_ctx(c);
 }
