@@ -236,7 +236,9 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The SM clock of each profiled launch that measured the elapsed cycles. */
+/* The SM clock of each profiled launch that measured the elapsed cycles;
+ * one above TD_SM_CLOCK_MAX_MHZ is not a clock but a launch whose
+ * profiled range outlasted its own duration, and is left out. */
 static int kernel_clocks(td_summary *s, const td_result *res, const kernel_work *w, size_t k,
                          td_error *err)
 {
@@ -252,7 +254,11 @@ static int kernel_clocks(td_summary *s, const td_result *res, const kernel_work 
         if (!l->profiled || !l->counters || at < 0 || !(l->duration_ns > 0) ||
             !td_launch_measured(dev, l, at) || !(l->counters[at] > 0))
             continue;
-        mhz[n++] = l->counters[at] / l->duration_ns * 1000.0;
+        double clock = l->counters[at] / l->duration_ns * 1000.0;
+        if (clock > TD_SM_CLOCK_MAX_MHZ)
+            ks->clocks_unreal++;
+        else
+            mhz[n++] = clock;
     }
     if (n) {
         qsort(mhz, n, sizeof *mhz, by_value);

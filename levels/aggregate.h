@@ -4,6 +4,12 @@
 
 #include "levels/model.h"
 
+/* No NVIDIA GPU's SM clock reaches it (GH100 boosts to 1980 MHz). A launch
+ * whose elapsed cycles over its duration exceed it was measured over a
+ * range longer than its own run: NCCL's all-reduce kernels in a 2-rank DDP
+ * loop, 29,115 MHz by that count (two H200s, 2026-11-26). */
+#define TD_SM_CLOCK_MAX_MHZ 4000.0
+
 typedef struct td_kernel_summary {
     const char *name;      /* borrowed from the result */
     size_t launches;       /* all launches, profiled or not */
@@ -34,6 +40,7 @@ typedef struct td_kernel_summary {
      * clocks = 0: none did (the table names no cycles_elapsed_max). */
     size_t clocks;
     double clock_min_mhz, clock_median_mhz, clock_max_mhz;
+    size_t clocks_unreal; /* launches whose cycles over duration exceed TD_SM_CLOCK_MAX_MHZ */
 } td_kernel_summary;
 
 typedef struct td_summary {

@@ -256,6 +256,11 @@ static void print_unsure(FILE *out, const td_summary *s)
  * ran at clocks more than 15% apart (their counters are not comparable). */
 static void print_clock(FILE *out, const td_kernel_summary *ks)
 {
+    if (ks->clocks_unreal)
+        fprintf(out, "  SM clock: %zu measured launch%s left out (more elapsed cycles than "
+                "%.0f MHz over %s duration: a profiled range longer than the launch)\n",
+                ks->clocks_unreal, ks->clocks_unreal == 1 ? "" : "es", TD_SM_CLOCK_MAX_MHZ,
+                ks->clocks_unreal == 1 ? "its" : "their");
     if (!ks->clocks)
         return;
     fprintf(out, "  SM clock %.0f MHz (median of %zu measured launch%s, %.0f-%.0f)\n",

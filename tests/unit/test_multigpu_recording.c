@@ -103,6 +103,21 @@ static void test_peer_report(void)
     free(out);
 }
 
+/* Rank 0's NCCL all-reduce: 3 of its 83 measured launches have more
+ * elapsed cycles than 4,000 MHz over their duration allows (up to 29,115
+ * MHz): left out of its SM clock, and said, instead of a warning that its
+ * launches ran at clocks 1370% apart. */
+static void test_nccl_clock(void)
+{
+    CHECK(run("%s report '%s/ddp.0.json.xz' -l 1 --kernels 1", bin, bundle) == 0);
+    char *out = td_shell_read_file(dir, "out.txt");
+    CHECK(out && strstr(out, "\n  SM clock: 3 measured launches left out (more elapsed cycles than "
+                             "4000 MHz over their duration"));
+    CHECK(out && strstr(out, "(median of 80 measured launches, "));
+    CHECK(out && !strstr(out, "1370% apart"));
+    free(out);
+}
+
 /* The merged DDP ranks: the slower rank per kernel, NCCL's among them. */
 static void test_imbalance(void)
 {
@@ -239,6 +254,7 @@ int main(void)
     test_peer_result();
     test_peer_report();
     test_imbalance();
+    test_nccl_clock();
     test_ddp_trace();
     test_peer_trace();
     td_shell_remove_dir(dir);
