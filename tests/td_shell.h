@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "metrics/result/result.h"
 
@@ -101,6 +102,24 @@ static inline const char *td_shell_json_str(const cJSON *obj, const char *key)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
     return cJSON_IsString(item) ? item->valuestring : "";
+}
+
+/* A test's start: TOPDOWN_BIN (an executable) and TOPDOWN_REPO_DIR from
+ * ctest's environment, and its scratch folder made from dir, a mkdtemp
+ * template. 0, or -1 with the reason printed. */
+static inline int td_shell_start(char *dir, const char **bin, const char **src)
+{
+    *bin = getenv("TOPDOWN_BIN");
+    *src = getenv("TOPDOWN_REPO_DIR");
+    if (!*bin || !*src || access(*bin, X_OK) != 0) {
+        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_REPO_DIR must be set\n");
+        return -1;
+    }
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return -1;
+    }
+    return 0;
 }
 
 static inline void td_shell_remove_dir(const char *dir)

@@ -240,16 +240,9 @@ static void test_peer_trace(void)
 
 int main(void)
 {
-    bin = getenv("TOPDOWN_BIN");
-    const char *src = getenv("TOPDOWN_REPO_DIR");
-    if (!bin || !src || access(bin, X_OK) != 0) {
-        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_REPO_DIR must be set\n");
+    const char *src;
+    if (td_shell_start(dir, &bin, &src) != 0)
         return 1;
-    }
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
     snprintf(bundle, sizeof bundle, "%s/" BUNDLE, src);
     test_peer_result();
     test_peer_report();

@@ -198,16 +198,9 @@ static void test_trace(void)
 
 int main(void)
 {
-    bin = getenv("TOPDOWN_BIN");
-    const char *src = getenv("TOPDOWN_REPO_DIR");
-    if (!bin || !src || access(bin, X_OK) != 0) {
-        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_REPO_DIR must be set\n");
+    const char *src;
+    if (td_shell_start(dir, &bin, &src) != 0)
         return 1;
-    }
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
     snprintf(bench_a, sizeof bench_a, "%s/benchmarks/results/h100_td_bench.topdown.json", src);
     snprintf(bench_b, sizeof bench_b, "%s/benchmarks/results/h100_td_bench_64mb.topdown.json",
              src);

@@ -237,8 +237,7 @@ static void test_pm(void)
     CHECK(has(out, "PM-sampling timeline, device 0: NVIDIA H100 80GB HBM3"));
     CHECK(has(out, "interval 100.0 us"));
     free(out);
-    if (have_gnuplot)
-    {
+    if (have_gnuplot) {
         CHECK(run("%s plot '%s/h100_pytorch_pm.json.xz' --pm-timeline -o pm.png -f", bin,
                   bundle) == 0);
         CHECK(file_size("pm.png") > 1000);
@@ -247,16 +246,9 @@ static void test_pm(void)
 
 int main(void)
 {
-    bin = getenv("TOPDOWN_BIN");
-    const char *src = getenv("TOPDOWN_REPO_DIR");
-    if (!bin || !src || access(bin, X_OK) != 0) {
-        fprintf(stderr, "TOPDOWN_BIN and TOPDOWN_REPO_DIR must be set\n");
+    const char *src;
+    if (td_shell_start(dir, &bin, &src) != 0)
         return 1;
-    }
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
     snprintf(bundle, sizeof bundle, "%s/" BUNDLE, src);
     have_gnuplot = system("command -v gnuplot >/dev/null 2>&1") == 0;
     if (!have_gnuplot)
