@@ -104,6 +104,20 @@ static inline const char *td_shell_json_str(const cJSON *obj, const char *key)
     return cJSON_IsString(item) ? item->valuestring : "";
 }
 
+/* dir/name's size in bytes; -1 when it cannot be read. */
+static inline long td_shell_file_size(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    long size = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0)
+        size = ftell(f);
+    if (f)
+        fclose(f);
+    return size;
+}
+
 /* A test's start: TOPDOWN_BIN (an executable) and TOPDOWN_REPO_DIR from
  * ctest's environment, and its scratch folder made from dir, a mkdtemp
  * template. 0, or -1 with the reason printed. */

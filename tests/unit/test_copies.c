@@ -366,12 +366,7 @@ static void test_many_copies(void)
         CHECK(same_copy(&back.devices[0].copies[N - 1], &dev->copies[N - 1]));
         CHECK(same_copy(&back.devices[0].copies[12345], &dev->copies[12345]));
     }
-    FILE *f = fopen(path, "rb");
-    long size = -1;
-    if (f && fseek(f, 0, SEEK_END) == 0)
-        size = ftell(f);
-    if (f)
-        fclose(f);
+    long size = td_shell_file_size(dir, "many.json");
     CHECK(size > 0 && size < 24L * N); /* a config index, a start, a duration */
     td_result_free(&back);
     td_result_free(&res);

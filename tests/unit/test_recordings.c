@@ -44,19 +44,6 @@ static int has(const char *text, const char *needle)
     return found;
 }
 
-static long file_size(const char *name)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    long size = -1;
-    if (f && fseek(f, 0, SEEK_END) == 0)
-        size = ftell(f);
-    if (f)
-        fclose(f);
-    return size;
-}
-
 /* Every recording: the report (level 3), the CSV on stdout, the trace (a
  * JSON object with events) and, for those with counters, the plot. */
 static void test_readable(const char *name, int plot)
@@ -78,7 +65,7 @@ static void test_readable(const char *name, int plot)
     cJSON_Delete(root);
     if (plot && have_gnuplot) {
         CHECK(run("%s plot '%s/%s' -o plot.png -f", bin, bundle, name) == 0);
-        CHECK(file_size("plot.png") > 1000);
+        CHECK(td_shell_file_size(dir, "plot.png") > 1000);
     }
 }
 
@@ -240,7 +227,7 @@ static void test_pm(void)
     if (have_gnuplot) {
         CHECK(run("%s plot '%s/h100_pytorch_pm.json.xz' --pm-timeline -o pm.png -f", bin,
                   bundle) == 0);
-        CHECK(file_size("pm.png") > 1000);
+        CHECK(td_shell_file_size(dir, "pm.png") > 1000);
     }
 }
 
