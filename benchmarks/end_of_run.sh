@@ -31,9 +31,14 @@ trap 'rm -rf "$tmp"' EXIT
 out=${1:-/dev/stdout}
 
 "$gen" "$template" "$launches" "$tmp/run.spool"
+# The spool: TOPDOWN_COLLECT's spool line (docs/COLLECTION.md), its '='
+# and '%' unescaped (%25 last), or TOPDOWN_SPOOL from a topdown older than
+# it (BEFORE=).
 cat > "$tmp/app.sh" <<EOF
 #!/bin/sh
-cat '$tmp/run.spool' >> "\$TOPDOWN_SPOOL"
+spool=\${TOPDOWN_SPOOL:-\$(printf '%s\\n' "\$TOPDOWN_COLLECT" |
+  sed -n -e 's/%3D/=/g' -e 's/%25/%/g' -e 's/^spool=//p')}
+cat '$tmp/run.spool' >> "\$spool"
 date +%s.%N > '$tmp/exit_time'
 EOF
 chmod +x "$tmp/app.sh"

@@ -1,5 +1,5 @@
 /* Kernel-name selection with ncu's habits, the same in the collector
- * (TOPDOWN_KERNEL_REGEX, topdown/inject/kernels.c) and in the offline
+ * (-k as kernel_regex, topdown/inject/kernels.c) and in the offline
  * commands (report -k, --timeline): "regex:RE" (ncu's form) or a plain RE,
  * Perl-style (PCRE2), searched for in the kernel's name under a name base
  * (metrics/kernel_base.h; function by default, as ncu). A plain argument

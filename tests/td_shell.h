@@ -14,6 +14,17 @@
 
 #include "metrics/result/result.h"
 
+/* A stand-in app's shell words for the value of the collector's option
+ * name (a string literal): its line of TOPDOWN_COLLECT (docs/COLLECTION.md)
+ * with %3D and %25 turned back into '=' and '%' (in that order, so that
+ * "%253D" is "%3D"); other escapes stay, which the tests' paths and
+ * numbers need not (no control byte). No single quote, so it fits in
+ * sh -c '...'. A printf format ("%%" is one '%'): the tests write their
+ * scripts and commands with printf. */
+#define TD_SHELL_OPTION(name) \
+    "\"$(printf \"%%s\\n\" \"$TOPDOWN_COLLECT\" | " \
+    "sed -n -e s/%%3D/=/g -e s/%%25/%%/g -e s/^" name "=//p)\""
+
 /* Runs the printf-formatted command in dir; returns its exit code, or
  * 128+signal when a signal ended it. */
 static inline int td_shell_run(const char *dir, const char *fmt, ...)

@@ -34,19 +34,6 @@
 
 #define INJECT_LIB "libtopdown_inject.so"
 
-void td_profile_options_init(td_profile_options *opts)
-{
-    memset(opts, 0, sizeof *opts);
-    opts->launch_count = -1;
-    opts->per_kernel = -1;
-    opts->progress = 1;
-    opts->replay_mode = "auto";
-    opts->overhead_pct = 40;
-    opts->graph_profiling = "node";
-    opts->cache_control = "none";
-    opts->clock_control = "none";
-}
-
 /* ---- finding things ----------------------------------------------------- */
 
 static int is_regular(const char *path)
@@ -261,63 +248,6 @@ static int has_pm_samples(const td_result *res)
     return 0;
 }
 
-static void set_count(const char *name, long value, long unset)
-{
-    char text[32];
-    if (value == unset) {
-        unsetenv(name);
-        return;
-    }
-    snprintf(text, sizeof text, "%ld", value);
-    setenv(name, text, 1);
-}
-
-/* The shortest of %.15g and %.17g that reads back as exactly value
- * (--overhead 12.5 arrives as 12.5, not 12). */
-static void set_double(const char *name, double value)
-{
-    char text[40];
-    snprintf(text, sizeof text, "%.15g", value);
-    if (strtod(text, NULL) != value)
-        snprintf(text, sizeof text, "%.17g", value);
-    setenv(name, text, 1);
-}
-
-static void set_or_unset(const char *name, const char *value)
-{
-    if (value)
-        setenv(name, value, 1);
-    else
-        unsetenv(name);
-}
-
-/* In the child, before exec: the protocol variables of docs/COLLECTION.md. */
-static void set_child_env(const td_profile_options *opts, const char *lib,
-                          const char *spool, const char *archs, const char *const nvtx[3])
-{
-    setenv("CUDA_INJECTION64_PATH", lib, 1);
-    setenv("TOPDOWN_SPOOL", spool, 1);
-    setenv("TOPDOWN_ARCHS", archs, 1);
-    set_or_unset("TOPDOWN_ARCH", opts->arch);
-    set_or_unset("TOPDOWN_KERNEL_REGEX", opts->kernel_filter);
-    setenv("TOPDOWN_KERNEL_NAME_BASE", td_name_base_word((td_name_base)opts->name_base), 1);
-    set_count("TOPDOWN_LAUNCH_SKIP", opts->launch_skip, 0);
-    set_count("TOPDOWN_LAUNCH_COUNT", opts->launch_count, -1);
-    set_count("TOPDOWN_PER_KERNEL", opts->per_kernel, -1);
-    setenv("TOPDOWN_REPLAY_MODE", opts->replay_mode, 1);
-    set_double("TOPDOWN_OVERHEAD", opts->overhead_pct);
-    setenv("TOPDOWN_GRAPH_PROFILING", opts->graph_profiling, 1);
-    set_or_unset("TOPDOWN_SOURCE", opts->source == 2 ? "only" : opts->source ? "1" : NULL);
-    set_count("TOPDOWN_PC_PERIOD", opts->pc_period, 0);
-    setenv("TOPDOWN_CACHE_CONTROL", opts->cache_control, 1);
-    set_or_unset("TOPDOWN_SAMPLE_EVERY", opts->sample_every);
-    set_or_unset("TOPDOWN_NVTX_INCLUDE", nvtx[1][0] ? nvtx[1] : NULL);
-    set_or_unset("TOPDOWN_NVTX_EXCLUDE", nvtx[2][0] ? nvtx[2] : NULL);
-    if (nvtx[0][0])
-        setenv("NVTX_INJECTION64_PATH", nvtx[0], 1); /* only where the user set none */
-    set_count("TOPDOWN_PM_INTERVAL_NS", opts->pm_interval_us * 1000, 0);
-}
-
 /* The signals topdown passes on to the app while it runs: the ways a user,
  * a terminal or a scheduler asks a program to stop. */
 static const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
@@ -333,9 +263,8 @@ typedef struct launch_plan {
     const char *app_path;
     const char *lib;
     const char *spool;
-    const char *archs;
-    const char *nvtx[3]; /* NVTX_INJECTION64_PATH ("": leave it), the include and
-                            exclude specs one per line */
+    const td_collect_opts *collect; /* the collector's options, but the spool */
+    const char *nvtx_path;          /* NVTX_INJECTION64_PATH ("": leave it) */
 } launch_plan;
 
 /* The app's process between fork and exec: it waits on `go` for the
@@ -346,6 +275,24 @@ typedef struct app_proc {
     int go;       /* a socket: writing to a child that died raises no SIGPIPE */
     int exec_err; /* close-on-exec pipe: errno of a failed exec */
 } app_proc;
+
+/* In the child, before exec: the library, the collector's options with
+ * this spool as the one variable TOPDOWN_COLLECT (docs/COLLECTION.md), and
+ * NVTX_INJECTION64_PATH where the user set none. -1 when out of memory. */
+static int set_child_env(const launch_plan *plan, char *spool)
+{
+    td_collect_opts collect = *plan->collect; /* the parent's strings: never freed here */
+    collect.spool = spool;
+    char *text = td_collect_opts_format(&collect);
+    if (!text)
+        return -1;
+    setenv("CUDA_INJECTION64_PATH", plan->lib, 1);
+    setenv(TD_COLLECT_VAR, text, 1);
+    if (plan->nvtx_path[0])
+        setenv("NVTX_INJECTION64_PATH", plan->nvtx_path, 1);
+    free(text);
+    return 0;
+}
 
 /* In the child: the spool's name, sent whole before `go` is closed; an
  * empty one means topdown gave up (an output refused): exit unseen. */
@@ -363,8 +310,10 @@ _Noreturn static void child_wait_and_exec(const launch_plan *plan, int go, int e
     if (len == 0)
         _exit(127);
     spool[len] = '\0';
-    set_child_env(plan->opts, plan->lib, spool, plan->archs, plan->nvtx);
-    execv(plan->app_path, plan->opts->app_argv);
+    if (set_child_env(plan, spool) == 0)
+        execv(plan->app_path, plan->opts->app_argv);
+    else
+        errno = ENOMEM;
     int code = errno;
     if (write(exec_err, &code, sizeof code) < 0)
         _exit(127);
@@ -1034,8 +983,15 @@ int td_profile_run(const td_profile_options *opts, td_profile_outcome *out, td_r
         join_lines(opts->nvtx_exclude, opts->n_nvtx_exclude, exclude, sizeof exclude))
         return td_fail(err, "--nvtx-include/--nvtx-exclude: the specs are too long together "
                        "(at most %zu characters)", sizeof include - 1);
-    launch_plan plan = {opts, app, lib, spool, archs, {nvtx_path, include, exclude}};
-    if (run_and_collect(&plan, spool, sizeof spool, out, res, &reserved, err)) {
+    td_collect_opts collect;
+    if (td_profile_collect_opts(opts, archs, include, exclude, td_collect_getenv, &collect)) {
+        td_collect_opts_free(&collect);
+        return td_fail(err, "out of memory for the collector's options");
+    }
+    launch_plan plan = {opts, app, lib, spool, &collect, nvtx_path};
+    int rc = run_and_collect(&plan, spool, sizeof spool, out, res, &reserved, err);
+    td_collect_opts_free(&collect);
+    if (rc) {
         if (reserved)
             unlink(out->result_path);
         return -1;

@@ -5,6 +5,7 @@
 
 #include "metrics/error.h"
 #include "metrics/result/result.h"
+#include "topdown/inject/collect_opts.h"
 
 typedef struct td_profile_options {
     char **app_argv;            /* NULL-terminated; app_argv[0] is the app */
@@ -38,7 +39,19 @@ typedef struct td_profile_options {
     size_t n_outputs;
 } td_profile_options;
 
+/* The defaults (profile_opts.c). */
 void td_profile_options_init(td_profile_options *opts);
+
+/* What the collector of a run gets (profile_opts.c): opts' options, the
+ * arch tables' folder archs, the NVTX specs one per line (NULL or "":
+ * none), and the expert variables of the environment env reads, which the
+ * user set (TOPDOWN_BATCH, TOPDOWN_ROTATION, TOPDOWN_CUBIN_DIR,
+ * TOPDOWN_NO_TIMING, TOPDOWN_NO_COPIES, TOPDOWN_DEBUG: docs/COLLECTION.md).
+ * The spool stays NULL: it is named later, in the app's process. -1 when
+ * out of memory; free out with td_collect_opts_free either way. */
+int td_profile_collect_opts(const td_profile_options *opts, const char *archs,
+                            const char *nvtx_include, const char *nvtx_exclude,
+                            td_collect_getenv_fn env, td_collect_opts *out);
 
 typedef struct td_profile_outcome {
     char result_path[4096];

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-12}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(result spool arch nvprof cli)
+((${#targets[@]})) || targets=(result spool arch nvprof cli collect)
 
 if ! command -v clang >/dev/null 2>&1; then
   echo "fuzz: clang is missing; scripts/setup.sh installs it" >&2

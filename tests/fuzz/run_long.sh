@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(result spool arch nvprof cli)
+((${#targets[@]})) || targets=(result spool arch nvprof cli collect)
 
 bash tests/fuzz/run.sh 1 "${targets[@]}" # builds, and checks the known inputs
 export TOPDOWN_ARCHS=$PWD/archs

@@ -8,6 +8,7 @@
 
 #include "../check.h"
 #include "td_testlib.h"
+#include "td_shell.h"
 
 static char dir[64];
 
@@ -232,7 +233,8 @@ static void test_script_name(void)
      * run measured something and writes its result. */
     FILE *f = fopen("train.sh", "w");
     if (f) {
-        fprintf(f, "cat '%s/tests/fixtures/h100/td_smoke.spool' >> \"$TOPDOWN_SPOOL\"\n",
+        fprintf(f, "cat '%s/tests/fixtures/h100/td_smoke.spool' >> " TD_SHELL_OPTION("spool")
+                   "\n",
                 getenv("TOPDOWN_REPO_DIR"));
         fclose(f);
     }

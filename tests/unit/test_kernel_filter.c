@@ -1,16 +1,17 @@
 /* The injection library's launch filter (topdown/inject/kernels.c, built
- * into this test; it needs no CUPTI), from the variables as the collector
- * reads them (collect_opts.c, fed a fake environment): TOPDOWN_KERNEL_REGEX
- * matched as the offline commands match -k (metrics/kmatch.c) on the name
- * base of TOPDOWN_KERNEL_NAME_BASE, then --launch-skip, --launch-count and
- * --per-kernel. Names are demangled by libstdc++'s __cxa_demangle, as in
- * an app. */
+ * into this test; it needs no CUPTI), from the options as the collector
+ * reads them (collect_opts.c, fed the text of TOPDOWN_COLLECT):
+ * kernel_regex matched as the offline commands match -k
+ * (metrics/kmatch.c) on the name base of name_base, then --launch-skip,
+ * --launch-count and --per-kernel. Names are demangled by libstdc++'s
+ * __cxa_demangle, as in an app. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "topdown/inject/kernels.h"
+#include "topdown/inject/opts_text.h"
 
 /* td_smoke's kernels (tests/gpu/apps/td_smoke.cu) as the driver names them */
 #define TRIAD "_Z5triadPKfS0_Pffm"          /* triad(float const*, float const*, float*, float, unsigned long) */
@@ -18,47 +19,42 @@
 #define FMA "_Z9fma_chainPfi"               /* fma_chain(float*, int) */
 #define PLAIN_C "sm80_xmma_gemm_f32f32_tn"  /* a C name (cuBLAS): not mangled */
 
-/* The fake environment: these five variables, NULL: unset. */
-static const char *const names[] = {"TOPDOWN_KERNEL_REGEX", "TOPDOWN_KERNEL_NAME_BASE",
-                                    "TOPDOWN_LAUNCH_SKIP", "TOPDOWN_LAUNCH_COUNT",
-                                    "TOPDOWN_PER_KERNEL"};
-static const char *values[5];
+/* The options' text: a line for each of these five given, none for NULL. */
+static const char *const names[] = {"kernel_regex", "name_base", "launch_skip", "launch_count",
+                                    "per_kernel"};
+static char text[1024];
 
-static const char *fake_getenv(const char *name)
-{
-    for (int i = 0; i < 5; i++)
-        if (strcmp(name, names[i]) == 0)
-            return values[i];
-    return NULL;
-}
-
-static void set_env(const char *regex, const char *base, const char *skip, const char *count,
+static void set_options(const char *regex, const char *base, const char *skip, const char *count,
                     const char *per_kernel)
 {
-    const char *v[] = {regex, base, skip, count, per_kernel};
-    memcpy(values, v, sizeof values);
+    const char *values[] = {regex, base, skip, count, per_kernel};
+    size_t len = 0;
+    text[0] = '\0';
+    for (int i = 0; i < 5; i++)
+        if (values[i])
+            len = td_opts_text_put(text, sizeof text, len, names[i], values[i]);
 }
 
-/* The filter of the fake environment, as InitializeInjection makes it:
+/* The filter of the options' text, as InitializeInjection makes it:
  * -1 with msg when the options or the regex are refused. */
-static int filter_from_env(td_filter *f, char *msg, size_t size)
+static int filter_from_options(td_filter *f, char *msg, size_t size)
 {
     td_collect_opts o;
-    int opts_ok = td_collect_opts_read(&o, fake_getenv, msg, size) == 0;
+    int opts_ok = td_collect_opts_parse(&o, text, msg, size) == 0;
     int rc = td_filter_from_opts(f, &o, msg, size) == 0 && opts_ok ? 0 : -1;
     td_collect_opts_free(&o);
     return rc;
 }
 
-/* Which of the four kernels the filter of these variables selects, as a
+/* Which of the four kernels the filter of these options selects, as a
  * string of 0/1 (triad, scale, fma_chain, the C name); "error" when the
- * variables are refused. */
+ * options are refused. */
 static const char *selected(const char *regex, const char *base, char *out)
 {
-    set_env(regex, base, NULL, NULL, NULL);
+    set_options(regex, base, NULL, NULL, NULL);
     td_filter f;
     char msg[512];
-    if (filter_from_env(&f, msg, sizeof msg)) {
+    if (filter_from_options(&f, msg, sizeof msg)) {
         td_filter_release(&f);
         return "error";
     }
@@ -75,10 +71,10 @@ static const char *selected(const char *regex, const char *base, char *out)
 
 static void test_demangling(void)
 {
-    set_env(NULL, NULL, NULL, NULL, NULL);
+    set_options(NULL, NULL, NULL, NULL, NULL);
     td_filter f;
     char msg[512];
-    CHECK(filter_from_env(&f, msg, sizeof msg) == 0);
+    CHECK(filter_from_options(&f, msg, sizeof msg) == 0);
     td_kernel *k = td_kernel_get(SCALE, &f);
     CHECK(k && strcmp(k->name, "void scale<float>(float*, float, unsigned long)") == 0);
     CHECK(k && strcmp(k->mangled, SCALE) == 0 && k->matches);
@@ -114,17 +110,18 @@ static void test_name_bases(void)
     CHECK_STR(selected("x", "full", s), "error");
 }
 
-static void test_bad_variables_say_why(void)
+static void test_bad_options_say_why(void)
 {
     td_filter f;
     char msg[512];
-    set_env("gemm(", NULL, NULL, NULL, NULL);
-    CHECK(filter_from_env(&f, msg, sizeof msg) == -1);
-    CHECK(strstr(msg, "TOPDOWN_KERNEL_REGEX: bad kernel-name regex 'gemm('") != NULL);
+    set_options("gemm(", NULL, NULL, NULL, NULL);
+    CHECK(filter_from_options(&f, msg, sizeof msg) == -1);
+    CHECK(strstr(msg, "TOPDOWN_COLLECT, kernel_regex: bad kernel-name regex 'gemm('") != NULL);
     td_filter_release(&f);
-    set_env("x", "full", NULL, NULL, NULL);
-    CHECK(filter_from_env(&f, msg, sizeof msg) == -1);
-    CHECK(strstr(msg, "TOPDOWN_KERNEL_NAME_BASE") && strstr(msg, "\"full\""));
+    set_options("x", "full", NULL, NULL, NULL);
+    CHECK(filter_from_options(&f, msg, sizeof msg) == -1);
+    CHECK_STR(msg, "TOPDOWN_COLLECT, line 2: name_base=full is not function, demangled or "
+              "mangled");
     td_filter_release(&f);
 }
 
@@ -132,10 +129,10 @@ static void test_bad_variables_say_why(void)
  * most 3 profiled, at most 2 of each kernel. */
 static void test_counts(void)
 {
-    set_env("^(triad|scale)$", NULL, "1", "3", "2");
+    set_options("^(triad|scale)$", NULL, "1", "3", "2");
     td_filter f;
     char msg[512];
-    CHECK(filter_from_env(&f, msg, sizeof msg) == 0);
+    CHECK(filter_from_options(&f, msg, sizeof msg) == 0);
     const char *order[] = {TRIAD, FMA, TRIAD, TRIAD, TRIAD, SCALE, FMA, SCALE, SCALE};
     /* triad #1 skipped, 2 triads (per-kernel 2: not the 3rd), 1 scale: 3 in all */
     const char *want = "001101000";
@@ -163,7 +160,7 @@ int main(void)
 {
     test_demangling();
     test_name_bases();
-    test_bad_variables_say_why();
+    test_bad_options_say_why();
     test_counts();
     return td_check_summary();
 }

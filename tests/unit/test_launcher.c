@@ -161,54 +161,65 @@ static void test_filter_matched_nothing(void)
     CHECK(contains("err.txt", "warning: -k 'fma_chain\\(' matched no kernel name"));
 }
 
-/* ncu's -c/-s and --kernel-name-base reach the injection library through
- * the protocol variables (docs/COLLECTION.md), as ncu's spelling. */
+/* The app's shell saves what the launcher gave it: TOPDOWN_COLLECT's text
+ * in collect.txt, the whole environment in env.txt. */
+#define SAVE_COLLECT "printf \"%%s\" \"$TOPDOWN_COLLECT\" > collect.txt; env > env.txt"
+
+/* collect.txt read by the collector's own reader (collect_opts.c). */
+static int read_app_opts(td_collect_opts *o, char *msg, size_t size)
+{
+    char *text = td_shell_read_file(dir, "collect.txt");
+    int rc = text ? td_collect_opts_parse(o, text, msg, size) : -1;
+    free(text);
+    return rc;
+}
+
+/* ncu's -c/-s and --kernel-name-base reach the injection library as
+ * lines of the one variable TOPDOWN_COLLECT (docs/COLLECTION.md), with
+ * ncu's spelling; no option is a variable of its own any more. */
 static void test_ncu_options_reach_the_app(void)
 {
     CHECK(run("%s -s 2 -c 5 -k 'regex:^gemm_\\d+' --kernel-name-base mangled -o env1.json -- "
-              "sh -c 'env | grep ^TOPDOWN_ > env.txt; %s'", bin, fake_app) == 0);
-    CHECK(contains("env.txt", "TOPDOWN_LAUNCH_SKIP=2\n"));
-    CHECK(contains("env.txt", "TOPDOWN_LAUNCH_COUNT=5\n"));
-    CHECK(contains("env.txt", "TOPDOWN_KERNEL_REGEX=regex:^gemm_\\d+\n"));
-    CHECK(contains("env.txt", "TOPDOWN_KERNEL_NAME_BASE=mangled\n"));
-    CHECK(run("%s -o env2.json -- sh -c 'env | grep ^TOPDOWN_ > env.txt; %s'", bin,
-              fake_app) == 0);
-    CHECK(contains("env.txt", "TOPDOWN_KERNEL_NAME_BASE=function\n"));
-    CHECK(!contains_quiet("env.txt", "TOPDOWN_KERNEL_REGEX"));
+              "sh -c '" SAVE_COLLECT "; %s'", bin, fake_app) == 0);
+    CHECK(contains("collect.txt", "launch_skip=2\n"));
+    CHECK(contains("collect.txt", "launch_count=5\n"));
+    CHECK(contains("collect.txt", "kernel_regex=regex:^gemm_\\d+\n"));
+    CHECK(contains("collect.txt", "name_base=mangled\n"));
+    CHECK(contains("env.txt", "TOPDOWN_COLLECT=spool="));
+    const char *former[] = {"TOPDOWN_SPOOL=", "TOPDOWN_LAUNCH_SKIP=", "TOPDOWN_OVERHEAD=",
+                            "TOPDOWN_LAUNCH_COUNT=", "TOPDOWN_KERNEL_REGEX=",
+                            "TOPDOWN_KERNEL_NAME_BASE="};
+    for (size_t i = 0; i < sizeof former / sizeof *former; i++)
+        CHECK(!contains_quiet("env.txt", former[i]));
+    CHECK(run("%s -o env2.json -- sh -c '" SAVE_COLLECT "; %s'", bin, fake_app) == 0);
+    CHECK(contains("collect.txt", "name_base=function\n"));
+    CHECK(contains("collect.txt", "kernel_regex=\n"));
     CHECK(run("%s -c 0 -- true", bin) == 2);
     CHECK(contains("err.txt", "--launch-count needs a whole number, 1 or more"));
 }
 
-/* env.txt's lines (the app's TOPDOWN_* variables, one a line), split in
- * place: the fake environment the collector's reader is given. */
-static char *app_env;
-static char *app_lines[64];
-
-static const char *app_getenv(const char *name)
+/* Values of any bytes arrive exactly: a regex with '=' and '%', NVTX
+ * specs one per line, read back by the collector's reader. */
+static void test_values_arrive_exactly(void)
 {
-    size_t n = strlen(name);
-    for (int i = 0; i < 64 && app_lines[i]; i++)
-        if (strncmp(app_lines[i], name, n) == 0 && app_lines[i][n] == '=')
-            return app_lines[i] + n + 1;
-    return NULL;
-}
-
-static int read_app_env(td_collect_opts *o, char *msg, size_t size)
-{
-    free(app_env);
-    memset(app_lines, 0, sizeof app_lines);
-    app_env = td_shell_read_file(dir, "env.txt");
-    char *save = NULL;
-    int n = 0;
-    for (char *line = app_env ? strtok_r(app_env, "\n", &save) : NULL; line && n < 63;
-         line = strtok_r(NULL, "\n", &save))
-        app_lines[n++] = line;
-    return td_collect_opts_read(o, app_getenv, msg, size);
+    CHECK(run("%s -k 'regex:^fma_chain=?%%?' --nvtx-include 'x=1/' --nvtx-include '100%%/' "
+              "--nvtx-exclude 'w' -o exact.json -- sh -c '" SAVE_COLLECT "; %s'", bin,
+              fake_app) == 0);
+    CHECK(contains("collect.txt", "kernel_regex=regex:^fma_chain%3D?%25?\n"));
+    CHECK(contains("collect.txt", "nvtx_include=x%3D1/%0A100%25/\n"));
+    td_collect_opts o;
+    char msg[256] = "";
+    CHECK(read_app_opts(&o, msg, sizeof msg) == 0);
+    CHECK_STR(o.kernel_regex, "regex:^fma_chain=?%?");
+    CHECK_STR(o.nvtx_include, "x=1/\n100%/");
+    CHECK_STR(o.nvtx_exclude, "w");
+    CHECK(o.spool && strstr(o.spool, "exact.json.") && o.archs);
+    td_collect_opts_free(&o);
 }
 
 /* --overhead reaches the collector exactly (12.5 was passed as 12): the
- * variables the launcher sets, read back by the collector's own reader
- * (topdown/inject/collect_opts.c), which refuses none of them. */
+ * text the launcher writes, read back by the collector's own reader
+ * (topdown/inject/collect_opts.c), which refuses none of it. */
 static void test_overhead_reaches_the_collector(void)
 {
     static const char *const given[] = {"--overhead 12.5", "", "--overhead unlimited",
@@ -216,20 +227,18 @@ static void test_overhead_reaches_the_collector(void)
     static const char *const passed[] = {"12.5", "40", "0", "33.3"};
     static const double read[] = {12.5, 40, 0, 33.3};
     for (int i = 0; i < 4; i++) {
-        CHECK(run("%s %s -f -o overhead.json -- sh -c 'env | grep ^TOPDOWN_ > env.txt; %s'",
-                  bin, given[i], fake_app) == 0);
+        CHECK(run("%s %s -f -o overhead.json -- sh -c '" SAVE_COLLECT "; %s'", bin, given[i],
+                  fake_app) == 0);
         char line[64];
-        snprintf(line, sizeof line, "TOPDOWN_OVERHEAD=%s\n", passed[i]);
-        CHECK(contains("env.txt", line));
+        snprintf(line, sizeof line, "overhead_pct=%s\n", passed[i]);
+        CHECK(contains("collect.txt", line));
         td_collect_opts o;
         char msg[256] = "";
-        CHECK(read_app_env(&o, msg, sizeof msg) == 0);
+        CHECK(read_app_opts(&o, msg, sizeof msg) == 0);
         CHECK(o.overhead_pct == read[i]);
         CHECK(o.spool && o.replay_mode == TD_REPLAY_AUTO && o.name_base == TD_NAME_FUNCTION);
         td_collect_opts_free(&o);
     }
-    free(app_env);
-    app_env = NULL;
 }
 
 /* --no-nvtx leaves the app's NVTX_INJECTION64_PATH as it is (unset here),
@@ -301,10 +310,10 @@ static void test_outputs_checked_before_the_app(void)
  * (the apps print its name), so neither loses its launches. */
 static void test_concurrent_runs_have_their_own_spool(void)
 {
-    CHECK(run("(%s -o same.json -f -- sh -c 'echo \"$TOPDOWN_SPOOL\" > spool1; sleep 0.3; %s' "
-              "> out1.txt 2>&1 & %s -o same.json -f -- sh -c 'echo \"$TOPDOWN_SPOOL\" "
-              "> spool2; sleep 0.3; %s' > out2.txt 2>&1; wait)", bin, fake_app, bin,
-              fake_app) == 0);
+    CHECK(run("(%s -o same.json -f -- sh -c 'echo " TD_SHELL_OPTION("spool") " > spool1; "
+              "sleep 0.3; %s' > out1.txt 2>&1 & %s -o same.json -f -- sh -c 'echo "
+              TD_SHELL_OPTION("spool") " > spool2; sleep 0.3; %s' > out2.txt 2>&1; wait)",
+              bin, fake_app, bin, fake_app) == 0);
     char one[4096] = "", two[4096] = "";
     char path[4200];
     snprintf(path, sizeof path, "%s/spool1", dir);
@@ -467,8 +476,8 @@ static void test_bad_output_patterns(void)
 static void check_same_report(const char *src, const char *spool, const char *profile_view,
                               const char *report_view)
 {
-    run("%s -o mem.json -f --quiet %s -- sh -c 'cat %s/%s >> \"$TOPDOWN_SPOOL\"'", bin,
-        profile_view, src, spool);
+    run("%s -o mem.json -f --quiet %s -- sh -c 'cat %s/%s >> " TD_SHELL_OPTION("spool") "'",
+        bin, profile_view, src, spool);
     CHECK(run("cp out.txt from_memory.txt && grep -v '^topdown: result saved' err.txt | "
               "head -1 > memory_err.txt") == 0);
     run("%s report mem.json --quiet %s", bin, report_view);
@@ -517,7 +526,8 @@ int main(void)
     snprintf(fake_app, sizeof fake_app, "%s/fake_app.sh", dir);
     FILE *f = fopen(fake_app, "w");
     if (f) {
-        fprintf(f, "#!/bin/sh\ncat '%s/tests/fixtures/h100/td_smoke.spool' >> \"$TOPDOWN_SPOOL\"\n"
+        fprintf(f, "#!/bin/sh\ncat '%s/tests/fixtures/h100/td_smoke.spool' >> "
+                   TD_SHELL_OPTION("spool") "\n"
                    "touch ran\n", src ? src : "..");
         fclose(f);
     }
@@ -526,7 +536,7 @@ int main(void)
     f = fopen(fake_timed, "w");
     if (f) {
         fprintf(f, "#!/bin/sh\nsed 's/,\"counters\":\\[[^]]*\\]//' "
-                   "'%s/tests/fixtures/h100/td_smoke.spool' >> \"$TOPDOWN_SPOOL\"\n",
+                   "'%s/tests/fixtures/h100/td_smoke.spool' >> " TD_SHELL_OPTION("spool") "\n",
                 src ? src : "..");
         fclose(f);
     }
@@ -540,6 +550,7 @@ int main(void)
     test_nothing_measured();
     test_filter_matched_nothing();
     test_ncu_options_reach_the_app();
+    test_values_arrive_exactly();
     test_overhead_reaches_the_collector();
     test_no_nvtx();
     test_concurrent_runs_have_their_own_spool();

@@ -10,6 +10,7 @@
 #include "metrics/spool/spool.h"
 #include "report/pm_timeline.h"
 #include "td_outputs_testlib.h"
+#include "td_shell.h"
 
 /* The GH100 table's "pm_sampling" set. */
 static const char *const gh100_pm[3] = {"sm__cycles_active.sum", "smsp__inst_executed.sum",
@@ -275,9 +276,9 @@ static void test_cli(const char *dir)
 
 /* The launcher without a GPU: a stand-in app writes the fuzz seed's
  * spool (two pm_samples batches, one timed launch) as the injection
- * library would; --pm-interval reaches it in ns, a run measured by its
- * samples alone is not "nothing measured", and the run prints the PM
- * timeline instead of the tree. */
+ * library would; --pm-interval reaches it in ns (TOPDOWN_COLLECT's
+ * pm_interval_ns), a run measured by its samples alone is not "nothing
+ * measured", and the run prints the PM timeline instead of the tree. */
 static void test_launcher(const char *dir)
 {
     char app[512], args[2048];
@@ -285,8 +286,8 @@ static void test_launcher(const char *dir)
     FILE *f = fopen(app, "w");
     if (!f)
         return;
-    fprintf(f, "#!/bin/sh\necho \"${TOPDOWN_PM_INTERVAL_NS:-unset}\" > '%s/pm_env'\n"
-            "cat '%s/tests/fuzz/spool/seeds/pm_samples.spool' >> \"$TOPDOWN_SPOOL\"\n",
+    fprintf(f, "#!/bin/sh\necho " TD_SHELL_OPTION("pm_interval_ns") " > '%s/pm_env'\n"
+            "cat '%s/tests/fuzz/spool/seeds/pm_samples.spool' >> " TD_SHELL_OPTION("spool") "\n",
             dir, getenv("TOPDOWN_REPO_DIR"));
     fclose(f);
     chmod(app, 0755);
@@ -310,12 +311,12 @@ static void test_launcher(const char *dir)
     CHECK(res.n_devices == 1 && res.devices[0].pm && res.devices[0].pm->n == 4);
     CHECK(res.n_devices == 1 && res.devices[0].pm && res.devices[0].pm->overflows == 1);
     td_result_free(&res);
-    /* Without the option the variable is not set. */
+    /* Without the option the interval is 0: no PM sampling. */
     snprintf(args, sizeof args, "-f -o '%s/run.json' -- '%s'", dir, app);
     td_test_run_topdown(dir, args, &r);
     snprintf(path, sizeof path, "%s/pm_env", dir);
     td_test_slurp(path, env, sizeof env);
-    CHECK(strcmp(env, "unset\n") == 0);
+    CHECK(strcmp(env, "0\n") == 0);
 }
 
 static void test_plot(const char *dir, const td_result *res, const td_arch_set *real)

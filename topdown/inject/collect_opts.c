@@ -1,27 +1,62 @@
 #include "topdown/inject/collect_opts.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics/strcopy.h"
+#include "topdown/inject/opts_text.h"
 
-/* The strings, copied and freed through this one table. */
-static const struct {
+/* What a field holds, and so how its value is written and read. */
+typedef enum field_type {
+    F_TEXT,      /* char *: any bytes; empty is NULL */
+    F_COUNT,     /* long, a launch count: -1 (no limit) or more */
+    F_LONG,      /* long: a whole number, the collector bounds it */
+    F_DOUBLE,    /* double, finite, written so that it reads back exactly */
+    F_U64,       /* uint64_t */
+    F_FLAG,      /* int: 0 or 1 */
+    F_REPLAY,    /* td_replay_mode, as its word */
+    F_NAME_BASE, /* td_name_base, as its word */
+} field_type;
+
+/* Every option, once: its name in the text is its field's name. */
+static const struct field {
     const char *name;
+    field_type type;
     size_t offset;
-} texts[] = {
-    {"TOPDOWN_SPOOL", offsetof(td_collect_opts, spool)},
-    {"TOPDOWN_ARCHS", offsetof(td_collect_opts, archs)},
-    {"TOPDOWN_ARCH", offsetof(td_collect_opts, arch)},
-    {"TOPDOWN_KERNEL_REGEX", offsetof(td_collect_opts, kernel_regex)},
-    {"TOPDOWN_SAMPLE_EVERY", offsetof(td_collect_opts, sample_every)},
-    {"TOPDOWN_NVTX_INCLUDE", offsetof(td_collect_opts, nvtx_include)},
-    {"TOPDOWN_NVTX_EXCLUDE", offsetof(td_collect_opts, nvtx_exclude)},
-    {"TOPDOWN_CUBIN_DIR", offsetof(td_collect_opts, cubin_dir)},
+} fields[] = {
+#define FIELD(name, type) {#name, type, offsetof(td_collect_opts, name)}
+    FIELD(spool, F_TEXT),
+    FIELD(archs, F_TEXT),
+    FIELD(arch, F_TEXT),
+    FIELD(kernel_regex, F_TEXT),
+    FIELD(name_base, F_NAME_BASE),
+    FIELD(launch_skip, F_COUNT),
+    FIELD(launch_count, F_COUNT),
+    FIELD(per_kernel, F_COUNT),
+    FIELD(sample_every, F_TEXT),
+    FIELD(nvtx_include, F_TEXT),
+    FIELD(nvtx_exclude, F_TEXT),
+    FIELD(replay_mode, F_REPLAY),
+    FIELD(overhead_pct, F_DOUBLE),
+    FIELD(batch, F_LONG),
+    FIELD(graph_view, F_FLAG),
+    FIELD(flush_caches, F_FLAG),
+    FIELD(no_rotation, F_FLAG),
+    FIELD(pm_interval_ns, F_U64),
+    FIELD(source, F_FLAG),
+    FIELD(source_only, F_FLAG),
+    FIELD(pc_period, F_LONG),
+    FIELD(cubin_dir, F_TEXT),
+    FIELD(no_timing, F_FLAG),
+    FIELD(no_copies, F_FLAG),
+    FIELD(debug, F_FLAG),
+#undef FIELD
 };
-#define N_TEXTS (sizeof texts / sizeof *texts)
+#define N_FIELDS (sizeof fields / sizeof *fields)
 
 static const char *const mode_words[] = {"auto", "none", "kernel"};
 
@@ -30,127 +65,273 @@ const char *td_collect_getenv(const char *name)
     return getenv(name);
 }
 
-static char **text_field(td_collect_opts *o, size_t i)
+static void *field_at(td_collect_opts *o, const struct field *f)
 {
-    return (char **)(void *)((char *)o + texts[i].offset);
+    return (char *)o + f->offset;
 }
 
-/* -1 when out of memory. */
-static int read_texts(td_collect_opts *o, td_collect_getenv_fn get)
+static const void *field_in(const td_collect_opts *o, const struct field *f)
 {
-    int rc = 0;
-    for (size_t i = 0; i < N_TEXTS; i++) {
-        const char *text = get(texts[i].name);
-        if (!text || !*text)
-            continue;
-        *text_field(o, i) = td_strdup(text);
-        if (!*text_field(o, i))
-            rc = -1;
-    }
-    return rc;
+    return (const char *)o + f->offset;
+}
+
+void td_collect_opts_init(td_collect_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->name_base = TD_NAME_FUNCTION;
+    o->launch_count = -1;
+    o->per_kernel = -1;
+    o->replay_mode = TD_REPLAY_AUTO;
+    o->overhead_pct = TD_OVERHEAD_DEFAULT;
 }
 
 void td_collect_opts_free(td_collect_opts *o)
 {
-    for (size_t i = 0; i < N_TEXTS; i++)
-        free(*text_field(o, i));
+    for (size_t i = 0; i < N_FIELDS; i++)
+        if (fields[i].type == F_TEXT)
+            free(*(char **)field_at(o, &fields[i]));
     memset(o, 0, sizeof *o);
-}
-
-/* A launch count: unset or empty is fallback; -1 and up, else refused. */
-static int read_count(td_collect_getenv_fn get, const char *name, long fallback, long *out,
-                      char *msg, size_t size)
-{
-    const char *text = get(name);
-    *out = fallback;
-    if (!text || !*text)
-        return 0;
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || *end || v < -1) {
-        snprintf(msg, size, "%s=%s is not a count", name, text);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-/* The filter's counts and name base, in this order; the first bad one
- * ends it. */
-static int read_filter(td_collect_opts *o, td_collect_getenv_fn get, char *msg, size_t size)
-{
-    if (read_count(get, "TOPDOWN_LAUNCH_SKIP", 0, &o->launch_skip, msg, size) ||
-        read_count(get, "TOPDOWN_LAUNCH_COUNT", -1, &o->launch_count, msg, size) ||
-        read_count(get, "TOPDOWN_PER_KERNEL", -1, &o->per_kernel, msg, size))
-        return -1;
-    const char *word = get("TOPDOWN_KERNEL_NAME_BASE");
-    td_error err;
-    o->name_base = TD_NAME_FUNCTION;
-    if (word && *word && td_name_base_parse(word, &o->name_base, &err)) {
-        snprintf(msg, size, "TOPDOWN_KERNEL_NAME_BASE: %s", err.msg);
-        return -1;
-    }
-    return 0;
-}
-
-static int equals(td_collect_getenv_fn get, const char *name, const char *word)
-{
-    const char *text = get(name);
-    return text && strcmp(text, word) == 0;
-}
-
-/* strtol without checks, 0 when unset: the callers bound it. */
-static long loose_long(td_collect_getenv_fn get, const char *name)
-{
-    const char *text = get(name);
-    return text ? strtol(text, NULL, 10) : 0;
-}
-
-static void read_collection(td_collect_opts *o, td_collect_getenv_fn get)
-{
-    const char *mode = get("TOPDOWN_REPLAY_MODE");
-    o->replay_mode = TD_REPLAY_AUTO;
-    for (size_t m = 0; mode && m < sizeof mode_words / sizeof *mode_words; m++)
-        if (strcmp(mode, mode_words[m]) == 0)
-            o->replay_mode = (td_replay_mode)m;
-    const char *overhead = get("TOPDOWN_OVERHEAD");
-    o->overhead_pct = overhead && *overhead ? strtod(overhead, NULL) : TD_OVERHEAD_DEFAULT;
-    o->batch = loose_long(get, "TOPDOWN_BATCH");
-    o->graph_view = equals(get, "TOPDOWN_GRAPH_PROFILING", "graph");
-    o->flush_caches = equals(get, "TOPDOWN_CACHE_CONTROL", "all");
-    o->no_rotation = equals(get, "TOPDOWN_ROTATION", "0");
-    const char *pm = get("TOPDOWN_PM_INTERVAL_NS");
-    o->pm_interval_ns = pm && *pm ? strtoull(pm, NULL, 10) : 0;
-}
-
-static void read_flags(td_collect_opts *o, td_collect_getenv_fn get)
-{
-    o->source_only = equals(get, "TOPDOWN_SOURCE", "only");
-    o->source = o->source_only || equals(get, "TOPDOWN_SOURCE", "1");
-    o->pc_period = loose_long(get, "TOPDOWN_PC_PERIOD");
-    o->no_timing = get("TOPDOWN_NO_TIMING") != NULL;
-    o->no_copies = get("TOPDOWN_NO_COPIES") != NULL;
-    o->debug = get("TOPDOWN_DEBUG") != NULL;
-}
-
-int td_collect_opts_read(td_collect_opts *o, td_collect_getenv_fn get, char *msg, size_t size)
-{
-    memset(o, 0, sizeof *o);
-    int filter_ok = read_filter(o, get, msg, size) == 0;
-    int texts_ok = read_texts(o, get) == 0;
-    if (!filter_ok) { /* the filter is off: no regex either */
-        free(o->kernel_regex);
-        o->kernel_regex = NULL;
-    }
-    read_collection(o, get);
-    read_flags(o, get);
-    if (filter_ok && !texts_ok)
-        snprintf(msg, size, "out of memory reading the TOPDOWN_* variables");
-    return filter_ok && texts_ok ? 0 : -1;
 }
 
 const char *td_replay_mode_word(td_replay_mode mode)
 {
     return mode >= TD_REPLAY_AUTO && mode <= TD_REPLAY_KERNEL ? mode_words[mode] : "?";
+}
+
+int td_replay_mode_parse(const char *word, td_replay_mode *out)
+{
+    for (size_t m = 0; word && m < sizeof mode_words / sizeof *mode_words; m++)
+        if (strcmp(word, mode_words[m]) == 0) {
+            *out = (td_replay_mode)m;
+            return 0;
+        }
+    return -1;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* The shortest of %.15g and %.17g that reads back as exactly value
+ * (--overhead 12.5 arrives as 12.5, not 12). */
+static const char *double_text(double value, char *buf, size_t size)
+{
+    snprintf(buf, size, "%.15g", value);
+    if (strtod(buf, NULL) != value)
+        snprintf(buf, size, "%.17g", value);
+    return buf;
+}
+
+/* Field f of o as its value's text: o's string, a word, or buf. */
+static const char *field_text(const td_collect_opts *o, const struct field *f, char *buf,
+                              size_t size)
+{
+    const void *p = field_in(o, f);
+    switch (f->type) {
+    case F_TEXT:
+        return *(char *const *)p;
+    case F_COUNT:
+    case F_LONG:
+        snprintf(buf, size, "%ld", *(const long *)p);
+        return buf;
+    case F_DOUBLE:
+        return double_text(*(const double *)p, buf, size);
+    case F_U64:
+        snprintf(buf, size, "%" PRIu64, *(const uint64_t *)p);
+        return buf;
+    case F_FLAG:
+        return *(const int *)p ? "1" : "0";
+    case F_REPLAY:
+        return td_replay_mode_word(*(const td_replay_mode *)p);
+    case F_NAME_BASE:
+        return td_name_base_word(*(const td_name_base *)p);
+    }
+    return "";
+}
+
+/* The text into out (size bytes); its length, like snprintf. */
+static size_t write_fields(const td_collect_opts *o, char *out, size_t size)
+{
+    size_t len = 0;
+    char buf[48];
+    for (size_t i = 0; i < N_FIELDS; i++)
+        len = td_opts_text_put(out, size, len, fields[i].name,
+                               field_text(o, &fields[i], buf, sizeof buf));
+    return len;
+}
+
+char *td_collect_opts_format(const td_collect_opts *o)
+{
+    size_t len = write_fields(o, NULL, 0);
+    char *text = malloc(len + 1);
+    if (text)
+        write_fields(o, text, len + 1);
+    return text;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+/* text as a whole long: an optional '-', digits, nothing else. */
+static int whole_long(const char *text, long *out)
+{
+    if (*text != '-' && !isdigit((unsigned char)*text))
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int whole_u64(const char *text, uint64_t *out)
+{
+    if (!isdigit((unsigned char)*text))
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+static int finite_double(const char *text, double *out)
+{
+    if (!*text || isspace((unsigned char)*text))
+        return -1;
+    char *end = NULL;
+    double v = strtod(text, &end);
+    if (*end || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int read_flag(const char *text, int *out)
+{
+    if ((text[0] != '0' && text[0] != '1') || text[1])
+        return -1;
+    *out = text[0] == '1';
+    return 0;
+}
+
+/* A count: -1 (no limit) or more. */
+static int read_count(const char *text, long *out)
+{
+    long v;
+    if (whole_long(text, &v) || v < -1)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* What a value of each type must be, for the refusal. */
+static const char *const type_wants[] = {
+    [F_COUNT] = "a count (a whole number, -1 or more)",
+    [F_LONG] = "a whole number",
+    [F_DOUBLE] = "a finite number",
+    [F_U64] = "a whole number, 0 or more",
+    [F_FLAG] = "0 or 1",
+    [F_REPLAY] = "auto, none or kernel",
+    [F_NAME_BASE] = "function, demangled or mangled",
+};
+
+/* *value into field f of o (a text is taken: *value is then NULL); -1
+ * when it is not of f's type. */
+static int read_value(td_collect_opts *o, const struct field *f, char **value)
+{
+    void *p = field_at(o, f);
+    td_error err;
+    switch (f->type) {
+    case F_TEXT:
+        if (**value)
+            *(char **)p = *value, *value = NULL;
+        return 0;
+    case F_COUNT:
+        return read_count(*value, (long *)p);
+    case F_LONG:
+        return whole_long(*value, (long *)p);
+    case F_DOUBLE:
+        return finite_double(*value, (double *)p);
+    case F_U64:
+        return whole_u64(*value, (uint64_t *)p);
+    case F_FLAG:
+        return read_flag(*value, (int *)p);
+    case F_REPLAY:
+        return td_replay_mode_parse(*value, (td_replay_mode *)p);
+    case F_NAME_BASE:
+        return td_name_base_parse(*value, (td_name_base *)p, &err);
+    }
+    return -1;
+}
+
+static const struct field *field_named(const char *name)
+{
+    for (size_t i = 0; i < N_FIELDS; i++)
+        if (strcmp(fields[i].name, name) == 0)
+            return &fields[i];
+    return NULL;
+}
+
+/* One line read into o; -1 with why. seen: a bit per field given. */
+static int read_line(td_collect_opts *o, const char *name, char **value, uint64_t *seen,
+                     char *why, size_t size)
+{
+    const struct field *f = field_named(name);
+    if (!f) {
+        snprintf(why, size, "'%s' is no option of the collector", name);
+        return -1;
+    }
+    uint64_t bit = (uint64_t)1 << (f - fields);
+    if (*seen & bit) {
+        snprintf(why, size, "%s is given twice", name);
+        return -1;
+    }
+    *seen |= bit;
+    if (read_value(o, f, value) == 0)
+        return 0;
+    snprintf(why, size, "%s=%.64s is not %s", name, *value, type_wants[f->type]);
+    return -1;
+}
+
+/* The kernel filter back at its defaults: every launch profiled. */
+static void reset_filter(td_collect_opts *o)
+{
+    td_collect_opts defaults;
+    td_collect_opts_init(&defaults);
+    free(o->kernel_regex);
+    o->kernel_regex = NULL;
+    o->name_base = defaults.name_base;
+    o->launch_skip = defaults.launch_skip;
+    o->launch_count = defaults.launch_count;
+    o->per_kernel = defaults.per_kernel;
+}
+
+int td_collect_opts_parse(td_collect_opts *o, const char *text, char *msg, size_t size)
+{
+    _Static_assert(N_FIELDS <= 64, "a bit per field in read_line's seen");
+    td_collect_opts_init(o);
+    td_opts_cursor c;
+    td_opts_cursor_init(&c, text);
+    uint64_t seen = 0;
+    int rc = 0, got;
+    char name[TD_OPTS_NAME_MAX], why[256], *value;
+    while ((got = td_opts_text_next(&c, name, &value, why, sizeof why)) != 0) {
+        if (got > 0 && read_line(o, name, &value, &seen, why, sizeof why) != 0)
+            got = -1;
+        free(value);
+        if (got < 0 && rc == 0)
+            snprintf(msg, size, "%s, line %d: %s", TD_COLLECT_VAR, c.line, why);
+        rc = got < 0 ? -1 : rc;
+    }
+    if (rc)
+        reset_filter(o);
+    o->source = o->source || o->source_only;
+    return rc;
+}
+
+int td_collect_opts_read(td_collect_opts *o, td_collect_getenv_fn get, char *msg, size_t size)
+{
+    return td_collect_opts_parse(o, get(TD_COLLECT_VAR), msg, size);
 }

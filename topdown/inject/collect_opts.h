@@ -1,8 +1,11 @@
-/* The collector's options: every TOPDOWN_* variable the launcher
- * (topdown/profile.c) sets for the app, read once, at injection, into one
- * typed struct (docs/COLLECTION.md, "Expert variables" and the protocol
- * below it). Pure C, no CUPTI: the reader takes the environment as a
- * function, so tests/unit/test_collect_opts.c feeds it a fake one. */
+/* The collector's options: one typed struct that the launcher
+ * (topdown/profile.c) writes once, as the text of one environment
+ * variable, TOPDOWN_COLLECT, and that the collector reads once, at
+ * injection (docs/COLLECTION.md, "The one variable"). One table of the
+ * fields serves both: each field's name in the text is its name here, and
+ * its text is encoded by topdown/inject/opts_text.h. Pure C, no CUPTI:
+ * the reader takes the environment as a function, so
+ * tests/unit/test_collect_opts.c feeds it a fake one. */
 #ifndef TD_COLLECT_OPTS_H
 #define TD_COLLECT_OPTS_H
 
@@ -10,6 +13,9 @@
 #include <stdint.h>
 
 #include "metrics/kernel_base.h"
+
+/* The one variable the collector reads its options from. */
+#define TD_COLLECT_VAR "TOPDOWN_COLLECT"
 
 /* --overhead's default, in % of native time: profiling within 40% leaves
  * room for what the launcher does after the app (reading the spool, the
@@ -21,42 +27,60 @@
  * others; none = groups only; kernel = the full set on every launch. */
 typedef enum td_replay_mode { TD_REPLAY_AUTO, TD_REPLAY_NONE, TD_REPLAY_KERNEL } td_replay_mode;
 
-/* Strings are the reader's own copies, NULL where the variable is unset
- * or empty. Flags are 0 or 1. */
+/* Strings are the struct's own (malloc'd), NULL where unset: never "".
+ * Flags are 0 or 1. Each field is given with its default, which a line
+ * left out of the text keeps. */
 typedef struct td_collect_opts {
     /* where */
-    char *spool;            /* TOPDOWN_SPOOL: NULL, the collector stays out */
-    char *archs;            /* TOPDOWN_ARCHS: the arch tables' folder, NULL: the default */
-    char *arch;             /* TOPDOWN_ARCH: --arch, NULL: by the chip */
-    /* which launches get counters */
-    char *kernel_regex;     /* TOPDOWN_KERNEL_REGEX: -k as given (kernels.c compiles it) */
-    td_name_base name_base; /* TOPDOWN_KERNEL_NAME_BASE, default function */
-    long launch_skip;       /* TOPDOWN_LAUNCH_SKIP, default 0 */
-    long launch_count;      /* TOPDOWN_LAUNCH_COUNT, default -1: no limit */
-    long per_kernel;        /* TOPDOWN_PER_KERNEL, default -1: no limit */
-    char *sample_every;     /* TOPDOWN_SAMPLE_EVERY (td_sample_every_parse reads it) */
-    char *nvtx_include;     /* TOPDOWN_NVTX_INCLUDE: one spec a line (nvtx.c) */
-    char *nvtx_exclude;     /* TOPDOWN_NVTX_EXCLUDE */
+    char *spool;            /* the spool to append to; NULL: the collector stays out */
+    char *archs;            /* the arch tables' folder; NULL: the default */
+    char *arch;             /* --arch; NULL: by the chip */
+    /* which launches get counters: the kernel filter */
+    char *kernel_regex;     /* -k as given (kernels.c compiles it); NULL: all */
+    td_name_base name_base; /* --kernel-name-base; function */
+    long launch_skip;       /* --launch-skip; 0 */
+    long launch_count;      /* --launch-count; -1: no limit */
+    long per_kernel;        /* --per-kernel; -1: no limit */
+    /* which launches, by time and region */
+    char *sample_every;     /* --sample-every as given (td_sample_every_parse reads it) */
+    char *nvtx_include;     /* --nvtx-include, one spec a line (nvtx.c) */
+    char *nvtx_exclude;     /* --nvtx-exclude, the same */
     /* how */
-    td_replay_mode replay_mode; /* TOPDOWN_REPLAY_MODE: auto, none, kernel; else auto */
-    double overhead_pct;    /* TOPDOWN_OVERHEAD in %, default TD_OVERHEAD_DEFAULT;
-                               0 or less: no budget */
-    long batch;             /* TOPDOWN_BATCH as given, 0 when unset (inject.c bounds it) */
-    int graph_view;         /* TOPDOWN_GRAPH_PROFILING=graph */
-    int flush_caches;       /* TOPDOWN_CACHE_CONTROL=all */
-    int no_rotation;        /* TOPDOWN_ROTATION=0 */
-    uint64_t pm_interval_ns; /* TOPDOWN_PM_INTERVAL_NS, 0: no PM sampling */
+    td_replay_mode replay_mode; /* --replay-mode; auto */
+    double overhead_pct;    /* --overhead in %; TD_OVERHEAD_DEFAULT; 0 or less: no budget */
+    long batch;             /* TOPDOWN_BATCH; 0: the default (inject.c bounds it) */
+    int graph_view;         /* --graph-profiling graph; 0 */
+    int flush_caches;       /* --cache-control all; 0 */
+    int no_rotation;        /* TOPDOWN_ROTATION=0; 0 */
+    uint64_t pm_interval_ns; /* --pm-interval in ns; 0: no PM sampling */
     /* --source */
-    int source;             /* TOPDOWN_SOURCE=1 or only */
-    int source_only;        /* TOPDOWN_SOURCE=only */
-    long pc_period;         /* TOPDOWN_PC_PERIOD as given, 0 when unset (pcsampling.c
-                               bounds it) */
-    char *cubin_dir;        /* TOPDOWN_CUBIN_DIR, NULL: next to the result */
-    /* set at all, even empty */
-    int no_timing;          /* TOPDOWN_NO_TIMING */
-    int no_copies;          /* TOPDOWN_NO_COPIES */
-    int debug;              /* TOPDOWN_DEBUG */
+    int source;             /* --source or --source-only; 0 */
+    int source_only;        /* --source-only (the reader sets source with it); 0 */
+    long pc_period;         /* --pc-sampling-period; 0: CUPTI's (pcsampling.c bounds it) */
+    char *cubin_dir;        /* TOPDOWN_CUBIN_DIR; NULL: next to the result */
+    /* the user's expert variables (the launcher reads them) */
+    int no_timing;          /* TOPDOWN_NO_TIMING set; 0 */
+    int no_copies;          /* TOPDOWN_NO_COPIES set; 0 */
+    int debug;              /* TOPDOWN_DEBUG set; 0 */
 } td_collect_opts;
+
+/* The defaults: what the collector does without TOPDOWN_COLLECT. */
+void td_collect_opts_init(td_collect_opts *o);
+
+/* Every field of o as the text of TOPDOWN_COLLECT, in the table's order,
+ * each line there even at its default (a NULL string: an empty value):
+ * malloc'd, NULL when out of memory. */
+char *td_collect_opts_format(const td_collect_opts *o);
+
+/* Fills o from text (NULL: no line), the defaults where a field has no
+ * line. -1 with msg ("TOPDOWN_COLLECT, line 6: launch_count=5x is not a
+ * count") on the first refused line (malformed, an unknown name, a name
+ * given twice, a value not of its field's type) or when out of memory;
+ * the other lines are still read, and the kernel filter (kernel_regex,
+ * name_base and the three counts) is then left at its defaults, which
+ * profile every launch: a line that could not be read may have been one
+ * of its. Free o with td_collect_opts_free either way. */
+int td_collect_opts_parse(td_collect_opts *o, const char *text, char *msg, size_t size);
 
 /* The value of an environment variable, NULL when unset. */
 typedef const char *(*td_collect_getenv_fn)(const char *name);
@@ -64,20 +88,17 @@ typedef const char *(*td_collect_getenv_fn)(const char *name);
 /* getenv: the process's environment. */
 const char *td_collect_getenv(const char *name);
 
-/* Fills o from get (defaults where unset). -1 with msg on the first bad
- * value, the rest still read. Only the kernel filter's values are refused
- * here (a count, the name base), and a bad one ends the filter's reading,
- * as the collector always read them: the counts after it stay 0 and no
- * regex is kept. Text that another module parses (the regex,
- * --sample-every, the NVTX lists) is kept as given: that module refuses
- * it. -1 also when out of memory. Free o with td_collect_opts_free either
- * way. */
+/* td_collect_opts_parse of get(TD_COLLECT_VAR): the collector's one
+ * reading of its environment. */
 int td_collect_opts_read(td_collect_opts *o, td_collect_getenv_fn get, char *msg, size_t size);
 
-/* Frees the strings of o, which is then empty. */
+/* Frees the strings of o, which is then empty (all zero). */
 void td_collect_opts_free(td_collect_opts *o);
 
 /* "auto", "none" or "kernel". */
 const char *td_replay_mode_word(td_replay_mode mode);
+
+/* The mode of word (auto, none, kernel); -1 for another. */
+int td_replay_mode_parse(const char *word, td_replay_mode *out);
 
 #endif

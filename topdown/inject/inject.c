@@ -2,8 +2,8 @@
  * CUDA_INJECTION64_PATH. It sees every kernel launch through CUPTI driver
  * callbacks, profiles the chosen ones with the Range Profiler (one profiler
  * per context), times all of them with the activity API, and writes what it
- * learns to the spool named by TOPDOWN_SPOOL (docs/COLLECTION.md). It never
- * stops the app: problems become error records in the spool. */
+ * learns to the spool its options name (TOPDOWN_COLLECT, docs/COLLECTION.md).
+ * It never stops the app: problems become error records in the spool. */
 #include <cuda.h>
 #include <cupti.h>
 #include <pthread.h>
@@ -357,7 +357,7 @@ static size_t batch_of(const td_collect_opts *o)
     return v > MAX_BATCH ? MAX_BATCH : (size_t)v;
 }
 
-/* The replay mode, the budget (TOPDOWN_OVERHEAD in %; 0: none) and the
+/* The replay mode, the budget (--overhead in %; 0: none) and the
  * other ways of collecting. */
 static void collection_from_opts(const td_collect_opts *o)
 {
@@ -433,7 +433,7 @@ TD_EXPORT int InitializeInjection(void)
     if (!td_g.opts.spool || td_sw_open(td_g.opts.spool) != 0)
         return 1; /* nowhere to report: stay out of the app's way */
     atexit(at_exit);
-    /* the options' refusals are the filter's (collect_opts.h) */
+    /* a refused option line left the filter off (collect_opts.h) */
     int filter_ok = td_filter_from_opts(&td_g.filter, &td_g.opts, msg, sizeof msg) == 0 && opts_ok;
     td_g.batch = batch_of(&td_g.opts);
     collection_from_opts(&td_g.opts);

@@ -85,8 +85,8 @@ typedef struct td_inject_state {
     pthread_mutex_t lock;     /* recursive; held from launch enter to exit */
     int initialized;
     pid_t pid;
-    td_collect_opts opts;     /* the TOPDOWN_* variables, read once at injection and
-                                 kept for the life of the process */
+    td_collect_opts opts;     /* TOPDOWN_COLLECT, read once at injection and kept
+                                 for the life of the process */
     CUpti_SubscriberHandle subscriber;
     td_arch_set archs;
     int archs_tried;
@@ -127,7 +127,7 @@ typedef struct td_inject_state {
     int pm_said;
     td_sample_every sample;   /* --sample-every (topdown/inject/sample_policy.h) */
     int no_rotation;          /* TOPDOWN_ROTATION=0: a profiler object per group */
-    char sample_error[sizeof ((td_error *)0)->msg]; /* a bad TOPDOWN_SAMPLE_EVERY, said
+    char sample_error[sizeof ((td_error *)0)->msg]; /* a bad --sample-every, said
                                                       after the start record */
 } td_inject_state;
 

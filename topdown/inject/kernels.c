@@ -147,7 +147,7 @@ int td_filter_from_opts(td_filter *f, const td_collect_opts *o, char *msg, size_
     f->per_kernel = o->per_kernel;
     td_error err;
     if (o->kernel_regex && td_kmatch_compile(o->kernel_regex, o->name_base, &f->name_match, &err)) {
-        snprintf(msg, size, "TOPDOWN_KERNEL_REGEX: %s", err.msg);
+        snprintf(msg, size, TD_COLLECT_VAR ", kernel_regex: %s", err.msg);
         return -1;
     }
     return 0;

@@ -29,7 +29,7 @@ typedef struct td_kernel {
 /* Which launches get counters; the rest are only timed. From the
  * TOPDOWN_* variables that the launcher sets (collect_opts.h). */
 typedef struct td_filter {
-    td_kmatch *name_match; /* TOPDOWN_KERNEL_REGEX under TOPDOWN_KERNEL_NAME_BASE; NULL: all */
+    td_kmatch *name_match; /* -k (kernel_regex) under name_base; NULL: all */
     long launch_skip;   /* matching launches to leave out first */
     long launch_count;  /* at most this many profiled, -1: no limit */
     long per_kernel;    /* at most this many of each kernel, -1: no limit */

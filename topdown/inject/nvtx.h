@@ -9,7 +9,7 @@
 
 #include <cupti.h>
 
-/* The filter of TOPDOWN_NVTX_INCLUDE / TOPDOWN_NVTX_EXCLUDE (one spec per
+/* The filter of the options' nvtx_include / nvtx_exclude (one spec per
  * line, NULL: none); -1 with msg on a bad spec (the filter is then off). */
 int td_nvtx_setup(const char *include, const char *exclude, char *msg, size_t size);
 

@@ -17,12 +17,12 @@
 /* Whether the kernel of this (mangled) function name is selected. */
 typedef int (*td_pcs_selected_fn)(const char *function);
 
-/* From the options' TOPDOWN_SOURCE, TOPDOWN_PC_PERIOD and the cubin
- * folder (TOPDOWN_CUBIN_DIR, else next to the result: TOPDOWN_SPOOL
- * without ".XXXXXX.spool", plus ".cubins"). */
+/* From the options' source, source_only, pc_period and the cubin folder
+ * (cubin_dir, else next to the result: the spool without ".XXXXXX.spool",
+ * plus ".cubins"). */
 void td_pcs_init(td_pcs_selected_fn selected, const td_collect_opts *o);
 int td_pcs_enabled(void);
-/* --source-only (TOPDOWN_SOURCE=only): no Range Profiler, PC samples only. */
+/* --source-only (the options' source_only): no Range Profiler, PC samples only. */
 int td_pcs_only(void);
 
 /* A context's first launch: enable and configure sampling on it. */

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Opens $TOPDOWN_SPOOL for appending; 0 on success. */
+/* Opens path (the options' spool) for appending; 0 on success. */
 int td_sw_open(const char *path);
 int td_sw_is_open(void);
 /* This process's pid (kept across fork: records of a child carry its own). */

@@ -1,0 +1,83 @@
+/* The launcher's options (profile.h): their defaults, and what of them,
+ * with the user's expert variables, the collector gets as its one
+ * variable TOPDOWN_COLLECT (topdown/inject/collect_opts.h). Pure: the
+ * environment comes as a function, so tests/unit/test_collect_opts.c runs
+ * it with a fake one. */
+#include "topdown/profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics/strcopy.h"
+
+void td_profile_options_init(td_profile_options *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->launch_count = -1;
+    opts->per_kernel = -1;
+    opts->progress = 1;
+    opts->replay_mode = "auto";
+    opts->overhead_pct = TD_OVERHEAD_DEFAULT;
+    opts->graph_profiling = "node";
+    opts->cache_control = "none";
+    opts->clock_control = "none";
+}
+
+/* A copy of text in *out, NULL for NULL or ""; -1 when out of memory. */
+static int copy_text(const char *text, char **out)
+{
+    *out = text && *text ? td_strdup(text) : NULL;
+    return text && *text && !*out ? -1 : 0;
+}
+
+static int is_word(const char *text, const char *word)
+{
+    return text && strcmp(text, word) == 0;
+}
+
+/* The options that are not strings. */
+static void copy_settings(td_collect_opts *o, const td_profile_options *opts)
+{
+    o->name_base = (td_name_base)opts->name_base;
+    o->launch_skip = opts->launch_skip;
+    o->launch_count = opts->launch_count;
+    o->per_kernel = opts->per_kernel;
+    td_replay_mode_parse(opts->replay_mode, &o->replay_mode); /* else auto */
+    o->overhead_pct = opts->overhead_pct;
+    o->graph_view = is_word(opts->graph_profiling, "graph");
+    o->flush_caches = is_word(opts->cache_control, "all");
+    o->source = opts->source != 0;
+    o->source_only = opts->source == 2;
+    o->pc_period = opts->pc_period;
+    o->pm_interval_ns = opts->pm_interval_us > 0 ? (uint64_t)opts->pm_interval_us * 1000 : 0;
+}
+
+/* The user's expert variables (docs/COLLECTION.md), as loose as the
+ * collector read them before the launcher did: TOPDOWN_BATCH's number
+ * prefix, TOPDOWN_ROTATION's 0, the others set at all, even empty. */
+static int read_expert(td_collect_opts *o, td_collect_getenv_fn env)
+{
+    const char *batch = env("TOPDOWN_BATCH");
+    o->batch = batch ? strtol(batch, NULL, 10) : 0;
+    o->no_rotation = is_word(env("TOPDOWN_ROTATION"), "0");
+    o->no_timing = env("TOPDOWN_NO_TIMING") != NULL;
+    o->no_copies = env("TOPDOWN_NO_COPIES") != NULL;
+    o->debug = env("TOPDOWN_DEBUG") != NULL;
+    return copy_text(env("TOPDOWN_CUBIN_DIR"), &o->cubin_dir);
+}
+
+int td_profile_collect_opts(const td_profile_options *opts, const char *archs,
+                            const char *nvtx_include, const char *nvtx_exclude,
+                            td_collect_getenv_fn env, td_collect_opts *out)
+{
+    td_collect_opts_init(out);
+    copy_settings(out, opts);
+    int failed = copy_text(archs, &out->archs);
+    failed |= copy_text(opts->arch, &out->arch);
+    failed |= copy_text(opts->kernel_filter, &out->kernel_regex);
+    failed |= copy_text(opts->sample_every, &out->sample_every);
+    failed |= copy_text(nvtx_include, &out->nvtx_include);
+    failed |= copy_text(nvtx_exclude, &out->nvtx_exclude);
+    failed |= read_expert(out, env);
+    return failed ? -1 : 0;
+}
