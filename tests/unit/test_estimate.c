@@ -539,6 +539,22 @@ static void test_choice(void)
     }
     CHECK(kept > 60 && late >= 4);
     td_choose_free(&refused);
+    /* A kernel the budget pays no move (stay) keeps the configured group,
+     * whatever it leads by; a move is counted, and undone when dropped
+     * (every launch chosen, to reach the lead quickly). */
+    td_choose_kernel staying;
+    memset(&staying, 0, sizeof staying);
+    staying.covered = staying.stay = 1;
+    int kept_group = 1;
+    for (int i = 0; i < 20; i++)
+        kept_group &= td_choose(&staying, 10, 3, 0, 1).group == 0;
+    CHECK(kept_group && staying.moves == 0);
+    staying.stay = 0;
+    c = td_choose(&staying, 10, 3, 0, 1);
+    CHECK(c.group != 0 && staying.moves == 1);
+    td_choose_dropped(&staying, 10, c.group);
+    CHECK(staying.moves == 0);
+    td_choose_free(&staying);
     unsigned grid[3] = {1024, 1, 1}, block[3] = {256, 1, 1};
     CHECK(td_choose_size_class(grid, block) == 18);
     td_choose_free(&k);

@@ -37,7 +37,17 @@ int td_budget_kernel_allows(const td_budget *b, double now_s, double kernel_spen
     double share = kernel_gpu_s / b->gpu_s;
     double mean = b->samples > 0 ? b->spent_s / (double)b->samples : 0;
     double slack = share >= TD_BUDGET_SLACK_SHARE ? TD_BUDGET_SAMPLE_S : 0;
-    return kernel_spent_s + mean <= share * allowance + slack;
+    return kernel_spent_s + mean <= share * allowance + slack && b->spent_s + mean <= allowance;
+}
+
+int td_budget_kernel_may_move(const td_budget *b, double now_s, double kernel_gpu_s,
+                              unsigned moves)
+{
+    if (b->overhead <= 0 || !(b->gpu_s > 0) || !(kernel_gpu_s > 0))
+        return 1;
+    double share = kernel_gpu_s / b->gpu_s;
+    return (moves + 1.0) * TD_BUDGET_MOVE_S <=
+           TD_BUDGET_MOVE_SHARE * share * td_budget_allowance(b, now_s);
 }
 
 void td_budget_launched(td_budget *b, double now_s, double est_s)

@@ -41,6 +41,11 @@ typedef struct td_budget {
 /* A sample in an open session, about (1-13 ms on the H100 and H200). */
 #define TD_BUDGET_SAMPLE_S 5e-3
 #define TD_BUDGET_SLACK_SHARE 0.01
+/* A move to another counter group's pass: a Stop and a Start, 5-13 ms on
+ * the H100 and H200, ten samples in an open session. */
+#define TD_BUDGET_MOVE_S 10e-3
+/* The part of a kernel's share of the allowance its moves may take. */
+#define TD_BUDGET_MOVE_SHARE 0.25
 
 /* The app's own time at now_s, as the budget counts it. */
 double td_budget_native(const td_budget *b, double now_s);
@@ -53,15 +58,26 @@ int td_budget_allows(const td_budget *b, double now_s);
  * kernel's spending, with a sample of the mean cost so far, stays within
  * its share of the GPU time of the allowance, plus one sample
  * (TD_BUDGET_SAMPLE_S) for a kernel of at least TD_BUDGET_SLACK_SHARE of
- * the GPU time. Against the whole allowance, the kernels of many short
- * launches took the samples that the kernels holding the GPU time need
- * (td_stencil, H200: heat_boundary, 7% of the GPU time, 18 samples;
- * heat_stencil, 92%, none after its first launches; td_manykernels:
- * nbody_forces, 45%, none), and a sample's cost paid before it spaces the
- * samples over the run. A kernel whose GPU time is not known yet has the
- * whole allowance. */
+ * the GPU time; and all sampling, with that sample, within the allowance
+ * (without it the kernels' slack and moves spent 2x the allowance of a
+ * simulated td_manykernels, test_budget). Against the whole allowance
+ * alone, the kernels of many short launches took the samples that the
+ * kernels holding the GPU time need (td_stencil, H200: heat_boundary, 7%
+ * of the GPU time, 18 samples; heat_stencil, 92%, none after its first
+ * launches; td_manykernels: nbody_forces, 45%, none), and a sample's cost
+ * paid before it spaces the samples over the run. A kernel whose GPU time
+ * is not known yet has the whole allowance. */
 int td_budget_kernel_allows(const td_budget *b, double now_s, double kernel_spent_s,
                             double kernel_gpu_s);
+/* 1: a sample of the kernel may move the rotation to another counter
+ * group's pass: its moves so far and this one, TD_BUDGET_MOVE_S each,
+ * within TD_BUDGET_MOVE_SHARE of its share of the allowance. Else its
+ * samples keep the open pass's group (choose.h): a move costs ten samples,
+ * and one of nbody_forces' in a simulated td_manykernels took a third of
+ * the run's budget and left the kernel's middle third unsampled
+ * (test_budget). A kernel whose GPU time is not known yet may move. */
+int td_budget_kernel_may_move(const td_budget *b, double now_s, double kernel_gpu_s,
+                              unsigned moves);
 /* A launch was queued at now_s whose GPU time is estimated at est_s (0:
  * unknown, e.g. a kernel's first launch). */
 void td_budget_launched(td_budget *b, double now_s, double est_s);

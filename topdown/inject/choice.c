@@ -68,6 +68,18 @@ static int wants_replay(ctx_state *c, const td_kernel *k)
 /* Refusals the debug log tells, before it stops telling them. */
 #define TD_BUDGET_DEBUG_LINES 1000
 
+/* The kernel's GPU time for its share of the budget: its queued launches'
+ * estimate, or, while that is 0 (its launches came before its first
+ * measured duration: the replay), one launch of its mean measured
+ * duration. With 0, the launch after each kernel's replay was sampled
+ * against the whole allowance (test_budget's td_manykernels). */
+static double kernel_gpu_s(const td_kernel *k)
+{
+    if (k->gpu_est_s > 0 || k->durations <= 0)
+        return k->gpu_est_s;
+    return k->duration_sum / (double)k->durations * 1e-9;
+}
+
 /* The cost budget (budget.c): profile while the time spent sampling stays
  * within --overhead of the app's own time so far. Set-up and each kernel's
  * coverage are paid once whatever is sampled, so they are on neither side
@@ -76,15 +88,15 @@ static int budget_allows(const td_kernel *k)
 {
     if (!td_g.budgeted)
         return 1;
-    double now = now_s();
-    int allowed = td_budget_kernel_allows(&td_g.budget, now, k->budget_spent_s, k->gpu_est_s);
+    double now = now_s(), gpu = kernel_gpu_s(k);
+    int allowed = td_budget_kernel_allows(&td_g.budget, now, k->budget_spent_s, gpu);
     if (td_debug_on() && td_g.budget_skipped < TD_BUDGET_DEBUG_LINES)
         td_debug("inject", "budget at launch %ld: %s; spent %.4f s of %.4f s (native %.4f s, "
                  "at the first launch %.4f s; once %.4f s, at %.4f s); %s: spent %.4f s, "
                  "GPU %.4f s of %.4f s", td_g.launches, allowed ? "sample" : "no",
                  td_g.budget.spent_s, td_budget_allowance(&td_g.budget, now),
                  td_budget_native(&td_g.budget, now), td_g.budget.gpu_from_s, td_g.budget.once_s,
-                 now - td_g.budget.start_s, k->name, k->budget_spent_s, k->gpu_est_s,
+                 now - td_g.budget.start_s, k->name, k->budget_spent_s, gpu,
                  td_g.budget.gpu_s);
     if (allowed) {
         td_g.budget.samples++;
@@ -162,6 +174,8 @@ int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
     td_kernel_progress *progress = progress_of(c, k);
     td_choose_kernel *state = &progress->choose;
     state->covered = progress->full_measured;
+    state->stay = td_g.budgeted && !td_budget_kernel_may_move(&td_g.budget, now_s(),
+                                                             kernel_gpu_s(k), state->moves);
     /* no budget (--overhead unlimited, or counts asked): every launch */
     td_choice ch = td_choose(state, size_class, c->n_group_cfg, active_group(c), !td_g.budgeted);
     if (!ch.measure)

@@ -110,6 +110,7 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
     if (!c)
         return none;
     uint64_t ordinal = c->seen++;
+    k->moved = 0;
     int lacking = k->covered ? -1 : lacking_group(k, n_groups, active);
     if (lacking >= 0) {
         take(k, c, lacking);
@@ -121,6 +122,11 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
         return none;
     c->next = next_sample(c, ordinal);
     int group = least_measured(c->group_samples, k->group_samples, n_groups, active);
+    int configured = active >= 0 && (size_t)active < n_groups;
+    if (k->stay && configured)
+        group = active;
+    k->moved = configured && group != active;
+    k->moves += (uint32_t)k->moved;
     take(k, c, group);
     return (td_choice){1, group, 0};
 }
@@ -141,6 +147,8 @@ void td_choose_dropped(td_choose_kernel *k, unsigned size_class, int group)
          * it each time and end the class's sampling (td_phases2: no sample
          * after launch 48 of 1,000, H100). */
         c->next = c->seen;
+        k->moves -= (uint32_t)k->moved;
+        k->moved = 0;
         if (c->samples % TD_CHOOSE_PER_CLASS == 0 && c->stride > 1)
             c->stride /= 2;
         c->samples--;

@@ -15,7 +15,9 @@
  *    of the run;
  *  - each sample takes the counter group the class has measured least,
  *    or the group already configured while it leads by at most
- *    TD_CHOOSE_SLACK samples (a switch costs a fresh profiler object);
+ *    TD_CHOOSE_SLACK samples (a switch costs a fresh profiler object), or
+ *    whatever it leads by while the budget pays the kernel no move
+ *    (`stay`, td_budget_kernel_may_move);
  *  - a kernel that lacks a group altogether is measured at once with it
  *    (coverage: every kernel gets a whole tree as early as it can), unless
  *    a replay already gave it every counter: its first launches would all
@@ -50,6 +52,10 @@ typedef struct td_choose_kernel {
     int covered; /* a launch measured the full set (a replay): every reason is
                     known, so no group is owed outside the budget (the caller
                     sets it) */
+    int stay;    /* the budget pays no move: a sample takes the configured
+                    group (the caller sets it) */
+    uint32_t moves; /* samples that moved from the configured group */
+    int moved;      /* the last sample did (td_choose_dropped undoes it) */
 } td_choose_kernel;
 
 typedef struct td_choice {
