@@ -286,15 +286,20 @@ static void estimate(const work *w, td_breakdown *out)
 
 /* What the bootstrap cannot see: strata of the kernel's time in which no
  * launch was measured (a third of the run, a duration class) take the
- * values of other launches, which may not hold there: a phase never
- * sampled can be anything. Their share e of the time, times the farthest a
- * share can lie from the kernel's value (max(v, 1 - v) of the node's
- * parent's slots), bounds the error they can make; it is added to the
- * spread in quadrature. The measured spread alone would claim to know them. */
+ * values of other launches, which may not hold there. A node's error
+ * there is bounded by TD_EST_EXTRAP_K times the farthest a measured
+ * stratum lies from the kernel's value when launches were measured in
+ * TD_EST_EXTRAP_THIRDS thirds of the run or more (so how the kernel moves
+ * over its run was seen); else nothing bounds it but the node's range
+ * (max(v, 1 - v)): a phase never sampled can be anything. Their share of
+ * the time times that bound is added to the spread in quadrature. It is
+ * computed before the bootstrap, which leaves its last resample in the
+ * cells. */
 static void extrapolation(const work *w, const td_breakdown *mean, td_breakdown *term)
 {
     memset(term, 0, sizeof *term);
-    double share = 0;
+    double share = 0, far[TD_TREE_MAX] = {0};
+    unsigned char third_measured[TD_EST_TIME_BINS] = {0};
     for (size_t s = 0; s < MAX_STRATA; s++) {
         if (!(w->stratum_ns[s] > 0))
             continue;
@@ -302,20 +307,76 @@ static void extrapolation(const work *w, const td_breakdown *mean, td_breakdown 
         memset(&one, 0, sizeof one);
         int elsewhere = add_stratum(w, s, 1.0, &one);
         td_model_roll_up(w->m, &one);
-        if (elsewhere)
+        if (elsewhere) {
             share += w->stratum_ns[s] / w->total_ns;
+            continue;
+        }
+        third_measured[s % TD_EST_TIME_BINS] = 1;
+        for (int n = 0; n < TD_TREE_MAX; n++)
+            far[n] = fmax(far[n], fabs(one.value[n] - mean->value[n]));
     }
-    for (int n = 0; share > 0 && n < TD_TREE_MAX; n++)
-        term->value[n] = share * fmax(mean->value[n], 1.0 - mean->value[n]);
+    size_t thirds = 0;
+    for (size_t t = 0; t < TD_EST_TIME_BINS; t++)
+        thirds += third_measured[t];
+    for (int n = 0; share > 0 && n < TD_TREE_MAX; n++) {
+        double anything = fmax(mean->value[n], 1.0 - mean->value[n]);
+        term->value[n] = share * (thirds < TD_EST_EXTRAP_THIRDS
+                                      ? anything
+                                      : fmin(TD_EST_EXTRAP_K * far[n], anything));
+    }
 }
 
 /* ---- the spread ------------------------------------------------------------ */
 
-/* Each pool's samples (at most BOOT_CAP, taken evenly over the run). */
+/* Each pool's samples (at most BOOT_CAP, taken evenly over the run),
+ * ordered into buckets: the launches of one stratum when it holds two or
+ * more of the pool's, else those of the stratum's duration class (what
+ * the estimate borrows from). The bootstrap resamples within buckets: the
+ * collector chose how many launches each stratum got, chance chose only
+ * which. */
 typedef struct pools {
     size_t *items[TD_MAX_GROUPS + 1];
-    size_t n[TD_MAX_GROUPS + 1], all[TD_MAX_GROUPS + 1];
+    size_t *bucket_end[TD_MAX_GROUPS + 1];
+    size_t n[TD_MAX_GROUPS + 1], all[TD_MAX_GROUPS + 1], buckets[TD_MAX_GROUPS + 1];
 } pools;
+
+typedef struct keyed {
+    size_t key, item;
+} keyed;
+
+static int by_key(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    if (x->key != y->key)
+        return (x->key > y->key) - (x->key < y->key);
+    return (x->item > y->item) - (x->item < y->item);
+}
+
+static int pool_buckets(const work *w, pools *p, size_t k, td_error *err)
+{
+    size_t count[MAX_STRATA] = {0}, n = p->n[k];
+    for (size_t i = 0; i < n; i++)
+        count[w->samples[p->items[k][i]].stratum]++;
+    keyed *order = malloc(n * sizeof *order);
+    p->bucket_end[k] = malloc(n * sizeof *p->bucket_end[k]);
+    if (!order || !p->bucket_end[k]) {
+        free(order);
+        return td_fail(err, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t s = w->samples[p->items[k][i]].stratum;
+        order[i].key = count[s] >= 2 ? s : MAX_STRATA + s / TD_EST_TIME_BINS;
+        order[i].item = p->items[k][i];
+    }
+    qsort(order, n, sizeof *order, by_key);
+    for (size_t i = 0; i < n; i++) {
+        p->items[k][i] = order[i].item;
+        if (i + 1 == n || order[i + 1].key != order[i].key)
+            p->bucket_end[k][p->buckets[k]++] = i + 1;
+    }
+    free(order);
+    return 0;
+}
 
 static int pools_build(const work *w, pools *p, td_error *err)
 {
@@ -338,14 +399,18 @@ static int pools_build(const work *w, pools *p, td_error *err)
                 p->items[k][p->n[k]++] = i;
             seen++;
         }
+        if (pool_buckets(w, p, k, err))
+            return -1;
     }
     return 0;
 }
 
 static void pools_free(pools *p)
 {
-    for (size_t k = 0; k <= TD_MAX_GROUPS; k++)
+    for (size_t k = 0; k <= TD_MAX_GROUPS; k++) {
         free(p->items[k]);
+        free(p->bucket_end[k]);
+    }
 }
 
 /* Share of the kernel's launch-passes that were measured: a full-set
@@ -375,27 +440,29 @@ static double t975(double df)
 }
 
 /* The bootstrap's SD under-states the spread of a mean of few launches
- * (by sqrt((n-1)/n)) and z under-states its tail: with n the launches per
- * stratum a pool holds (the fewest over the pools), the 95% half-width is
- * t(n-1) x sqrt(n/(n-1)) x SD. */
-static double small_sample_factor(const work *w, const pools *p)
+ * (by sqrt((n-1)/n), n the launches per bucket) and z under-states its
+ * tail: the 95% half-width is t(df) x sqrt(n/(n-1)) x SD, with df the
+ * launches less the buckets. A group's quantities come from its own
+ * launches and the full-set ones (pool 0), so each group counts both; the
+ * group with the fewest sets the factor (pool 0 alone when no launch
+ * measured one group). */
+static double pool_factor(const pools *p, size_t k)
 {
-    double fewest = 0;
-    for (size_t k = 0; k <= TD_MAX_GROUPS; k++) {
-        if (!p->all[k])
-            continue;
-        unsigned char used[MAX_STRATA] = {0};
-        size_t strata = 0;
-        for (size_t i = 0; i < w->n_samples; i++)
-            if (w->samples[i].pool == k && !used[w->samples[i].stratum]++)
-                strata++;
-        double per = (double)p->all[k] / (double)strata;
-        if (fewest == 0 || per < fewest)
-            fewest = per;
-    }
-    if (fewest < 2)
-        fewest = 2;
-    return t975(fewest - 1) * sqrt(fewest / (fewest - 1));
+    double launches = (double)(p->n[k] + (k ? p->n[0] : 0));
+    double buckets = (double)(p->buckets[k] + (k ? p->buckets[0] : 0));
+    double per = launches / buckets, df = launches - buckets;
+    if (per < 2)
+        per = 2;
+    return t975(df) * sqrt(per / (per - 1));
+}
+
+static double small_sample_factor(const pools *p)
+{
+    double worst = 0;
+    for (size_t k = 1; k <= TD_MAX_GROUPS; k++)
+        if (p->all[k])
+            worst = fmax(worst, pool_factor(p, k));
+    return worst > 0 ? worst : pool_factor(p, 0);
 }
 
 static int bootstrap(work *w, size_t n_launches, td_breakdown *spread, td_error *err)
@@ -423,8 +490,11 @@ static int bootstrap(work *w, size_t n_launches, td_breakdown *spread, td_error 
     for (int b = 0; b < TD_EST_RESAMPLES; b++) {
         cells_clear(w);
         for (size_t k = 0; k <= TD_MAX_GROUPS; k++)
-            for (size_t i = 0; i < p.n[k]; i++)
-                cells_add(w, &w->samples[p.items[k][td_xorshift32(&state) % p.n[k]]]);
+            for (size_t b0 = 0, j = 0; j < p.buckets[k]; b0 = p.bucket_end[k][j++]) {
+                size_t size = p.bucket_end[k][j] - b0;
+                for (size_t i = 0; i < size; i++)
+                    cells_add(w, &w->samples[p.items[k][b0 + td_xorshift32(&state) % size]]);
+            }
         td_breakdown one;
         estimate(w, &one);
         for (int n = 0; n < TD_TREE_MAX; n++) {
@@ -433,7 +503,7 @@ static int bootstrap(work *w, size_t n_launches, td_breakdown *spread, td_error 
         }
     }
     /* A pool thinned to BOOT_CAP launches varies as much as BOOT_CAP would. */
-    double scale = small_sample_factor(w, &p) * sqrt(fpc * (double)kept / (double)all);
+    double scale = small_sample_factor(&p) * sqrt(fpc * (double)kept / (double)all);
     for (int n = 0; n < TD_TREE_MAX; n++) {
         double mean = sum[n] / TD_EST_RESAMPLES;
         double var = sq[n] / TD_EST_RESAMPLES - mean * mean;
@@ -498,9 +568,10 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
     if (rc == 0 && out->has_level1) {
         estimate(&w, &out->mean);
         out->mean.reasons_missing = out->reasons_total - out->reasons_measured;
-        rc = bootstrap(&w, n, &out->spread, err);
+        /* before the bootstrap, which leaves its last resample in the cells */
         td_breakdown term;
         extrapolation(&w, &out->mean, &term);
+        rc = bootstrap(&w, n, &out->spread, err);
         for (int k = 0; rc == 0 && k < TD_TREE_MAX; k++)
             out->spread.value[k] = fmax(hypot(out->spread.value[k], term.value[k]),
                                         TD_EST_FLOOR);

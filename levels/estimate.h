@@ -21,8 +21,10 @@
  *    stratum's stalled slots are split in proportion to its reasons'
  *    shares; the kernel's tree is the strata's trees weighted by duration.
  *  - Spread: the half-width of a 95% interval, from a bootstrap over the
- *    profiled launches (resampled within each counter group), with the
- *    finite-population correction of the share of launches measured.
+ *    profiled launches (resampled within each counter group's strata, or
+ *    its duration class where a stratum holds one launch of the group),
+ *    with the finite-population correction of the share of launches
+ *    measured, and a bound on what unmeasured strata can add.
  *  - Nothing unmeasured is renormalised: when a stall reason was measured by
  *    no launch, the stall split is not made (split_measured = 0) and the
  *    stalled slots stay unattributed. */
@@ -36,10 +38,17 @@
 #define TD_EST_TIME_BINS 3
 #define TD_EST_Z95 1.959964
 /* The least spread of any kernel's node, what no resampling of launches
- * can show: the counters' own repeatability, from run to run (0.02 points
- * on td_few's kernels, H100) and between a tree from counter groups and one
- * from kernel replay of the same launches (0.41 points at most, H200). */
-#define TD_EST_FLOOR 0.005
+ * can show: the counters' own repeatability from run to run (up to 0.60
+ * points on td_stencil's heat_stencil, H200) and between a tree from
+ * counter groups and one from kernel replay of the same launches (0.41
+ * points at most, H200). */
+#define TD_EST_FLOOR 0.0075
+/* Unmeasured strata (extrapolation): their error bound is this many times
+ * the farthest measured stratum's distance from the kernel's value, when
+ * launches were measured in at least TD_EST_EXTRAP_THIRDS thirds of the
+ * run (docs/COLLECTION.md: chosen on the H200 truth recordings). */
+#define TD_EST_EXTRAP_K 2.0
+#define TD_EST_EXTRAP_THIRDS 2
 
 /* One launch of the kernel (profiled or not) and its device section. */
 typedef struct td_est_launch {

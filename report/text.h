@@ -7,7 +7,7 @@
 #include "levels/aggregate.h"
 
 /* Spreads over this many points of issue slots are printed ("+-1.1"). */
-#define TD_SPREAD_THRESHOLD_DEFAULT 0.5
+#define TD_SPREAD_THRESHOLD_DEFAULT 1.0
 
 typedef struct td_report_options {
     int level;            /* 1..4 */
