@@ -236,9 +236,21 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The SM clock of each profiled launch that measured the elapsed cycles;
- * one above TD_SM_CLOCK_MAX_MHZ is not a clock but a launch whose
- * profiled range outlasted its own duration, and is left out. */
+/* The range's own duration where its pass measured it (the elapsed cycles
+ * count over the profiled range, which outlasts the launch: a launch
+ * measured without replay ran 1963-3571 MHz by its activity duration on
+ * an H200 whose clock stops at 1980), else the launch's duration. */
+static double range_ns(const td_device *dev, const td_binding *b, const td_launch *l)
+{
+    int at = b->counter[TD_C_DURATION_NS];
+    if (at >= 0 && td_launch_measured(dev, l, at) && l->counters[at] > 0)
+        return l->counters[at];
+    return l->duration_ns;
+}
+
+/* The SM clock of each profiled launch that measured the elapsed cycles,
+ * over its range's duration; one above TD_SM_CLOCK_MAX_MHZ is not a clock
+ * but a launch whose range outlasted the duration known, and is left out. */
 static int kernel_clocks(td_summary *s, const td_result *res, const kernel_work *w, size_t k,
                          td_error *err)
 {
@@ -250,11 +262,15 @@ static int kernel_clocks(td_summary *s, const td_result *res, const kernel_work 
     for (size_t i = 0; i < w->n_launches[k]; i++) {
         const td_launch *l = w->launches[k][i].launch;
         const td_device *dev = &res->devices[w->launches[k][i].dev];
-        int at = s->bindings[w->launches[k][i].dev].counter[TD_C_CYCLES_ELAPSED_MAX];
-        if (!l->profiled || !l->counters || at < 0 || !(l->duration_ns > 0) ||
-            !td_launch_measured(dev, l, at) || !(l->counters[at] > 0))
+        const td_binding *b = &s->bindings[w->launches[k][i].dev];
+        int at = b->counter[TD_C_CYCLES_ELAPSED_MAX];
+        if (!l->profiled || !l->counters || at < 0 || !td_launch_measured(dev, l, at) ||
+            !(l->counters[at] > 0))
             continue;
-        double clock = l->counters[at] / l->duration_ns * 1000.0;
+        double ns = range_ns(dev, b, l);
+        if (!(ns > 0))
+            continue;
+        double clock = l->counters[at] / ns * 1000.0;
         if (clock > TD_SM_CLOCK_MAX_MHZ)
             ks->clocks_unreal++;
         else

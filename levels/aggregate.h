@@ -4,10 +4,11 @@
 
 #include "levels/model.h"
 
-/* No NVIDIA GPU's SM clock reaches it (GH100 boosts to 1980 MHz). A launch
- * whose elapsed cycles over its duration exceed it was measured over a
- * range longer than its own run: NCCL's all-reduce kernels in a 2-rank DDP
- * loop, 29,115 MHz by that count (two H200s, 2026-11-26). */
+/* No NVIDIA GPU's SM clock reaches it (GH100 boosts to 1980 MHz). The
+ * clock is the elapsed cycles over the range's own measured duration; a
+ * launch without that duration is divided by its activity duration, which
+ * a range outlasts (NCCL's all-reduce in a 2-rank DDP loop: 29,115 MHz by
+ * that count, two H200s, 2026-11-26): over this, it is left out. */
 #define TD_SM_CLOCK_MAX_MHZ 4000.0
 
 typedef struct td_kernel_summary {
