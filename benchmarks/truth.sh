@@ -30,6 +30,9 @@
 #               later passes ran short kernels with a warm instruction cache,
 #               19.2 against 2.9 points of Instruction_Fetch for
 #               td_manykernels' map1<double>, so the two references differ)
+#               or application (the app run once per counter group, every
+#               launch measured without replay: the full set of each launch
+#               with the caches as the app leaves them)
 #
 # The apps run with sizes that keep kernel replay of every launch near a
 # minute or less (~20 ms a launch; at most ~2,000 launches): see the commands
@@ -64,7 +67,8 @@ while getopts "o:a:t:c:m:h" opt; do
     esac
 done
 [[ $tlimit =~ ^[1-9][0-9]*$ ]] || die "-t needs a number of seconds, got '$tlimit'"
-[[ $truth_mode == kernel || $truth_mode == none ]] || die "-m is kernel or none, not '$truth_mode'"
+[[ $truth_mode == kernel || $truth_mode == none || $truth_mode == application ]] ||
+    die "-m is kernel, none or application, not '$truth_mode'"
 [ -x "$topdown" ] || die "topdown not found at $topdown; build it (bash scripts/setup.sh) or set TOPDOWN"
 command -v "$python" > /dev/null || die "$python is needed for the table (truth_table.py)"
 command -v timeout > /dev/null || die "the timeout command (coreutils) is needed"
@@ -154,7 +158,11 @@ for app in $apps; do
     echo "== $app: $cmd"
     ok=1
     run "$app" sampled || ok=0
-    run "$app" truth --replay-mode "$truth_mode" --overhead unlimited || ok=0
+    if [ "$truth_mode" = application ]; then
+        run "$app" truth --replay-mode application || ok=0
+    else
+        run "$app" truth --replay-mode "$truth_mode" --overhead unlimited || ok=0
+    fi
     if [ "$ok" -eq 1 ]; then
         triples+=("$app" "$work/$app.sampled.tree.json" "$work/$app.truth.tree.json")
     else

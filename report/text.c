@@ -308,6 +308,14 @@ static void print_collection(FILE *out, const td_result *res, const td_summary *
     for (size_t d = 0; d < res->n_devices; d++)
         if (res->devices[d].n_groups > groups)
             groups = res->devices[d].n_groups;
+    if (strcmp(res->replay_mode, "application") == 0) {
+        /* every launch measured in each run of the app, one group a run */
+        fprintf(out, "Collection: replay mode application (the app run once per counter group, "
+                "%zu groups); %zu launch%s with the full set from every run, %zu with one "
+                "group (not matched in every run)\n", groups, s->profiled - s->group_launches,
+                s->profiled - s->group_launches == 1 ? "" : "es", s->group_launches);
+        return;
+    }
     fprintf(out, "Collection: replay mode %s, ", res->replay_mode);
     if (res->overhead_pct > 0)
         fprintf(out, "budget %g%% of native time", res->overhead_pct);

@@ -427,12 +427,16 @@ static const cli_option options[] = {
     {"per-kernel", 0, VALUE(V_TEXT), COUNT(profile.per_kernel, 1, LONG_MAX),
      S_PROFILING,
      "      --per-kernel N   profile at most N launches of each kernel, time the rest\n"},
-    {"replay-mode", 0, WORDS("auto", "none", "kernel"), WORD(profile.replay_mode), S_PROFILING,
+    {"replay-mode", 0, WORDS("auto", "none", "kernel", "application"), WORD(profile.replay_mode),
+     S_PROFILING,
      "      --replay-mode M  auto (default): a kernel's first launch replayed for the\n"
      "                       full counter set, later sampled launches measure one\n"
      "                       counter group each without replay, groups rotated over\n"
      "                       the run; none: never replay; kernel: replay every\n"
-     "                       profiled launch for the full set (slow)\n"},
+     "                       profiled launch for the full set (slow); application:\n"
+     "                       run the app once per counter group, every launch\n"
+     "                       measured, joined by kernel name and order (the app must\n"
+     "                       launch the same kernels each run; later runs are silent)\n"},
     {"overhead", 0, VALUE(V_TEXT), OWN(set_overhead), S_PROFILING,
      "      --overhead PCT   profile as many launches as keep the run within PCT% of\n"
      "                       native time (default 40); 'unlimited' profiles every launch\n"},
@@ -864,6 +868,12 @@ static int check_conflicts(const cli *c, td_command command, td_error *err)
 {
     if (command == TD_CMD_PROFILE && check_pm_interval(c, err))
         return TD_USAGE_ERROR;
+    int app_replay = c->profile.replay_mode && strcmp(c->profile.replay_mode, "application") == 0;
+    if (command == TD_CMD_PROFILE && app_replay && (c->profile.sample_every || c->profile.source))
+        return td_usage_fail(err, "--replay-mode application measures every launch of each run; "
+                             "--%s chooses launches (or samples PCs) in one run: leave it out, "
+                             "or use another replay mode", c->profile.sample_every
+                             ? "sample-every" : "source");
     if (command == TD_CMD_PROFILE && c->profile.no_nvtx &&
         c->profile.n_nvtx_include + c->profile.n_nvtx_exclude > 0)
         return td_usage_fail(err, "--nvtx-include/--nvtx-exclude need the NVTX ranges that "

@@ -258,15 +258,6 @@ static const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t got_signal;
 
-typedef struct launch_plan {
-    const td_profile_options *opts;
-    const char *app_path;
-    const char *lib;
-    const char *spool;
-    const td_collect_opts *collect; /* the collector's options, but the spool */
-    const char *nvtx_path;          /* NVTX_INJECTION64_PATH ("": leave it) */
-} launch_plan;
-
 /* The app's process between fork and exec: it waits on `go` for the
  * spool's name, which depends on the result's name, which may hold its
  * pid (-o run.%p.json). An exec failure comes back on `exec_err`. */
@@ -294,6 +285,18 @@ static int set_child_env(const launch_plan *plan, char *spool)
     return 0;
 }
 
+/* In the child of a later run of application replay: the app's input and
+ * output were the first run's; this one reads nothing and prints nothing. */
+static void quiet_stdio(void)
+{
+    int null = open("/dev/null", O_RDWR);
+    if (null < 0)
+        return;
+    dup2(null, STDIN_FILENO), dup2(null, STDOUT_FILENO), dup2(null, STDERR_FILENO);
+    if (null > STDERR_FILENO)
+        close(null);
+}
+
 /* In the child: the spool's name, sent whole before `go` is closed; an
  * empty one means topdown gave up (an output refused): exit unseen. */
 _Noreturn static void child_wait_and_exec(const launch_plan *plan, int go, int exec_err)
@@ -310,6 +313,8 @@ _Noreturn static void child_wait_and_exec(const launch_plan *plan, int go, int e
     if (len == 0)
         _exit(127);
     spool[len] = '\0';
+    if (plan->quiet)
+        quiet_stdio();
     if (set_child_env(plan, spool) == 0)
         execv(plan->app_path, plan->opts->app_argv);
     else
@@ -822,7 +827,7 @@ static int check_other_outputs(const td_profile_options *opts, const char *app,
 
 /* <result>.XXXXXX.spool, created with O_EXCL: each run its own, even two
  * runs given the same -o. Absolute: the app may change folder. */
-static int create_spool(const char *result, char *spool, size_t size, td_error *err)
+int td_profile_create_spool(const char *result, char *spool, size_t size, td_error *err)
 {
     char result_abs[PATH_MAX];
     if (!realpath(result, result_abs))
@@ -863,7 +868,7 @@ static int name_outputs(const launch_plan *plan, long pid, td_profile_outcome *o
                       reserved, err))
         return -1;
     if (check_other_outputs(opts, plan->app_path, out->result_path, err) ||
-        create_spool(out->result_path, spool, spool_size, err)) {
+        td_profile_create_spool(out->result_path, spool, spool_size, err)) {
         if (*reserved)
             unlink(out->result_path);
         *reserved = 0;
@@ -918,6 +923,32 @@ static int run_app(const launch_plan *plan, const struct sigaction saved[N_FORWA
     if (waited)
         return td_fail(err, "lost track of the app: waitpid: %s", strerror(errno));
     return 0;
+}
+
+int td_profile_interrupted(void)
+{
+    return got_signal != 0;
+}
+
+int td_profile_run_once(const launch_plan *plan, int *status, td_error *err)
+{
+    struct sigaction saved[N_FORWARDED];
+    catch_signals(saved);
+    td_clock_lock clocks;
+    td_profile_outcome notices;
+    memset(&notices, 0, sizeof notices);
+    if (lock_clocks(plan->opts, &clocks, &notices, err)) {
+        restore_signals(saved);
+        return -1;
+    }
+    app_proc app = {0, -1, -1};
+    int rc = fork_app(plan, saved, &app, err) || release_app(&app, plan, err) ? -1 : 0;
+    if (rc == 0 && wait_app(app.pid, plan->spool, 0, status))
+        rc = td_fail(err, "lost track of the app: waitpid: %s", strerror(errno));
+    child_pid = 0;
+    unlock_clocks(&clocks, &notices);
+    restore_signals(saved);
+    return rc;
 }
 
 static int run_and_collect(const launch_plan *plan, char *spool, size_t spool_size,
@@ -988,8 +1019,10 @@ int td_profile_run(const td_profile_options *opts, td_profile_outcome *out, td_r
         td_collect_opts_free(&collect);
         return td_fail(err, "out of memory for the collector's options");
     }
-    launch_plan plan = {opts, app, lib, spool, &collect, nvtx_path};
+    launch_plan plan = {opts, app, lib, spool, &collect, nvtx_path, 0};
     int rc = run_and_collect(&plan, spool, sizeof spool, out, res, &reserved, err);
+    if (rc == 0 && collect.app_pass == 0 && out->result_written)
+        rc = td_app_replay_passes(&plan, &collect, out, res, err);
     td_collect_opts_free(&collect);
     if (rc) {
         if (reserved)

@@ -17,7 +17,8 @@ typedef struct td_profile_options {
     long launch_count;          /* --launch-count N: profile at most N, -1 all */
     long per_kernel;            /* --per-kernel N: profile first N of each kernel, -1 all */
     const char *arch;           /* --arch NAME: force an arch table, NULL: detect */
-    const char *replay_mode;    /* --replay-mode: "auto" (default), "none", "kernel" */
+    const char *replay_mode;    /* --replay-mode: "auto" (default), "none", "kernel",
+                                   "application" (the app run once per counter group) */
     double overhead_pct;        /* --overhead: budget in % of native time, 0: unlimited */
     const char *graph_profiling; /* --graph-profiling: "node" (default) or "graph" */
     const char *nvtx_include[32]; /* --nvtx-include SPEC, each (topdown/inject/nvtx_filter.h) */
@@ -89,5 +90,39 @@ int td_profile_check_app(const char *app, td_error *err);
  * not from reading the file back); td_result_free it either way. */
 int td_profile_run(const td_profile_options *opts, td_profile_outcome *out,
                    td_result *res, td_error *err);
+
+/* ---- the launcher's parts that --replay-mode application reuses for its
+ * later runs of the app (topdown/app_replay.c): one run's plan, running
+ * it quietly, the spool next to the result. Launcher-internal. */
+
+typedef struct launch_plan {
+    const td_profile_options *opts;
+    const char *app_path;
+    const char *lib;
+    const char *spool;
+    const td_collect_opts *collect; /* the collector's options, but the spool */
+    const char *nvtx_path;          /* NVTX_INJECTION64_PATH ("": leave it) */
+    int quiet;                      /* stdin, stdout and stderr on /dev/null (a
+                                       later run of application replay) */
+} launch_plan;
+
+/* Runs the app once as plan says, its spool plan->spool already created,
+ * the clocks locked around it as the options ask, and waits for it:
+ * *status is waitpid's. */
+int td_profile_run_once(const launch_plan *plan, int *status, td_error *err);
+
+/* <result>.XXXXXX.spool, created with O_EXCL. */
+int td_profile_create_spool(const char *result, char *spool, size_t size, td_error *err);
+
+/* A signal asked topdown to stop while the app ran (SIGINT, SIGTERM...). */
+int td_profile_interrupted(void);
+
+/* --replay-mode application: runs the app again once for each counter
+ * group past the first (the run before measured every launch with group
+ * 0) and joins each run's launches into res, then saves res again at
+ * out->result_path. A later run that fails or is interrupted stops the
+ * passes: res keeps what was joined, and its note says so. */
+int td_app_replay_passes(const launch_plan *plan, td_collect_opts *collect,
+                         td_profile_outcome *out, td_result *res, td_error *err);
 
 #endif

@@ -44,6 +44,12 @@ static void copy_settings(td_collect_opts *o, const td_profile_options *opts)
     o->per_kernel = opts->per_kernel;
     td_replay_mode_parse(opts->replay_mode, &o->replay_mode); /* else auto */
     o->overhead_pct = opts->overhead_pct;
+    if (is_word(opts->replay_mode, "application")) {
+        /* the first run of it: every launch with group 0 (app_replay.c) */
+        o->replay_mode = TD_REPLAY_NONE;
+        o->app_pass = 0;
+        o->overhead_pct = 0;
+    }
     o->graph_view = is_word(opts->graph_profiling, "graph");
     o->flush_caches = is_word(opts->cache_control, "all");
     o->source = opts->source != 0;

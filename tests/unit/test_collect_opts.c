@@ -43,6 +43,7 @@ static td_collect_opts every_field(void)
     o.nvtx_include = "step/\nepoch@x/\n[a\\/b/";
     o.nvtx_exclude = "warm=up%";
     o.replay_mode = TD_REPLAY_KERNEL;
+    o.app_pass = 3;
     o.overhead_pct = 12.5;
     o.batch = 64;
     o.graph_view = o.flush_caches = o.no_rotation = 1;
@@ -72,6 +73,7 @@ static void check_same(const td_collect_opts *got, const td_collect_opts *want)
     CHECK(same_text(got->nvtx_exclude, want->nvtx_exclude));
     CHECK(got->replay_mode == want->replay_mode && got->overhead_pct == want->overhead_pct);
     CHECK(got->batch == want->batch && got->graph_view == want->graph_view);
+    CHECK(got->app_pass == want->app_pass);
     CHECK(got->flush_caches == want->flush_caches && got->no_rotation == want->no_rotation);
     CHECK(got->pm_interval_ns == want->pm_interval_ns);
     CHECK(got->source == want->source && got->source_only == want->source_only);
@@ -136,6 +138,7 @@ static void test_defaults(void)
     CHECK(defaults.replay_mode == TD_REPLAY_AUTO);
     CHECK(defaults.overhead_pct == TD_OVERHEAD_DEFAULT);
     CHECK(defaults.batch == 0 && defaults.pm_interval_ns == 0 && !defaults.debug);
+    CHECK(defaults.app_pass == -1);
     check_round_trip(&defaults);
     char msg[256] = "";
     CHECK(td_collect_opts_parse(&o, NULL, msg, sizeof msg) == 0);
@@ -154,9 +157,9 @@ static void test_defaults(void)
     int lines = 0;
     for (const char *p = text; p && *p; p++)
         lines += *p == '\n';
-    CHECK(lines == 25);
+    CHECK(lines == 26);
     CHECK(text && strstr(text, "\narch=\n") && strstr(text, "\nlaunch_count=-1\n"));
-    CHECK(text && strstr(text, "\noverhead_pct=40\n"));
+    CHECK(text && strstr(text, "\noverhead_pct=40\n") && strstr(text, "\napp_pass=-1\n"));
     free(text);
 }
 

@@ -51,6 +51,9 @@ static const char *const cases[][N_CLASSES] = {
      "--no-nvtx --nvtx-include x -- true", NULL},
     {NULL, NULL, "--arch nope -- true", "-l 2 report GOOD", "--csv GOOD -- true", NULL},
     {NULL, NULL, "-o 'bad.%z.json' -- true", "--csv out.txt true", "-o GOOD -- true", NULL},
+    {NULL, NULL, "--replay-mode app -- true", NULL,
+     "--replay-mode application --sample-every 10 -- true", NULL},
+    {NULL, NULL, NULL, NULL, "--replay-mode application --source -- true", NULL},
 };
 
 static char dir[] = "/tmp/td_exitXXXXXX";

@@ -166,11 +166,21 @@ static int choose_sampled(ctx_state *c, td_kernel *k, int *group)
     return 1;
 }
 
+/* A run of --replay-mode application measures every launch (a graph
+ * launch too) with its one group; the launcher joins the runs. */
+static int app_pass_group(const ctx_state *c, int *group)
+{
+    *group = (int)td_g.opts.app_pass;
+    return (size_t)td_g.opts.app_pass < c->n_group_cfg;
+}
+
 /* The choice for a launch of this size (a graph launch: size class 0),
  * under the budget; a kernel lacking a group is measured whatever the
  * budget (coverage first). */
 int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
 {
+    if (td_g.opts.app_pass >= 0)
+        return app_pass_group(c, group);
     td_kernel_progress *progress = progress_of(c, k);
     td_choose_kernel *state = &progress->choose;
     state->covered = progress->full_measured;
@@ -213,6 +223,8 @@ int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
 /* 1 and the configuration if this launch is to be profiled. */
 int choose_config(ctx_state *c, td_kernel *k, const launch_rec *l, int *group)
 {
+    if (td_g.opts.app_pass >= 0)
+        return app_pass_group(c, group);
     if (td_g.sample.unit != TD_SAMPLE_OFF)
         return choose_sampled(c, k, group);
     if (wants_replay(c, k)) {

@@ -41,6 +41,7 @@ static const struct field {
     FIELD(nvtx_include, F_TEXT),
     FIELD(nvtx_exclude, F_TEXT),
     FIELD(replay_mode, F_REPLAY),
+    FIELD(app_pass, F_LONG),
     FIELD(overhead_pct, F_DOUBLE),
     FIELD(batch, F_LONG),
     FIELD(graph_view, F_FLAG),
@@ -82,6 +83,7 @@ void td_collect_opts_init(td_collect_opts *o)
     o->launch_count = -1;
     o->per_kernel = -1;
     o->replay_mode = TD_REPLAY_AUTO;
+    o->app_pass = -1;
     o->overhead_pct = TD_OVERHEAD_DEFAULT;
 }
 

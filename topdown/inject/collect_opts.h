@@ -47,6 +47,9 @@ typedef struct td_collect_opts {
     char *nvtx_exclude;     /* --nvtx-exclude, the same */
     /* how */
     td_replay_mode replay_mode; /* --replay-mode; auto */
+    long app_pass;          /* --replay-mode application: this run is the
+                               pass that measures every launch with this
+                               counter group, without replay; -1: not one */
     double overhead_pct;    /* --overhead in %; TD_OVERHEAD_DEFAULT; 0 or less: no budget */
     long batch;             /* TOPDOWN_BATCH; 0: the default (inject.c bounds it) */
     int graph_view;         /* --graph-profiling graph; 0 */

@@ -375,6 +375,10 @@ static void collection_from_opts(const td_collect_opts *o)
      * on top. */
     td_g.budgeted = td_g.budget.overhead > 0 && td_g.filter.per_kernel < 0 &&
                     td_g.filter.launch_count < 0 && td_g.sample.unit == TD_SAMPLE_OFF;
+    if (o->app_pass >= 0) { /* a pass of application replay: every launch, one group */
+        td_g.mode = TD_REPLAY_NONE;
+        td_g.budgeted = 0;
+    }
 }
 
 /* --source: PC samples are kept for the kernels -k selects. */

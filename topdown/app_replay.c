@@ -1,0 +1,123 @@
+/* --replay-mode application (ncu's name): the app is run once for each
+ * counter group, each run measuring every launch with its one group and no
+ * kernel replay, and the runs' launches are joined into the first run's
+ * result by kernel name and per-kernel ordinal (report/app_passes.h).
+ * What kernel replay cannot serve it can: the device heap, kernels
+ * launched once, and every pass runs with the app's own caches, as the
+ * app left them (kernel replay runs its later passes after the first). */
+#define _GNU_SOURCE
+#include "topdown/profile.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "metrics/result/result.h"
+#include "metrics/spool/spool.h"
+#include "metrics/strcopy.h"
+#include "report/app_passes.h"
+
+/* The most counter groups of the result's device sections. */
+static size_t groups_of(const td_result *res)
+{
+    size_t groups = 0;
+    for (size_t d = 0; d < res->n_devices; d++)
+        if (res->devices[d].n_groups > groups)
+            groups = res->devices[d].n_groups;
+    return groups;
+}
+
+/* One later run, measuring group g, into *pass. *why gets a reason when
+ * the run counts for nothing (its exit differs from the first run's). */
+static int run_group(const launch_plan *first, td_collect_opts *collect, long g,
+                     const td_profile_outcome *out, td_result *pass, char *why, size_t size,
+                     td_error *err)
+{
+    char spool[PATH_MAX + 16];
+    if (td_profile_create_spool(out->result_path, spool, sizeof spool, err))
+        return -1;
+    collect->app_pass = g;
+    launch_plan plan = *first;
+    plan.spool = spool;
+    plan.quiet = 1;
+    int status = 0;
+    int rc = td_profile_run_once(&plan, &status, err);
+    td_spool_summary sum;
+    memset(&sum, 0, sizeof sum);
+    if (rc == 0 && td_spool_load(spool, pass, &sum, err))
+        rc = td_fail_context(err, "application replay, run %ld", g + 1);
+    td_spool_summary_free(&sum);
+    if (!getenv("TOPDOWN_KEEP_SPOOL"))
+        unlink(spool);
+    int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+    if (rc == 0 && code != out->app_exit_code)
+        snprintf(why, size, "run %ld of the app exited with %d where the first exited with %d",
+                 g + 1, code, out->app_exit_code);
+    return rc;
+}
+
+/* The result's note, with what the join did appended. */
+static int add_note(td_result *res, const char *text)
+{
+    size_t len = (res->note ? strlen(res->note) + 2 : 0) + strlen(text) + 1;
+    char *note = malloc(len);
+    if (!note)
+        return -1;
+    snprintf(note, len, "%s%s%s", res->note ? res->note : "", res->note ? "; " : "", text);
+    free(res->note);
+    res->note = note;
+    return 0;
+}
+
+static int describe(td_result *res, const td_app_passes_stats *st, long groups,
+                    const char *stopped)
+{
+    char text[1536];
+    snprintf(text, sizeof text, "application replay: the app ran %zu of %ld times (once per "
+             "counter group); %zu of its %zu profiled launches were matched in every run "
+             "(kernel name, ordinal, grid and block) and have the full set%s%s",
+             st->passes, groups, st->complete, st->launches,
+             stopped[0] ? "; stopped: " : "", stopped);
+    char *mode = td_strdup("application");
+    if (!mode || add_note(res, text)) {
+        free(mode);
+        return -1;
+    }
+    free(res->replay_mode);
+    res->replay_mode = mode;
+    return 0;
+}
+
+int td_app_replay_passes(const launch_plan *plan, td_collect_opts *collect,
+                         td_profile_outcome *out, td_result *res, td_error *err)
+{
+    long groups = (long)groups_of(res);
+    td_app_passes *join = NULL;
+    if (td_app_passes_begin(res, &join, err))
+        return -1;
+    char stopped[512] = "";
+    int rc = 0;
+    for (long g = 1; g < groups && rc == 0 && !stopped[0]; g++) {
+        if (td_profile_interrupted()) {
+            snprintf(stopped, sizeof stopped, "interrupted before run %ld", g + 1);
+            break;
+        }
+        td_result pass;
+        memset(&pass, 0, sizeof pass);
+        rc = run_group(plan, collect, g, out, &pass, stopped, sizeof stopped, err);
+        if (rc == 0 && !stopped[0])
+            rc = td_app_passes_add(join, res, &pass, err);
+        td_result_free(&pass);
+    }
+    collect->app_pass = 0;
+    td_app_passes_stats st;
+    td_app_passes_finish(join, res, &st);
+    if (rc)
+        return -1;
+    if (describe(res, &st, groups, stopped))
+        return td_fail(err, "out of memory");
+    return td_result_save(out->result_path, res, err);
+}
