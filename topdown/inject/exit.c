@@ -9,6 +9,7 @@
 #include "topdown/inject/activity.h"
 #include "topdown/inject/debug.h"
 #include "topdown/inject/inject_state.h"
+#include "topdown/inject/probe.h"
 #include "topdown/inject/pcsampling.h"
 #include "topdown/inject/pmsampling.h"
 #include "topdown/inject/spool_writer.h"
@@ -53,6 +54,7 @@ void at_exit(void)
     in_our_code = 1;
     flush_all();
     td_pcs_end_all();
+    td_probe_report();
     emit_end();
     td_sw_unbuffer(); /* the end record out; any later record goes straight out */
     in_our_code = 0;

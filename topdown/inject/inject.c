@@ -20,6 +20,7 @@
 #include "topdown/inject/choose.h"
 #include "topdown/inject/collect_opts.h"
 #include "topdown/inject/inject_state.h"
+#include "topdown/inject/probe.h"
 #include "topdown/inject/kernels.h"
 #include "topdown/inject/nvtx.h"
 #include "topdown/inject/pcsampling.h"
@@ -172,7 +173,9 @@ static void load_module_of(CUfunction f)
 
 static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
+    td_probe_start();
     pthread_mutex_lock(&td_g.lock);
+    td_probe_mark(TD_PROBE_LOCK);
     double entered = now_s();
     holding_launch = 1;
     in_our_code = 1;
@@ -184,9 +187,11 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         in_our_code = 0;
         return; /* its kernels show up as graph launches when the graph runs */
     }
+    td_probe_mark(TD_PROBE_SHAPE);
     ctx_state *c = context_for(cb->context, cb->contextUid);
     l.id = next_launch_id();
     cuptiGetStreamIdEx(cb->context, stream, (uint8_t)is_per_thread(cbid), &l.stream);
+    td_probe_mark(TD_PROBE_CONTEXT);
     const char *mangled = cb->symbolName;
     if (!mangled && f)
         cuFuncGetName(&mangled, f);
@@ -197,6 +202,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         load_module_of(f);
     if (l.kernel && l.kernel->launches == 0)
         td_g.new_kernel_launch = td_g.launches;
+    td_probe_mark(TD_PROBE_KERNEL);
     int profile = 0, nvtx_allows = 1;
     l.region = td_nvtx_launch_region(&nvtx_allows);
     if (c && c->profiling && l.kernel && !nvtx_allows) {
@@ -212,9 +218,11 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     } else if (l.kernel) {
         l.kernel->launches++;
     }
+    td_probe_mark(TD_PROBE_CHOICE);
     budget_count_launch(&l);
     if (c && !profile)
         collector_of(c)->unmeasured(c); /* this launch must not become a range */
+    td_probe_mark(TD_PROBE_BUDGET);
     td_g.current = l;
     td_g.current_ctx = c;
     td_g.current_profiled = profile;
@@ -229,6 +237,7 @@ static void launch_exit(const CUpti_CallbackData *cb)
 {
     if (!holding_launch)
         return;
+    td_probe_mark(TD_PROBE_EXIT);
     in_our_code = 1;
     double entered = now_s();
     ctx_state *c = td_g.current_ctx;
@@ -241,12 +250,16 @@ static void launch_exit(const CUpti_CallbackData *cb)
         end_profiled_launch();
     } else if (c && ok) {
         emit_launch(c, &td_g.current, NULL);
+        td_probe_mark(TD_PROBE_EMIT);
     }
     td_g.launches += c && ok;
     if (c)
         td_pcs_tick(c->ctx, c->uid);
-    if (!td_g.current_profiled)
+    if (!td_g.current_profiled) {
         td_g.budget.traced_s += now_s() - entered;
+        td_probe_mark(TD_PROBE_TAIL);
+        td_probe_commit();
+    }
     td_g.current_ctx = NULL;
     in_our_code = 0;
     holding_launch = 0;

@@ -1,0 +1,55 @@
+#include "topdown/inject/probe.h"
+
+#include <stdint.h>
+#include <time.h>
+
+#include "topdown/inject/debug.h"
+
+static const char *const step_names[TD_PROBE_STEPS] = {
+    "lock", "shape", "context", "kernel", "choice", "budget", "in the driver", "emit", "tail"};
+
+static _Thread_local uint64_t last_ns, pending[TD_PROBE_STEPS];
+static uint64_t total_ns[TD_PROBE_STEPS], launches;
+
+static uint64_t clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void td_probe_start(void)
+{
+    if (!td_debug_on())
+        return;
+    for (int s = 0; s < TD_PROBE_STEPS; s++)
+        pending[s] = 0;
+    last_ns = clock_ns();
+}
+
+void td_probe_mark(td_probe_step step)
+{
+    if (!td_debug_on())
+        return;
+    uint64_t now = clock_ns();
+    pending[step] += now - last_ns;
+    last_ns = now;
+}
+
+void td_probe_commit(void)
+{
+    if (!td_debug_on())
+        return;
+    for (int s = 0; s < TD_PROBE_STEPS; s++)
+        __atomic_fetch_add(&total_ns[s], pending[s], __ATOMIC_RELAXED);
+    __atomic_fetch_add(&launches, 1, __ATOMIC_RELAXED);
+}
+
+void td_probe_report(void)
+{
+    if (!td_debug_on() || !launches)
+        return;
+    for (int s = 0; s < TD_PROBE_STEPS; s++)
+        td_debug("probe", "traced launches: %s %.0f ns a launch (%llu launches)", step_names[s],
+                 (double)total_ns[s] / (double)launches, (unsigned long long)launches);
+}
