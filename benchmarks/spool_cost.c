@@ -165,7 +165,7 @@ int main(int argc, char **argv)
              (long)getpid());
     printf("td_spool_cost: %ld records per path, file %s (CPU only)\n", n, file);
     static const path_fns old_path = {"before (cJSON, write each)", old_launch, old_kernel_time};
-    static const path_fns new_path = {"after (snprintf, buffered)", new_launch, new_kernel_time};
+    static const path_fns new_path = {"after (built, buffered)  ", new_launch, new_kernel_time};
     for (int rep = 0; rep < 2; rep++) { /* the first round warms the page cache */
         run(&old_path, 0, n, file);
         run(&new_path, 1, n, file);

@@ -5,6 +5,7 @@
  * warnings written at once, and the buffer after half a second; a fork that
  * must not repeat the parent's buffered lines; a launch naming an
  * undefined k; a cut last line. */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +176,49 @@ static void test_two_threads(void)
     unlink(path);
 }
 
+/* The hand-built launch and kernel_time lines are snprintf's to the byte,
+ * over random values of every width, and refuse a buffer one byte short. */
+static void test_lines_as_snprintf(void)
+{
+    uint64_t state = 88172645463325252ull;
+    int same = 1, short_refused = 1;
+    for (int i = 0; i < 20000 && same; i++) {
+        uint64_t r[8];
+        for (int j = 0; j < 8; j++) {
+            state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+            r[j] = state >> (state % 64); /* every width, 0 included */
+        }
+        td_sw_launch l = {.context = (uint32_t)r[0], .id = r[1], .corr = (uint32_t)r[2],
+                          .k = r[3], .grid = {(unsigned)r[4], (unsigned)(r[4] >> 32), 1},
+                          .block = {(unsigned)r[5], 0, (unsigned)(r[5] >> 40)},
+                          .stream = (uint32_t)r[6]};
+        long pid = i % 3 == 0 ? -(long)(r[7] >> 33) : (long)(r[7] >> 2);
+        char want[400], got[400];
+        snprintf(want, sizeof want,
+                 "{\"type\":\"launch\",\"pid\":%ld,\"context\":%" PRIu32 ",\"id\":%" PRIu64
+                 ",\"corr\":%" PRIu32 ",\"k\":%" PRIu64 ",\"grid\":[%u,%u,%u],"
+                 "\"block\":[%u,%u,%u],\"stream\":%" PRIu32 "}\n",
+                 pid, l.context, l.id, l.corr, l.k, l.grid[0], l.grid[1], l.grid[2], l.block[0],
+                 l.block[1], l.block[2], l.stream);
+        size_t n = td_sw_format_launch(got, sizeof got, pid, &l);
+        same &= n == strlen(want) && strcmp(got, want) == 0;
+        short_refused &= td_sw_format_launch(got, strlen(want), pid, &l) == 0;
+        snprintf(want, sizeof want,
+                 "{\"type\":\"kernel_time\",\"pid\":%ld,\"context\":%" PRIu32
+                 ",\"corr\":%" PRIu32 ",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64 "}\n",
+                 pid, (uint32_t)r[0], (uint32_t)r[2], r[1], r[3]);
+        n = td_sw_format_kernel_time(got, sizeof got, pid, (uint32_t)r[0], (uint32_t)r[2], r[1],
+                                     r[3]);
+        same &= n == strlen(want) && strcmp(got, want) == 0;
+        short_refused &= td_sw_format_kernel_time(got, strlen(want), pid, (uint32_t)r[0],
+                                                  (uint32_t)r[2], r[1], r[3]) == 0;
+        if (!same)
+            fprintf(stderr, "want %sgot  %s", want, got);
+    }
+    CHECK(same);
+    CHECK(short_refused);
+}
+
 /* Extreme values print as the reader's integer checks take them. */
 static void test_extremes(void)
 {
@@ -300,6 +344,7 @@ static void test_bad_k_and_cut_line(void)
 
 int main(void)
 {
+    test_lines_as_snprintf();
     test_extremes();
     test_two_threads();
     test_fork();

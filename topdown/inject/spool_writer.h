@@ -41,7 +41,11 @@ typedef struct td_sw_launch {
 size_t td_sw_format_launch(char *buf, size_t size, long pid, const td_sw_launch *l);
 /* Adds it with no allocation; 0 when the line was taken. */
 int td_sw_emit_launch(const td_sw_launch *l);
-/* A kernel_time record (CUPTI's activity record of a launch), likewise. */
+/* A kernel_time record's line (CUPTI's activity record of a launch),
+ * likewise. */
+size_t td_sw_format_kernel_time(char *buf, size_t size, long pid, uint32_t context,
+                                uint32_t corr, uint64_t start_ns, uint64_t duration_ns);
+/* A kernel_time record, likewise. */
 int td_sw_emit_kernel_time(uint32_t context, uint32_t corr, uint64_t start_ns,
                            uint64_t duration_ns);
 /* The kernel record of k (once per kernel and process, before its first
