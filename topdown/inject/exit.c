@@ -10,6 +10,7 @@
 #include "topdown/inject/debug.h"
 #include "topdown/inject/inject_state.h"
 #include "topdown/inject/probe.h"
+#include "topdown/inject/launch_gate.h"
 #include "topdown/inject/pcsampling.h"
 #include "topdown/inject/pmsampling.h"
 #include "topdown/inject/spool_writer.h"
@@ -50,6 +51,7 @@ void at_exit(void)
     static int done;
     if (getpid() != td_g.pid || done++)
         return; /* a fork()ed child: the parent flushes its own state */
+    td_gate_enter_exclusive();
     pthread_mutex_lock(&td_g.lock);
     in_our_code = 1;
     flush_all();
@@ -59,6 +61,7 @@ void at_exit(void)
     td_sw_unbuffer(); /* the end record out; any later record goes straight out */
     in_our_code = 0;
     pthread_mutex_unlock(&td_g.lock);
+    td_gate_leave();
 }
 
 static const int handled_signals[] = {SIGINT, SIGTERM, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};

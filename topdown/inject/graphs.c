@@ -4,6 +4,7 @@
 
 #include "topdown/inject/activity.h"
 #include "topdown/inject/inject_state.h"
+#include "topdown/inject/launch_gate.h"
 #include "topdown/inject/nvtx.h"
 #include "topdown/inject/spool_writer.h"
 
@@ -60,6 +61,7 @@ static void say_graph_view(void)
  * into an open batch. A sampled one is measured as a whole. */
 void graph_enter(const CUpti_CallbackData *cb)
 {
+    td_gate_enter_exclusive(); /* a graph's kernels are no launch of ours to trace */
     pthread_mutex_lock(&td_g.lock);
     holding_launch = 1;
     in_our_code = 1;
@@ -86,9 +88,9 @@ void graph_enter(const CUpti_CallbackData *cb)
             profile = profile_launch(c, &l, t0);
         }
     }
-    td_g.current = l;
-    td_g.current_ctx = c;
-    td_g.current_profiled = profile;
+    td_current = l;
+    td_current_ctx = c;
+    td_current_profiled = profile;
     in_our_code = 0;
 }
 
@@ -97,13 +99,14 @@ void graph_exit(void)
     if (!holding_launch)
         return;
     in_our_code = 1;
-    ctx_state *c = td_g.current_ctx;
-    if (c && td_g.current_profiled) {
+    ctx_state *c = td_current_ctx;
+    if (c && td_current_profiled) {
         collector_of(c)->graph_end(c);
         end_profiled_launch();
     }
-    td_g.current_ctx = NULL;
+    td_current_ctx = NULL;
     in_our_code = 0;
     holding_launch = 0;
     pthread_mutex_unlock(&td_g.lock);
+    td_gate_leave();
 }

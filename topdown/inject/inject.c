@@ -20,6 +20,7 @@
 #include "topdown/inject/choose.h"
 #include "topdown/inject/collect_opts.h"
 #include "topdown/inject/inject_state.h"
+#include "topdown/inject/launch_gate.h"
 #include "topdown/inject/probe.h"
 #include "topdown/inject/kernels.h"
 #include "topdown/inject/nvtx.h"
@@ -40,6 +41,9 @@ td_inject_state td_g;
 
 _Thread_local int in_our_code;
 _Thread_local int holding_launch;
+_Thread_local launch_rec td_current;
+_Thread_local ctx_state *td_current_ctx;
+_Thread_local int td_current_profiled;
 
 /* The Range Profiler's collectors, by the configuration in use. */
 enum { TD_COLLECT_BATCH, TD_COLLECT_ROTATION };
@@ -174,6 +178,7 @@ static void load_module_of(CUfunction f)
 static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     td_probe_start();
+    td_gate_enter_shared();
     pthread_mutex_lock(&td_g.lock);
     td_probe_mark(TD_PROBE_LOCK);
     double entered = now_s();
@@ -182,9 +187,11 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     launch_rec l = {.corr = cb->correlationId, .group = TD_GROUP_ALL};
     CUstream stream = NULL;
     CUfunction f = read_shape(cbid, cb->functionParams, &l, &stream);
-    td_g.current_ctx = NULL;
+    td_current_ctx = NULL;
+    td_current_profiled = 0;
     if (is_captured(stream, is_per_thread(cbid))) {
         in_our_code = 0;
+        pthread_mutex_unlock(&td_g.lock);
         return; /* its kernels show up as graph launches when the graph runs */
     }
     td_probe_mark(TD_PROBE_SHAPE);
@@ -213,7 +220,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
         td_g.excluded_in_launch_s = 0;
         td_g.launch_covers = 0;
         if (td_filter_allows(&td_g.filter, l.kernel, progress_of(c, l.kernel)->profiled) &&
-            choose_config(c, l.kernel, &l, &l.group))
+            choose_config(c, l.kernel, &l, &l.group) && td_gate_measure_alone())
             profile = profile_launch(c, &l, t0);
     } else if (l.kernel) {
         l.kernel->launches++;
@@ -223,14 +230,17 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     if (c && !profile)
         collector_of(c)->unmeasured(c); /* this launch must not become a range */
     td_probe_mark(TD_PROBE_BUDGET);
-    td_g.current = l;
-    td_g.current_ctx = c;
-    td_g.current_profiled = profile;
+    td_current = l;
+    td_current_ctx = c;
+    td_current_profiled = profile;
     if (!profile) /* tracing: the app's own time does not include it */
         td_g.budget.traced_s += now_s() - entered;
     in_our_code = 0;
-    /* td_g.lock stays held until the exit callback of this launch, so no
-     * other thread can stop the profiler while this kernel is launched. */
+    /* A measured launch keeps td_g.lock (and the gate exclusive) until its
+     * exit callback, so nothing stops the profiler while it is launched;
+     * a traced one only the gate, shared with other traced launches. */
+    if (!profile)
+        pthread_mutex_unlock(&td_g.lock);
 }
 
 static void launch_exit(const CUpti_CallbackData *cb)
@@ -238,32 +248,35 @@ static void launch_exit(const CUpti_CallbackData *cb)
     if (!holding_launch)
         return;
     td_probe_mark(TD_PROBE_EXIT);
+    if (!td_current_profiled)
+        pthread_mutex_lock(&td_g.lock);
     in_our_code = 1;
     double entered = now_s();
-    ctx_state *c = td_g.current_ctx;
+    ctx_state *c = td_current_ctx;
     const CUresult *ret = cb->functionReturnValue;
     int ok = !ret || *ret == CUDA_SUCCESS;
-    if (c && td_g.current_profiled) {
+    if (c && td_current_profiled) {
         if (!ok && c->n_window > 0)
             c->window[c->n_window - 1].failed = 1;
         collector_of(c)->launch_end(c);
         end_profiled_launch();
     } else if (c && ok) {
-        emit_launch(c, &td_g.current, NULL);
+        emit_launch(c, &td_current, NULL);
         td_probe_mark(TD_PROBE_EMIT);
     }
     td_g.launches += c && ok;
     if (c)
         td_pcs_tick(c->ctx, c->uid);
-    if (!td_g.current_profiled) {
+    if (!td_current_profiled) {
         td_g.budget.traced_s += now_s() - entered;
         td_probe_mark(TD_PROBE_TAIL);
         td_probe_commit();
     }
-    td_g.current_ctx = NULL;
+    td_current_ctx = NULL;
     in_our_code = 0;
     holding_launch = 0;
     pthread_mutex_unlock(&td_g.lock);
+    td_gate_leave();
 }
 
 /* ---- CUPTI callbacks ---------------------------------------------------- */
@@ -314,12 +327,14 @@ static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
     uint32_t uid = 0;
     if (cuptiGetContextId(rd->context, &uid) != CUPTI_SUCCESS)
         return;
+    td_gate_enter_exclusive();
     pthread_mutex_lock(&td_g.lock);
     in_our_code = 1;
     forget_context(uid);
     td_activity_flush();
     in_our_code = 0;
     pthread_mutex_unlock(&td_g.lock);
+    td_gate_leave();
 }
 
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
@@ -446,6 +461,7 @@ TD_EXPORT int InitializeInjection(void)
     pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_init(&td_g.lock, &attr);
     pthread_mutexattr_destroy(&attr);
+    td_gate_init();
 
     if (!td_g.opts.spool || td_sw_open(td_g.opts.spool) != 0)
         return 1; /* nowhere to report: stay out of the app's way */

@@ -93,9 +93,6 @@ typedef struct td_inject_state {
     td_filter filter;
     size_t batch;
     ctx_state *contexts;
-    launch_rec current;       /* the launch between its enter and exit */
-    ctx_state *current_ctx;
-    int current_profiled;
     atomic_uint_fast64_t next_id;
     long launches;
     long profiled;
@@ -166,6 +163,11 @@ static inline double now_s(void)
  * a signal arriving then must not flush (the state is mid-change). */
 extern _Thread_local int in_our_code;
 extern _Thread_local int holding_launch;
+/* This thread's launch between its enter and exit callbacks (launches of
+ * several threads are traced at once: launch_gate.h). */
+extern _Thread_local launch_rec td_current;
+extern _Thread_local ctx_state *td_current_ctx;
+extern _Thread_local int td_current_profiled;
 
 /* inject.c: the collectors' table, launches */
 const td_collector *collector_of(const ctx_state *c);
