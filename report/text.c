@@ -391,6 +391,11 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
     td_conditions_describe(&res->conditions, conditions, sizeof conditions);
     if (conditions[0])
         fprintf(out, "Conditions: %s\n", conditions);
+    /* What the collection said (an option refused, launches left timed
+     * only...): said once at the run, and kept with the result for every
+     * later report. The NOTEs above already carry it where they print it. */
+    if (res->note && !res->synthetic && !(s->profiled == 0 && s->launches > 0))
+        fprintf(out, "Note:     %s\n", res->note);
     if (s->mixed_arch && o->level >= 4)
         fprintf(out, "NOTE: devices use different arch tables; the application tree stops at level 3\n");
 }

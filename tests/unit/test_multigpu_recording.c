@@ -119,6 +119,17 @@ static void test_nccl_clock(void)
     free(out);
 }
 
+/* A result's note (here merge's) is in its report's header, for every
+ * later report, not only on stderr at the run. */
+static void test_note_in_header(void)
+{
+    CHECK(run("%s report '%s/ddp_ranks.json.xz' -l 1 --kernels 1", bin, bundle) == 0);
+    char *out = td_shell_read_file(dir, "out.txt");
+    CHECK(out && strstr(out, "\nNote:     merged from 2 results: "));
+    CHECK(out && strstr(out, "Note:") < strstr(out, "Application:"));
+    free(out);
+}
+
 /* The merged DDP ranks: the slower rank per kernel, NCCL's among them. */
 static void test_imbalance(void)
 {
@@ -249,6 +260,7 @@ int main(void)
     test_peer_report();
     test_imbalance();
     test_nccl_clock();
+    test_note_in_header();
     test_ddp_trace();
     test_peer_trace();
     td_shell_remove_dir(dir);
