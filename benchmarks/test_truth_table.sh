@@ -188,4 +188,34 @@ for a in td_stencil td_manykernels; do
     grep -q "^$a: .*: FAIL" "$tmp/t9.txt" || fail "$a: expected FAIL against application replay"
 done
 
+# 10. Third-party kernels on the H200 (benchmarks/results/truth_h200_libs:
+# td_libs' cuBLAS, cuFFT, cuSPARSE, CUB and cuRAND; a PyTorch loop), one
+# sampled run against both truths. td_libs is within 2.35 points of kernel
+# replay (the spread covering 99%); PyTorch's short kernels are 24.7 points
+# off kernel replay (reduce_kernel's L1_Bound and Instruction_Fetch: kernel
+# replay's later passes run with warm caches) and 11.0 off application
+# replay, whose spread covers 96% of its nodes.
+L="$src/benchmarks/results/truth_h200_libs"
+for m in kernel application; do
+    python3 "$tt" --topdown "$bin" --device NVIDIA_H200 --csv "$tmp/t10$m.csv" \
+        --summary "$tmp/t10$m.txt" td_libs "$L/td_libs.sampled.json.xz" "$L/td_libs.truth_$m.json.xz" \
+        pytorch "$L/pytorch.sampled.json.xz" "$L/pytorch.truth_$m.json.xz" 2>/dev/null ||
+        fail "truth_table.py on truth_h200_libs ($m): exit $?"
+    cat "$tmp/t10$m.txt"
+done
+python3 - "$tmp/t10kernel.txt" "$tmp/t10application.txt" <<'EOF' || fail "truth_h200_libs out of bounds"
+import re, sys
+def verdicts(path):
+    out = {}
+    for line in open(path):
+        m = re.match(r"^(\w+): .*max \|sampled-truth\| ([0-9.]+) .*within spread (\d+)/(\d+)", line)
+        if m:
+            out[m.group(1)] = (float(m.group(2)), int(m.group(3)) / int(m.group(4)))
+    return out
+k, a = verdicts(sys.argv[1]), verdicts(sys.argv[2])
+assert k["td_libs"][0] <= 2.4 and k["td_libs"][1] >= 0.99, k
+assert k["pytorch"][0] > 20 and a["pytorch"][0] < 11.5, (k, a)
+assert a["pytorch"][1] >= 0.96, a
+EOF
+
 echo "test_truth_table: ok"
