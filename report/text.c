@@ -9,6 +9,9 @@
 #include "report/kname.h"
 #include "report/select.h"
 #include "report/wrap.h"
+
+/* How far below the GPU's clock a kernel's median measured clock is said. */
+#define TD_CLOCK_LOW 0.10
 #include "levels/spread.h"
 
 #define NAME_WIDTH 52
@@ -253,8 +256,12 @@ static void print_unsure(FILE *out, const td_summary *s)
 }
 
 /* The SM clock of the kernel's measured launches; a warning when they
- * ran at clocks more than 15% apart (their counters are not comparable). */
-static void print_clock(FILE *out, const td_kernel_summary *ks)
+ * ran at clocks more than 15% apart (their counters are not comparable),
+ * and one when their median is TD_CLOCK_LOW below the GPU's own clock
+ * (peak_mhz, its device record's; 0: unknown): power or heat held it
+ * down, or it idled between short launches, and a kernel's memory stalls
+ * grow as the SM clock falls. */
+static void print_clock(FILE *out, const td_kernel_summary *ks, int peak_mhz)
 {
     if (ks->clocks_unreal)
         fprintf(out, "  SM clock: %zu measured launch%s left out (more elapsed cycles than "
@@ -270,6 +277,11 @@ static void print_clock(FILE *out, const td_kernel_summary *ks)
         fprintf(out, "  WARNING: its launches were measured at clocks %.0f%% apart; "
                 "--clock-control base locks them\n",
                 100.0 * (ks->clock_max_mhz / ks->clock_min_mhz - 1.0));
+    if (peak_mhz > 0 && ks->clock_median_mhz < (1.0 - TD_CLOCK_LOW) * peak_mhz)
+        fprintf(out, "  WARNING: its launches ran %.0f%% below the GPU's %d MHz (power or heat "
+                "limits, or the clock idling between short launches): memory stalls grow as the "
+                "SM clock falls; --clock-control base locks it\n",
+                100.0 * (1.0 - ks->clock_median_mhz / peak_mhz), peak_mhz);
 }
 
 /* Launches measured in each counter group (none: no line). */
@@ -454,7 +466,7 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
     if (ks->graph_level)
         fprintf(out, "  NOTE: launched by CUDA graph %llu: the tree is the whole graph's\n",
                 (unsigned long long)ks->graph);
-    print_clock(out, ks);
+    print_clock(out, ks, res->devices[ks->model].clock_mhz);
     if (ks->mean.reasons_missing)
         fprintf(out, "  NOTE: %zu of %zu stall reasons never measured: Frontend and Backend are "
                 "not split (n/m), their slots are Unattributed; --replay-mode kernel measures "

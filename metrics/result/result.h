@@ -73,6 +73,8 @@ typedef struct td_device {
     char *chip;           /* "GH100" */
     int cc_major, cc_minor;
     int sm_count;
+    int clock_mhz;        /* the GPU's typical SM clock (CUDA's CLOCK_RATE
+                             attribute: 1980 on an H100 or H200); 0: unknown */
     char *arch;           /* arch table name used for collection */
     int passes;           /* replay passes the counter set needs; 0 unknown */
     char **metrics;       /* counter names, order of td_launch.counters */

@@ -1,6 +1,7 @@
 /* The identity of a device section, which both layouts share: index,
  * context, names, compute capability, passes, metrics and counter groups;
  * read, checked before writing as the reader would, and written. */
+#include "metrics/result/conditions.h"
 #include "metrics/result/result_io.h"
 
 #include <errno.h>
@@ -106,12 +107,13 @@ static int parse_cc(const char *cc, int *major, int *minor)
 
 int td_result_read_device_head(const cJSON *obj, td_device *dev, const td_jctx *c)
 {
-    long ordinal = 0, sm_count = 0, passes = 0;
+    long ordinal = 0, sm_count = 0, passes = 0, clock = 0;
     uint64_t context = 0;
     const char *cc = NULL;
     if (td_json_int(c, obj, "index", 0, 0, INT_MAX, &ordinal) ||
         td_json_uint(c, obj, "context", 0, UINT32_MAX, &context) ||
         td_json_int(c, obj, "sm_count", 0, 0, TD_MAX_SM_COUNT, &sm_count) ||
+        td_json_int(c, obj, "clock_mhz", 0, 0, TD_MAX_CLOCK_MHZ, &clock) ||
         td_json_int(c, obj, "passes", 0, 0, TD_MAX_PASSES, &passes) ||
         td_json_string_dup(c, obj, "name", 0, &dev->name) ||
         td_json_string_dup(c, obj, "chip", 0, &dev->chip) ||
@@ -123,6 +125,7 @@ int td_result_read_device_head(const cJSON *obj, td_device *dev, const td_jctx *
     dev->index = (int)ordinal;
     dev->context = (uint32_t)context;
     dev->sm_count = (int)sm_count;
+    dev->clock_mhz = (int)clock;
     dev->passes = (int)passes;
     if (cc && parse_cc(cc, &dev->cc_major, &dev->cc_minor))
         return td_fail(c->err, "%s: \"compute_capability\" must look like \"9.0\"", c->where);
@@ -163,9 +166,11 @@ int td_result_read_group_counters(const cJSON *arr, const td_device *dev, int gr
 int td_result_check_device_head(const td_device *dev, size_t d, td_error *err)
 {
     if (dev->index < 0 || dev->sm_count < 0 || dev->sm_count > TD_MAX_SM_COUNT ||
+        dev->clock_mhz < 0 || dev->clock_mhz > TD_MAX_CLOCK_MHZ ||
         dev->passes < 0 || dev->passes > TD_MAX_PASSES || dev->cc_major < 0 ||
         dev->cc_major > TD_MAX_CC || dev->cc_minor < 0 || dev->cc_minor > TD_MAX_CC)
-        return td_fail(err, "device section %zu: index, sm_count, passes or compute capability out of range",
+        return td_fail(err, "device section %zu: index, sm_count, clock_mhz, passes or compute "
+                       "capability out of range",
                        d);
     for (size_t m = 0; m < dev->n_metrics; m++)
         if (!dev->metrics[m] || !dev->metrics[m][0])
@@ -187,6 +192,8 @@ cJSON *td_result_device_head_json(const td_device *dev)
     cJSON_AddStringToObject(obj, "chip", dev->chip ? dev->chip : "unknown");
     cJSON_AddStringToObject(obj, "compute_capability", cc);
     cJSON_AddNumberToObject(obj, "sm_count", dev->sm_count);
+    if (dev->clock_mhz > 0)
+        cJSON_AddNumberToObject(obj, "clock_mhz", dev->clock_mhz);
     cJSON_AddStringToObject(obj, "arch", dev->arch ? dev->arch : "unknown");
     cJSON_AddNumberToObject(obj, "passes", dev->passes);
     if (dev->origin)

@@ -8,6 +8,7 @@
 #include "metrics/file_text.h"
 #include "metrics/intern.h"
 #include "metrics/json_field.h"
+#include "metrics/result/conditions.h"
 #include "metrics/result/pcsamp.h"
 #include "metrics/result/result_io.h"
 #include "metrics/spool/spool_scan.h"
@@ -190,16 +191,18 @@ static int read_cc(reader *r, const cJSON *obj, td_device *dev)
 static int read_device_identity(reader *r, const cJSON *obj, td_device *dev)
 {
     const char *name = NULL, *chip = NULL, *arch = NULL;
-    long index = 0, sm = 0, passes = 0;
+    long index = 0, sm = 0, passes = 0, clock = 0;
     if (td_json_string(&r->c, obj, "name", 0, &name) ||
         td_json_string(&r->c, obj, "chip", 0, &chip) ||
         td_json_string(&r->c, obj, "arch", 0, &arch) ||
         td_json_int(&r->c, obj, "device", 1, 0, INT_MAX, &index) ||
         td_json_int(&r->c, obj, "sm_count", 0, 0, 1000000, &sm) ||
+        td_json_int(&r->c, obj, "clock_mhz", 0, 0, TD_MAX_CLOCK_MHZ, &clock) ||
         td_json_int(&r->c, obj, "passes", 0, 0, 1000000, &passes) || read_cc(r, obj, dev))
         return -1;
     dev->index = (int)index;
     dev->sm_count = (int)sm;
+    dev->clock_mhz = (int)clock;
     dev->passes = (int)passes;
     dev->name = td_strdup(name ? name : "unknown");
     dev->chip = td_strdup(chip ? chip : "unknown");

@@ -250,6 +250,12 @@ static void emit_device(const ctx_state *c, uint32_t device, const char *gpu,
     cJSON_AddStringToObject(rec, "chip", chip);
     cJSON_AddItemToObject(rec, "cc", cJSON_CreateIntArray(cc, 2));
     cJSON_AddNumberToObject(rec, "sm_count", sms);
+    /* the SM clock the launches' measured clocks are held against */
+    CUdevice dev = 0;
+    int khz = 0;
+    if (cuDeviceGet(&dev, (int)device) == CUDA_SUCCESS &&
+        cuDeviceGetAttribute(&khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev) == CUDA_SUCCESS && khz > 0)
+        cJSON_AddNumberToObject(rec, "clock_mhz", khz / 1000);
     cJSON_AddStringToObject(rec, "arch", arch ? arch->name : "none");
     cJSON_AddNumberToObject(rec, "passes", c->profiling ? (double)c->full_passes : 0);
     cJSON_AddNumberToObject(rec, "batch", (double)td_g.batch);
