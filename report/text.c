@@ -213,7 +213,8 @@ static void print_incomplete(FILE *out, const td_summary *s)
         listed++;
     }
     if (listed)
-        fprintf(out, "%s; --replay-mode kernel completes them\n",
+        fprintf(out, "%s; --replay-mode kernel completes them, or --replay-mode application "
+                "where kernel replay cannot (device heap, CUDA graphs)\n",
                 others ? ", and others under 1% of GPU time" : "");
 }
 

@@ -374,6 +374,7 @@ static void test_incomplete(void)
     CHECK(strstr(text, "stall split not measured (too few launches for every counter group): "
                        "kernel #1 (100.0%);"));
     CHECK(strstr(text, "--replay-mode kernel completes them")); /* wrapped at 100 columns */
+    CHECK(strstr(text, "application") && strstr(text, "(device heap, CUDA graphs)"));
     FILE *f = tmpfile();
     CHECK(f && td_report_json(f, &s, 3, "sim", NULL, NULL, NULL, &err) == 0);
     rewind(f);
