@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "metrics/result/cost.h"
 #include "metrics/result/result.h"
 #include "metrics/spool/spool.h"
 #include "metrics/strcopy.h"
@@ -57,6 +58,17 @@ static int run_group(const launch_plan *first, td_collect_opts *collect, long g,
         snprintf(why, size, "run %ld of the app exited with %d where the first exited with %d",
                  g + 1, code, out->app_exit_code);
     return rc;
+}
+
+/* A later run is all cost (the first is the native run): its whole time
+ * counts as coverage, what gives each launch its full set, so the Cost
+ * line's share of native is the runs', not the first run's alone. */
+static void add_run_cost(td_cost *cost, const td_cost *run)
+{
+    if (!td_cost_recorded(cost) || !td_cost_recorded(run))
+        return;
+    cost->elapsed_s += run->elapsed_s;
+    cost->coverage_s += run->elapsed_s;
 }
 
 /* The result's note, with what the join did appended. */
@@ -108,8 +120,10 @@ int td_app_replay_passes(const launch_plan *plan, td_collect_opts *collect,
         td_result pass;
         memset(&pass, 0, sizeof pass);
         rc = run_group(plan, collect, g, out, &pass, stopped, sizeof stopped, err);
-        if (rc == 0 && !stopped[0])
+        if (rc == 0 && !stopped[0]) {
             rc = td_app_passes_add(join, res, &pass, err);
+            add_run_cost(&res->cost, &pass.cost);
+        }
         td_result_free(&pass);
     }
     collect->app_pass = 0;

@@ -86,6 +86,8 @@ static void test_smoke(void)
     CHECK_STR(app.replay_mode, "application");
     CHECK(app.exit_code == 3);
     CHECK(app.note && strstr(app.note, "application replay: the app ran 5 of 5 times"));
+    /* the 4 later runs are cost: coverage holds them, the native run is one */
+    CHECK(td_cost_recorded(&app.cost) && app.cost.coverage_s > 2.0 * td_cost_native_s(&app.cost));
     CHECK(app.n_devices == 1);
     if (app.n_devices == 1) {
         CHECK(app.devices[0].n_launches == 6 && full_set_launches(&app.devices[0]) == 6);
