@@ -218,4 +218,18 @@ assert k["pytorch"][0] > 20 and a["pytorch"][0] < 11.5, (k, a)
 assert a["pytorch"][1] >= 0.96, a
 EOF
 
+# 11. The same collector on a lent H100 (benchmarks/results/truth_h100_stride):
+# td_bench, td_few and td_bfs meet the bar; td_phases2 is 29.4 points off
+# with a spread covering 82% of its nodes, td_manykernels 28.2 (85%): the
+# counter groups are measured in turns, the issue counters' group only in
+# launches 17-63 of td_phases2 (83% of them in its compute phase), and on
+# the H100 its two phases share a duration class, so the later thirds'
+# level 1 was taken from the first. The spread does not see it: a known
+# failure of the estimator, kept here as measured (docs/COLLECTION.md).
+check_runs "$src/benchmarks/results/truth_h100_stride" "$tmp/t11" 1.4 80
+for a in td_bfs td_few td_bench; do
+    grep -q "^$a: .*: PASS\$" "$tmp/t11.txt" || fail "$a does not meet the bar (H100, stride)"
+done
+grep -q '^td_phases2: .*max |sampled-truth| 29\.' "$tmp/t11.txt" || fail "td_phases2 (H100): expected 29 points off"
+
 echo "test_truth_table: ok"
