@@ -9,21 +9,10 @@
 #include <string.h>
 
 #include "check.h"
+#include "td_fake_env.h"
 #include "metrics/xorshift.h"
 #include "topdown/inject/collect_opts.h"
 #include "topdown/inject/opts_text.h"
-
-/* The fake environment: name=value pairs, NULL-terminated. */
-static const char *const *env;
-
-static const char *fake_getenv(const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *const *e = env; e && *e; e++)
-        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
-            return *e + n + 1;
-    return NULL;
-}
 
 /* Every field away from its default; the strings are literals, never
  * freed. */
@@ -148,8 +137,8 @@ static void test_defaults(void)
     check_same(&o, &defaults);
     td_collect_opts_free(&o);
     static const char *const none[] = {"TOPDOWN_DEBUG=1", NULL};
-    env = none;
-    CHECK(td_collect_opts_read(&o, fake_getenv, msg, sizeof msg) == 0);
+    td_fake_env = none;
+    CHECK(td_collect_opts_read(&o, td_fake_getenv, msg, sizeof msg) == 0);
     check_same(&o, &defaults); /* no spool: the collector stays out */
     td_collect_opts_free(&o);
     /* every field has its line, even at its default */
@@ -170,14 +159,14 @@ static void test_reads_only_its_variable(void)
     static const char *const vars[] = {"TOPDOWN_LAUNCH_SKIP=9", "TOPDOWN_DEBUG=1",
                                        "TOPDOWN_SPOOL=/tmp/old",
                                        "TOPDOWN_COLLECT=spool=/tmp/s\nlaunch_skip=3\n", NULL};
-    env = vars;
+    td_fake_env = vars;
     td_collect_opts o;
     char msg[256] = "";
-    CHECK(td_collect_opts_read(&o, fake_getenv, msg, sizeof msg) == 0);
+    CHECK(td_collect_opts_read(&o, td_fake_getenv, msg, sizeof msg) == 0);
     CHECK_STR(o.spool, "/tmp/s");
     CHECK(o.launch_skip == 3 && !o.debug);
     /* the strings are copies: the environment may change after */
-    CHECK(o.spool != fake_getenv(TD_COLLECT_VAR) + 6);
+    CHECK(o.spool != td_fake_getenv(TD_COLLECT_VAR) + 6);
     td_collect_opts_free(&o);
     CHECK(!o.spool && o.launch_skip == 0); /* emptied */
 }

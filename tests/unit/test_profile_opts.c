@@ -8,19 +8,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "td_fake_env.h"
 #include "topdown/profile.h"
-
-/* The fake environment: name=value pairs, NULL-terminated. */
-static const char *const *env;
-
-static const char *fake_getenv(const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *const *e = env; e && *e; e++)
-        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
-            return *e + n + 1;
-    return NULL;
-}
 
 /* opts (with vars as the environment) through the launcher's writer and
  * the collector's reader: 0 when both take it; o is what the collector
@@ -29,9 +18,9 @@ static int hand_over(const td_profile_options *opts, const char *const *vars,
                      td_collect_opts *o)
 {
     static const char *const none[] = {NULL};
-    env = vars ? vars : none;
+    td_fake_env = vars ? vars : none;
     td_collect_opts written;
-    int rc = td_profile_collect_opts(opts, "/opt/archs", "step/\nepoch=2/", NULL, fake_getenv,
+    int rc = td_profile_collect_opts(opts, "/opt/archs", "step/\nepoch=2/", NULL, td_fake_getenv,
                                      &written);
     CHECK(written.spool == NULL); /* named later, in the app's process */
     written.spool = "/tmp/r.json.abc123.spool"; /* as the app's process does */
