@@ -317,10 +317,7 @@ static void print_collection(FILE *out, const td_result *res, const td_summary *
                     passes);
         return;
     }
-    size_t groups = 0;
-    for (size_t d = 0; d < res->n_devices; d++)
-        if (res->devices[d].n_groups > groups)
-            groups = res->devices[d].n_groups;
+    size_t groups = td_result_most_groups(res);
     if (strcmp(res->replay_mode, "application") == 0) {
         /* every launch measured in each run of the app, one group a run */
         fprintf(out, "Collection: replay mode application (the app run once per counter group, "

@@ -21,16 +21,6 @@
 #include "metrics/strcopy.h"
 #include "report/app_passes.h"
 
-/* The most counter groups of the result's device sections. */
-static size_t groups_of(const td_result *res)
-{
-    size_t groups = 0;
-    for (size_t d = 0; d < res->n_devices; d++)
-        if (res->devices[d].n_groups > groups)
-            groups = res->devices[d].n_groups;
-    return groups;
-}
-
 /* One later run, measuring group g, into *pass. *why gets a reason when
  * the run counts for nothing (its exit differs from the first run's). */
 static int run_group(const launch_plan *first, td_collect_opts *collect, long g,
@@ -106,7 +96,7 @@ static int describe(td_result *res, const td_app_passes_stats *st, long groups,
 int td_app_replay_passes(const launch_plan *plan, td_collect_opts *collect,
                          td_profile_outcome *out, td_result *res, td_error *err)
 {
-    long groups = (long)groups_of(res);
+    long groups = (long)td_result_most_groups(res);
     td_app_passes *join = NULL;
     if (td_app_passes_begin(res, &join, err))
         return -1;

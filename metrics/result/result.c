@@ -11,6 +11,15 @@
 
 /* ---- building ---------------------------------------------------------- */
 
+size_t td_result_most_groups(const td_result *res)
+{
+    size_t groups = 0;
+    for (size_t d = 0; d < res->n_devices; d++)
+        if (res->devices[d].n_groups > groups)
+            groups = res->devices[d].n_groups;
+    return groups;
+}
+
 td_device *td_result_add_device(td_result *res, td_error *err)
 {
     td_device *bigger = realloc(res->devices, (res->n_devices + 1) * sizeof *bigger);

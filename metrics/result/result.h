@@ -121,6 +121,8 @@ int td_result_parse(const char *text, size_t len, const char *name,
 /* Writes atomically (temp file + rename). */
 int td_result_save(const char *path, const td_result *res, td_error *err);
 void td_result_free(td_result *res);
+/* The most counter groups of res's device sections (0: none replay-free). */
+size_t td_result_most_groups(const td_result *res);
 
 /* Building results (collection, importers, tests). Strings are copied. */
 td_device *td_result_add_device(td_result *res, td_error *err);
