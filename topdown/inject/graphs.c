@@ -104,9 +104,5 @@ void graph_exit(void)
         collector_of(c)->graph_end(c);
         end_profiled_launch();
     }
-    td_current_ctx = NULL;
-    in_our_code = 0;
-    holding_launch = 0;
-    pthread_mutex_unlock(&td_g.lock);
-    td_gate_leave();
+    td_gate_leave_launch();
 }

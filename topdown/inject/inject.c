@@ -272,11 +272,7 @@ static void launch_exit(const CUpti_CallbackData *cb)
         td_probe_mark(TD_PROBE_TAIL);
         td_probe_commit();
     }
-    td_current_ctx = NULL;
-    in_our_code = 0;
-    holding_launch = 0;
-    pthread_mutex_unlock(&td_g.lock);
-    td_gate_leave();
+    td_gate_leave_launch();
 }
 
 /* ---- CUPTI callbacks ---------------------------------------------------- */

@@ -71,3 +71,12 @@ int td_gate_measure_alone(void)
     td_g.launch_covers = covers;
     return alone;
 }
+
+void td_gate_leave_launch(void)
+{
+    td_current_ctx = NULL;
+    in_our_code = 0;
+    holding_launch = 0;
+    pthread_mutex_unlock(&td_g.lock);
+    td_gate_leave();
+}

@@ -19,6 +19,9 @@ void td_gate_enter_exclusive(void);
  * cannot (held nested): the launch is then not measured. */
 int td_gate_upgrade(void);
 void td_gate_leave(void);
+/* The end of a launch's (or graph launch's) exit callback: this thread's
+ * launch forgotten, td_g.lock let go, then the gate. */
+void td_gate_leave_launch(void);
 /* A launch chosen to be measured (td_g.lock held): the gate exclusive,
  * td_g.lock let go while the traced launches in the driver finish. 0: it
  * cannot (nested); it is then only traced. */
