@@ -219,17 +219,18 @@ assert a["pytorch"][1] >= 0.96, a
 EOF
 
 # 11. The same collector on a lent H100 (benchmarks/results/truth_h100_stride):
-# td_bench, td_few and td_bfs meet the bar; td_phases2 is 29.4 points off
-# with a spread covering 82% of its nodes, td_manykernels 28.2 (85%): the
-# counter groups are measured in turns, the issue counters' group only in
-# launches 17-63 of td_phases2 (83% of them in its compute phase), and on
-# the H100 its two phases share a duration class, so the later thirds'
-# level 1 was taken from the first. The spread does not see it: a known
-# failure of the estimator, kept here as measured (docs/COLLECTION.md).
-check_runs "$src/benchmarks/results/truth_h100_stride" "$tmp/t11" 1.4 80
-for a in td_bfs td_few td_bench; do
+# td_bench, td_few, td_bfs and td_phases2 meet the bar. td_phases2 was 29.4
+# points off (Retire 81 against 52) with a spread of 0.75 covering 82% of
+# its nodes: the issue counters' group measured only launches 17-63 (83% of
+# them in the compute phase), and its two phases, 318 and 280 us, shared an
+# octave of duration, so level 1 mixed them 6:1. Classes now split an
+# octave at a gap between durations (levels/estimate.h TD_EST_CLASS_GAP):
+# 0.30 points. td_manykernels stays 28 points off (bitonic_global's
+# Instruction_Fetch: 31 sampled without replay, 5 by kernel replay, whose
+# later passes run with a warm instruction cache), its spread covering 85%.
+check_runs "$src/benchmarks/results/truth_h100_stride" "$tmp/t11" 1.4 85
+for a in td_bfs td_few td_bench td_phases2; do
     grep -q "^$a: .*: PASS\$" "$tmp/t11.txt" || fail "$a does not meet the bar (H100, stride)"
 done
-grep -q '^td_phases2: .*max |sampled-truth| 29\.' "$tmp/t11.txt" || fail "td_phases2 (H100): expected 29 points off"
 
 echo "test_truth_table: ok"

@@ -7,8 +7,6 @@
 #include "metrics/arch/groups.h"
 #include "metrics/xorshift.h"
 
-#define MAX_CLASSES 48 /* duration classes: floor(log2(ns)), 2^47 ns is 39 hours */
-#define MAX_STRATA (MAX_CLASSES * TD_EST_TIME_BINS)
 #define MAX_L1 (TD_MAX_NODES + 3) /* formula nodes, then ipc, ipc_issued, warp_eff */
 #define BOOT_CAP 4000             /* launches a pool resamples from at most */
 #define MIN_CELL 3 /* launches a stratum needs of a quantity to stand alone; fewer
@@ -27,8 +25,8 @@ typedef struct sample {
 /* Duration-weighted sums per stratum: level 1 [s * n_l1 + k], each reason
  * [s * n_stalls + r]. */
 typedef struct cells {
-    double w1[MAX_STRATA], n1[MAX_STRATA];
-    double samples[MAX_STRATA]; /* profiled launches of each stratum */
+    double *w1, *n1;
+    double *samples; /* profiled launches of each stratum */
     double *f;
     double *wr, *nr, *v;
 } cells;
@@ -38,7 +36,11 @@ typedef struct work {
     size_t n_stalls, n_l1;
     int formula[TD_MAX_NODES]; /* tree index of each formula node */
     size_t n_formula;
-    double stratum_ns[MAX_STRATA];
+    /* The duration classes the kernel's launches fall in, ascending; stratum
+     * s is class s / TD_EST_TIME_BINS, third s % TD_EST_TIME_BINS. */
+    double *class_lo; /* each class's shortest launch, ns */
+    size_t n_classes, n_strata;
+    double *stratum_ns;
     double total_ns;
     sample *samples;
     size_t n_samples;
@@ -46,19 +48,69 @@ typedef struct work {
     int split_measured;
 } work;
 
-static size_t duration_class(double ns)
-{
-    if (!(ns >= 2.0))
-        return 0;
-    int e = ilogb(ns);
-    return e >= MAX_CLASSES ? MAX_CLASSES - 1 : (size_t)e;
-}
-
 static double weight_of(const td_launch *l)
 {
     return l->duration_ns > 0 ? l->duration_ns : 1.0;
 }
 
+/* The octave of a duration: floor(log2(ns)). */
+static int octave_of(double ns)
+{
+    return ns >= 1.0 ? ilogb(ns) : 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The kernel's duration classes, ascending by their shortest launch: an
+ * octave of duration, split where the kernel's durations leave a gap of
+ * more than TD_EST_CLASS_GAP with TD_EST_CLASS_MIN launches or more on
+ * each side (phases that share an octave). */
+static int find_classes(work *w, const td_est_launch *ls, size_t n, td_error *err)
+{
+    double *sorted = malloc(n * sizeof *sorted);
+    w->class_lo = malloc(n * sizeof *w->class_lo);
+    if (!sorted || !w->class_lo) {
+        free(sorted);
+        return td_fail(err, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = weight_of(ls[i].launch);
+    qsort(sorted, n, sizeof *sorted, by_value);
+    size_t start = 0, octave_end = 0; /* the class's first launch, its octave's end */
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || octave_of(sorted[i]) != octave_of(sorted[i - 1])) {
+            for (octave_end = i; octave_end < n && octave_of(sorted[octave_end]) ==
+                                                     octave_of(sorted[i]); octave_end++)
+                ;
+        } else if (!(sorted[i] > sorted[i - 1] * (1.0 + TD_EST_CLASS_GAP) &&
+                     i - start >= TD_EST_CLASS_MIN && octave_end - i >= TD_EST_CLASS_MIN))
+            continue;
+        start = i;
+        w->class_lo[w->n_classes++] = sorted[i];
+    }
+    free(sorted);
+    w->n_strata = w->n_classes * TD_EST_TIME_BINS;
+    return 0;
+}
+
+/* The class of a launch of this duration: the last that starts at or
+ * below it. */
+static size_t class_of(const work *w, double ns)
+{
+    size_t lo = 0, hi = w->n_classes;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->class_lo[mid] <= ns)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 static double counter(const td_launch *l, const td_binding *b, td_counter c)
 {
@@ -133,8 +185,7 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
     }
     for (size_t i = 0; i < n; i++) {
         const td_launch *l = ls[i].launch;
-        size_t s = duration_class(l->duration_ns) * TD_EST_TIME_BINS +
-                   i * TD_EST_TIME_BINS / n;
+        size_t s = class_of(w, weight_of(l)) * TD_EST_TIME_BINS + i * TD_EST_TIME_BINS / n;
         w->stratum_ns[s] += weight_of(l);
         w->total_ns += weight_of(l);
         const td_device *dev = &devices[ls[i].dev];
@@ -163,13 +214,31 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
 
 static void cells_clear(work *w)
 {
-    memset(w->cells.w1, 0, sizeof w->cells.w1);
-    memset(w->cells.n1, 0, sizeof w->cells.n1);
-    memset(w->cells.samples, 0, sizeof w->cells.samples);
-    memset(w->cells.nr, 0, MAX_STRATA * w->n_stalls * sizeof *w->cells.nr);
-    memset(w->cells.f, 0, MAX_STRATA * w->n_l1 * sizeof *w->cells.f);
-    memset(w->cells.wr, 0, MAX_STRATA * w->n_stalls * sizeof *w->cells.wr);
-    memset(w->cells.v, 0, MAX_STRATA * w->n_stalls * sizeof *w->cells.v);
+    size_t n = w->n_strata;
+    memset(w->cells.w1, 0, n * sizeof *w->cells.w1);
+    memset(w->cells.n1, 0, n * sizeof *w->cells.n1);
+    memset(w->cells.samples, 0, n * sizeof *w->cells.samples);
+    memset(w->cells.nr, 0, n * w->n_stalls * sizeof *w->cells.nr);
+    memset(w->cells.f, 0, n * w->n_l1 * sizeof *w->cells.f);
+    memset(w->cells.wr, 0, n * w->n_stalls * sizeof *w->cells.wr);
+    memset(w->cells.v, 0, n * w->n_stalls * sizeof *w->cells.v);
+}
+
+static int cells_alloc(work *w, td_error *err)
+{
+    size_t n = w->n_strata, stalls = w->n_stalls ? w->n_stalls : 1;
+    cells *c = &w->cells;
+    c->w1 = calloc(n, sizeof *c->w1);
+    c->n1 = calloc(n, sizeof *c->n1);
+    c->samples = calloc(n, sizeof *c->samples);
+    c->f = calloc(n * w->n_l1, sizeof *c->f);
+    c->wr = calloc(n * stalls, sizeof *c->wr);
+    c->nr = calloc(n * stalls, sizeof *c->nr);
+    c->v = calloc(n * stalls, sizeof *c->v);
+    w->stratum_ns = calloc(n, sizeof *w->stratum_ns);
+    if (!c->w1 || !c->n1 || !c->samples || !c->f || !c->wr || !c->nr || !c->v || !w->stratum_ns)
+        return td_fail(err, "out of memory");
+    return 0;
 }
 
 static void cells_add(work *w, const sample *x)
@@ -210,10 +279,10 @@ static double sum_class(const quantity *q, size_t cls, double *acc)
 }
 
 /* The duration-weighted mean of quantity q in stratum s, borrowed from
- * the same duration class at any time, then from the nearest classes,
- * when s has fewer than MIN_CELL launches that measured it. 0: no launch
- * measured it. */
-static int stratum_mean(const quantity *q, size_t s, double *out)
+ * the same duration class at any time, then from the nearest classes (the
+ * two at the same distance together), when s has fewer than MIN_CELL
+ * launches that measured it. 0: no launch measured it. */
+static int stratum_mean(const work *w, const quantity *q, size_t s, double *out)
 {
     size_t at = s * q->stride + q->off;
     if (q->cnt[at] >= MIN_CELL) {
@@ -221,21 +290,41 @@ static int stratum_mean(const quantity *q, size_t s, double *out)
             out[k] = q->val[at * q->width + k] / q->wt[at];
         return 1;
     }
-    size_t cls = s / TD_EST_TIME_BINS;
-    for (size_t d = 0; d < MAX_CLASSES; d++) {
-        memset(out, 0, q->width * sizeof *out);
-        double weight = 0;
-        if (cls >= d)
-            weight += sum_class(q, cls - d, out);
-        if (d > 0 && cls + d < MAX_CLASSES)
-            weight += sum_class(q, cls + d, out);
-        if (weight > 0) {
-            for (size_t k = 0; k < q->width; k++)
-                out[k] /= weight;
-            return 1;
-        }
+    const double *lo_ns = w->class_lo;
+    size_t cls = s / TD_EST_TIME_BINS, lo = cls, hi = cls + 1; /* next: lo - 1 and hi */
+    memset(out, 0, q->width * sizeof *out);
+    double weight = sum_class(q, cls, out);
+    while (!(weight > 0) && (lo > 0 || hi < w->n_classes)) {
+        double down = lo > 0 ? log2(lo_ns[cls] / lo_ns[lo - 1]) : -1;
+        double up = hi < w->n_classes ? log2(lo_ns[hi] / lo_ns[cls]) : -1;
+        double d = down < 0 ? up : up < 0 || down < up ? down : up;
+        if (down == d)
+            weight += sum_class(q, --lo, out);
+        if (up == d)
+            weight += sum_class(q, hi++, out);
     }
-    return 0;
+    if (!(weight > 0))
+        return 0;
+    for (size_t k = 0; k < q->width; k++)
+        out[k] /= weight;
+    return 1;
+}
+
+/* 1 when no launch was measured in stratum s's third within its octave
+ * of duration: its values come from another time or a class unlike it.
+ * A neighbouring class of the same octave measured stands for it as the
+ * octave-wide classes did before they were split (TD_EST_CLASS_GAP). */
+static int measured_elsewhere(const work *w, size_t s)
+{
+    size_t cls = s / TD_EST_TIME_BINS, third = s % TD_EST_TIME_BINS;
+    int octave = octave_of(w->class_lo[cls]);
+    for (size_t c = cls; c < w->n_classes && octave_of(w->class_lo[c]) == octave; c++)
+        if (w->cells.samples[c * TD_EST_TIME_BINS + third] > 0)
+            return 0;
+    for (size_t c = cls; c-- > 0 && octave_of(w->class_lo[c]) == octave;)
+        if (w->cells.samples[c * TD_EST_TIME_BINS + third] > 0)
+            return 0;
+    return 1;
 }
 
 /* One stratum's tree, without the roll-up, added to acc with weight; 1
@@ -245,8 +334,8 @@ static int add_stratum(const work *w, size_t s, double weight, td_breakdown *acc
 {
     double l1[MAX_L1], share[TD_MAX_STALLS];
     quantity q1 = {w->cells.w1, w->cells.n1, w->cells.f, 1, 0, w->n_l1};
-    int elsewhere = w->cells.samples[s] == 0;
-    if (!stratum_mean(&q1, s, l1))
+    int elsewhere = measured_elsewhere(w, s);
+    if (!stratum_mean(w, &q1, s, l1))
         return 0;
     double used = 0;
     for (size_t k = 0; k < w->n_formula; k++) {
@@ -260,7 +349,7 @@ static int add_stratum(const work *w, size_t s, double weight, td_breakdown *acc
     for (size_t r = 0; r < w->n_stalls && w->split_measured; r++) {
         quantity qr = {w->cells.wr, w->cells.nr, w->cells.v, w->n_stalls, r, 1};
         share[r] = 0;
-        stratum_mean(&qr, s, &share[r]);
+        stratum_mean(w, &qr, s, &share[r]);
         total += share[r];
     }
     if (!(total > 0)) {
@@ -277,7 +366,7 @@ static void estimate(const work *w, td_breakdown *out)
 {
     memset(out, 0, sizeof *out);
     out->n_stalls = w->n_stalls;
-    for (size_t s = 0; s < MAX_STRATA; s++)
+    for (size_t s = 0; s < w->n_strata; s++)
         if (w->stratum_ns[s] > 0)
             (void)add_stratum(w, s, w->stratum_ns[s] / w->total_ns, out);
     out->has_slots = 1;
@@ -300,7 +389,7 @@ static void extrapolation(const work *w, const td_breakdown *mean, td_breakdown 
     memset(term, 0, sizeof *term);
     double share = 0, far[TD_TREE_MAX] = {0};
     unsigned char third_measured[TD_EST_TIME_BINS] = {0};
-    for (size_t s = 0; s < MAX_STRATA; s++) {
+    for (size_t s = 0; s < w->n_strata; s++) {
         if (!(w->stratum_ns[s] > 0))
             continue;
         td_breakdown one;
@@ -354,20 +443,22 @@ static int by_key(const void *a, const void *b)
 
 static int pool_buckets(const work *w, pools *p, size_t k, td_error *err)
 {
-    size_t count[MAX_STRATA] = {0}, n = p->n[k];
-    for (size_t i = 0; i < n; i++)
-        count[w->samples[p->items[k][i]].stratum]++;
+    size_t n = p->n[k], *count = calloc(w->n_strata, sizeof *count);
     keyed *order = malloc(n * sizeof *order);
     p->bucket_end[k] = malloc(n * sizeof *p->bucket_end[k]);
-    if (!order || !p->bucket_end[k]) {
+    if (!count || !order || !p->bucket_end[k]) {
+        free(count);
         free(order);
         return td_fail(err, "out of memory");
     }
+    for (size_t i = 0; i < n; i++)
+        count[w->samples[p->items[k][i]].stratum]++;
     for (size_t i = 0; i < n; i++) {
         size_t s = w->samples[p->items[k][i]].stratum;
-        order[i].key = count[s] >= 2 ? s : MAX_STRATA + s / TD_EST_TIME_BINS;
+        order[i].key = count[s] >= 2 ? s : w->n_strata + s / TD_EST_TIME_BINS;
         order[i].item = p->items[k][i];
     }
+    free(count);
     qsort(order, n, sizeof *order, by_key);
     for (size_t i = 0; i < n; i++) {
         p->items[k][i] = order[i].item;
@@ -532,6 +623,11 @@ static void work_free(work *w)
     if (w->n_samples)
         free(w->samples[0].reason);
     free(w->samples);
+    free(w->class_lo);
+    free(w->stratum_ns);
+    free(w->cells.w1);
+    free(w->cells.n1);
+    free(w->cells.samples);
     free(w->cells.f);
     free(w->cells.wr);
     free(w->cells.nr);
@@ -549,12 +645,9 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
         return 0;
     find_formula_nodes(&w);
     out->per_warp = per_warp(launches, n, bindings, devices, w.n_stalls);
-    w.cells.f = calloc(MAX_STRATA * w.n_l1, sizeof *w.cells.f);
-    w.cells.wr = calloc(MAX_STRATA * (w.n_stalls ? w.n_stalls : 1), sizeof *w.cells.wr);
-    w.cells.v = calloc(MAX_STRATA * (w.n_stalls ? w.n_stalls : 1), sizeof *w.cells.v);
-    w.cells.nr = calloc(MAX_STRATA * (w.n_stalls ? w.n_stalls : 1), sizeof *w.cells.nr);
-    int rc = w.cells.f && w.cells.wr && w.cells.v && w.cells.nr ? 0
-                                                               : td_fail(err, "out of memory");
+    int rc = find_classes(&w, launches, n, err);
+    if (rc == 0)
+        rc = cells_alloc(&w, err);
     if (rc == 0)
         rc = gather(&w, launches, n, bindings, devices, out->per_warp, err);
     if (rc == 0) {

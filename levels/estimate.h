@@ -7,7 +7,8 @@
  * profiling every launch with the full set would give: the duration-weighted
  * mean of the launches' trees.
  *  - Strata. The kernel's launches are post-stratified by duration class
- *    (powers of two of their own duration) and by when they ran (first,
+ *    (octaves of their own duration, split where the durations leave a
+ *    gap, TD_EST_CLASS_GAP) and by when they ran (first,
  *    middle, last third of the kernel's launches). Each stratum weighs its
  *    launches' total duration, which is known: every launch is timed.
  *  - Per pass. Each profiled launch gives what its own pass can say: the
@@ -36,6 +37,14 @@
 #define TD_EST_RESAMPLES 64
 #define TD_EST_SEED 2463534242u
 #define TD_EST_TIME_BINS 3
+/* A gap between a kernel's launch durations, as a share, that splits its
+ * octave into two duration classes: td_phases2's compute and memory
+ * phases, 318 and 280 us on the H100, share an octave, and octave-wide
+ * classes mixed them in the proportion the samples fell in. */
+#define TD_EST_CLASS_GAP 0.05
+/* ... when each side holds this many launches: a kernel's few first
+ * launches (replayed, cold) keep the class of the launches like them. */
+#define TD_EST_CLASS_MIN 16
 #define TD_EST_Z95 1.959964
 /* The least spread of any kernel's node, what no resampling of launches
  * can show: the counters' own repeatability from run to run (up to 0.60
