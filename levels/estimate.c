@@ -280,9 +280,10 @@ static double sum_class(const quantity *q, size_t cls, double *acc)
 
 /* The duration-weighted mean of quantity q in stratum s, borrowed from
  * the same duration class at any time, then from the nearest classes (the
- * two at the same distance together), when s has fewer than MIN_CELL
- * launches that measured it. 0: no launch measured it. */
-static int stratum_mean(const work *w, const quantity *q, size_t s, double *out)
+ * two at the same distance together) up to `reach` octaves away, when s
+ * has fewer than MIN_CELL launches that measured it. 0: no launch measured
+ * it. */
+static int stratum_mean(const work *w, const quantity *q, size_t s, double reach, double *out)
 {
     size_t at = s * q->stride + q->off;
     if (q->cnt[at] >= MIN_CELL) {
@@ -298,6 +299,8 @@ static int stratum_mean(const work *w, const quantity *q, size_t s, double *out)
         double down = lo > 0 ? log2(lo_ns[cls] / lo_ns[lo - 1]) : -1;
         double up = hi < w->n_classes ? log2(lo_ns[hi] / lo_ns[cls]) : -1;
         double d = down < 0 ? up : up < 0 || down < up ? down : up;
+        if (d > reach)
+            break;
         if (down == d)
             weight += sum_class(q, --lo, out);
         if (up == d)
@@ -327,38 +330,59 @@ static int measured_elsewhere(const work *w, size_t s)
     return 1;
 }
 
+/* What a stratum's tree is made of: its level 1 and its reasons' shares. */
+typedef struct stratum_values {
+    int has_l1;
+    double l1[MAX_L1];
+    unsigned char has[TD_MAX_STALLS];
+    double share[TD_MAX_STALLS];
+} stratum_values;
+
+/* Stratum s's quantities from the cells, borrowed up to `reach` octaves. */
+static void lookup(const work *w, size_t s, double reach, stratum_values *v)
+{
+    quantity q1 = {w->cells.w1, w->cells.n1, w->cells.f, 1, 0, w->n_l1};
+    v->has_l1 = stratum_mean(w, &q1, s, reach, v->l1);
+    for (size_t r = 0; r < w->n_stalls; r++) {
+        quantity qr = {w->cells.wr, w->cells.nr, w->cells.v, w->n_stalls, r, 1};
+        v->share[r] = 0;
+        v->has[r] = (unsigned char)stratum_mean(w, &qr, s, reach, &v->share[r]);
+    }
+}
+
+/* A stratum's tree, without the roll-up, added to acc with weight. */
+static void accumulate(const work *w, const stratum_values *v, double weight, td_breakdown *acc)
+{
+    double used = 0;
+    for (size_t k = 0; k < w->n_formula; k++) {
+        acc->value[w->formula[k]] += weight * v->l1[k];
+        used += v->l1[k];
+    }
+    acc->ipc += weight * v->l1[w->n_formula];
+    acc->ipc_issued += weight * v->l1[w->n_formula + 1];
+    acc->warp_eff += weight * v->l1[w->n_formula + 2];
+    double stalled = used < 1.0 ? 1.0 - used : 0.0, total = 0;
+    for (size_t r = 0; r < w->n_stalls && w->split_measured; r++)
+        total += v->share[r];
+    if (!(total > 0)) {
+        acc->unattributed += weight * stalled;
+        return;
+    }
+    for (size_t r = 0; r < w->n_stalls; r++)
+        acc->value[td_model_stall_index(w->m, r)] += weight * stalled * v->share[r] / total;
+}
+
 /* One stratum's tree, without the roll-up, added to acc with weight; 1
  * when no launch of the stratum was measured (all of it came from another
  * time or duration class). */
 static int add_stratum(const work *w, size_t s, double weight, td_breakdown *acc)
 {
-    double l1[MAX_L1], share[TD_MAX_STALLS];
-    quantity q1 = {w->cells.w1, w->cells.n1, w->cells.f, 1, 0, w->n_l1};
-    int elsewhere = measured_elsewhere(w, s);
-    if (!stratum_mean(w, &q1, s, l1))
+    stratum_values v;
+    lookup(w, s, INFINITY, &v);
+    if (!v.has_l1)
         return 0;
-    double used = 0;
-    for (size_t k = 0; k < w->n_formula; k++) {
-        acc->value[w->formula[k]] += weight * l1[k];
-        used += l1[k];
-    }
-    acc->ipc += weight * l1[w->n_formula];
-    acc->ipc_issued += weight * l1[w->n_formula + 1];
-    acc->warp_eff += weight * l1[w->n_formula + 2];
-    double stalled = used < 1.0 ? 1.0 - used : 0.0, total = 0;
-    for (size_t r = 0; r < w->n_stalls && w->split_measured; r++) {
-        quantity qr = {w->cells.wr, w->cells.nr, w->cells.v, w->n_stalls, r, 1};
-        share[r] = 0;
-        stratum_mean(w, &qr, s, &share[r]);
-        total += share[r];
-    }
-    if (!(total > 0)) {
-        acc->unattributed += weight * stalled;
-        return elsewhere;
-    }
-    for (size_t r = 0; r < w->n_stalls; r++)
-        acc->value[td_model_stall_index(w->m, r)] += weight * stalled * share[r] / total;
-    return elsewhere;
+    accumulate(w, &v, weight, acc);
+    return measured_elsewhere(w, s);
 }
 
 /* The kernel's tree from the cells as they are. */
@@ -413,6 +437,73 @@ static void extrapolation(const work *w, const td_breakdown *mean, td_breakdown 
                                       ? anything
                                       : fmin(TD_EST_EXTRAP_K * far[n], anything));
     }
+}
+
+/* Fills the cells with the full set's samples (full 1) or the counter
+ * groups' (full 0). */
+static void cells_of_pool(work *w, int full)
+{
+    cells_clear(w);
+    for (size_t i = 0; i < w->n_samples; i++)
+        if ((w->samples[i].pool == 0) == full)
+            cells_add(w, &w->samples[i]);
+}
+
+/* What the bootstrap cannot see either: the full set's launches (kernel
+ * replay) and the counter groups' (one pass each, without replay) measure
+ * a kernel under different conditions. Short kernels differ most: replay's
+ * later passes find the caches warm (td_manykernels' bitonic_global on the
+ * H100: Instruction_Fetch 31 without replay, 5 by replay). In the strata
+ * the full set measured, each quantity the groups measured within
+ * TD_EST_CONDITIONS_REACH octaves of duration is taken from them instead:
+ * the two trees differ by this much, node by node. Leaves the groups'
+ * samples in the cells. */
+static int conditions(work *w, td_breakdown *term, td_error *err)
+{
+    memset(term, 0, sizeof *term);
+    size_t n_full = 0, groups = 0, *full = malloc(w->n_strata * sizeof *full);
+    stratum_values *replayed = malloc(w->n_strata * sizeof *replayed);
+    if (!full || !replayed) {
+        free(full);
+        free(replayed);
+        return td_fail(err, "out of memory");
+    }
+    cells_of_pool(w, 1);
+    double full_ns = 0; /* the time of the strata the full set measured */
+    for (size_t s = 0; s < w->n_strata; s++)
+        if (w->cells.samples[s] > 0) {
+            full_ns += w->stratum_ns[s];
+            full[n_full] = s;
+            lookup(w, s, INFINITY, &replayed[n_full++]);
+        }
+    for (size_t i = 0; i < w->n_samples; i++)
+        groups += w->samples[i].pool != 0;
+    if (n_full && groups && w->split_measured) {
+        td_breakdown a, b;
+        memset(&a, 0, sizeof a);
+        memset(&b, 0, sizeof b);
+        a.n_stalls = b.n_stalls = w->n_stalls;
+        cells_of_pool(w, 0);
+        for (size_t i = 0; i < n_full; i++) {
+            stratum_values grouped;
+            lookup(w, full[i], TD_EST_CONDITIONS_REACH, &grouped);
+            if (!grouped.has_l1)
+                memcpy(grouped.l1, replayed[i].l1, sizeof grouped.l1);
+            for (size_t r = 0; r < w->n_stalls; r++)
+                if (!grouped.has[r])
+                    grouped.share[r] = replayed[i].share[r];
+            accumulate(w, &replayed[i], w->stratum_ns[full[i]] / full_ns, &a);
+            accumulate(w, &grouped, w->stratum_ns[full[i]] / full_ns, &b);
+        }
+        a.has_slots = b.has_slots = 1;
+        td_model_roll_up(w->m, &a);
+        td_model_roll_up(w->m, &b);
+        for (int n = 0; n < TD_TREE_MAX; n++)
+            term->value[n] = fabs(a.value[n] - b.value[n]);
+    }
+    free(full);
+    free(replayed);
+    return 0;
 }
 
 /* ---- the spread ------------------------------------------------------------ */
@@ -662,12 +753,15 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
         estimate(&w, &out->mean);
         out->mean.reasons_missing = out->reasons_total - out->reasons_measured;
         /* before the bootstrap, which leaves its last resample in the cells */
-        td_breakdown term;
+        td_breakdown term, method;
         extrapolation(&w, &out->mean, &term);
-        rc = bootstrap(&w, n, &out->spread, err);
+        rc = conditions(&w, &method, err);
+        if (rc == 0)
+            rc = bootstrap(&w, n, &out->spread, err);
         for (int k = 0; rc == 0 && k < TD_TREE_MAX; k++)
-            out->spread.value[k] = fmax(hypot(out->spread.value[k], term.value[k]),
-                                        TD_EST_FLOOR);
+            out->spread.value[k] =
+                fmax(hypot(hypot(out->spread.value[k], term.value[k]), method.value[k]),
+                     TD_EST_FLOOR);
     }
     work_free(&w);
     return rc;

@@ -25,7 +25,9 @@
  *    profiled launches (resampled within each counter group's strata, or
  *    its duration class where a stratum holds one launch of the group),
  *    with the finite-population correction of the share of launches
- *    measured, and a bound on what unmeasured strata can add.
+ *    measured, a bound on what unmeasured strata can add, and how far the
+ *    full set's launches (kernel replay) and the groups' (without replay)
+ *    of like duration disagree.
  *  - Nothing unmeasured is renormalised: when a stall reason was measured by
  *    no launch, the stall split is not made (split_measured = 0) and the
  *    stalled slots stay unattributed. */
@@ -57,6 +59,13 @@
  * launches were measured in at least TD_EST_EXTRAP_THIRDS thirds of the
  * run (docs/COLLECTION.md: chosen on the H200 truth recordings). */
 #define TD_EST_EXTRAP_K 2.0
+/* Conditions: where the full set (kernel replay) measured a kernel, the
+ * counter groups' values (without replay) from launches up to this many
+ * octaves of duration away are set against it; their difference is added
+ * to the spread (docs/COLLECTION.md: 1 octave left td_manykernels' short
+ * kernels on the H100 93% covered, 2 covered 98%; farther, launches that
+ * differ in size, not in conditions, are compared). */
+#define TD_EST_CONDITIONS_REACH 2.0
 #define TD_EST_EXTRAP_THIRDS 2
 
 /* One launch of the kernel (profiled or not) and its device section. */
