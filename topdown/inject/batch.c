@@ -277,8 +277,9 @@ void say_start_failures(ctx_state *c)
         return;
     char what[256];
     td_rp_describe(&c->rp, what, sizeof what);
-    td_sw_error("profiler_failed", "context %u: %s (%s) at its last %d chosen launch%s", c->uid,
-                start_failure_why(), what, c->start_failures, c->start_failures == 1 ? "" : "es");
+    td_sw_error("profiler_failed", "context %u: %s (%s) at its last %d chosen launch%s, "
+                "timed only", c->uid, start_failure_why(), what, c->start_failures,
+                c->start_failures == 1 ? "" : "es");
     c->start_failures = 0;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topdown/inject/debug.h"
 #include "topdown/inject/inject_state.h"
 #include "topdown/inject/pcsampling.h"
 #include "topdown/inject/pmsampling.h"
@@ -310,6 +311,8 @@ static void setup_context(ctx_state *c)
     emit_device(c, device, gpu, chip.pChipName, major, minor, sms, arch);
     td_pcs_context_start(c->ctx, c->uid); /* --source; after the profiler is set up */
     pay_once(&td_g.setup_s, now_s() - t0);
+    if (td_debug_on())
+        td_debug("inject", "context %u set up in %.1f ms", c->uid, 1e3 * (now_s() - t0));
 }
 
 ctx_state *context_for(CUcontext ctx, uint32_t uid)

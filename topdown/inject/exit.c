@@ -54,9 +54,12 @@ void at_exit(void)
     td_gate_enter_exclusive();
     pthread_mutex_lock(&td_g.lock);
     in_our_code = 1;
+    double t0 = now_s();
     flush_all();
     td_pcs_end_all();
     td_probe_report();
+    if (td_debug_on())
+        td_debug("inject", "end of run: %.1f ms", 1e3 * (now_s() - t0));
     emit_end();
     td_sw_unbuffer(); /* the end record out; any later record goes straight out */
     in_our_code = 0;

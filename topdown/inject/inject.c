@@ -483,5 +483,7 @@ TD_EXPORT int InitializeInjection(void)
         td_sw_warning("CUPTI kernel timing is unavailable: unprofiled launches have no "
                       "duration");
     install_signal_handlers();
+    if (td_debug_on())
+        td_debug("inject", "injection set up in %.1f ms", 1e3 * (now_s() - td_g.budget.start_s));
     return 1;
 }

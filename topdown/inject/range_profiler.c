@@ -1,6 +1,7 @@
 #include "topdown/inject/range_profiler.h"
 
 #include "metrics/arch/host_config.h"
+#include "topdown/inject/debug.h"
 #include "topdown/inject/pass_groups.h"
 
 #include <cupti_profiler_host.h>
@@ -10,8 +11,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Records a failed call and returns -1. */
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* TOPDOWN_DEBUG: how long a step of the profiler's set-up took (issue 23:
+ * where start-up and a group switch go). */
+static void took(const char *what, double since)
+{
+    if (td_debug_on())
+        td_debug("rp", "%s: %.1f ms", what, 1e3 * (seconds() - since));
+}
+
 static int failed(td_rp *rp, const char *call, CUptiResult res)
 {
     rp->failure = res;
@@ -165,8 +182,19 @@ int td_rp_open(td_rp *rp, CUcontext ctx, const char *chip)
     memset(rp, 0, sizeof *rp);
     rp->ctx = ctx;
     rp->chip = chip;
-    if (profiler_initialize(rp) || read_availability(rp) || enable(rp))
+    /* The configurations are built without the counter availability
+     * image (CUPTI: "required for future chip support"; every chip of
+     * archs/ schedules without it): reading it cost each context 75-125
+     * ms (H200). A configuration that then fails is built again with it
+     * (td_rp_reset). */
+    double t0 = seconds();
+    if (profiler_initialize(rp))
         return -1;
+    took("cuptiProfilerInitialize", t0);
+    t0 = seconds();
+    if (enable(rp))
+        return -1;
+    took("cuptiRangeProfilerEnable", t0);
     return 0;
 }
 
@@ -221,12 +249,25 @@ static int build_rotation_image(td_rp *rp, td_rp_config *cfg)
  * pass, the rotation one pass per group. */
 static int build(td_rp *rp, td_rp_config *cfg)
 {
-    if (cfg->host)
+    if (cfg->host && cfg->built_with == rp->availability)
         return 0;
+    if (cfg->host) { /* built before the availability was read */
+        td_host_close(cfg->host);
+        free(cfg->config);
+        cfg->host = NULL;
+        cfg->config = NULL;
+    }
+    cfg->built_with = rp->availability;
+    double t0 = seconds();
     if (host_initialize(rp, &cfg->host) || build_config(rp, cfg))
         return -1;
-    if (cfg->groups)
-        return build_rotation_image(rp, cfg);
+    took("a configuration's host image", t0);
+    if (cfg->groups) {
+        t0 = seconds();
+        int rc = build_rotation_image(rp, cfg);
+        took("the rotation's image", t0);
+        return rc;
+    }
     if (cfg->user_replay && cfg->passes != 1)
         return failed(rp, "one-pass counter group(more passes on this device)",
                       CUPTI_ERROR_NOT_SUPPORTED);
@@ -258,10 +299,14 @@ int td_rp_select(td_rp *rp, td_rp_config *cfg)
         return 0;
     if (build(rp, cfg))
         return -1;
+    double t0 = seconds();
     if (rp->active && (disable(rp) || enable(rp)))
         return -1;
+    took("a fresh profiler object", t0);
+    t0 = seconds();
     if (init_counter_data(rp, cfg) || set_config(rp, cfg))
         return -1;
+    took("counter data and cuptiRangeProfilerSetConfig", t0);
     rp->active = cfg;
     rp->pass = 0;
     return 0;
@@ -399,9 +444,24 @@ int td_rp_rearm(td_rp *rp)
     return 0;
 }
 
+/* After a failure: a fresh object, and the counter availability read if
+ * it was not (another session may hold counters), so that the next
+ * td_rp_select builds its configuration again with it. */
 int td_rp_reset(td_rp *rp)
 {
     disable(rp); /* a failure here is the old object's; the new one decides */
+    if (!rp->availability) {
+        double t0 = seconds();
+        CUptiResult failure = rp->failure;
+        const char *failed_call = rp->failed_call;
+        if (read_availability(rp) != 0) { /* the failure told stays the first one */
+            free(rp->availability);
+            rp->availability = NULL;
+            rp->failure = failure;
+            rp->failed_call = failed_call;
+        }
+        took("counter availability", t0);
+    }
     return enable(rp);
 }
 

@@ -35,13 +35,17 @@ typedef struct td_rp_config {
     const td_groups *groups;    /* the rotation (user replay): its passes are these
                                    groups, one session (Start..Stop) each, and
                                    metrics is their union; NULL otherwise */
+    const uint8_t *built_with;  /* the availability image host and config were built
+                                   with (NULL: none) */
 } td_rp_config;
 
 typedef struct td_rp {
     CUcontext ctx;
     const char *chip;
     struct CUpti_RangeProfiler_Object *object;
-    uint8_t *availability;      /* counter availability image */
+    uint8_t *availability;      /* counter availability image; read only after a
+                                   configuration failed without it (td_rp_reset):
+                                   reading it took 75-125 ms a context (H200) */
     size_t availability_size;
     td_rp_config *active;       /* the configuration set on the object */
     int started;
