@@ -14,8 +14,13 @@
  * load (no driver) or links no libcupti. */
 int td_cupti_path_of(const char *inject_lib, char *out, size_t size);
 
+/* The absolute path of the libcupti this process has loaded; -1: none. */
+int td_cupti_path_loaded(char *out, size_t size);
+
 /* What the app gets: *value (empty: leave the variable alone) and a note
- * for the user (empty: nothing to say). A user's own value is kept; the
+ * for the user (empty: nothing to say). The libcupti is the launcher's own
+ * when it has one loaded, else the one inject_lib loads; none when
+ * inject_lib cannot be read. A user's own value is kept; the
  * note says so when it is not a libcupti and regions were asked for
  * (wanted: --nvtx-include/--nvtx-exclude given). */
 void td_nvtx_env_plan(const char *inject_lib, const char *user_value, int wanted, char *value,

@@ -21,6 +21,15 @@ int main(void)
     CHECK(strstr(path, "/libcupti.so") != NULL);
     CHECK(access(path, R_OK) == 0);
     CHECK(td_cupti_path_of("/nonexistent/libnothing.so", path, sizeof path) == -1);
+    /* With the library loaded, this process's own libcupti is the same one
+     * (what the launcher, which links it, hands the app without loading
+     * the injection library and the driver). */
+    char found_by_loading[4096], loaded[4096];
+    CHECK(td_cupti_path_of(lib, found_by_loading, sizeof found_by_loading) == 0);
+    void *keep = dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
+    CHECK(keep != NULL);
+    CHECK(td_cupti_path_loaded(loaded, sizeof loaded) == 0);
+    CHECK(strcmp(loaded, found_by_loading) == 0);
 
     /* No value of the user's: libcupti's path, nothing to say. */
     td_nvtx_env_plan(lib, NULL, 1, path, sizeof path, note, sizeof note);
@@ -41,5 +50,7 @@ int main(void)
                      sizeof note);
     CHECK(path[0] == '\0');
     CHECK(strstr(note, "libcupti was not found") != NULL);
+    if (keep)
+        dlclose(keep);
     return td_check_summary();
 }
