@@ -10,24 +10,10 @@
 
 /* ---- the device heap ------------------------------------------------------ */
 
-/* GPU code that calls malloc/free (device-side new and delete compile to
- * them) changes the device heap, which kernel replay does not restore: a
- * replayed create_world<<<1,1>>> leaves later kernels with bad pointers.
- * A module whose cubin links malloc or free therefore turns replay off for
- * the process (a cubin's string table names the functions it calls). */
-int cubin_uses_device_heap(const char *cubin, size_t size)
-{
-    static const char *const calls[] = {"malloc", "free"};
-    for (size_t c = 0; cubin && c < sizeof calls / sizeof *calls; c++) {
-        size_t len = strlen(calls[c]);
-        for (size_t i = 0; i + len + 2 <= size; i++)
-            if (cubin[i] == '\0' && cubin[i + len + 1] == '\0' &&
-                memcmp(cubin + i + 1, calls[c], len) == 0)
-                return 1;
-    }
-    return 0;
-}
-
+/* GPU code that calls malloc/free (device_heap.h) changes the device heap,
+ * which kernel replay does not restore: a replayed create_world<<<1,1>>>
+ * leaves later kernels with bad pointers. A module whose cubin links
+ * malloc or free therefore turns replay off for the process. */
 static void say_no_replay_for_heap(void)
 {
     if (td_g.heap_said++)

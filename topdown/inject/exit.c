@@ -58,8 +58,12 @@ void at_exit(void)
     flush_all();
     td_pcs_end_all();
     td_probe_report();
-    if (td_debug_on())
+    if (td_debug_on()) {
         td_debug("inject", "end of run: %.1f ms", 1e3 * (now_s() - t0));
+        td_debug("inject", "modules loaded: %ld, %.1f MB of cubins, checked for the device heap "
+                 "in %.1f ms", td_g.modules_scanned, td_g.module_bytes / 1e6,
+                 1e3 * td_g.module_scan_s);
+    }
     emit_end();
     td_sw_unbuffer(); /* the end record out; any later record goes straight out */
     in_our_code = 0;

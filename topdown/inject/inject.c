@@ -16,6 +16,7 @@
 
 #include "topdown/inject/activity.h"
 #include "topdown/inject/debug.h"
+#include "topdown/inject/device_heap.h"
 #include "topdown/inject/budget.h"
 #include "topdown/inject/choose.h"
 #include "topdown/inject/collect_opts.h"
@@ -297,8 +298,14 @@ static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
 {
     if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
         const CUpti_ModuleResourceData *module = rd->resourceDescriptor;
-        if (module && cubin_uses_device_heap(module->pCubin, module->cubinSize))
+        double t0 = now_s();
+        if (module && td_cubin_uses_device_heap(module->pCubin, module->cubinSize))
             td_g.device_heap = 1;
+        if (module) { /* TOPDOWN_DEBUG's count (exit.c); loads race: approximate */
+            td_g.modules_scanned++;
+            td_g.module_bytes += module->cubinSize;
+            td_g.module_scan_s += now_s() - t0;
+        }
         uint32_t uid = 0;
         if (module && td_pcs_enabled() && cuptiGetContextId(rd->context, &uid) == CUPTI_SUCCESS) {
             pthread_mutex_lock(&td_g.lock); /* recursive: a launch may load it */

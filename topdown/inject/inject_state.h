@@ -117,6 +117,9 @@ typedef struct td_inject_state {
     long switches;
     int device_heap;          /* a loaded module uses the device heap */
     int heap_said;
+    long modules_scanned;  /* modules loaded, their cubins' bytes and the time */
+    double module_bytes;   /* their device-heap check took (TOPDOWN_DEBUG) */
+    double module_scan_s;
     int graph_view;           /* --graph-profiling graph */
     int flush_caches;         /* --cache-control all */
     long replay_failures;
@@ -197,7 +200,6 @@ int add_to_window(ctx_state *c, const launch_rec *l);
 int rotating(const ctx_state *c);
 
 /* choice.c: what each launch measures */
-int cubin_uses_device_heap(const char *cubin, size_t size);
 void budget_count_launch(const launch_rec *l);
 void pay_once(double *where, double s);
 int active_group(const ctx_state *c);
