@@ -341,6 +341,25 @@ static void print_collection(FILE *out, const td_result *res, const td_summary *
                 s->graph_launches, s->graph_launches == 1 ? "" : "es");
 }
 
+/* Replaying each kernel's first launches cost most of the run's profiling:
+ * kernel replay saves and restores the app's device memory for each, 30-220
+ * ms a replay on the H100 and H200, whatever the kernel. */
+static void print_coverage_note(FILE *out, const td_result *res, const td_summary *s)
+{
+    size_t replays = s->profiled - s->group_launches;
+    if (!res->replay_mode || strcmp(res->replay_mode, "auto") != 0 || replays == 0 ||
+        !td_cost_coverage_dominates(&res->cost))
+        return;
+    fprintf(out, "NOTE:     replaying kernels' first launches took %.2f s of the %.2f s profiling "
+            "added (%zu launch%s with kernel replay, about %.0f ms each: kernel replay runs each "
+            "once per pass, saving and restoring the app's device memory between passes); where "
+            "the kernels repeat, as in a training "
+            "loop, --replay-mode none measures them with counter groups instead, and a kernel "
+            "launched fewer than %zu times then shows only the stall reasons it measured\n",
+            res->cost.coverage_s, td_cost_added_s(&res->cost), replays, replays == 1 ? "" : "es",
+            1e3 * res->cost.coverage_s / (double)replays, td_result_most_groups(res));
+}
+
 void td_report_header(FILE *out, const td_result *res, const td_summary *s,
                       const td_report_options *o)
 {
@@ -395,6 +414,7 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
     td_cost_describe(&res->cost, cost, sizeof cost);
     if (cost[0])
         fprintf(out, "Cost:     %s\n", cost);
+    print_coverage_note(out, res, s);
     print_incomplete(out, s);
     print_unsure(out, s);
     char conditions[256];

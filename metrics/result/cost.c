@@ -72,6 +72,12 @@ double td_cost_added_s(const td_cost *c)
     return c->profiling_s + c->setup_s + c->coverage_s;
 }
 
+int td_cost_coverage_dominates(const td_cost *c)
+{
+    return td_cost_recorded(c) && c->coverage_s >= TD_COST_COVERAGE_NOTE_S &&
+           c->coverage_s >= 0.5 * td_cost_added_s(c);
+}
+
 double td_cost_native_s(const td_cost *c)
 {
     return c->elapsed_s - td_cost_added_s(c);

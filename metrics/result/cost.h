@@ -44,6 +44,12 @@ double td_cost_added_s(const td_cost *c);
 double td_cost_native_s(const td_cost *c);
 /* added / native in %; -1 when native is not positive. */
 double td_cost_pct_of_native(const td_cost *c);
+/* Coverage (each kernel's first full measurement, kernel replay in auto
+ * mode) took at least TD_COST_COVERAGE_NOTE_S and half of what profiling
+ * added: a run the report tells how to avoid it (PyTorch, H100: 87
+ * replays of 57 ms, 5.0 s of 8.0 s). */
+#define TD_COST_COVERAGE_NOTE_S 1.0
+int td_cost_coverage_dominates(const td_cost *c);
 
 /* The optional "cost" object of obj (a result's root); name for messages.
  * Absent or null: nothing read. A later "version" than this reader's:

@@ -108,6 +108,32 @@ static void test_spool_and_header(const td_arch_set *archs, td_cost *fixture)
     td_result_free(&res);
 }
 
+/* Coverage replays that cost most of the run (PyTorch, H100: 87 replays,
+ * 5.0 s of 8.0 s): the report says how to avoid them, in auto mode only. */
+static void test_coverage_note(const td_arch_set *archs)
+{
+    td_cost pytorch = {.processes = 1, .elapsed_s = 14.84, .profiling_s = 2.67, .setup_s = 0.35,
+                       .coverage_s = 5.00, .launches = 28522, .profiled = 983};
+    td_result res;
+    build(&res, &pytorch);
+    res.replay_mode = td_strdup("auto");
+    const char *text = report_of(&res, archs, 1);
+    CHECK(strstr(text, "NOTE:     replaying kernels' first launches took 5.00 s of the 8.02 s "
+                       "profiling added (1 launch with kernel replay, about 5000 ms each") != NULL);
+    CHECK(strstr(text, "--replay-mode none measures them with counter groups instead") != NULL);
+    CHECK(strstr(text, "\nCost:") < strstr(text, "NOTE:     replaying"));
+    res.cost.coverage_s = 1.5; /* under half of what profiling added */
+    CHECK(strstr(report_of(&res, archs, 1), "replaying kernels' first launches") == NULL);
+    res.cost.coverage_s = 0.9; /* under a second */
+    res.cost.profiling_s = res.cost.setup_s = 0;
+    CHECK(strstr(report_of(&res, archs, 1), "replaying kernels' first launches") == NULL);
+    res.cost = pytorch;
+    free(res.replay_mode);
+    res.replay_mode = td_strdup("kernel"); /* the user asked for replay */
+    CHECK(strstr(report_of(&res, archs, 1), "replaying kernels' first launches") == NULL);
+    td_result_free(&res);
+}
+
 static void test_json_report(const td_arch_set *archs, const td_cost *fixture)
 {
     td_result res;
@@ -281,6 +307,7 @@ int main(void)
     td_cost fixture;
     test_spool_and_header(&archs, &fixture);
     test_json_report(&archs, &fixture);
+    test_coverage_note(&archs);
     test_round_trip(dir, &fixture);
     test_reader();
     test_spool_tolerance();
