@@ -470,12 +470,15 @@ static int conditions(work *w, td_breakdown *term, td_error *err)
     }
     cells_of_pool(w, 1);
     double full_ns = 0; /* the time of the strata the full set measured */
-    for (size_t s = 0; s < w->n_strata; s++)
-        if (w->cells.samples[s] > 0) {
-            full_ns += w->stratum_ns[s];
-            full[n_full] = s;
-            lookup(w, s, INFINITY, &replayed[n_full++]);
-        }
+    for (size_t s = 0; s < w->n_strata; s++) {
+        if (!(w->cells.samples[s] > 0))
+            continue;
+        lookup(w, s, INFINITY, &replayed[n_full]);
+        if (!replayed[n_full].has_l1)
+            continue; /* no level 1 came back from its replays */
+        full_ns += w->stratum_ns[s];
+        full[n_full++] = s;
+    }
     for (size_t i = 0; i < w->n_samples; i++)
         groups += w->samples[i].pool != 0;
     if (n_full && groups && w->split_measured) {
