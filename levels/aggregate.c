@@ -324,6 +324,7 @@ static int finish_estimates(td_summary *s, const td_result *res, kernel_work *w,
         }
         ks->mean = est.mean;
         ks->spread = est.spread;
+        ks->conditions = est.conditions;
     }
     return 0;
 }

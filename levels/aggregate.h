@@ -20,6 +20,8 @@ typedef struct td_kernel_summary {
     td_breakdown spread;   /* each node's spread (levels/spread.h): standard
                               error over launches, or the bootstrap's standard
                               deviation of a combination; 0 from one launch */
+    td_breakdown conditions; /* of the spread: kernel replay against the counter
+                                groups, where both measured it (levels/estimate.h) */
     td_verdict verdict;    /* its bottleneck and nodes over threshold */
     int has_data;          /* some profiled launch had active cycles */
     int model;             /* index into td_summary.models of its first device */

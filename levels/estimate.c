@@ -759,6 +759,7 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
         td_breakdown term, method;
         extrapolation(&w, &out->mean, &term);
         rc = conditions(&w, &method, err);
+        out->conditions = method;
         if (rc == 0)
             rc = bootstrap(&w, n, &out->spread, err);
         for (int k = 0; rc == 0 && k < TD_TREE_MAX; k++)

@@ -77,6 +77,8 @@ typedef struct td_est_launch {
 typedef struct td_estimate {
     td_breakdown mean;     /* the kernel's tree */
     td_breakdown spread;   /* half-width of the 95% interval, node by node */
+    td_breakdown conditions; /* of it: how far the full set's launches and the
+                                groups' disagree, node by node (0: not both) */
     int has_level1;        /* some profiled launch measured the issue counters */
     int split_measured;    /* every stall reason was measured by some launch */
     size_t reasons_measured, reasons_total;

@@ -222,14 +222,28 @@ static void print_incomplete(FILE *out, const td_summary *s)
 #define TD_SPREAD_UNSURE 10.0
 
 /* The widest spread of a kernel's level-1 nodes, in points. */
-static double widest_level1_spread(const td_summary *s, const td_kernel_summary *ks)
+/* The widest of b's level-1 nodes the kernel measured, in points. */
+static double widest_level1(const td_summary *s, const td_kernel_summary *ks,
+                            const td_breakdown *b)
 {
     const td_model *m = &s->models[ks->model];
     double widest = 0;
     for (int n = td_model_next_child(m, -1, -1); n >= 0; n = td_model_next_child(m, -1, n))
-        if (td_node_measured(m, &ks->mean, n) && 100.0 * ks->spread.value[n] > widest)
-            widest = 100.0 * ks->spread.value[n];
+        if (td_node_measured(m, &ks->mean, n) && 100.0 * b->value[n] > widest)
+            widest = 100.0 * b->value[n];
     return widest;
+}
+
+static double widest_level1_spread(const td_summary *s, const td_kernel_summary *ks)
+{
+    return widest_level1(s, ks, &ks->spread);
+}
+
+/* Whether most of the kernel's level-1 spread is kernel replay and the
+ * counter groups disagreeing: measuring more launches would not narrow it. */
+static int conditions_dominate(const td_summary *s, const td_kernel_summary *ks)
+{
+    return widest_level1(s, ks, &ks->conditions) >= 0.5 * widest_level1_spread(s, ks);
 }
 
 /* The kernels of 1% of GPU time or more whose level 1 is not known within
@@ -242,7 +256,7 @@ static void print_unsure(FILE *out, const td_summary *s)
     for (size_t k = 0; k < s->n_kernels && listed < 5; k++) {
         const td_kernel_summary *ks = &s->kernels[k];
         double w = ks->has_data ? widest_level1_spread(s, ks) : 0;
-        if (!(w > TD_SPREAD_UNSURE) || time_share_pct(s, ks) < 1.0)
+        if (!(w > TD_SPREAD_UNSURE) || time_share_pct(s, ks) < 1.0 || conditions_dominate(s, ks))
             continue;
         fprintf(out, "%s#%zu (%.1f%%)", listed ? ", " : "NOTE:     too few launches measured to "
                 "know level 1 within 10 points: kernel ", k + 1, time_share_pct(s, ks));
@@ -360,6 +374,30 @@ static void print_coverage_note(FILE *out, const td_result *res, const td_summar
             1e3 * res->cost.coverage_s / (double)replays, td_result_most_groups(res));
 }
 
+/* The kernels of 1% of GPU time or more whose level 1 kernel replay and
+ * the counter groups disagree on by more than TD_SPREAD_UNSURE points:
+ * short kernels, whose replayed passes find the caches warm. */
+static void print_conditions_differ(FILE *out, const td_summary *s)
+{
+    size_t listed = 0;
+    double widest = 0;
+    for (size_t k = 0; k < s->n_kernels && listed < 5; k++) {
+        const td_kernel_summary *ks = &s->kernels[k];
+        double w = ks->has_data ? widest_level1(s, ks, &ks->conditions) : 0;
+        if (!(w > TD_SPREAD_UNSURE) || time_share_pct(s, ks) < 1.0 || !conditions_dominate(s, ks))
+            continue;
+        fprintf(out, "%s#%zu (%.1f%%)", listed ? ", " : "NOTE:     kernel replay and the counter "
+                "groups (without replay) disagree on level 1 by more than 10 points: kernel ",
+                k + 1, time_share_pct(s, ks));
+        widest = fmax(widest, w);
+        listed++;
+    }
+    if (listed)
+        fprintf(out, " (up to %.0f points; the spread holds it); short kernels differ most, "
+                "replay's later passes finding the caches warm: --replay-mode kernel shows the "
+                "replayed tree, --replay-mode application every launch without replay\n", widest);
+}
+
 void td_report_header(FILE *out, const td_result *res, const td_summary *s,
                       const td_report_options *o)
 {
@@ -417,6 +455,7 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
     print_coverage_note(out, res, s);
     print_incomplete(out, s);
     print_unsure(out, s);
+    print_conditions_differ(out, s);
     char conditions[256];
     td_conditions_describe(&res->conditions, conditions, sizeof conditions);
     if (conditions[0])

@@ -594,6 +594,17 @@ static void test_conditions_differ(void)
         add(sampled_dev, "short", replay ? &l : &cold, replay || sampled,
             replay ? TD_GROUP_ALL : (int)(i / 10) % 3);
     }
+    /* the report says why the spread is wide, not "too few launches" */
+    td_summary s;
+    td_error err;
+    char text[1 << 15];
+    CHECK(td_summarize(&sampled_res, &archs, NULL, &s, &err) == 0);
+    report_text(&sampled_res, &s, text, sizeof text);
+    CHECK(strstr(text, "kernel replay and the counter groups (without replay) disagree on "
+                       "level 1") != NULL);
+    CHECK(strstr(text, "kernel #1 (100.0%) (up to 2") != NULL); /* 20-29 points */
+    CHECK(strstr(text, "too few launches measured") == NULL);
+    td_summary_free(&s);
     double errors[64], spreads[64];
     scores sc = {0, 0, 0, errors, spreads};
     score_results(&truth_res, &sampled_res, &sc);
