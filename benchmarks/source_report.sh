@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The `topdown source` reports of td_bench's designed kernels, recorded on
-# the GPU for docs/SOURCE.md: one `topdown --source` run of td_bench (all
-# designed kernels, built with -lineinfo), then per kernel the hottest lines
-# for its bottleneck (and --sass), all written with the result and its
-# cubins to benchmarks/results/source_<gpu>_<date>/.
+# the GPU for docs/SOURCE.md: td_bench's tree (`topdown -l 3`), then per
+# designed kernel (built with -lineinfo) one `topdown --source` run and its
+# hottest lines for its bottleneck (and --sass), all written with the
+# results and their cubins to benchmarks/results/source_<gpu>_<date>/.
 #
 #   benchmarks/source_report.sh [-b BUILD_DIR] [-n LINES] [-o DIR]
 #
@@ -40,17 +40,26 @@ gpu=${gpu:-unknown GPU}
 mkdir -p "$out_dir" || die "cannot make $out_dir"
 result="$out_dir/td_bench.topdown.json"
 
-echo "source_report.sh: $gpu, td_bench under topdown -l 3 --source" >&2
-"$topdown" -l 3 --no-progress --source -f -o "$result" -- "$bench" > "$out_dir/tree.txt" 2> "$out_dir/run.err" ||
+# The tree from a run without --source (a context measures no counters once
+# PC sampling loaded its modules: docs/SOURCE.md); the PC samples from one
+# run per kernel, as tests/gpu/test_source.c runs them: run together, the
+# constant kernel's cudaMemcpyToSymbol loads td_bench's module before its
+# first launch, and CUPTI samples none of its kernels (H100, 2026-11-26).
+echo "source_report.sh: $gpu, td_bench under topdown -l 3, then each kernel under --source" >&2
+"$topdown" -l 3 --no-progress -f -o "$result" -- "$bench" > "$out_dir/tree.txt" 2> "$out_dir/run.err" ||
     echo "source_report.sh: topdown exited with $? (see $out_dir/run.err)" >&2
 while IFS=$'\t' read -r name node kind _; do
     [ "$kind" = default ] || continue
+    sampled="$out_dir/$name.topdown.json"
+    "$topdown" --no-progress --source -f -o "$sampled" -k "^bench_$name\$" -- "$bench" --kernel "$name" --reps 3 \
+        > /dev/null 2>> "$out_dir/run.err" ||
+        echo "source_report.sh: $name: topdown exited with $? (see $out_dir/run.err)" >&2
     {
         echo "# td_bench $name (designed node: $node)"
-        "$topdown" source "$result" "^bench_$name\$" -n "$lines"
+        "$topdown" source "$sampled" "^bench_$name\$" -n "$lines"
         echo
-        "$topdown" source "$result" "^bench_$name\$" -n "$lines" --sass
+        "$topdown" source "$sampled" "^bench_$name\$" -n "$lines" --sass
     } > "$out_dir/$name.txt" 2>&1
-    "$topdown" source "$result" "^bench_$name\$" -n 0 --csv "$out_dir/$name.csv" -f > /dev/null 2>&1
+    "$topdown" source "$sampled" "^bench_$name\$" -n 0 --csv "$out_dir/$name.csv" -f > /dev/null 2>&1
 done < <("$bench" --list)
 echo "source_report.sh: wrote $out_dir" >&2
