@@ -358,11 +358,24 @@ static void print_collection(FILE *out, const td_result *res, const td_summary *
 /* Replaying each kernel's first launches cost most of the run's profiling:
  * kernel replay saves and restores the app's device memory for each, 30-220
  * ms a replay on the H100 and H200, whatever the kernel. */
+/* The share of the GPU time in kernels launched at least `times` times. */
+static double time_in_kernels_launched(const td_summary *s, size_t times)
+{
+    double in = 0;
+    for (size_t k = 0; k < s->n_kernels; k++)
+        if (s->kernels[k].launches >= times)
+            in += s->kernels[k].total_ns;
+    return s->total_ns > 0 ? in / s->total_ns : 0;
+}
+
 static void print_coverage_note(FILE *out, const td_result *res, const td_summary *s)
 {
-    size_t replays = s->profiled - s->group_launches;
+    size_t replays = s->profiled - s->group_launches, groups = td_result_most_groups(res);
+    /* only where most of the time is in kernels that repeat enough for
+     * their groups to cover them (td_few's, launched 1-3 times, do not) */
     if (!res->replay_mode || strcmp(res->replay_mode, "auto") != 0 || replays == 0 ||
-        !td_cost_coverage_dominates(&res->cost))
+        groups == 0 || !td_cost_coverage_dominates(&res->cost) ||
+        time_in_kernels_launched(s, 2 * groups) < 0.8)
         return;
     fprintf(out, "NOTE:     replaying kernels' first launches took %.2f s of the %.2f s profiling "
             "added (%zu launch%s with kernel replay, about %.0f ms each: kernel replay runs each "
@@ -371,7 +384,7 @@ static void print_coverage_note(FILE *out, const td_result *res, const td_summar
             "loop, --replay-mode none measures them with counter groups instead, and a kernel "
             "launched fewer than %zu times then shows only the stall reasons it measured\n",
             res->cost.coverage_s, td_cost_added_s(&res->cost), replays, replays == 1 ? "" : "es",
-            1e3 * res->cost.coverage_s / (double)replays, td_result_most_groups(res));
+            1e3 * res->cost.coverage_s / (double)replays, groups);
 }
 
 /* The kernels of 1% of GPU time or more whose level 1 kernel replay and
