@@ -246,24 +246,45 @@ static int conditions_dominate(const td_summary *s, const td_kernel_summary *ks)
     return widest_level1(s, ks, &ks->conditions) >= 0.5 * widest_level1_spread(s, ks);
 }
 
+/* A kernel's level-1 width in points, over TD_SPREAD_UNSURE to be listed. */
+typedef double (*level1_width_fn)(const td_summary *s, const td_kernel_summary *ks);
+
+/* Lists, after head, the first 5 kernels of 1% of GPU time or more whose
+ * width is over TD_SPREAD_UNSURE; the number listed, and the widest finite
+ * width in *widest. */
+static size_t list_wide_kernels(FILE *out, const td_summary *s, level1_width_fn width,
+                                const char *head, double *widest)
+{
+    size_t listed = 0;
+    *widest = 0;
+    for (size_t k = 0; k < s->n_kernels && listed < 5; k++) {
+        const td_kernel_summary *ks = &s->kernels[k];
+        double w = ks->has_data ? width(s, ks) : 0;
+        if (!(w > TD_SPREAD_UNSURE) || time_share_pct(s, ks) < 1.0)
+            continue;
+        fprintf(out, "%s#%zu (%.1f%%)", listed ? ", " : head, k + 1, time_share_pct(s, ks));
+        if (isfinite(w) && w > *widest)
+            *widest = w;
+        listed++;
+    }
+    return listed;
+}
+
+/* The level-1 spread, where measuring more launches would narrow it. */
+static double unsure_width(const td_summary *s, const td_kernel_summary *ks)
+{
+    return conditions_dominate(s, ks) ? 0 : widest_level1_spread(s, ks);
+}
+
 /* The kernels of 1% of GPU time or more whose level 1 is not known within
  * TD_SPREAD_UNSURE points (too few of their launches, or of their run, were
  * measured), and what measures more. */
 static void print_unsure(FILE *out, const td_summary *s)
 {
-    size_t listed = 0;
-    double widest = 0;
-    for (size_t k = 0; k < s->n_kernels && listed < 5; k++) {
-        const td_kernel_summary *ks = &s->kernels[k];
-        double w = ks->has_data ? widest_level1_spread(s, ks) : 0;
-        if (!(w > TD_SPREAD_UNSURE) || time_share_pct(s, ks) < 1.0 || conditions_dominate(s, ks))
-            continue;
-        fprintf(out, "%s#%zu (%.1f%%)", listed ? ", " : "NOTE:     too few launches measured to "
-                "know level 1 within 10 points: kernel ", k + 1, time_share_pct(s, ks));
-        if (isfinite(w) && w > widest)
-            widest = w;
-        listed++;
-    }
+    double widest;
+    size_t listed = list_wide_kernels(out, s, unsure_width, "NOTE:     too few launches "
+                                      "measured to know level 1 within 10 points: kernel ",
+                                      &widest);
     if (listed && widest > 0)
         fprintf(out, " (spread up to +-%.0f)", widest);
     if (listed)
@@ -387,25 +408,22 @@ static void print_coverage_note(FILE *out, const td_result *res, const td_summar
             1e3 * res->cost.coverage_s / (double)replays, groups);
 }
 
+/* How far kernel replay and the groups disagree on level 1, where that is
+ * most of the kernel's level-1 spread. */
+static double conditions_width(const td_summary *s, const td_kernel_summary *ks)
+{
+    return conditions_dominate(s, ks) ? widest_level1(s, ks, &ks->conditions) : 0;
+}
+
 /* The kernels of 1% of GPU time or more whose level 1 kernel replay and
  * the counter groups disagree on by more than TD_SPREAD_UNSURE points:
  * short kernels, whose replayed passes find the caches warm. */
 static void print_conditions_differ(FILE *out, const td_summary *s)
 {
-    size_t listed = 0;
-    double widest = 0;
-    for (size_t k = 0; k < s->n_kernels && listed < 5; k++) {
-        const td_kernel_summary *ks = &s->kernels[k];
-        double w = ks->has_data ? widest_level1(s, ks, &ks->conditions) : 0;
-        if (!(w > TD_SPREAD_UNSURE) || time_share_pct(s, ks) < 1.0 || !conditions_dominate(s, ks))
-            continue;
-        fprintf(out, "%s#%zu (%.1f%%)", listed ? ", " : "NOTE:     kernel replay and the counter "
-                "groups (without replay) disagree on level 1 by more than 10 points: kernel ",
-                k + 1, time_share_pct(s, ks));
-        widest = fmax(widest, w);
-        listed++;
-    }
-    if (listed)
+    double widest;
+    if (list_wide_kernels(out, s, conditions_width, "NOTE:     kernel replay and the counter "
+                          "groups (without replay) disagree on level 1 by more than 10 points: "
+                          "kernel ", &widest))
         fprintf(out, " (up to %.0f points; the spread holds it); short kernels differ most, "
                 "replay's later passes finding the caches warm: --replay-mode kernel shows the "
                 "replayed tree, --replay-mode application every launch without replay\n", widest);
