@@ -9,6 +9,7 @@
 
 #include "topdown/inject/debug.h"
 #include "topdown/inject/pcsampling.h"
+#include "topdown/inject/probe.h"
 #include "topdown/inject/inject_state.h"
 #include "topdown/inject/spool_writer.h"
 
@@ -43,7 +44,9 @@ void stop_profiling(ctx_state *c, const char *why)
 void wait_for_gpu(void)
 {
     double t0 = now_s();
+    unsigned long long since = td_probe_now();
     cuCtxSynchronize();
+    td_probe_count(TD_SPAN_WAIT, since);
     td_g.waited_s += now_s() - t0;
 }
 

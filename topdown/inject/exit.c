@@ -55,6 +55,14 @@ void at_exit(void)
     pthread_mutex_lock(&td_g.lock);
     in_our_code = 1;
     double t0 = now_s();
+    if (td_debug_on())
+        td_debug("inject", "budget at the end: spent %.4f s of %.4f s (native %.4f s, at the "
+                 "first launch %.4f s, GPU %.4f s; once %.4f s, traced %.4f s, at %.4f s); "
+                 "%ld samples, %ld refused", td_g.budget.spent_s,
+                 td_budget_allowance(&td_g.budget, t0), td_budget_native(&td_g.budget, t0),
+                 td_g.budget.gpu_from_s, td_g.budget.gpu_s, td_g.budget.once_s,
+                 td_g.budget.traced_s, t0 - td_g.budget.start_s, td_g.budget.samples,
+                 (long)td_g.budget_skipped);
     flush_all();
     td_pcs_end_all();
     td_probe_report();

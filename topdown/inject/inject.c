@@ -45,6 +45,7 @@ _Thread_local int holding_launch;
 _Thread_local launch_rec td_current;
 _Thread_local ctx_state *td_current_ctx;
 _Thread_local int td_current_profiled;
+static _Thread_local unsigned long long profiled_since; /* TOPDOWN_DEBUG */
 
 /* The Range Profiler's collectors, by the configuration in use. */
 enum { TD_COLLECT_BATCH, TD_COLLECT_ROTATION };
@@ -179,6 +180,7 @@ static void load_module_of(CUfunction f)
 static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     td_probe_start();
+    profiled_since = td_probe_now();
     td_gate_enter_shared();
     pthread_mutex_lock(&td_g.lock);
     td_probe_mark(TD_PROBE_LOCK);
@@ -261,6 +263,8 @@ static void launch_exit(const CUpti_CallbackData *cb)
             c->window[c->n_window - 1].failed = 1;
         collector_of(c)->launch_end(c);
         end_profiled_launch();
+        td_probe_count(td_current.group == TD_GROUP_ALL ? TD_SPAN_REPLAYED : TD_SPAN_SAMPLED,
+                       profiled_since);
     } else if (c && ok) {
         emit_launch(c, &td_current, NULL);
         td_probe_mark(TD_PROBE_EMIT);

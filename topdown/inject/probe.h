@@ -18,13 +18,35 @@ typedef enum td_probe_step {
     TD_PROBE_STEPS
 } td_probe_step;
 
+/* Under TOPDOWN_DEBUG, the profiler's own steps (issue 23: where a
+ * profiled launch's time goes): calls counted and timed, said at exit. */
+typedef enum td_probe_span {
+    TD_SPAN_WAIT,          /* cuCtxSynchronize before and after a range */
+    TD_SPAN_SELECT,        /* a configuration made active (fresh object, SetConfig) */
+    TD_SPAN_START,         /* cuptiRangeProfilerStart */
+    TD_SPAN_PUSH,          /* cuptiRangeProfilerPushRange */
+    TD_SPAN_POP,           /* cuptiRangeProfilerPopRange */
+    TD_SPAN_STOP,          /* cuptiRangeProfilerStop (a pass ends) */
+    TD_SPAN_DECODE,        /* cuptiRangeProfilerDecodeData and the range count */
+    TD_SPAN_EVAL,          /* one range's metrics evaluated */
+    TD_SPAN_REPLAYED,      /* a replayed launch, enter callback to exit callback's end */
+    TD_SPAN_SAMPLED,       /* a launch in a counter group, the same */
+    TD_SPANS
+} td_probe_span;
+
+/* The clock for a span (0 when debug is off). */
+unsigned long long td_probe_now(void);
+/* Counts a span that began at since (td_probe_now). */
+void td_probe_count(td_probe_span span, unsigned long long since);
+
 /* Starts this thread's clock (a launch's enter callback). */
 void td_probe_start(void);
 /* Adds the time since the last mark to step; nothing when debug is off. */
 void td_probe_mark(td_probe_step step);
 /* The launch was only traced: its marks count (else they are dropped). */
 void td_probe_commit(void);
-/* One debug line per step: launches counted, ns a launch. */
+/* One debug line per step: launches counted, ns a launch; one per span
+ * taken: calls, ms in all, ms a call. */
 void td_probe_report(void);
 
 #endif

@@ -3,6 +3,7 @@
 #include "metrics/arch/host_config.h"
 #include "topdown/inject/debug.h"
 #include "topdown/inject/pass_groups.h"
+#include "topdown/inject/probe.h"
 
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -297,6 +298,7 @@ int td_rp_select(td_rp *rp, td_rp_config *cfg)
 {
     if (rp->active == cfg)
         return 0;
+    unsigned long long since = td_probe_now();
     if (build(rp, cfg))
         return -1;
     double t0 = seconds();
@@ -309,6 +311,7 @@ int td_rp_select(td_rp *rp, td_rp_config *cfg)
     took("counter data and cuptiRangeProfilerSetConfig", t0);
     rp->active = cfg;
     rp->pass = 0;
+    td_probe_count(TD_SPAN_SELECT, since);
     return 0;
 }
 
@@ -320,7 +323,9 @@ int td_rp_start(td_rp *rp)
         return failed(rp, "td_rp_start(no configuration)", CUPTI_ERROR_INVALID_OPERATION);
     CUpti_RangeProfiler_Start_Params p = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = rp->object;
+    unsigned long long since = td_probe_now();
     TRY(rp, cuptiRangeProfilerStart(&p));
+    td_probe_count(TD_SPAN_START, since);
     rp->started = 1;
     return 0;
 }
@@ -333,7 +338,9 @@ int td_rp_push(td_rp *rp, const char *name)
         .structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = rp->object;
     p.pRangeName = name;
+    unsigned long long since = td_probe_now();
     TRY(rp, cuptiRangeProfilerPushRange(&p));
+    td_probe_count(TD_SPAN_PUSH, since);
     rp->pushed = 1;
     return 0;
 }
@@ -346,7 +353,9 @@ int td_rp_pop(td_rp *rp)
     CUpti_RangeProfiler_PopRange_Params p = {
         .structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = rp->object;
+    unsigned long long since = td_probe_now();
     TRY(rp, cuptiRangeProfilerPopRange(&p));
+    td_probe_count(TD_SPAN_POP, since);
     return 0;
 }
 
@@ -358,7 +367,9 @@ int td_rp_end_pass(td_rp *rp, int *cycle_done)
     CUpti_RangeProfiler_Stop_Params stop = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     stop.pRangeProfilerObject = rp->object;
     rp->started = 0;
+    unsigned long long since = td_probe_now();
     TRY(rp, cuptiRangeProfilerStop(&stop));
+    td_probe_count(TD_SPAN_STOP, since);
     rp->pass = stop.passIndex; /* the next pass; 0 after the last */
     *cycle_done = stop.isAllPassSubmitted;
     return 0;
@@ -383,6 +394,7 @@ int td_rp_decode(td_rp *rp, size_t *ranges, size_t *dropped)
     CUpti_RangeProfiler_DecodeData_Params decode = {
         .structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
     decode.pRangeProfilerObject = rp->object;
+    unsigned long long since = td_probe_now();
     TRY(rp, cuptiRangeProfilerDecodeData(&decode));
     *dropped = decode.numOfRangeDropped;
 
@@ -392,6 +404,7 @@ int td_rp_decode(td_rp *rp, size_t *ranges, size_t *dropped)
     info.counterDataImageSize = rp->active->data_size;
     TRY(rp, cuptiRangeProfilerGetCounterDataInfo(&info));
     *ranges = info.numTotalRanges;
+    td_probe_count(TD_SPAN_DECODE, since);
     return 0;
 }
 
@@ -409,7 +422,9 @@ int td_rp_eval(td_rp *rp, size_t range, double *values)
     p.ppMetricNames = cfg->metrics;
     p.numMetrics = cfg->n_metrics;
     p.pMetricValues = values;
+    unsigned long long since = td_probe_now();
     TRY(rp, cuptiProfilerHostEvaluateToGpuValues(&p));
+    td_probe_count(TD_SPAN_EVAL, since);
     return 0;
 }
 
