@@ -313,6 +313,36 @@ static int stratum_mean(const work *w, const quantity *q, size_t s, double reach
     return 1;
 }
 
+/* 1 when a quantity (cell counts cnt[(stratum * stride + off)]) that
+ * some launch of the kernel measured was measured by none in stratum s's
+ * third within its octave of duration. */
+static int quantity_elsewhere(const work *w, const double *cnt, size_t stride, size_t off,
+                              size_t s)
+{
+    size_t cls = s / TD_EST_TIME_BINS, third = s % TD_EST_TIME_BINS;
+    int octave = octave_of(w->class_lo[cls]), anywhere = 0;
+    for (size_t c = 0; c < w->n_strata; c++)
+        anywhere |= cnt[c * stride + off] > 0;
+    if (!anywhere)
+        return 0;
+    for (size_t c = 0; c < w->n_classes; c++)
+        if (octave_of(w->class_lo[c]) == octave &&
+            cnt[(c * TD_EST_TIME_BINS + third) * stride + off] > 0)
+            return 0;
+    return 1;
+}
+
+/* The share of stratum s's quantities (level 1, each stall reason some
+ * launch measured) that no launch measured in its third within its octave:
+ * those come from another time or a class unlike it. */
+static double partly_elsewhere(const work *w, size_t s)
+{
+    double borrowed = quantity_elsewhere(w, w->cells.n1, 1, 0, s);
+    for (size_t r = 0; r < w->n_stalls; r++)
+        borrowed += quantity_elsewhere(w, w->cells.nr, w->n_stalls, r, s);
+    return borrowed / (double)(1 + w->n_stalls);
+}
+
 /* 1 when no launch was measured in stratum s's third within its octave
  * of duration: its values come from another time or a class unlike it.
  * A neighbouring class of the same octave measured stands for it as the
@@ -397,6 +427,54 @@ static void estimate(const work *w, td_breakdown *out)
     td_model_roll_up(w->m, out);
 }
 
+/* Stratum s's tree (weight 1, rolled up) with the quantities it borrowed
+ * taken instead from third t of its own class where that third measured
+ * them; 0 when it measured none of them. */
+static int tree_from_third(const work *w, size_t s, size_t t, td_breakdown *out)
+{
+    stratum_values v;
+    lookup(w, s, INFINITY, &v);
+    size_t at = s / TD_EST_TIME_BINS * TD_EST_TIME_BINS + t;
+    const cells *c = &w->cells;
+    int changed = 0;
+    if (v.has_l1 && quantity_elsewhere(w, c->n1, 1, 0, s) && c->n1[at] > 0) {
+        for (size_t k = 0; k < w->n_l1; k++)
+            v.l1[k] = c->f[at * w->n_l1 + k] / c->w1[at];
+        changed = 1;
+    }
+    for (size_t r = 0; r < w->n_stalls; r++)
+        if (quantity_elsewhere(w, c->nr, w->n_stalls, r, s) && c->nr[at * w->n_stalls + r] > 0) {
+            v.share[r] = c->v[at * w->n_stalls + r] / c->wr[at * w->n_stalls + r];
+            v.has[r] = 1;
+            changed = 1;
+        }
+    if (!changed || !v.has_l1)
+        return 0;
+    memset(out, 0, sizeof *out);
+    out->n_stalls = w->n_stalls;
+    accumulate(w, &v, 1.0, out);
+    out->has_slots = 1;
+    td_model_roll_up(w->m, out);
+    return 1;
+}
+
+/* How far a stratum that borrowed some quantities from other thirds of its
+ * class moves when they come from each of those thirds alone (per node,
+ * into far); 0 when no other third measured them. */
+static int borrowed_swing(const work *w, size_t s, const td_breakdown *one, double *far)
+{
+    int seen = 0;
+    for (size_t t = 0; t < TD_EST_TIME_BINS; t++) {
+        td_breakdown alt;
+        if (t == s % TD_EST_TIME_BINS || !tree_from_third(w, s, t, &alt))
+            continue;
+        seen = 1;
+        for (int n = 0; n < TD_TREE_MAX; n++)
+            far[n] = fmax(far[n], fabs(alt.value[n] - one->value[n]));
+    }
+    return seen;
+}
+
 /* What the bootstrap cannot see: strata of the kernel's time in which no
  * launch was measured (a third of the run, a duration class) take the
  * values of other launches, which may not hold there. A node's error
@@ -405,13 +483,21 @@ static void estimate(const work *w, td_breakdown *out)
  * TD_EST_EXTRAP_THIRDS thirds of the run or more (so how the kernel moves
  * over its run was seen); else nothing bounds it but the node's range
  * (max(v, 1 - v)): a phase never sampled can be anything. Their share of
- * the time times that bound is added to the spread in quadrature. It is
+ * the time times that bound is added to the spread in quadrature.
+ * A measured stratum may still borrow some quantities (a counter group's
+ * stall reasons) from other thirds of its class: its share of the time
+ * times how far its tree moves when they come from each of those thirds
+ * alone is added too (the bootstrap resamples within the thirds, so a
+ * reason that drifts over the run looked certain: the H100's
+ * td_manykernels in truth_h100_variants/ had 93-94% of its nodes
+ * covered, 96% with this); quantities no other third of the class
+ * measured count as unmeasured for their share of the stratum. It is
  * computed before the bootstrap, which leaves its last resample in the
  * cells. */
 static void extrapolation(const work *w, const td_breakdown *mean, td_breakdown *term)
 {
     memset(term, 0, sizeof *term);
-    double share = 0, far[TD_TREE_MAX] = {0};
+    double share = 0, far[TD_TREE_MAX] = {0}, borrowed[TD_TREE_MAX] = {0};
     unsigned char third_measured[TD_EST_TIME_BINS] = {0};
     for (size_t s = 0; s < w->n_strata; s++) {
         if (!(w->stratum_ns[s] > 0))
@@ -424,6 +510,14 @@ static void extrapolation(const work *w, const td_breakdown *mean, td_breakdown 
             share += w->stratum_ns[s] / w->total_ns;
             continue;
         }
+        double swing[TD_TREE_MAX] = {0};
+        if (partly_elsewhere(w, s) > 0) {
+            if (borrowed_swing(w, s, &one, swing))
+                for (int n = 0; n < TD_TREE_MAX; n++)
+                    borrowed[n] += w->stratum_ns[s] / w->total_ns * swing[n];
+            else
+                share += partly_elsewhere(w, s) * w->stratum_ns[s] / w->total_ns;
+        }
         third_measured[s % TD_EST_TIME_BINS] = 1;
         for (int n = 0; n < TD_TREE_MAX; n++)
             far[n] = fmax(far[n], fabs(one.value[n] - mean->value[n]));
@@ -431,11 +525,13 @@ static void extrapolation(const work *w, const td_breakdown *mean, td_breakdown 
     size_t thirds = 0;
     for (size_t t = 0; t < TD_EST_TIME_BINS; t++)
         thirds += third_measured[t];
-    for (int n = 0; share > 0 && n < TD_TREE_MAX; n++) {
+    for (int n = 0; n < TD_TREE_MAX; n++) {
         double anything = fmax(mean->value[n], 1.0 - mean->value[n]);
-        term->value[n] = share * (thirds < TD_EST_EXTRAP_THIRDS
-                                      ? anything
-                                      : fmin(TD_EST_EXTRAP_K * far[n], anything));
+        term->value[n] = borrowed[n];
+        if (share > 0)
+            term->value[n] += share * (thirds < TD_EST_EXTRAP_THIRDS
+                                           ? anything
+                                           : fmin(TD_EST_EXTRAP_K * far[n], anything));
     }
 }
 

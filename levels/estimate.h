@@ -25,9 +25,10 @@
  *    profiled launches (resampled within each counter group's strata, or
  *    its duration class where a stratum holds one launch of the group),
  *    with the finite-population correction of the share of launches
- *    measured, a bound on what unmeasured strata can add, and how far the
- *    full set's launches (kernel replay) and the groups' (without replay)
- *    of like duration disagree.
+ *    measured, a bound on what unmeasured strata can add, how far the
+ *    quantities a stratum borrowed from other thirds of its class swing
+ *    between those thirds, and how far the full set's launches (kernel
+ *    replay) and the groups' (without replay) of like duration disagree.
  *  - Nothing unmeasured is renormalised: when a stall reason was measured by
  *    no launch, the stall split is not made (split_measured = 0) and the
  *    stalled slots stay unattributed. */

@@ -582,6 +582,38 @@ static void test_spread_unmeasured_third(void)
 }
 
 
+/* One shape, one duration, a stall mix that changes after the first third
+ * (compute, then memory); the issue counters' group and one stall group
+ * measured in every third, the other stall group only in the first and
+ * last: the middle third borrows those reasons from its class at other
+ * times, which disagree (the H100's td_manykernels in
+ * benchmarks/results/truth_h100_variants/: 93-94% of the nodes covered).
+ * The spread holds how far the borrowed reasons swing between the thirds
+ * that measured them. */
+static void test_spread_borrowed_drift(void)
+{
+    td_result truth_res, sampled_res;
+    td_device *truth_dev = new_device(&truth_res), *sampled_dev = new_device(&sampled_res);
+    uint32_t rng = 31;
+    for (size_t i = 0; i < 900; i++) {
+        size_t third = i / 300;
+        sim_launch l = lasting(simulate(third == 0 ? 0.1 : 0.9, 0, &rng),
+                               100e3 * noise(&rng, 0.01));
+        add(truth_dev, "drifting", &l, 1, TD_GROUP_ALL);
+        int group = (int)((i / 4) % 3);
+        int measured = i % 4 == 0 && (group != 1 || third != 1);
+        add(sampled_dev, "drifting", &l, measured, group);
+    }
+    scores sc = {0};
+    double errors[64], spreads[64];
+    sc.errors = errors, sc.spreads = spreads;
+    score_results(&truth_res, &sampled_res, &sc);
+    printf("a group's reasons borrowed across a drift: largest error %.2f points, %zu of %zu "
+           "nodes covered\n", sc.worst, sc.covered, sc.nodes);
+    CHECK(sc.worst > 100.0 * TD_EST_FLOOR); /* the borrowing is wrong past the floor, */
+    CHECK(sc.covered == sc.nodes); /* and the spread says by how much (18 of 22 before) */
+}
+
 /* td_phases2 as the H100 ran it (truth_h100_stride): compute and memory
  * phases of 50 launches, 318 and 280 us, one octave; the issue counters'
  * group measured launches 16-62 of 1,000 (30 of the compute phase, 5 of
@@ -779,6 +811,7 @@ int main(void)
     test_unsure();
     test_spread_every_stratum();
     test_spread_unmeasured_third();
+    test_spread_borrowed_drift();
     test_phases_one_octave();
     test_conditions_differ();
     check_bar("bfs", bfs_size, 4000, 1);
