@@ -280,4 +280,29 @@ done
 grep -q '^td_manykernels: .*within spread 198/198' "$tmp/t13.txt" ||
     fail "td_manykernels (H100, forward moves): its spread should cover every node"
 
+# 14. Sampled runs of collector variants tried and dropped
+# (benchmarks/results/truth_h100_variants): a counter group's stall reasons
+# measured in some thirds of a kernel's run only. The spread holds how far
+# the borrowed reasons swing between the thirds that measured them
+# (levels/estimate.c, borrowed_swing): activity/td_bfs 86 -> 98% of its
+# nodes covered, activity/ and coveragain/td_manykernels 93-94 -> 96%.
+for v in activity coveragain; do
+    args=()
+    for a in td_bfs td_manykernels; do
+        args+=("$a" "$src/benchmarks/results/truth_h100_variants/$v/$a.sampled.json.xz"
+               "$src/benchmarks/results/truth_h100_variants/$v/$a.truth.json.xz")
+    done
+    python3 "$tt" --topdown "$bin" --device NVIDIA_H100_80GB_HBM3 --csv "$tmp/t14$v.csv" \
+        --summary "$tmp/t14$v.txt" "${args[@]}" 2>/dev/null ||
+        fail "truth_table.py on truth_h100_variants/$v: exit $?"
+    cat "$tmp/t14$v.txt"
+    python3 - "$tmp/t14$v.txt" <<'EOF' || fail "a spread covers too few nodes (truth_h100_variants/$v)"
+import re, sys
+for line in open(sys.argv[1]):
+    m = re.match(r"^(td_\w+): .*within spread (\d+)/(\d+)", line)
+    if m:
+        assert int(m.group(2)) * 100 >= 95 * int(m.group(3)), line
+EOF
+done
+
 echo "test_truth_table: ok"
