@@ -241,20 +241,27 @@ for a in td_bfs td_few td_bench td_phases2; do
     grep -q "^$a: .*: PASS\$" "$tmp/t11.txt" || fail "$a does not meet the bar (H100, stride)"
 done
 
+# judge DIR TAG APP...: truth_table.py on DIR's sampled and truth runs of
+# the apps (an H100's), its summary in $tmp/TAG.txt, printed.
+judge() {
+    local dir=$1 tag=$2 args=()
+    shift 2
+    for a in "$@"; do
+        args+=("$a" "$dir/$a.sampled.json.xz" "$dir/$a.truth.json.xz")
+    done
+    python3 "$tt" --topdown "$bin" --device NVIDIA_H100_80GB_HBM3 --csv "$tmp/$tag.csv" \
+        --summary "$tmp/$tag.txt" "${args[@]}" 2>/dev/null || fail "truth_table.py on $dir: exit $?"
+    cat "$tmp/$tag.txt"
+}
+
 # 12. A fresh H100 run of this collector (benchmarks/results/truth_h100_avail,
 # the Range Profiler set up without the counter availability image):
 # td_phases2 (0.18 points), td_bfs (0.69), td_stencil (1.47, 97% covered)
 # and td_bench meet the bar; td_manykernels is 12.85 points off
 # (bitonic_global's Instruction_Fetch), every node covered, its median
 # spread 4.6 points.
-args=()
-for a in td_bench td_bfs td_phases2 td_stencil td_manykernels; do
-    args+=("$a" "$src/benchmarks/results/truth_h100_avail/$a.sampled.json.xz"
-           "$src/benchmarks/results/truth_h100_avail/$a.truth.json.xz")
-done
-python3 "$tt" --topdown "$bin" --device NVIDIA_H100_80GB_HBM3 --csv "$tmp/t12.csv" \
-    --summary "$tmp/t12.txt" "${args[@]}" 2>/dev/null || fail "truth_table.py on truth_h100_avail: exit $?"
-cat "$tmp/t12.txt"
+judge "$src/benchmarks/results/truth_h100_avail" t12 td_bench td_bfs td_phases2 td_stencil \
+    td_manykernels
 for a in td_bench td_bfs td_phases2 td_stencil; do
     grep -q "^$a: .*: PASS\$" "$tmp/t12.txt" || fail "$a does not meet the bar (H100, fresh run)"
 done
@@ -266,14 +273,7 @@ grep -q '^td_manykernels: .*within spread 198/198' "$tmp/t12.txt" ||
 # (0.29 points), td_stencil (1.63, 95.5% covered) and td_bfs (0.47) meet the
 # bar as before; td_manykernels is 10.03 points off (bitonic_global's
 # Instruction_Fetch), every node covered.
-args=()
-for a in td_bfs td_phases2 td_stencil td_manykernels; do
-    args+=("$a" "$src/benchmarks/results/truth_h100_forward/$a.sampled.json.xz"
-           "$src/benchmarks/results/truth_h100_forward/$a.truth.json.xz")
-done
-python3 "$tt" --topdown "$bin" --device NVIDIA_H100_80GB_HBM3 --csv "$tmp/t13.csv" \
-    --summary "$tmp/t13.txt" "${args[@]}" 2>/dev/null || fail "truth_table.py on truth_h100_forward: exit $?"
-cat "$tmp/t13.txt"
+judge "$src/benchmarks/results/truth_h100_forward" t13 td_bfs td_phases2 td_stencil td_manykernels
 for a in td_bfs td_phases2 td_stencil; do
     grep -q "^$a: .*: PASS\$" "$tmp/t13.txt" || fail "$a does not meet the bar (H100, forward moves)"
 done
@@ -287,15 +287,7 @@ grep -q '^td_manykernels: .*within spread 198/198' "$tmp/t13.txt" ||
 # (levels/estimate.c, borrowed_swing): activity/td_bfs 86 -> 98% of its
 # nodes covered, activity/ and coveragain/td_manykernels 93-94 -> 96%.
 for v in activity coveragain; do
-    args=()
-    for a in td_bfs td_manykernels; do
-        args+=("$a" "$src/benchmarks/results/truth_h100_variants/$v/$a.sampled.json.xz"
-               "$src/benchmarks/results/truth_h100_variants/$v/$a.truth.json.xz")
-    done
-    python3 "$tt" --topdown "$bin" --device NVIDIA_H100_80GB_HBM3 --csv "$tmp/t14$v.csv" \
-        --summary "$tmp/t14$v.txt" "${args[@]}" 2>/dev/null ||
-        fail "truth_table.py on truth_h100_variants/$v: exit $?"
-    cat "$tmp/t14$v.txt"
+    judge "$src/benchmarks/results/truth_h100_variants/$v" "t14$v" td_bfs td_manykernels
     python3 - "$tmp/t14$v.txt" <<'EOF' || fail "a spread covers too few nodes (truth_h100_variants/$v)"
 import re, sys
 for line in open(sys.argv[1]):
