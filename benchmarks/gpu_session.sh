@@ -19,6 +19,9 @@
 #            (kernel replay), truth_<device>.csv and its verdicts (issue 22);
 #            about 4-6 minutes; the results, trees and logs in
 #            $OUT/truth2_work.tar.xz
+#   probe    cost_probe.sh: where a profiled launch's time goes (TOPDOWN_DEBUG's
+#            profiler spans), td_tiny and PyTorch, default and none mode;
+#            about 1 minute; results and logs in $OUT/probe_work.tar.xz
 #   cost     cost.sh -n 3: in-loop cost of tracing and sampling per case,
 #            cost_<device>.csv (issue 23); about 5 minutes; the run logs in
 #            $OUT/cost_work.tgz
@@ -82,12 +85,16 @@ case $part in
         # bundles and test_truth_table re-reads.
         find build/truth \( -name '*.json' -o -name '*.log' -o -name status.txt \) -print0 |
             tar -cJf "$out/truth2_work.tar.xz" --null -T - 2>> "$log" ;;
+    probe)
+        step cost-probe bash benchmarks/cost_probe.sh -o build/cost_probe
+        find build/cost_probe \( -name '*.json' -o -name '*.log' \) -print0 |
+            tar -cJf "$out/probe_work.tar.xz" --null -T - 2>> "$log" ;;
     cost)
         step cost bash benchmarks/cost.sh -n 3 -t 120 -w build/cost
         find build/cost -name '*.log' -print0 |
             tar -czf "$out/cost_work.tgz" --null -T - 2>> "$log" ;;
     *)
-        echo "gpu_session.sh: PART is tests, collect, truth, extra, multi, truth2 or cost" >&2
+        echo "gpu_session.sh: PART is tests, collect, truth, extra, multi, truth2, probe or cost" >&2
         exit 2 ;;
 esac
 # What the part wrote under benchmarks/results, with its log.
