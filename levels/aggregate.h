@@ -17,9 +17,10 @@ typedef struct td_kernel_summary {
     size_t profiled;       /* launches with counters */
     double total_ns;       /* all launches */
     td_breakdown mean;     /* duration-weighted over profiled launches */
-    td_breakdown spread;   /* each node's spread (levels/spread.h): standard
-                              error over launches, or the bootstrap's standard
-                              deviation of a combination; 0 from one launch */
+    td_breakdown spread;   /* each node's spread: the half-width of its 95%
+                              interval (levels/estimate.h), TD_EST_FLOOR for a
+                              kernel measured whole, its graph's where it
+                              inherits a CUDA graph's tree */
     td_breakdown conditions; /* of the spread: kernel replay against the counter
                                 groups, where both measured it (levels/estimate.h) */
     td_verdict verdict;    /* its bottleneck and nodes over threshold */

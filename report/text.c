@@ -221,7 +221,6 @@ static void print_incomplete(FILE *out, const td_summary *s)
 /* Level-1 spread, in points, past which a kernel is listed as unsure. */
 #define TD_SPREAD_UNSURE 10.0
 
-/* The widest spread of a kernel's level-1 nodes, in points. */
 /* The widest of b's level-1 nodes the kernel measured, in points. */
 static double widest_level1(const td_summary *s, const td_kernel_summary *ks,
                             const td_breakdown *b)
@@ -234,6 +233,7 @@ static double widest_level1(const td_summary *s, const td_kernel_summary *ks,
     return widest;
 }
 
+/* The widest spread of a kernel's level-1 nodes, in points. */
 static double widest_level1_spread(const td_summary *s, const td_kernel_summary *ks)
 {
     return widest_level1(s, ks, &ks->spread);
@@ -376,9 +376,6 @@ static void print_collection(FILE *out, const td_result *res, const td_summary *
                 s->graph_launches, s->graph_launches == 1 ? "" : "es");
 }
 
-/* Replaying each kernel's first launches cost most of the run's profiling:
- * kernel replay saves and restores the app's device memory for each, 30-220
- * ms a replay on the H100 and H200, whatever the kernel. */
 /* The share of the GPU time in kernels launched at least `times` times. */
 static double time_in_kernels_launched(const td_summary *s, size_t times)
 {
@@ -389,6 +386,9 @@ static double time_in_kernels_launched(const td_summary *s, size_t times)
     return s->total_ns > 0 ? in / s->total_ns : 0;
 }
 
+/* Replaying each kernel's first launches cost most of the run's profiling:
+ * kernel replay saves and restores the app's device memory for each, 30-220
+ * ms a replay on the H100 and H200, whatever the kernel. */
 static void print_coverage_note(FILE *out, const td_result *res, const td_summary *s)
 {
     size_t replays = s->profiled - s->group_launches, groups = td_result_most_groups(res);

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-/* Records a failed call and returns -1. */
 static double seconds(void)
 {
     struct timespec ts;
@@ -30,6 +29,7 @@ static void took(const char *what, double since)
         td_debug("rp", "%s: %.1f ms", what, 1e3 * (seconds() - since));
 }
 
+/* Records a failed call and returns -1. */
 static int failed(td_rp *rp, const char *call, CUptiResult res)
 {
     rp->failure = res;
