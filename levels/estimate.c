@@ -313,23 +313,33 @@ static int stratum_mean(const work *w, const quantity *q, size_t s, double reach
     return 1;
 }
 
-/* 1 when a quantity (cell counts cnt[(stratum * stride + off)]) that
- * some launch of the kernel measured was measured by none in stratum s's
- * third within its octave of duration. */
+/* 1 when some launch measured a quantity (cell counts cnt[(stratum *
+ * stride + off)]) in stratum s's third within its octave of duration. A
+ * neighbouring class of the same octave stands for s as the octave-wide
+ * classes did before they were split (TD_EST_CLASS_GAP); the classes are
+ * ascending, so those of an octave are neighbours. */
+static int measured_near(const work *w, const double *cnt, size_t stride, size_t off, size_t s)
+{
+    size_t cls = s / TD_EST_TIME_BINS, third = s % TD_EST_TIME_BINS;
+    int octave = octave_of(w->class_lo[cls]);
+    for (size_t c = cls; c < w->n_classes && octave_of(w->class_lo[c]) == octave; c++)
+        if (cnt[(c * TD_EST_TIME_BINS + third) * stride + off] > 0)
+            return 1;
+    for (size_t c = cls; c-- > 0 && octave_of(w->class_lo[c]) == octave;)
+        if (cnt[(c * TD_EST_TIME_BINS + third) * stride + off] > 0)
+            return 1;
+    return 0;
+}
+
+/* 1 when a quantity that some launch of the kernel measured was measured
+ * by none in stratum s's third within its octave. */
 static int quantity_elsewhere(const work *w, const double *cnt, size_t stride, size_t off,
                               size_t s)
 {
-    size_t cls = s / TD_EST_TIME_BINS, third = s % TD_EST_TIME_BINS;
-    int octave = octave_of(w->class_lo[cls]), anywhere = 0;
+    int anywhere = 0;
     for (size_t c = 0; c < w->n_strata; c++)
         anywhere |= cnt[c * stride + off] > 0;
-    if (!anywhere)
-        return 0;
-    for (size_t c = 0; c < w->n_classes; c++)
-        if (octave_of(w->class_lo[c]) == octave &&
-            cnt[(c * TD_EST_TIME_BINS + third) * stride + off] > 0)
-            return 0;
-    return 1;
+    return anywhere && !measured_near(w, cnt, stride, off, s);
 }
 
 /* The share of stratum s's quantities (level 1, each stall reason some
@@ -344,20 +354,10 @@ static double partly_elsewhere(const work *w, size_t s)
 }
 
 /* 1 when no launch was measured in stratum s's third within its octave
- * of duration: its values come from another time or a class unlike it.
- * A neighbouring class of the same octave measured stands for it as the
- * octave-wide classes did before they were split (TD_EST_CLASS_GAP). */
+ * of duration: its values come from another time or a class unlike it. */
 static int measured_elsewhere(const work *w, size_t s)
 {
-    size_t cls = s / TD_EST_TIME_BINS, third = s % TD_EST_TIME_BINS;
-    int octave = octave_of(w->class_lo[cls]);
-    for (size_t c = cls; c < w->n_classes && octave_of(w->class_lo[c]) == octave; c++)
-        if (w->cells.samples[c * TD_EST_TIME_BINS + third] > 0)
-            return 0;
-    for (size_t c = cls; c-- > 0 && octave_of(w->class_lo[c]) == octave;)
-        if (w->cells.samples[c * TD_EST_TIME_BINS + third] > 0)
-            return 0;
-    return 1;
+    return !measured_near(w, w->cells.samples, 1, 0, s);
 }
 
 /* What a stratum's tree is made of: its level 1 and its reasons' shares. */
@@ -510,13 +510,13 @@ static void extrapolation(const work *w, const td_breakdown *mean, td_breakdown 
             share += w->stratum_ns[s] / w->total_ns;
             continue;
         }
-        double swing[TD_TREE_MAX] = {0};
-        if (partly_elsewhere(w, s) > 0) {
+        double swing[TD_TREE_MAX] = {0}, part = partly_elsewhere(w, s);
+        if (part > 0) {
             if (borrowed_swing(w, s, &one, swing))
                 for (int n = 0; n < TD_TREE_MAX; n++)
                     borrowed[n] += w->stratum_ns[s] / w->total_ns * swing[n];
             else
-                share += partly_elsewhere(w, s) * w->stratum_ns[s] / w->total_ns;
+                share += part * w->stratum_ns[s] / w->total_ns;
         }
         third_measured[s % TD_EST_TIME_BINS] = 1;
         for (int n = 0; n < TD_TREE_MAX; n++)
