@@ -46,10 +46,9 @@ int td_cupti_path_of(const char *inject_lib, char *out, size_t size)
     void *lib = dlopen(inject_lib, RTLD_LAZY | RTLD_LOCAL);
     if (!lib)
         return -1;
-    found f = {out, size, 0};
-    dl_iterate_phdr(find_cupti, &f);
+    int ok = td_cupti_path_loaded(out, size);
     dlclose(lib);
-    return f.ok ? 0 : -1;
+    return ok;
 }
 
 void td_nvtx_env_plan(const char *inject_lib, const char *user_value, int wanted, char *value,

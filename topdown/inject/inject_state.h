@@ -22,6 +22,7 @@
 #include "metrics/result/result.h" /* TD_GROUP_ALL */
 #include "topdown/inject/budget.h"
 #include "topdown/inject/cache_flush.h"
+#include "topdown/inject/clock.h"
 #include "topdown/inject/collect_opts.h"
 #include "topdown/inject/kernels.h"
 #include "topdown/inject/progress.h"
@@ -154,13 +155,6 @@ typedef struct td_collector {
 } td_collector;
 
 extern const td_collector td_batch_collector, td_rotation_collector;
-
-static inline double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Set while this thread runs our code or holds td_g.lock through a launch:
  * a signal arriving then must not flush (the state is mid-change). */

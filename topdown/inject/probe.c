@@ -1,7 +1,7 @@
 #include "topdown/inject/probe.h"
+#include "topdown/inject/clock.h"
 
 #include <stdint.h>
-#include <time.h>
 
 #include "topdown/inject/debug.h"
 
@@ -16,23 +16,16 @@ static _Thread_local uint64_t last_ns, pending[TD_PROBE_STEPS];
 static uint64_t total_ns[TD_PROBE_STEPS], launches;
 static uint64_t span_ns[TD_SPANS], span_calls[TD_SPANS];
 
-static uint64_t clock_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 unsigned long long td_probe_now(void)
 {
-    return td_debug_on() ? clock_ns() : 0;
+    return td_debug_on() ? now_ns() : 0;
 }
 
 void td_probe_count(td_probe_span span, unsigned long long since)
 {
     if (!td_debug_on() || !since)
         return;
-    __atomic_fetch_add(&span_ns[span], clock_ns() - since, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&span_ns[span], now_ns() - since, __ATOMIC_RELAXED);
     __atomic_fetch_add(&span_calls[span], 1, __ATOMIC_RELAXED);
 }
 
@@ -42,14 +35,14 @@ void td_probe_start(void)
         return;
     for (int s = 0; s < TD_PROBE_STEPS; s++)
         pending[s] = 0;
-    last_ns = clock_ns();
+    last_ns = now_ns();
 }
 
 void td_probe_mark(td_probe_step step)
 {
     if (!td_debug_on())
         return;
-    uint64_t now = clock_ns();
+    uint64_t now = now_ns();
     pending[step] += now - last_ns;
     last_ns = now;
 }

@@ -1,6 +1,7 @@
 #include "topdown/inject/range_profiler.h"
 
 #include "metrics/arch/host_config.h"
+#include "topdown/inject/clock.h"
 #include "topdown/inject/debug.h"
 #include "topdown/inject/pass_groups.h"
 #include "topdown/inject/probe.h"
@@ -12,21 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* TOPDOWN_DEBUG: how long a step of the profiler's set-up took (issue 23:
  * where start-up and a group switch go). */
 static void took(const char *what, double since)
 {
     if (td_debug_on())
-        td_debug("rp", "%s: %.1f ms", what, 1e3 * (seconds() - since));
+        td_debug("rp", "%s: %.1f ms", what, 1e3 * (now_s() - since));
 }
 
 /* Records a failed call and returns -1. */
@@ -188,11 +181,11 @@ int td_rp_open(td_rp *rp, CUcontext ctx, const char *chip)
      * archs/ schedules without it): reading it cost each context 75-125
      * ms (H200). A configuration that then fails is built again with it
      * (td_rp_reset). */
-    double t0 = seconds();
+    double t0 = now_s();
     if (profiler_initialize(rp))
         return -1;
     took("cuptiProfilerInitialize", t0);
-    t0 = seconds();
+    t0 = now_s();
     if (enable(rp))
         return -1;
     took("cuptiRangeProfilerEnable", t0);
@@ -259,12 +252,12 @@ static int build(td_rp *rp, td_rp_config *cfg)
         cfg->config = NULL;
     }
     cfg->built_with = rp->availability;
-    double t0 = seconds();
+    double t0 = now_s();
     if (host_initialize(rp, &cfg->host) || build_config(rp, cfg))
         return -1;
     took("a configuration's host image", t0);
     if (cfg->groups) {
-        t0 = seconds();
+        t0 = now_s();
         int rc = build_rotation_image(rp, cfg);
         took("the rotation's image", t0);
         return rc;
@@ -301,11 +294,11 @@ int td_rp_select(td_rp *rp, td_rp_config *cfg)
     unsigned long long since = td_probe_now();
     if (build(rp, cfg))
         return -1;
-    double t0 = seconds();
+    double t0 = now_s();
     if (rp->active && (disable(rp) || enable(rp)))
         return -1;
     took("a fresh profiler object", t0);
-    t0 = seconds();
+    t0 = now_s();
     if (init_counter_data(rp, cfg) || set_config(rp, cfg))
         return -1;
     took("counter data and cuptiRangeProfilerSetConfig", t0);
@@ -466,7 +459,7 @@ int td_rp_reset(td_rp *rp)
 {
     disable(rp); /* a failure here is the old object's; the new one decides */
     if (!rp->availability) {
-        double t0 = seconds();
+        double t0 = now_s();
         CUptiResult failure = rp->failure;
         const char *failed_call = rp->failed_call;
         if (read_availability(rp) != 0) { /* the failure told stays the first one */
