@@ -25,6 +25,9 @@
 #   cost     cost.sh -n 3: in-loop cost of tracing and sampling per case,
 #            cost_<device>.csv (issue 23); about 5 minutes; the run logs in
 #            $OUT/cost_work.tgz
+#   floor    cupti_floor.sh -n 3: td_tiny (one thread, 8 threads, 1 launch)
+#            natively, under CUPTI alone (libcupti_floor.so) and under
+#            topdown, cupti_floor_<device>.csv (issue 23); about 2 minutes
 #
 #   bash benchmarks/gpu_session.sh PART [SECONDS]   (SECONDS: the part's limit, default 540)
 #
@@ -93,8 +96,10 @@ case $part in
         step cost bash benchmarks/cost.sh -n 3 -t 120 -w build/cost
         find build/cost -name '*.log' -print0 |
             tar -czf "$out/cost_work.tgz" --null -T - 2>> "$log" ;;
+    floor)
+        step floor bash benchmarks/cupti_floor.sh -n 3 -w build/floor ;;
     *)
-        echo "gpu_session.sh: PART is tests, collect, truth, extra, multi, truth2, probe or cost" >&2
+        echo "gpu_session.sh: PART is tests, collect, truth, extra, multi, truth2, probe, cost or floor" >&2
         exit 2 ;;
 esac
 # What the part wrote under benchmarks/results, with its log.
