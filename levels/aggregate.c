@@ -123,7 +123,7 @@ typedef struct kernel_work {
 
 /* Every launch of kernel k under its own table, for the estimator. */
 static int note_launch(td_summary *s, kernel_work *w, int k, size_t d, const td_launch *l,
-                       td_error *err)
+                       int opens_session, td_error *err)
 {
     td_kernel_summary *ks = &s->kernels[k];
     if (s->models[ks->model].arch != s->models[d].arch)
@@ -136,7 +136,7 @@ static int note_launch(td_summary *s, kernel_work *w, int k, size_t d, const td_
         w->launches[k] = bigger;
         w->cap_launches[k] = cap;
     }
-    w->launches[k][w->n_launches[k]++] = (td_est_launch){l, d};
+    w->launches[k][w->n_launches[k]++] = (td_est_launch){l, d, opens_session};
     return 0;
 }
 
@@ -196,8 +196,12 @@ static int add_launches(td_summary *s, name_index *idx, const td_result *res,
 {
     for (size_t d = 0; d < res->n_devices; d++) {
         const td_device *dev = &res->devices[d];
+        int last_group = TD_GROUP_ALL - 1; /* of the context's last profiled launch: none yet */
         for (size_t i = 0; i < dev->n_launches; i++) {
             const td_launch *l = &dev->launches[i];
+            int opens_session = l->profiled && l->group != TD_GROUP_ALL && l->group != last_group;
+            if (l->profiled)
+                last_group = l->group;
             int k = kernel_of_name(s, idx, l->kernel, (int)d, err);
             if (k < 0)
                 return -1;
@@ -209,7 +213,7 @@ static int add_launches(td_summary *s, name_index *idx, const td_result *res,
             ks->total_ns += l->duration_ns;
             s->launches++;
             s->total_ns += l->duration_ns;
-            if (note_launch(s, w, k, d, l, err))
+            if (note_launch(s, w, k, d, l, opens_session, err))
                 return -1;
             if (!l->profiled)
                 continue;

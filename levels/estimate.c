@@ -20,6 +20,7 @@ typedef struct sample {
     int has_l1;
     double l1[MAX_L1];
     double *reason;  /* n_stalls values, NAN where its pass did not measure it */
+    double *aside;   /* n_stalls values set aside (fetch_set_aside), else NAN */
 } sample;
 
 /* Duration-weighted sums per stratum: level 1 [s * n_l1 + k], each reason
@@ -44,6 +45,7 @@ typedef struct work {
     double total_ns;
     sample *samples;
     size_t n_samples;
+    size_t n_aside;  /* samples with a reason set aside */
     cells cells;
     int split_measured;
 } work;
@@ -172,13 +174,64 @@ static void find_formula_nodes(work *w)
     w->n_l1 = w->n_formula + 3;
 }
 
+/* A profiled launch with counters the estimator can use. */
+static int usable(const td_est_launch *e, const td_binding *bindings, const td_device *devices)
+{
+    const td_launch *l = e->launch;
+    int cycles = bindings[e->dev].counter[TD_C_CYCLES_ACTIVE];
+    return l->profiled && l->counters && td_launch_measured(&devices[e->dev], l, cycles) &&
+           l->counters[cycles] > 0;
+}
+
+/* The first range of a group's session, where the kernel has later
+ * samples of that group (td_est_launch.opens_session): its instruction
+ * fetch ran cold, so its instruction-fetch reasons are set aside. */
+static int fetch_set_aside(const td_est_launch *e, const size_t *later)
+{
+    int g = e->launch->group;
+    return e->opens_session && g >= 0 && g < TD_MAX_GROUPS && later[g] > 0;
+}
+
+/* Each group's usable samples that did not open a session. */
+static void count_later(const td_est_launch *ls, size_t n, const td_binding *bindings,
+                        const td_device *devices, size_t *later)
+{
+    for (size_t i = 0; i < n; i++) {
+        int g = ls[i].launch->group;
+        if (!ls[i].opens_session && g >= 0 && g < TD_MAX_GROUPS &&
+            usable(&ls[i], bindings, devices))
+            later[g]++;
+    }
+}
+
+/* A sample's stall reasons over its pass's warps (or cycles); a
+ * session-opening sample's instruction-fetch reasons go aside. */
+static void reasons_of(work *w, const td_est_launch *e, const td_binding *b,
+                       const td_device *dev, double norm, int cold, sample *x)
+{
+    int fetch = td_model_find(w->m, "Frontend.Fetch.Instruction_Fetch");
+    const td_launch *l = e->launch;
+    int set_aside = 0;
+    for (size_t r = 0; r < w->n_stalls; r++) {
+        double v = td_launch_measured(dev, l, b->stall[r]) ? l->counters[b->stall[r]] / norm : NAN;
+        int aside = cold && fetch >= 0 && w->m->stall_node[r] == fetch && !isnan(v);
+        x->reason[r] = aside ? NAN : v;
+        x->aside[r] = aside ? v : NAN;
+        set_aside |= aside;
+    }
+    w->n_aside += (size_t)set_aside;
+}
+
 /* The samples (profiled launches with active cycles), and every launch's
  * duration into its stratum. */
 static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *bindings,
                   const td_device *devices, int warps, td_error *err)
 {
-    w->samples = calloc(n ? n : 1, sizeof *w->samples);
-    double *reasons = calloc((n ? n : 1) * (w->n_stalls ? w->n_stalls : 1), sizeof *reasons);
+    size_t later[TD_MAX_GROUPS] = {0};
+    count_later(ls, n, bindings, devices, later);
+    size_t per = n ? n : 1, stalls = w->n_stalls ? w->n_stalls : 1;
+    w->samples = calloc(per, sizeof *w->samples);
+    double *reasons = calloc(2 * per * stalls, sizeof *reasons);
     if (!w->samples || !reasons) {
         free(reasons);
         return td_fail(err, "out of memory");
@@ -190,12 +243,11 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
         w->total_ns += weight_of(l);
         const td_device *dev = &devices[ls[i].dev];
         const td_binding *b = &bindings[ls[i].dev];
-        int cycles = b->counter[TD_C_CYCLES_ACTIVE];
-        if (!l->profiled || !l->counters || !td_launch_measured(dev, l, cycles) ||
-            !(l->counters[cycles] > 0))
+        if (!usable(&ls[i], bindings, devices))
             continue;
         sample *x = &w->samples[w->n_samples];
         x->reason = reasons + w->n_samples * w->n_stalls;
+        x->aside = reasons + (per + w->n_samples) * w->n_stalls;
         w->n_samples++;
         x->stratum = s;
         x->pool = l->group == TD_GROUP_ALL ? 0 : (size_t)l->group + 1;
@@ -203,9 +255,9 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
         x->has_l1 = has_level1(dev, b, l);
         if (x->has_l1)
             level1_of(w, b, l, x->l1);
-        double norm = warps ? counter(l, b, TD_C_WARPS_ACTIVE) : l->counters[cycles];
-        for (size_t r = 0; r < w->n_stalls; r++)
-            x->reason[r] = td_launch_measured(dev, l, b->stall[r]) ? l->counters[b->stall[r]] / norm : NAN;
+        double norm = warps ? counter(l, b, TD_C_WARPS_ACTIVE)
+                            : l->counters[b->counter[TD_C_CYCLES_ACTIVE]];
+        reasons_of(w, &ls[i], b, dev, norm, fetch_set_aside(&ls[i], later), x);
     }
     if (w->n_samples == 0)
         free(reasons);
@@ -425,6 +477,42 @@ static void estimate(const work *w, td_breakdown *out)
             (void)add_stratum(w, s, w->stratum_ns[s] / w->total_ns, out);
     out->has_slots = 1;
     td_model_roll_up(w->m, out);
+}
+
+/* The samples with their set-aside reasons back in (keep) or out. */
+static void use_aside(work *w, int keep)
+{
+    for (size_t i = 0; i < w->n_samples; i++) {
+        sample *x = &w->samples[i];
+        for (size_t r = 0; r < w->n_stalls; r++)
+            if (!isnan(x->aside[r]))
+                x->reason[r] = keep ? x->aside[r] : NAN;
+    }
+}
+
+/* The cells from every sample, with the set-aside reasons kept or not. */
+static void refill_cells(work *w, int keep_aside)
+{
+    use_aside(w, keep_aside);
+    cells_clear(w);
+    for (size_t i = 0; i < w->n_samples; i++)
+        cells_add(w, &w->samples[i]);
+}
+
+/* How far the tree moves if the session-opening samples' instruction
+ * fetch were kept: setting it aside is a correction the bundled runs
+ * suggest, not a measurement of this run, so the spread holds it. */
+static void cold_fetch_term(work *w, const td_breakdown *mean, td_breakdown *term)
+{
+    memset(term, 0, sizeof *term);
+    if (w->n_aside == 0)
+        return;
+    td_breakdown kept;
+    refill_cells(w, 1);
+    estimate(w, &kept);
+    refill_cells(w, 0);
+    for (int k = 0; k < TD_TREE_MAX; k++)
+        term->value[k] = fabs(kept.value[k] - mean->value[k]);
 }
 
 /* Stratum s's tree (weight 1, rolled up) with the quantities it borrowed
@@ -852,16 +940,22 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
         estimate(&w, &out->mean);
         out->mean.reasons_missing = out->reasons_total - out->reasons_measured;
         /* before the bootstrap, which leaves its last resample in the cells */
-        td_breakdown term, method;
+        td_breakdown term, method, cold;
+        cold_fetch_term(&w, &out->mean, &cold);
         extrapolation(&w, &out->mean, &term);
+        /* The set-aside moves the tree, it does not narrow the spread: the
+         * two ways of measuring are compared as measured. */
+        use_aside(&w, 1);
         rc = conditions(&w, &method, err);
+        use_aside(&w, 0);
         out->conditions = method;
         if (rc == 0)
             rc = bootstrap(&w, n, &out->spread, err);
         for (int k = 0; rc == 0 && k < TD_TREE_MAX; k++)
-            out->spread.value[k] =
-                fmax(hypot(hypot(out->spread.value[k], term.value[k]), method.value[k]),
-                     TD_EST_FLOOR);
+            out->spread.value[k] = fmax(hypot(hypot(hypot(out->spread.value[k], term.value[k]),
+                                                    method.value[k]),
+                                              cold.value[k]),
+                                        TD_EST_FLOOR);
     }
     work_free(&w);
     return rc;

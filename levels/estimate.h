@@ -27,8 +27,10 @@
  *    with the finite-population correction of the share of launches
  *    measured, a bound on what unmeasured strata can add, how far the
  *    quantities a stratum borrowed from other thirds of its class swing
- *    between those thirds, and how far the full set's launches (kernel
- *    replay) and the groups' (without replay) of like duration disagree.
+ *    between those thirds, how far the full set's launches (kernel
+ *    replay) and the groups' (without replay) of like duration disagree,
+ *    and how far the session-opening samples' instruction fetch, set
+ *    aside (td_est_launch), would move the tree.
  *  - Nothing unmeasured is renormalised: when a stall reason was measured by
  *    no launch, the stall split is not made (split_measured = 0) and the
  *    stalled slots stay unattributed. */
@@ -69,10 +71,18 @@
 #define TD_EST_CONDITIONS_REACH 2.0
 #define TD_EST_EXTRAP_THIRDS 2
 
-/* One launch of the kernel (profiled or not) and its device section. */
+/* One launch of the kernel (profiled or not) and its device section.
+ * opens_session: a counter-group launch whose profiled predecessor on its
+ * context measured another group or the full set, so it was the first
+ * range of its group's session. Such a range runs cold: on the bundled
+ * runs it stalled on instruction fetch 0.12-0.25 of its warps' time more
+ * than the same kernel's later samples of the group (td_manykernels,
+ * every kernel; benchmarks/first_in_session.py). Where the kernel has
+ * later samples of the group, it is set aside. */
 typedef struct td_est_launch {
     const td_launch *launch;
     size_t dev;
+    int opens_session;
 } td_est_launch;
 
 typedef struct td_estimate {
