@@ -271,14 +271,17 @@ grep -q '^td_manykernels: .*within spread 198/198' "$tmp/t12.txt" ||
 # 13. The H100 with the choice's forward moves and deferral
 # (benchmarks/results/truth_h100_forward, 2026-11-26, session 3): td_phases2
 # (0.29 points), td_stencil (1.63, 95.5% covered) and td_bfs (0.47) meet the
-# bar as before; td_manykernels is 10.03 points off (bitonic_global's
-# Instruction_Fetch), every node covered.
+# bar as before; td_manykernels is 6.21 points off, every node covered:
+# 10.03 (bitonic_global's Instruction_Fetch) before the estimator set aside
+# the instruction fetch of a session's first sample (levels/estimate.c).
 judge "$src/benchmarks/results/truth_h100_forward" t13 td_bfs td_phases2 td_stencil td_manykernels
 for a in td_bfs td_phases2 td_stencil; do
     grep -q "^$a: .*: PASS\$" "$tmp/t13.txt" || fail "$a does not meet the bar (H100, forward moves)"
 done
 grep -q '^td_manykernels: .*within spread 198/198' "$tmp/t13.txt" ||
     fail "td_manykernels (H100, forward moves): its spread should cover every node"
+grep -Eq '^td_manykernels: .*max \|sampled-truth\| [0-6]\.[0-9]+ ' "$tmp/t13.txt" ||
+    fail "td_manykernels (H100, forward moves): a session's first sample's fetch not set aside"
 
 # 14. Sampled runs of collector variants tried and dropped
 # (benchmarks/results/truth_h100_variants): a counter group's stall reasons
@@ -296,5 +299,22 @@ for line in open(sys.argv[1]):
         assert int(m.group(2)) * 100 >= 95 * int(m.group(3)), line
 EOF
 done
+
+# 15. The fourth session's H100 run of the current collector, every app but
+# td_libs (benchmarks/results/truth_h100_session4, truth_NVIDIA_H100_80GB_HBM3.txt):
+# td_bench, td_few, td_bfs (0.49), td_phases2 (0.29) and td_stencil (1.60)
+# meet the bar; td_manykernels 6.13 points (6.89 before the set-aside),
+# td_tiny 6.47 (its imc_miss from four replays, the first cold), PyTorch
+# 24.35 do not; td_devheap has no truth tree (kernel replay refuses the
+# device heap).
+judge "$src/benchmarks/results/truth_h100_session4" t15 td_bench td_few td_bfs td_phases2 \
+    td_stencil td_manykernels td_tiny td_devheap pytorch
+for a in td_bench td_few td_bfs td_phases2 td_stencil; do
+    grep -q "^$a: .*: PASS\$" "$tmp/t15.txt" || fail "$a does not meet the bar (H100, session 4)"
+done
+grep -Eq '^td_manykernels: .*max \|sampled-truth\| [0-6]\.[0-9]+ .*within spread 198/198' \
+    "$tmp/t15.txt" || fail "td_manykernels (H100, session 4): over 7 points off or not covered"
+grep -q '^td_devheap: no node to compare' "$tmp/t15.txt" ||
+    fail "td_devheap (H100, session 4): kernel replay should give no truth tree"
 
 echo "test_truth_table: ok"
