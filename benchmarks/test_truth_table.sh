@@ -317,4 +317,16 @@ grep -Eq '^td_manykernels: .*max \|sampled-truth\| [0-6]\.[0-9]+ .*within spread
 grep -q '^td_devheap: no node to compare' "$tmp/t15.txt" ||
     fail "td_devheap (H100, session 4): kernel replay should give no truth tree"
 
+# 16. The same collector against application replay (truth.sh -m
+# application: every launch measured once, without replay, one counter
+# group per run of the app; benchmarks/results/truth_h100_app): PyTorch is
+# 3.85 points off (24.35 against kernel replay), every node covered;
+# td_devheap, which kernel replay cannot measure, 2.47, every node covered;
+# td_manykernels 9.33 (93.6%) and td_tiny 15.58 (86.4%) are not.
+judge "$src/benchmarks/results/truth_h100_app" t16 pytorch td_devheap td_manykernels td_tiny
+grep -Eq '^pytorch: .*max \|sampled-truth\| [0-4]\.[0-9]+ .*within spread 330/330' "$tmp/t16.txt" ||
+    fail "pytorch against application replay (H100): over 5 points off or not covered"
+grep -q '^td_devheap: .*within spread 44/44' "$tmp/t16.txt" ||
+    fail "td_devheap against application replay (H100): its spread should cover every node"
+
 echo "test_truth_table: ok"
