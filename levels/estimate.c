@@ -20,7 +20,8 @@ typedef struct sample {
     int has_l1;
     double l1[MAX_L1];
     double *reason;  /* n_stalls values, NAN where its pass did not measure it */
-    double *aside;   /* n_stalls values set aside (fetch_set_aside), else NAN */
+    double *aside;   /* n_stalls values set aside (set_aside_cold_fetch), else NAN */
+    int opens_session; /* td_est_launch.opens_session */
 } sample;
 
 /* Duration-weighted sums per stratum: level 1 [s * n_l1 + k], each reason
@@ -174,52 +175,31 @@ static void find_formula_nodes(work *w)
     w->n_l1 = w->n_formula + 3;
 }
 
-/* A profiled launch with counters the estimator can use. */
-static int usable(const td_est_launch *e, const td_binding *bindings, const td_device *devices)
-{
-    const td_launch *l = e->launch;
-    int cycles = bindings[e->dev].counter[TD_C_CYCLES_ACTIVE];
-    return l->profiled && l->counters && td_launch_measured(&devices[e->dev], l, cycles) &&
-           l->counters[cycles] > 0;
-}
-
-/* The first range of a group's session, where the kernel has later
- * samples of that group (td_est_launch.opens_session): its instruction
- * fetch ran cold, so its instruction-fetch reasons are set aside. */
-static int fetch_set_aside(const td_est_launch *e, const size_t *later)
-{
-    int g = e->launch->group;
-    return e->opens_session && g >= 0 && g < TD_MAX_GROUPS && later[g] > 0;
-}
-
-/* Each group's usable samples that did not open a session. */
-static void count_later(const td_est_launch *ls, size_t n, const td_binding *bindings,
-                        const td_device *devices, size_t *later)
-{
-    for (size_t i = 0; i < n; i++) {
-        int g = ls[i].launch->group;
-        if (!ls[i].opens_session && g >= 0 && g < TD_MAX_GROUPS &&
-            usable(&ls[i], bindings, devices))
-            later[g]++;
-    }
-}
-
-/* A sample's stall reasons over its pass's warps (or cycles); a
- * session-opening sample's instruction-fetch reasons go aside. */
-static void reasons_of(work *w, const td_est_launch *e, const td_binding *b,
-                       const td_device *dev, double norm, int cold, sample *x)
+/* The first range of a group's session (td_est_launch.opens_session) ran
+ * its instruction fetch cold: where the kernel has later samples of that
+ * group, its instruction-fetch reasons are set aside (into x->aside). */
+static void set_aside_cold_fetch(work *w)
 {
     int fetch = td_model_find(w->m, "Frontend.Fetch.Instruction_Fetch");
-    const td_launch *l = e->launch;
-    int set_aside = 0;
-    for (size_t r = 0; r < w->n_stalls; r++) {
-        double v = td_launch_measured(dev, l, b->stall[r]) ? l->counters[b->stall[r]] / norm : NAN;
-        int aside = cold && fetch >= 0 && w->m->stall_node[r] == fetch && !isnan(v);
-        x->reason[r] = aside ? NAN : v;
-        x->aside[r] = aside ? v : NAN;
-        set_aside |= aside;
+    size_t later[TD_MAX_GROUPS + 1] = {0}; /* by pool: group + 1 */
+    for (size_t i = 0; i < w->n_samples; i++) {
+        const sample *x = &w->samples[i];
+        if (!x->opens_session && x->pool > 0 && x->pool <= TD_MAX_GROUPS)
+            later[x->pool]++;
     }
-    w->n_aside += (size_t)set_aside;
+    for (size_t i = 0; fetch >= 0 && i < w->n_samples; i++) {
+        sample *x = &w->samples[i];
+        if (!x->opens_session || x->pool == 0 || x->pool > TD_MAX_GROUPS || !later[x->pool])
+            continue;
+        int set = 0;
+        for (size_t r = 0; r < w->n_stalls; r++)
+            if (w->m->stall_node[r] == fetch && !isnan(x->reason[r])) {
+                x->aside[r] = x->reason[r];
+                x->reason[r] = NAN;
+                set = 1;
+            }
+        w->n_aside += (size_t)set;
+    }
 }
 
 /* The samples (profiled launches with active cycles), and every launch's
@@ -227,8 +207,6 @@ static void reasons_of(work *w, const td_est_launch *e, const td_binding *b,
 static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *bindings,
                   const td_device *devices, int warps, td_error *err)
 {
-    size_t later[TD_MAX_GROUPS] = {0};
-    count_later(ls, n, bindings, devices, later);
     size_t per = n ? n : 1, stalls = w->n_stalls ? w->n_stalls : 1;
     w->samples = calloc(per, sizeof *w->samples);
     double *reasons = calloc(2 * per * stalls, sizeof *reasons);
@@ -243,7 +221,9 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
         w->total_ns += weight_of(l);
         const td_device *dev = &devices[ls[i].dev];
         const td_binding *b = &bindings[ls[i].dev];
-        if (!usable(&ls[i], bindings, devices))
+        int cycles = b->counter[TD_C_CYCLES_ACTIVE];
+        if (!l->profiled || !l->counters || !td_launch_measured(dev, l, cycles) ||
+            !(l->counters[cycles] > 0))
             continue;
         sample *x = &w->samples[w->n_samples];
         x->reason = reasons + w->n_samples * w->n_stalls;
@@ -252,13 +232,17 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
         x->stratum = s;
         x->pool = l->group == TD_GROUP_ALL ? 0 : (size_t)l->group + 1;
         x->weight = weight_of(l);
+        x->opens_session = ls[i].opens_session;
         x->has_l1 = has_level1(dev, b, l);
         if (x->has_l1)
             level1_of(w, b, l, x->l1);
-        double norm = warps ? counter(l, b, TD_C_WARPS_ACTIVE)
-                            : l->counters[b->counter[TD_C_CYCLES_ACTIVE]];
-        reasons_of(w, &ls[i], b, dev, norm, fetch_set_aside(&ls[i], later), x);
+        double norm = warps ? counter(l, b, TD_C_WARPS_ACTIVE) : l->counters[cycles];
+        for (size_t r = 0; r < w->n_stalls; r++) {
+            x->reason[r] = td_launch_measured(dev, l, b->stall[r]) ? l->counters[b->stall[r]] / norm : NAN;
+            x->aside[r] = NAN;
+        }
     }
+    set_aside_cold_fetch(w);
     if (w->n_samples == 0)
         free(reasons);
     return 0;
