@@ -3,8 +3,8 @@
  * (CUDA_INJECTION64_PATH), doing only what CUPTI_FLOOR names:
  *
  *   load   nothing: the cost of being injected (CUPTI not even subscribed)
- *   cb     topdown's launch callbacks (the 8 launch and graph launch
- *          driver calls), each an empty function
+ *   cb     topdown's launch callbacks (topdown/inject/launch_callbacks.h),
+ *          each an empty function
  *   act    cb + kernel activity records (CONCURRENT_KERNEL), 1 MB buffers
  *          counted and freed, flushed every 100 ms as topdown does
  *   lock   act + one process-wide mutex held from a launch's enter
@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topdown/inject/launch_callbacks.h"
+
 #define FLOOR_EXPORT __attribute__((visibility("default")))
 
 enum floor_mode { FLOOR_LOAD, FLOOR_CB, FLOOR_ACT, FLOOR_LOCK, FLOOR_RP };
@@ -40,17 +42,6 @@ static atomic_long kernel_records;
 /* rp: the last context the Range Profiler was enabled on, and how many */
 static _Atomic(CUcontext) enabled_ctx;
 static atomic_int enabled_contexts;
-
-static const CUpti_CallbackId launch_callbacks[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-};
 
 static const char *mode_name[] = {"load", "cb", "act", "lock", "rp"};
 
@@ -155,8 +146,8 @@ FLOOR_EXPORT int InitializeInjection(void)
         fprintf(stderr, "cupti_floor: cuptiSubscribe failed\n");
         return 1;
     }
-    for (size_t i = 0; i < sizeof launch_callbacks / sizeof *launch_callbacks; i++)
-        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, launch_callbacks[i]);
+    for (size_t i = 0; i < TD_N_LAUNCH_CALLBACKS; i++)
+        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, td_launch_callbacks[i]);
     if (mode >= FLOOR_ACT && start_activity() != 0)
         fprintf(stderr, "cupti_floor: kernel activity records unavailable\n");
     return 1;

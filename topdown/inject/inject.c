@@ -21,6 +21,7 @@
 #include "topdown/inject/choose.h"
 #include "topdown/inject/collect_opts.h"
 #include "topdown/inject/inject_state.h"
+#include "topdown/inject/launch_callbacks.h"
 #include "topdown/inject/launch_gate.h"
 #include "topdown/inject/probe.h"
 #include "topdown/inject/kernels.h"
@@ -360,17 +361,6 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 
 /* ---- initialisation ----------------------------------------------------- */
 
-static const CUpti_CallbackId launch_callbacks[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-};
-
 static void emit_start(void)
 {
     cJSON *rec = td_sw_record("start");
@@ -447,8 +437,8 @@ static int subscribe(void)
     if (td_pcs_enabled())
         cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                             CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);
-    for (size_t i = 0; i < sizeof launch_callbacks / sizeof *launch_callbacks; i++)
-        cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, launch_callbacks[i]);
+    for (size_t i = 0; i < TD_N_LAUNCH_CALLBACKS; i++)
+        cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, td_launch_callbacks[i]);
     td_nvtx_enable(td_g.subscriber);
     return 0;
 }
