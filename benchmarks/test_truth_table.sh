@@ -303,13 +303,15 @@ done
 # 15. The fourth session's H100 run of the current collector, every app
 # (benchmarks/results/truth_h100_session4, truth_NVIDIA_H100_80GB_HBM3.txt):
 # td_bench, td_few, td_bfs (0.49), td_phases2 (0.29), td_stencil (1.60) and
-# td_libs' 23 library kernels (1.57) meet the bar; td_manykernels 6.13 points (6.89 before the set-aside),
-# td_tiny 6.47 (its imc_miss from four replays, the first cold), PyTorch
-# 24.35 do not; td_devheap has no truth tree (kernel replay refuses the
-# device heap).
+# td_libs' 23 library kernels (1.57) meet the bar, and td_tiny (1.27; 6.47
+# before its first launch's constant stalls were set aside: its other
+# groups' reasons came from four replays, the first of them the context's
+# first launch, cold); td_manykernels 6.13 points (6.89 before the
+# session-opening set-aside) and PyTorch 24.35 do not; td_devheap has no
+# truth tree (kernel replay refuses the device heap).
 judge "$src/benchmarks/results/truth_h100_session4" t15 td_bench td_few td_bfs td_phases2 \
     td_stencil td_manykernels td_tiny td_devheap td_libs pytorch
-for a in td_bench td_few td_bfs td_phases2 td_stencil td_libs; do
+for a in td_bench td_few td_bfs td_phases2 td_stencil td_libs td_tiny; do
     grep -q "^$a: .*: PASS\$" "$tmp/t15.txt" || fail "$a does not meet the bar (H100, session 4)"
 done
 grep -Eq '^td_manykernels: .*max \|sampled-truth\| [0-6]\.[0-9]+ .*within spread 198/198' \
@@ -322,7 +324,10 @@ grep -q '^td_devheap: no node to compare' "$tmp/t15.txt" ||
 # group per run of the app; benchmarks/results/truth_h100_app): PyTorch is
 # 3.85 points off (24.35 against kernel replay), every node covered;
 # td_devheap, which kernel replay cannot measure, 2.47, every node covered;
-# td_manykernels 9.33 (93.6%) and td_tiny 15.58 (86.4%) are not.
+# td_manykernels 9.33 (93.6%) and td_tiny 15.34 (77.3%) are not. td_tiny's
+# reference is the outlier there: every launch of a 1.2 us kernel in a
+# range of its own gave MIO_Bound 18.9, where PC sampling of an unprofiled
+# run (pcsampling_h100_session4/) and kernel replay put it near 3.5.
 judge "$src/benchmarks/results/truth_h100_app" t16 pytorch td_devheap td_manykernels td_tiny
 grep -Eq '^pytorch: .*max \|sampled-truth\| [0-4]\.[0-9]+ .*within spread 330/330' "$tmp/t16.txt" ||
     fail "pytorch against application replay (H100): over 5 points off or not covered"

@@ -121,9 +121,10 @@ typedef struct kernel_work {
     size_t *n_launches, *cap_launches;
 } kernel_work;
 
-/* Every launch of kernel k under its own table, for the estimator. */
+/* Every launch of kernel k under its own table, for the estimator; cold
+ * holds what made its range cold (launch and dev are set here). */
 static int note_launch(td_summary *s, kernel_work *w, int k, size_t d, const td_launch *l,
-                       int opens_session, td_error *err)
+                       td_est_launch cold, td_error *err)
 {
     td_kernel_summary *ks = &s->kernels[k];
     if (s->models[ks->model].arch != s->models[d].arch)
@@ -136,7 +137,9 @@ static int note_launch(td_summary *s, kernel_work *w, int k, size_t d, const td_
         w->launches[k] = bigger;
         w->cap_launches[k] = cap;
     }
-    w->launches[k][w->n_launches[k]++] = (td_est_launch){l, d, opens_session};
+    cold.launch = l;
+    cold.dev = d;
+    w->launches[k][w->n_launches[k]++] = cold;
     return 0;
 }
 
@@ -199,7 +202,10 @@ static int add_launches(td_summary *s, name_index *idx, const td_result *res,
         int last_group = TD_GROUP_ALL - 1; /* of the context's last profiled launch: none yet */
         for (size_t i = 0; i < dev->n_launches; i++) {
             const td_launch *l = &dev->launches[i];
-            int opens_session = l->profiled && l->group != TD_GROUP_ALL && l->group != last_group;
+            td_est_launch cold = {
+                .opens_session = l->profiled && l->group != TD_GROUP_ALL && l->group != last_group,
+                .opens_context = l->profiled && i == 0,
+            };
             if (l->profiled)
                 last_group = l->group;
             int k = kernel_of_name(s, idx, l->kernel, (int)d, err);
@@ -213,7 +219,7 @@ static int add_launches(td_summary *s, name_index *idx, const td_result *res,
             ks->total_ns += l->duration_ns;
             s->launches++;
             s->total_ns += l->duration_ns;
-            if (note_launch(s, w, k, d, l, opens_session, err))
+            if (note_launch(s, w, k, d, l, cold, err))
                 return -1;
             if (!l->profiled)
                 continue;

@@ -20,8 +20,8 @@ typedef struct sample {
     int has_l1;
     double l1[MAX_L1];
     double *reason;  /* n_stalls values, NAN where its pass did not measure it */
-    double *aside;   /* n_stalls values set aside (set_aside_cold_fetch), else NAN */
-    int opens_session; /* td_est_launch.opens_session */
+    double *aside;   /* n_stalls values set aside (set_aside_cold), else NAN */
+    int opens_session, opens_context; /* td_est_launch's */
 } sample;
 
 /* Duration-weighted sums per stratum: level 1 [s * n_l1 + k], each reason
@@ -175,29 +175,55 @@ static void find_formula_nodes(work *w)
     w->n_l1 = w->n_formula + 3;
 }
 
-/* The first range of a group's session (td_est_launch.opens_session) ran
- * its instruction fetch cold: where the kernel has later samples of that
- * group, its instruction-fetch reasons are set aside (into x->aside). */
-static void set_aside_cold_fetch(work *w)
+/* Sample x's reasons of the node at path into x->aside; 1 if it had any. */
+static int set_aside(work *w, sample *x, int node)
+{
+    int set = 0;
+    for (size_t r = 0; node >= 0 && r < w->n_stalls; r++)
+        if (w->m->stall_node[r] == node && !isnan(x->reason[r])) {
+            x->aside[r] = x->reason[r];
+            x->reason[r] = NAN;
+            set = 1;
+        }
+    return set;
+}
+
+/* 1: some sample other than x, and not itself cold in the same way,
+ * measured a reason of the node. */
+static int measured_warm(const work *w, const sample *x, int node)
+{
+    for (size_t i = 0; i < w->n_samples; i++) {
+        const sample *y = &w->samples[i];
+        if (y == x || y->opens_context)
+            continue;
+        for (size_t r = 0; r < w->n_stalls; r++)
+            if (w->m->stall_node[r] == node && !isnan(y->reason[r]))
+                return 1;
+    }
+    return 0;
+}
+
+/* Ranges that ran a cache cold (td_est_launch): a session's first range
+ * its instruction fetch, where the kernel has later samples of that
+ * group; the context's first launch its constant cache, where other
+ * launches of the kernel measured it. */
+static void set_aside_cold(work *w)
 {
     int fetch = td_model_find(w->m, "Frontend.Fetch.Instruction_Fetch");
+    int constant = td_model_find(w->m, "Backend.Memory_Bound.Constant_Memory");
     size_t later[TD_MAX_GROUPS + 1] = {0}; /* by pool: group + 1 */
     for (size_t i = 0; i < w->n_samples; i++) {
         const sample *x = &w->samples[i];
         if (!x->opens_session && x->pool > 0 && x->pool <= TD_MAX_GROUPS)
             later[x->pool]++;
     }
-    for (size_t i = 0; fetch >= 0 && i < w->n_samples; i++) {
+    for (size_t i = 0; i < w->n_samples; i++) {
         sample *x = &w->samples[i];
-        if (!x->opens_session || x->pool == 0 || x->pool > TD_MAX_GROUPS || !later[x->pool])
-            continue;
         int set = 0;
-        for (size_t r = 0; r < w->n_stalls; r++)
-            if (w->m->stall_node[r] == fetch && !isnan(x->reason[r])) {
-                x->aside[r] = x->reason[r];
-                x->reason[r] = NAN;
-                set = 1;
-            }
+        if (x->opens_session && x->pool > 0 && x->pool <= TD_MAX_GROUPS && later[x->pool])
+            set |= set_aside(w, x, fetch);
+        if (x->opens_context && measured_warm(w, x, constant))
+            set |= set_aside(w, x, constant);
         w->n_aside += (size_t)set;
     }
 }
@@ -233,6 +259,7 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
         x->pool = l->group == TD_GROUP_ALL ? 0 : (size_t)l->group + 1;
         x->weight = weight_of(l);
         x->opens_session = ls[i].opens_session;
+        x->opens_context = ls[i].opens_context;
         x->has_l1 = has_level1(dev, b, l);
         if (x->has_l1)
             level1_of(w, b, l, x->l1);
@@ -242,7 +269,7 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
             x->aside[r] = NAN;
         }
     }
-    set_aside_cold_fetch(w);
+    set_aside_cold(w);
     if (w->n_samples == 0)
         free(reasons);
     return 0;
@@ -483,10 +510,10 @@ static void refill_cells(work *w, int keep_aside)
         cells_add(w, &w->samples[i]);
 }
 
-/* How far the tree moves if the session-opening samples' instruction
- * fetch were kept: setting it aside is a correction the bundled runs
- * suggest, not a measurement of this run, so the spread holds it. */
-static void cold_fetch_term(work *w, const td_breakdown *mean, td_breakdown *term)
+/* How far the tree moves if the cold samples' reasons were kept: setting
+ * them aside is a correction the bundled runs suggest, not a measurement
+ * of this run, so the spread holds it. */
+static void cold_term(work *w, const td_breakdown *mean, td_breakdown *term)
 {
     memset(term, 0, sizeof *term);
     if (w->n_aside == 0)
@@ -925,7 +952,7 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
         out->mean.reasons_missing = out->reasons_total - out->reasons_measured;
         /* before the bootstrap, which leaves its last resample in the cells */
         td_breakdown term, method, cold;
-        cold_fetch_term(&w, &out->mean, &cold);
+        cold_term(&w, &out->mean, &cold);
         extrapolation(&w, &out->mean, &term);
         /* The set-aside moves the tree, it does not narrow the spread: the
          * two ways of measuring are compared as measured. */

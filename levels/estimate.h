@@ -29,8 +29,8 @@
  *    quantities a stratum borrowed from other thirds of its class swing
  *    between those thirds, how far the full set's launches (kernel
  *    replay) and the groups' (without replay) of like duration disagree,
- *    and how far the session-opening samples' instruction fetch, set
- *    aside (td_est_launch), would move the tree.
+ *    and how far the cold samples' reasons, set aside (td_est_launch),
+ *    would move the tree.
  *  - Nothing unmeasured is renormalised: when a stall reason was measured by
  *    no launch, the stall split is not made (split_measured = 0) and the
  *    stalled slots stay unattributed. */
@@ -72,17 +72,27 @@
 #define TD_EST_EXTRAP_THIRDS 2
 
 /* One launch of the kernel (profiled or not) and its device section.
+ * Two kinds of range run a cache cold, and the reasons that cache feeds
+ * are set aside where the kernel has warm launches measuring them:
  * opens_session: a counter-group launch whose profiled predecessor on its
  * context measured another group or the full set, so it was the first
- * range of its group's session. Such a range runs cold: on the bundled
- * runs it stalled on instruction fetch 0.12-0.25 of its warps' time more
- * than the same kernel's later samples of the group (td_manykernels,
- * every kernel; benchmarks/first_in_session.py). Where the kernel has
- * later samples of the group, it is set aside. */
+ * range of its group's session. Such a range runs its instruction fetch
+ * cold: on the bundled runs it stalled on instruction fetch 0.12-0.25 of
+ * its warps' time more than the same kernel's later samples of the group
+ * (td_manykernels, every kernel; benchmarks/first_in_session.py). Set
+ * aside where the kernel has later samples of the group.
+ * opens_context: the context's first launch, profiled, which runs its
+ * constant cache cold: in all 16 bundled runs where it differed from its
+ * kernel's later replays, it stalled more on imc_miss (td_tiny 0.25 of its
+ * warps' time, td_bfs 0.05-0.22, td_manykernels' init_uniform 0.04-0.09;
+ * benchmarks/first_in_session.py --context), where a kernel's first launch
+ * later in the run showed no such difference. Set aside where other
+ * launches of the kernel measured it. */
 typedef struct td_est_launch {
     const td_launch *launch;
     size_t dev;
     int opens_session;
+    int opens_context;
 } td_est_launch;
 
 typedef struct td_estimate {
