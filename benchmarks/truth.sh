@@ -33,7 +33,7 @@
 #               or application (the app run once per counter group, every
 #               launch measured without replay: the full set of each launch
 #               with the caches as the app leaves them). td_devheap's truth
-#               is application replay whatever -m says: kernel replay
+#               under -m kernel is application replay: kernel replay
 #               refuses the device heap (its result had no profiled
 #               launch), and application replay is the every-launch
 #               measurement issue 22 names for such kernels
@@ -79,7 +79,7 @@ command -v timeout > /dev/null || die "the timeout command (coreutils) is needed
 
 # The truth run's --replay-mode for APP.
 truth_mode_of() {
-    if [ "$1" = td_devheap ]; then echo application; else echo "$truth_mode"; fi
+    if [ "$1" = td_devheap ] && [ "$truth_mode" = kernel ]; then echo application; else echo "$truth_mode"; fi
 }
 
 # The command of each app, sized for an every-launch run (launches in the
