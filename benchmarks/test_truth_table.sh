@@ -19,6 +19,15 @@ trap 'rm -rf "$tmp"' EXIT
 header="app,device,kernel,gpu_time_share,node,sampled,truth,spread"
 fail() { echo "FAIL: $*"; exit 1; }
 
+# passes TAG WHAT APP...: each APP meets the bar in the summary $tmp/TAG.txt.
+passes() {
+    local tag=$1 what=$2 a
+    shift 2
+    for a in "$@"; do
+        grep -q "^$a: .*: PASS\$" "$tmp/$tag.txt" || fail "$a does not meet the bar ($what)"
+    done
+}
+
 # 1. Hand-made trees. tree NAME KERNEL:SHARE:PATH=VALUE/SPREAD,... ...
 tree() {
     python3 - "$@" <<'EOF'
@@ -145,7 +154,7 @@ check_runs "$src/benchmarks/results/truth_h100_rotation" "$tmp/t5" 6 95
 # before the spread held the disagreement of kernel replay and the groups,
 # 97.7% since.
 check_runs "$src/benchmarks/results/truth_h200_budget" "$tmp/t6" 3.2 97 NVIDIA_H200
-grep -q '^td_phases2: .*: PASS$' "$tmp/t6.txt" || fail "td_phases2 does not meet the bar (H200)"
+passes t6 "H200" td_phases2
 
 # 7. The H200 runs with the tracing time left out of the app's own time
 # (benchmarks/results/truth_h200_traced): td_bfs within 0.8 points and
@@ -157,9 +166,7 @@ grep -q '^td_phases2: .*: PASS$' "$tmp/t6.txt" || fail "td_phases2 does not meet
 # replays were of small launches, which the groups' larger ones within two
 # octaves differ from by their size as well as by their conditions.
 check_runs "$src/benchmarks/results/truth_h200_traced" "$tmp/t7" 2 100 NVIDIA_H200
-for a in td_phases2 td_stencil; do
-    grep -q "^$a: .*: PASS\$" "$tmp/t7.txt" || fail "$a does not meet the bar (H200, traced)"
-done
+passes t7 "H200, traced" td_phases2 td_stencil
 
 # 8. The H200 runs of the budget's rules of issue 22 (samples in every third
 # of each heavy kernel's run; benchmarks/results/truth_h200_stride): td_bfs
@@ -168,9 +175,7 @@ done
 # td_manykernels does not: 6.52 points off on an instruction-fetch node,
 # where the truth's kernel replay runs with a warm instruction cache.
 check_runs "$src/benchmarks/results/truth_h200_stride" "$tmp/t8" 1.1 95 NVIDIA_H200
-for a in td_bfs td_phases2 td_stencil; do
-    grep -q "^$a: .*: PASS\$" "$tmp/t8.txt" || fail "$a does not meet the bar (H200, stride)"
-done
+passes t8 "H200, stride" td_bfs td_phases2 td_stencil
 
 # 9. The same budget's sampled runs against application replay as the truth
 # (benchmarks/results/truth_h200_app, truth.sh -m application: the app run
@@ -187,9 +192,7 @@ done
 python3 "$tt" --topdown "$bin" --device NVIDIA_H200 --csv "$tmp/t9.csv" --summary "$tmp/t9.txt" \
     "${args[@]}" 2>/dev/null || fail "truth_table.py on truth_h200_app: exit $?"
 cat "$tmp/t9.txt"
-for a in td_bfs td_phases2 td_few td_bench td_devheap; do
-    grep -q "^$a: .*: PASS\$" "$tmp/t9.txt" || fail "$a does not meet the bar (application replay)"
-done
+passes t9 "application replay" td_bfs td_phases2 td_few td_bench td_devheap
 for a in td_stencil td_manykernels; do
     grep -q "^$a: .*: FAIL" "$tmp/t9.txt" || fail "$a: expected FAIL against application replay"
 done
@@ -237,9 +240,7 @@ EOF
 # of its nodes, 98% since it holds how far the kernel's replayed launches
 # and its groups' disagree (TD_EST_CONDITIONS_REACH); td_stencil's 92 -> 97%.
 check_runs "$src/benchmarks/results/truth_h100_stride" "$tmp/t11" 1.4 96
-for a in td_bfs td_few td_bench td_phases2; do
-    grep -q "^$a: .*: PASS\$" "$tmp/t11.txt" || fail "$a does not meet the bar (H100, stride)"
-done
+passes t11 "H100, stride" td_bfs td_few td_bench td_phases2
 
 # judge DIR TAG APP...: truth_table.py on DIR's sampled and truth runs of
 # the apps (an H100's), its summary in $tmp/TAG.txt, printed.
@@ -262,9 +263,7 @@ judge() {
 # spread 4.6 points.
 judge "$src/benchmarks/results/truth_h100_avail" t12 td_bench td_bfs td_phases2 td_stencil \
     td_manykernels
-for a in td_bench td_bfs td_phases2 td_stencil; do
-    grep -q "^$a: .*: PASS\$" "$tmp/t12.txt" || fail "$a does not meet the bar (H100, fresh run)"
-done
+passes t12 "H100, fresh run" td_bench td_bfs td_phases2 td_stencil
 grep -q '^td_manykernels: .*within spread 198/198' "$tmp/t12.txt" ||
     fail "td_manykernels (H100, fresh run): its spread should cover every node"
 
@@ -275,9 +274,7 @@ grep -q '^td_manykernels: .*within spread 198/198' "$tmp/t12.txt" ||
 # 10.03 (bitonic_global's Instruction_Fetch) before the estimator set aside
 # the instruction fetch of a session's first sample (levels/estimate.c).
 judge "$src/benchmarks/results/truth_h100_forward" t13 td_bfs td_phases2 td_stencil td_manykernels
-for a in td_bfs td_phases2 td_stencil; do
-    grep -q "^$a: .*: PASS\$" "$tmp/t13.txt" || fail "$a does not meet the bar (H100, forward moves)"
-done
+passes t13 "H100, forward moves" td_bfs td_phases2 td_stencil
 grep -q '^td_manykernels: .*within spread 198/198' "$tmp/t13.txt" ||
     fail "td_manykernels (H100, forward moves): its spread should cover every node"
 grep -Eq '^td_manykernels: .*max \|sampled-truth\| [0-6]\.[0-9]+ ' "$tmp/t13.txt" ||
@@ -311,9 +308,7 @@ done
 # truth tree (kernel replay refuses the device heap).
 judge "$src/benchmarks/results/truth_h100_session4" t15 td_bench td_few td_bfs td_phases2 \
     td_stencil td_manykernels td_tiny td_devheap td_libs pytorch
-for a in td_bench td_few td_bfs td_phases2 td_stencil td_libs td_tiny; do
-    grep -q "^$a: .*: PASS\$" "$tmp/t15.txt" || fail "$a does not meet the bar (H100, session 4)"
-done
+passes t15 "H100, session 4" td_bench td_few td_bfs td_phases2 td_stencil td_libs td_tiny
 grep -Eq '^td_manykernels: .*max \|sampled-truth\| [0-6]\.[0-9]+ .*within spread 198/198' \
     "$tmp/t15.txt" || fail "td_manykernels (H100, session 4): over 7 points off or not covered"
 grep -q '^td_devheap: no node to compare' "$tmp/t15.txt" ||
@@ -343,17 +338,14 @@ grep -q '^td_devheap: .*within spread 44/44' "$tmp/t16.txt" ||
 # td_devheap has a row now (its truth by application replay): 3.73.
 judge "$src/benchmarks/results/truth_h100_session5" t17 td_bench td_few td_bfs td_phases2 \
     td_stencil td_manykernels td_tiny td_devheap td_libs pytorch
-for a in td_bench td_few td_bfs td_phases2 td_stencil td_libs td_tiny; do
-    grep -q "^$a: .*: PASS\$" "$tmp/t17.txt" || fail "$a does not meet the bar (H100, session 5)"
-done
+passes t17 "H100, session 5" td_bench td_few td_bfs td_phases2 td_stencil td_libs td_tiny
 grep -Eq '^td_manykernels: .*max \|sampled-truth\| [0-4]\.[0-9]+ .*within spread 19[7-8]/198' \
     "$tmp/t17.txt" || fail "td_manykernels (H100, session 5): over 5 points off or under-covered"
 grep -q '^td_devheap: 2 kernel(s) >= 1% of GPU time, 44 node(s)' "$tmp/t17.txt" ||
     fail "td_devheap (H100, session 5): application replay should give its truth tree"
 for i in 1 2 3; do
     judge "$src/benchmarks/results/truth_h100_session5/repeat$i" "t17r$i" td_stencil
-    grep -q '^td_stencil: .*: PASS$' "$tmp/t17r$i.txt" ||
-        fail "td_stencil (H100, session 5, repeat $i) does not meet the bar"
+    passes "t17r$i" "H100, session 5, repeat $i" td_stencil
 done
 
 # 18. The truth as every launch measured once without replay (truth.sh -m
@@ -363,9 +355,7 @@ done
 # application replay); the two every-launch truths differ by 15.3 points
 # on td_tiny (MIO_Bound: every launch ranged), more than the bar allows.
 judge "$src/benchmarks/results/truth_h100_none" t18 td_bfs td_phases2 td_devheap
-for a in td_bfs td_phases2 td_devheap; do
-    grep -q "^$a: .*: PASS\$" "$tmp/t18.txt" || fail "$a does not meet the bar against -m none (H100)"
-done
+passes t18 "H100, against -m none" td_bfs td_phases2 td_devheap
 python3 "$tt" --topdown "$bin" --device NVIDIA_H100_80GB_HBM3 --csv "$tmp/t18r.csv" \
     --summary "$tmp/t18r.txt" td_tiny "$src/benchmarks/results/truth_h100_session5/td_tiny.truth.json.xz" \
     "$src/benchmarks/results/truth_h100_none/td_tiny.truth.json.xz" 2>/dev/null || true
