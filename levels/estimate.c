@@ -175,7 +175,8 @@ static void find_formula_nodes(work *w)
     w->n_l1 = w->n_formula + 3;
 }
 
-/* Sample x's reasons of the node at path into x->aside; 1 if it had any. */
+/* Sample x's reasons under tree node `node` (-1: none) into x->aside; 1 if
+ * it had any. */
 static int set_aside(work *w, sample *x, int node)
 {
     int set = 0;
