@@ -362,4 +362,22 @@ python3 "$tt" --topdown "$bin" --device NVIDIA_H100_80GB_HBM3 --csv "$tmp/t18r.c
 grep -Eq '^td_tiny: .*max \|sampled-truth\| 1[0-9]\.[0-9]+ .*MIO_Bound' "$tmp/t18r.txt" ||
     fail "td_tiny's two every-launch truths should differ by 10-20 points on MIO_Bound"
 
+# 19. More budget (benchmarks/results/budget_h100_session5,
+# budget_NVIDIA_H100_2026-11-26.md): td_stencil at --overhead 100 comes to
+# the no-replay truth (0.91, every node covered) and moves away from
+# kernel replay (4.40); td_devheap at 400 comes within the bar of
+# application replay (1.62, 3.73 at the default 40).
+b="$src/benchmarks/results/budget_h100_session5"
+t="$src/benchmarks/results"
+python3 "$tt" --topdown "$bin" --device NVIDIA_H100_80GB_HBM3 --summary "$tmp/t19.txt" \
+    td_stencil "$b/o100/td_stencil.sampled.json.xz" "$t/truth_h100_none/td_stencil.truth.json.xz" \
+    td_devheap "$b/o400/td_devheap.sampled.json.xz" "$t/truth_h100_session5/td_devheap.truth.json.xz" \
+    > /dev/null 2>&1 || true
+passes t19 "H100, more budget" td_stencil td_devheap
+python3 "$tt" --topdown "$bin" --device NVIDIA_H100_80GB_HBM3 --summary "$tmp/t19k.txt" \
+    td_stencil "$b/o100/td_stencil.sampled.json.xz" "$t/truth_h100_session5/td_stencil.truth.json.xz" \
+    > /dev/null 2>&1 || true
+grep -Eq '^td_stencil: .*max \|sampled-truth\| [3-5]\.[0-9]+ .*FAIL' "$tmp/t19k.txt" ||
+    fail "td_stencil at --overhead 100 should be 3-5 points from kernel replay"
+
 echo "test_truth_table: ok"
