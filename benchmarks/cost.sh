@@ -143,10 +143,8 @@ once() {
     echo "$secs $launches"
 }
 
-median() { # the median of the numbers on stdin, empty if none
-    sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; if (NR % 2) printf "%.6f", v[(NR + 1) / 2];
-                    else printf "%.6f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+# shellcheck source=median.sh
+. "$here/median.sh"
 
 # measure NAME [topdown options...]: $runs runs; prints "MEDIAN_SECONDS LAUNCHES".
 measure() {

@@ -87,10 +87,8 @@ once() {
     echo "$(echo "$line" | sed -n 's/^loop_s=\([0-9.]*\).*/\1/p') $(echo "$line" | sed -n 's/.*launches=//p')"
 }
 
-median() {
-    sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; if (NR % 2) printf "%.6f", v[(NR + 1) / 2];
-                    else printf "%.6f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+# shellcheck source=median.sh
+. "$here/median.sh"
 
 echo "# cupti_floor.sh on $device, $(date -u +%Y-%m-%dT%H:%MZ), $("$topdown" --version 2>/dev/null | head -n 1), $runs run(s) each, median" > "$notes"
 header="case,device,mode,launches,seconds,ratio,added_us_per_launch"
