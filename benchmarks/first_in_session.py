@@ -43,17 +43,22 @@ def kernel_name(kernel):
     return kernel[0] if isinstance(kernel, list) else str(kernel)
 
 
+def kernel_of_launch(dev):
+    """Each launch's kernel index, in the device section's launch order."""
+    kernel_of_config = [c[0] for c in dev["configs"]]
+    return [kernel_of_config[c] for c in dev["launches"]["config"]]
+
+
 def shares_by_kernel(result):
     """{kernel index: {"first": [share...], "rest": [share...]}} over the devices."""
     out = {}
     for dev in result.get("devices", []):
         metrics, groups = dev.get("metrics", []), dev.get("groups", [])
-        profiled, launches = dev.get("profiled", {}), dev.get("launches", {})
+        profiled = dev.get("profiled", {})
         if STALL not in metrics or WARPS not in metrics or "group" not in profiled:
             continue
         stall, warps = metrics.index(STALL), metrics.index(WARPS)
-        kernel_of_config = [c[0] for c in dev["configs"]]
-        kernel_of_launch = [kernel_of_config[c] for c in launches["config"]]
+        kernels = kernel_of_launch(dev)
         previous = None
         for launch, group, counters in zip(profiled["launch"], profiled["group"],
                                            profiled["counters"]):
@@ -64,7 +69,7 @@ def shares_by_kernel(result):
             values = dict(zip(groups[group], counters))
             if not values.get(warps) or stall not in values:
                 continue
-            cell = out.setdefault(kernel_of_launch[launch], {"first": [], "rest": []})
+            cell = out.setdefault(kernels[launch], {"first": [], "rest": []})
             cell["first" if first else "rest"].append(values[stall] / values[warps])
     return out
 
@@ -77,12 +82,11 @@ def context_first(result):
         if WARPS not in metrics or "group" not in profiled:
             continue
         warps = metrics.index(WARPS)
-        kernel_of_config = [c[0] for c in dev["configs"]]
-        kernel_of_launch = [kernel_of_config[c] for c in dev["launches"]["config"]]
+        kernels = kernel_of_launch(dev)
         replays = {}
         for launch, group, counters in zip(profiled["launch"], profiled["group"],
                                            profiled["counters"]):
-            if group != -1 or kernel_of_launch[launch] != kernel_of_launch[0] \
+            if group != -1 or kernels[launch] != kernels[0] \
                     or not counters[warps]:
                 continue
             replays[launch] = {m.replace("smsp__warps_issue_stalled_", "").replace(".sum", ""):
@@ -90,7 +94,7 @@ def context_first(result):
                                for i, m in enumerate(metrics) if "stalled" in m}
         first = replays.pop(0, None)
         if first and replays:
-            out.append((kernel_of_launch[0], {
+            out.append((kernels[0], {
                 r: first[r] - statistics.median(v[r] for v in replays.values()) for r in first}))
     return out
 
