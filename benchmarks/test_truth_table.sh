@@ -250,8 +250,15 @@ judge() {
     for a in "$@"; do
         args+=("$a" "$dir/$a.sampled.json.xz" "$dir/$a.truth.json.xz")
     done
+    judge_files "$tag" "${args[@]}"
+}
+
+# judge_files TAG APP SAMPLED TRUTH...: the same, for runs named one by one.
+judge_files() {
+    local tag=$1
+    shift
     python3 "$tt" --topdown "$bin" --device NVIDIA_H100_80GB_HBM3 --csv "$tmp/$tag.csv" \
-        --summary "$tmp/$tag.txt" "${args[@]}" 2>/dev/null || fail "truth_table.py on $dir: exit $?"
+        --summary "$tmp/$tag.txt" "$@" 2>/dev/null || fail "truth_table.py for $tag: exit $?"
     cat "$tmp/$tag.txt"
 }
 
@@ -356,9 +363,8 @@ done
 # on td_tiny (MIO_Bound: every launch ranged), more than the bar allows.
 judge "$src/benchmarks/results/truth_h100_none" t18 td_bfs td_phases2 td_devheap
 passes t18 "H100, against -m none" td_bfs td_phases2 td_devheap
-python3 "$tt" --topdown "$bin" --device NVIDIA_H100_80GB_HBM3 --csv "$tmp/t18r.csv" \
-    --summary "$tmp/t18r.txt" td_tiny "$src/benchmarks/results/truth_h100_session5/td_tiny.truth.json.xz" \
-    "$src/benchmarks/results/truth_h100_none/td_tiny.truth.json.xz" 2>/dev/null || true
+judge_files t18r td_tiny "$src/benchmarks/results/truth_h100_session5/td_tiny.truth.json.xz" \
+    "$src/benchmarks/results/truth_h100_none/td_tiny.truth.json.xz"
 grep -Eq '^td_tiny: .*max \|sampled-truth\| 1[0-9]\.[0-9]+ .*MIO_Bound' "$tmp/t18r.txt" ||
     fail "td_tiny's two every-launch truths should differ by 10-20 points on MIO_Bound"
 
@@ -369,14 +375,12 @@ grep -Eq '^td_tiny: .*max \|sampled-truth\| 1[0-9]\.[0-9]+ .*MIO_Bound' "$tmp/t1
 # application replay (1.62, 3.73 at the default 40).
 b="$src/benchmarks/results/budget_h100_session5"
 t="$src/benchmarks/results"
-python3 "$tt" --topdown "$bin" --device NVIDIA_H100_80GB_HBM3 --summary "$tmp/t19.txt" \
+judge_files t19 \
     td_stencil "$b/o100/td_stencil.sampled.json.xz" "$t/truth_h100_none/td_stencil.truth.json.xz" \
-    td_devheap "$b/o400/td_devheap.sampled.json.xz" "$t/truth_h100_session5/td_devheap.truth.json.xz" \
-    > /dev/null 2>&1 || true
+    td_devheap "$b/o400/td_devheap.sampled.json.xz" "$t/truth_h100_session5/td_devheap.truth.json.xz"
 passes t19 "H100, more budget" td_stencil td_devheap
-python3 "$tt" --topdown "$bin" --device NVIDIA_H100_80GB_HBM3 --summary "$tmp/t19k.txt" \
-    td_stencil "$b/o100/td_stencil.sampled.json.xz" "$t/truth_h100_session5/td_stencil.truth.json.xz" \
-    > /dev/null 2>&1 || true
+judge_files t19k \
+    td_stencil "$b/o100/td_stencil.sampled.json.xz" "$t/truth_h100_session5/td_stencil.truth.json.xz"
 grep -Eq '^td_stencil: .*max \|sampled-truth\| [3-5]\.[0-9]+ .*FAIL' "$tmp/t19k.txt" ||
     fail "td_stencil at --overhead 100 should be 3-5 points from kernel replay"
 
