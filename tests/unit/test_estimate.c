@@ -226,6 +226,16 @@ static void score_results(td_result *truth_res, td_result *sampled_res, scores *
     td_result_free(sampled_res);
 }
 
+/* score_results, then one line: what, the largest error and the nodes
+ * the spread covers. */
+static void score_said(td_result *truth_res, td_result *sampled_res, const char *what,
+                       scores *sc)
+{
+    score_results(truth_res, sampled_res, sc);
+    printf("%s: largest error %.2f points, %zu of %zu nodes covered\n", what, sc->worst,
+           sc->covered, sc->nodes);
+}
+
 /* One stream of n launches: the truth (every launch, full set) and the
  * sample as the collector chooses it (budget unlimited: every launch the
  * choice wants), each summarised as the report does. */
@@ -627,9 +637,7 @@ static void test_spread_borrowed_drift(void)
     scores sc = {0};
     double errors[64], spreads[64];
     sc.errors = errors, sc.spreads = spreads;
-    score_results(&truth_res, &sampled_res, &sc);
-    printf("a group's reasons borrowed across a drift: largest error %.2f points, %zu of %zu "
-           "nodes covered\n", sc.worst, sc.covered, sc.nodes);
+    score_said(&truth_res, &sampled_res, "a group's reasons borrowed across a drift", &sc);
     CHECK(sc.worst > 100.0 * TD_EST_FLOOR); /* the borrowing is wrong past the floor, */
     CHECK(sc.covered == sc.nodes); /* and the spread says by how much (18 of 22 before) */
 }
@@ -658,10 +666,10 @@ static void test_phases_one_octave(void)
     }
     double errors[64], spreads[64];
     scores sc = {0, 0, 0, errors, spreads};
-    score_results(&truth_res, &sampled_res, &sc);
-    printf("two phases in one octave, issue counters from %zu launches early on: largest "
-           "error %.2f points, %zu of %zu nodes covered\n", issue_samples, sc.worst, sc.covered,
-           sc.nodes);
+    char what[96];
+    snprintf(what, sizeof what, "two phases in one octave, issue counters from %zu launches "
+             "early on", issue_samples);
+    score_said(&truth_res, &sampled_res, what, &sc);
     CHECK(sc.worst < 2.0);
     /* 95% intervals of 22 correlated nodes: a few may miss, none by far */
     for (size_t n = 0; n < sc.nodes; n++)
@@ -701,9 +709,7 @@ static void test_conditions_differ(void)
     td_summary_free(&s);
     double errors[64], spreads[64];
     scores sc = {0, 0, 0, errors, spreads};
-    score_results(&truth_res, &sampled_res, &sc);
-    printf("kernel replay and groups disagree: largest error %.2f points, %zu of %zu nodes "
-           "covered\n", sc.worst, sc.covered, sc.nodes);
+    score_said(&truth_res, &sampled_res, "kernel replay and groups disagree", &sc);
     CHECK(sc.worst > 5.0); /* the groups' conditions win the estimate */
     /* the disagreement seen in the replayed launches' stratum, against
      * the error over the whole run: alike, not equal */
@@ -736,9 +742,7 @@ static void test_session_opening_cold(void)
     }
     double errors[64], spreads[64];
     scores sc = {0, 0, 0, errors, spreads};
-    score_results(&truth_res, &sampled_res, &sc);
-    printf("a session's first sample cold: largest error %.2f points, %zu of %zu nodes "
-           "covered\n", sc.worst, sc.covered, sc.nodes);
+    score_said(&truth_res, &sampled_res, "a session's first sample cold", &sc);
     CHECK(sc.worst < 1.0); /* 12.0 points, 13 of 22 nodes covered, with them kept */
     CHECK(sc.covered == sc.nodes);
 }
@@ -770,9 +774,7 @@ static void test_context_opening_cold(void)
     }
     double errors[64], spreads[64];
     scores sc = {0, 0, 0, errors, spreads};
-    score_results(&truth_res, &sampled_res, &sc);
-    printf("the context's first launch cold: largest error %.2f points, %zu of %zu nodes "
-           "covered\n", sc.worst, sc.covered, sc.nodes);
+    score_said(&truth_res, &sampled_res, "the context's first launch cold", &sc);
     CHECK(sc.worst < 2.0); /* 10.1 points with it kept: 1 of the 4 launches that
                               measured the other groups */
     CHECK(sc.covered == sc.nodes);
