@@ -36,8 +36,10 @@ td_device *td_result_add_device(td_result *res, td_error *err)
 int td_device_set_metrics(td_device *dev, const char *const *names, size_t n,
                           td_error *err)
 {
-    if (dev->n_launches)
-        return td_fail(err, "metrics of a device section are fixed once launches exist");
+    for (size_t i = 0; i < dev->n_launches; i++)
+        if (dev->launches[i].counters)
+            return td_fail(err, "metrics of a device section are fixed once launches have "
+                           "counters");
     for (size_t i = 0; i < n; i++)
         if (!names[i] || !names[i][0])
             return td_fail(err, "metric %zu of the device section has no name", i);

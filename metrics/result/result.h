@@ -126,6 +126,8 @@ size_t td_result_most_groups(const td_result *res);
 
 /* Building results (collection, importers, tests). Strings are copied. */
 td_device *td_result_add_device(td_result *res, td_error *err);
+/* Sets the metric names; refused once a launch has counters (their order
+ * is this list's). */
 int td_device_set_metrics(td_device *dev, const char *const *names, size_t n,
                           td_error *err);
 /* Appends a launch; counters (dev->n_metrics values) copied when not NULL.

@@ -1,0 +1,485 @@
+#include "levels/attribute.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics/result/pcsamp.h"
+#include "metrics/result/pm_samples.h"
+
+/* The counters a PM sample gives a launch, in this order. */
+enum { PM_CYCLES, PM_INST, PM_ISSUED, PM_THREAD, PM_ROLES };
+static const td_counter pm_role_counter[PM_ROLES] = {
+    TD_C_CYCLES_ACTIVE, TD_C_INST_EXECUTED, TD_C_INST_ISSUED, TD_C_THREAD_INST_EXECUTED};
+
+typedef struct overlap {
+    size_t sample, launch;
+    double ns;
+} overlap;
+
+typedef struct work {
+    td_device *dev;
+    const td_arch *arch;
+    const td_pm_samples *pm;
+    size_t *kernel_of;     /* per launch: kernel id */
+    size_t n_kernels;
+    overlap *ov;           /* by sample, then launch */
+    size_t n_ov, cap_ov;
+    size_t *first_ov;      /* per sample: its first overlap; n_ov where none */
+    size_t *n_ov_of;       /* per sample: its overlaps */
+    double *covered;       /* per launch: ns inside samples */
+    int col[PM_ROLES];     /* PM column of each role, -1: none */
+} work;
+
+/* ---- kernels and overlaps ------------------------------------------------- */
+
+static const td_launch *sort_launches; /* qsort has no context argument */
+
+static int by_kernel_name(const void *a, const void *b)
+{
+    const char *x = sort_launches[*(const size_t *)a].kernel;
+    const char *y = sort_launches[*(const size_t *)b].kernel;
+    return (x > y) - (x < y); /* interned: one pointer per name */
+}
+
+static int number_kernels(work *w, td_error *err)
+{
+    size_t n = w->dev->n_launches;
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    w->kernel_of = malloc((n ? n : 1) * sizeof *w->kernel_of);
+    if (!order || !w->kernel_of) {
+        free(order);
+        return td_fail(err, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    sort_launches = w->dev->launches;
+    qsort(order, n, sizeof *order, by_kernel_name);
+    w->n_kernels = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && w->dev->launches[order[i]].kernel != w->dev->launches[order[i - 1]].kernel)
+            w->n_kernels++;
+        w->kernel_of[order[i]] = w->n_kernels;
+    }
+    w->n_kernels += n > 0;
+    free(order);
+    return 0;
+}
+
+static int add_overlap(work *w, size_t sample, size_t launch, double ns, td_error *err)
+{
+    if (w->n_ov == w->cap_ov) {
+        size_t cap = w->cap_ov ? 2 * w->cap_ov : 1024;
+        overlap *grown = realloc(w->ov, cap * sizeof *grown);
+        if (!grown)
+            return td_fail(err, "out of memory");
+        w->ov = grown;
+        w->cap_ov = cap;
+    }
+    w->ov[w->n_ov++] = (overlap){sample, launch, ns};
+    return 0;
+}
+
+/* The first sample whose end is past t (samples are in time order and do
+ * not overlap, so their ends are sorted too). */
+static size_t first_ending_after(const td_pm_samples *pm, uint64_t t)
+{
+    size_t lo = 0, hi = pm->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pm->end_ns[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int by_sample(const void *a, const void *b)
+{
+    const overlap *x = a, *y = b;
+    if (x->sample != y->sample)
+        return (x->sample > y->sample) - (x->sample < y->sample);
+    return (x->launch > y->launch) - (x->launch < y->launch);
+}
+
+static int find_overlaps(work *w, td_error *err)
+{
+    const td_pm_samples *pm = w->pm;
+    size_t n = w->dev->n_launches;
+    for (size_t s = 1; s < pm->n; s++)
+        if (pm->start_ns[s] < pm->end_ns[s - 1] || pm->end_ns[s] < pm->start_ns[s])
+            return td_fail(err, "device %d: PM sample %zu overlaps the one before it or ends "
+                           "before it starts; samples must be in time order",
+                           w->dev->index, s);
+    w->covered = calloc(n ? n : 1, sizeof *w->covered);
+    w->first_ov = malloc((pm->n ? pm->n : 1) * sizeof *w->first_ov);
+    w->n_ov_of = calloc(pm->n ? pm->n : 1, sizeof *w->n_ov_of);
+    if (!w->covered || !w->first_ov || !w->n_ov_of)
+        return td_fail(err, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const td_launch *l = &w->dev->launches[i];
+        if (l->start_ns == 0 || !(l->duration_ns > 0))
+            continue;
+        uint64_t a = l->start_ns, b = l->start_ns + (uint64_t)llround(l->duration_ns);
+        for (size_t s = first_ending_after(pm, a); s < pm->n && pm->start_ns[s] < b; s++) {
+            uint64_t lo = pm->start_ns[s] > a ? pm->start_ns[s] : a;
+            uint64_t hi = pm->end_ns[s] < b ? pm->end_ns[s] : b;
+            if (hi <= lo)
+                continue;
+            if (add_overlap(w, s, i, (double)(hi - lo), err))
+                return -1;
+            w->covered[i] += (double)(hi - lo);
+        }
+    }
+    qsort(w->ov, w->n_ov, sizeof *w->ov, by_sample);
+    for (size_t s = 0; s < pm->n; s++)
+        w->first_ov[s] = w->n_ov;
+    for (size_t o = w->n_ov; o-- > 0;) {
+        w->first_ov[w->ov[o].sample] = o;
+        w->n_ov_of[w->ov[o].sample]++;
+    }
+    return 0;
+}
+
+/* ---- the fit ------------------------------------------------------------------ */
+
+void td_attrib_nnls(const double *G, const double *b, size_t k, double *x)
+{
+    for (int sweep = 0; sweep < 2000; sweep++) {
+        double moved = 0, largest = 0;
+        for (size_t i = 0; i < k; i++) {
+            double gii = G[i * k + i];
+            if (!(gii > 0))
+                continue;
+            double r = b[i];
+            for (size_t j = 0; j < k; j++)
+                r -= G[i * k + j] * x[j];
+            double next = x[i] + r / gii;
+            if (next < 0)
+                next = 0;
+            moved = fmax(moved, fabs(next - x[i]));
+            x[i] = next;
+            largest = fmax(largest, next);
+        }
+        if (moved <= 1e-12 * largest || moved == 0)
+            return;
+    }
+}
+
+/* Each kernel's overlap ns in sample s, into per[] (kernel id, ns): at most
+ * cap kernels, the count returned. */
+typedef struct kernel_ns {
+    size_t kernel;
+    double ns;
+} kernel_ns;
+
+static size_t kernels_in(const work *w, size_t s, kernel_ns *per, size_t cap)
+{
+    size_t n = 0;
+    for (size_t o = w->first_ov[s]; o < w->first_ov[s] + w->n_ov_of[s]; o++) {
+        size_t k = w->kernel_of[w->ov[o].launch], j = 0;
+        while (j < n && per[j].kernel != k)
+            j++;
+        if (j == n) {
+            if (n == cap)
+                continue;
+            per[n++] = (kernel_ns){k, 0};
+        }
+        per[j].ns += w->ov[o].ns;
+    }
+    return n;
+}
+
+#define MAX_KERNELS_IN_SAMPLE 64
+
+/* Marks the kernels that share some sample (fit[k] = its index among them,
+ * SIZE_MAX otherwise) and those seen alone; the count that share. */
+static size_t mark_shared(const work *w, size_t *fit, int *alone)
+{
+    kernel_ns per[MAX_KERNELS_IN_SAMPLE];
+    for (size_t k = 0; k < w->n_kernels; k++)
+        fit[k] = SIZE_MAX;
+    size_t n_fit = 0;
+    for (size_t s = 0; s < w->pm->n; s++) {
+        size_t n = kernels_in(w, s, per, MAX_KERNELS_IN_SAMPLE);
+        double total = 0;
+        for (size_t j = 0; j < n; j++)
+            total += per[j].ns;
+        for (size_t j = 0; j < n; j++) {
+            if (per[j].ns >= TD_ATTRIB_ALONE_SHARE * total)
+                alone[per[j].kernel] = 1;
+            if (n > 1 && fit[per[j].kernel] == SIZE_MAX)
+                fit[per[j].kernel] = n_fit++;
+        }
+    }
+    return n_fit;
+}
+
+/* Rates (counts per ns of overlap) of the kernels that share samples, for
+ * PM column col, into rate[] (indexed by kernel; 1 for the others, whose
+ * samples have no other kernel to split with). */
+static int fit_rates(const work *w, const size_t *fit, size_t n_fit, int col, double *rate,
+                     td_error *err)
+{
+    for (size_t k = 0; k < w->n_kernels; k++)
+        rate[k] = 1;
+    if (n_fit == 0)
+        return 0;
+    if (n_fit > TD_ATTRIB_MAX_FIT_KERNELS)
+        return 0; /* rate 1 for all: shared samples split by overlap time */
+    double *G = calloc(n_fit * n_fit, sizeof *G), *b = calloc(n_fit, sizeof *b);
+    double *x = calloc(n_fit, sizeof *x), *ns = calloc(n_fit, sizeof *ns);
+    if (!G || !b || !x || !ns) {
+        free(G), free(b), free(x), free(ns);
+        return td_fail(err, "out of memory");
+    }
+    kernel_ns per[MAX_KERNELS_IN_SAMPLE];
+    for (size_t s = 0; s < w->pm->n; s++) {
+        size_t n = kernels_in(w, s, per, MAX_KERNELS_IN_SAMPLE);
+        double v = td_pm_row(w->pm, s)[col];
+        for (size_t a = 0; a < n; a++) {
+            size_t i = fit[per[a].kernel];
+            if (i == SIZE_MAX)
+                continue;
+            b[i] += per[a].ns * v;
+            x[i] += v; /* the start: counts over overlap, as if alone */
+            ns[i] += per[a].ns;
+            for (size_t c = 0; c < n; c++) {
+                size_t j = fit[per[c].kernel];
+                if (j != SIZE_MAX)
+                    G[i * n_fit + j] += per[a].ns * per[c].ns;
+            }
+        }
+    }
+    for (size_t i = 0; i < n_fit; i++)
+        x[i] = ns[i] > 0 ? x[i] / ns[i] : 0;
+    td_attrib_nnls(G, b, n_fit, x);
+    for (size_t k = 0; k < w->n_kernels; k++)
+        if (fit[k] != SIZE_MAX)
+            rate[k] = x[fit[k]];
+    free(G), free(b), free(x), free(ns);
+    return 0;
+}
+
+/* Sample s's counts of column col split between its launches in
+ * proportion to overlap x rate (by overlap alone where every rate is 0),
+ * added to value[launch]. */
+static void split_sample(const work *w, size_t s, int col, const double *rate, double *value)
+{
+    size_t first = w->first_ov[s], n = w->n_ov_of[s];
+    double v = td_pm_row(w->pm, s)[col], weighted = 0, time = 0;
+    for (size_t o = first; o < first + n; o++) {
+        weighted += w->ov[o].ns * rate[w->kernel_of[w->ov[o].launch]];
+        time += w->ov[o].ns;
+    }
+    for (size_t o = first; o < first + n; o++) {
+        const overlap *x = &w->ov[o];
+        double share = weighted > 0 ? x->ns * rate[w->kernel_of[x->launch]] / weighted
+                                    : x->ns / time;
+        value[x->launch] += v * share;
+    }
+}
+
+/* ---- filling the launches ---------------------------------------------------- */
+
+static int pm_columns(work *w, td_error *err)
+{
+    for (int r = 0; r < PM_ROLES; r++) {
+        const char *name = w->arch->counter[pm_role_counter[r]];
+        w->col[r] = name ? td_pm_metric_index(w->pm, name) : -1;
+    }
+    if (w->col[PM_CYCLES] < 0 || w->col[PM_INST] < 0)
+        return td_fail(err, "device %d: the PM samples lack active cycles or executed "
+                       "instructions; no launch can be given counters", w->dev->index);
+    return 0;
+}
+
+/* The arch table's stall of a PC-sampling reason: the one of the same
+ * name, else the first of the reason's node; -1 when the reason is no
+ * stall (selected, not_selected, counts). */
+static int stall_of_pc_reason(const td_arch *arch, const char *cupti_name)
+{
+    char reason[128];
+    if (td_pcsamp_short_reason(cupti_name, reason, sizeof reason) != 1)
+        return -1;
+    const td_pc_map *map = td_arch_pc_reason(arch, reason);
+    if (!map || !map->node)
+        return -1;
+    int first = -1;
+    for (size_t i = 0; i < arch->n_stalls; i++) {
+        if (strcmp(arch->stalls[i].reason, reason) == 0)
+            return (int)i;
+        if (first < 0 && strcmp(arch->stalls[i].node, map->node) == 0)
+            first = (int)i;
+    }
+    return first;
+}
+
+/* Per kernel, its PC samples of each stall (n_kernels x n_stalls). */
+static int pc_counts(const work *w, double *counts, td_error *err)
+{
+    const td_pcsamp *pc = w->dev->pcsamp;
+    if (!pc || pc->n_functions == 0)
+        return 0;
+    int *stall = malloc((pc->n_reasons ? pc->n_reasons : 1) * sizeof *stall);
+    size_t *kernel = malloc(pc->n_functions * sizeof *kernel);
+    if (!stall || !kernel) {
+        free(stall), free(kernel);
+        return td_fail(err, "out of memory");
+    }
+    for (size_t r = 0; r < pc->n_reasons; r++)
+        stall[r] = stall_of_pc_reason(w->arch, pc->reasons[r]);
+    for (size_t f = 0; f < pc->n_functions; f++) {
+        kernel[f] = SIZE_MAX;
+        for (size_t i = 0; i < w->dev->n_launches && kernel[f] == SIZE_MAX; i++) {
+            const td_launch *l = &w->dev->launches[i];
+            const char *name = l->mangled ? l->mangled : l->kernel;
+            if (strcmp(name, pc->functions[f]) == 0 || strcmp(l->kernel, pc->functions[f]) == 0)
+                kernel[f] = w->kernel_of[i];
+        }
+    }
+    size_t n_stalls = w->arch->n_stalls;
+    for (size_t i = 0; i < pc->n_records; i++) {
+        const td_pc_record *rec = &pc->records[i];
+        size_t k = kernel[rec->function];
+        if (k == SIZE_MAX)
+            continue;
+        for (size_t r = 0; r < rec->n_counts && r < pc->n_reasons; r++)
+            if (stall[r] >= 0)
+                counts[k * n_stalls + (size_t)stall[r]] += (double)rec->counts[r];
+    }
+    free(stall), free(kernel);
+    return 0;
+}
+
+static int set_metrics(work *w, td_error *err)
+{
+    const char *names[TD_COUNTER_COUNT + TD_MAX_STALLS];
+    size_t n = td_arch_metrics(w->arch, names, sizeof names / sizeof *names);
+    if (td_device_set_metrics(w->dev, names, n, err))
+        return -1;
+    td_counter_groups_free(w->dev->groups, w->dev->n_groups);
+    w->dev->groups = NULL;
+    w->dev->n_groups = 0;
+    return 0;
+}
+
+static void fill_launch(const work *w, size_t i, double *const value[PM_ROLES],
+                        const double *pc, td_attrib_stats *st)
+{
+    td_device *dev = w->dev;
+    td_launch *l = &dev->launches[i];
+    const td_arch *arch = w->arch;
+    int at;
+    /* Stand-ins where PM sampling could not read a counter, leaving its
+     * node at 0 (as pm_model.c does): issued = executed (Replay in the
+     * stalled slots), every thread active (Branch in Retire). */
+    double stand_in[PM_ROLES] = {0, 0, value[PM_INST][i], 32.0 * value[PM_INST][i]};
+    for (int r = 0; r < PM_ROLES; r++)
+        if ((at = td_device_metric_index(dev, arch->counter[pm_role_counter[r]])) >= 0)
+            l->counters[at] = value[r] ? value[r][i] : stand_in[r];
+    if ((at = td_device_metric_index(dev, arch->counter[TD_C_DURATION_NS])) >= 0)
+        l->counters[at] = l->duration_ns;
+    const double *counts = pc + w->kernel_of[i] * arch->n_stalls;
+    double total = 0;
+    for (size_t s = 0; s < arch->n_stalls; s++)
+        total += counts[s];
+    double slots = value[PM_CYCLES][i] * arch->ipc_max;
+    for (size_t s = 0; total > 0 && s < arch->n_stalls; s++)
+        if ((at = td_device_metric_index(dev, arch->stalls[s].metric)) >= 0)
+            l->counters[at] = slots * counts[s] / total;
+    l->profiled = 1;
+    l->group = TD_GROUP_ALL;
+    st->sampled++;
+}
+
+static int fill(work *w, td_attrib_stats *st, td_error *err)
+{
+    size_t n = w->dev->n_launches, K = w->n_kernels;
+    size_t *fit = malloc((K ? K : 1) * sizeof *fit);
+    int *alone = calloc(K ? K : 1, sizeof *alone);
+    double *rate = malloc((K ? K : 1) * sizeof *rate);
+    double *pc = calloc((K ? K : 1) * (w->arch->n_stalls ? w->arch->n_stalls : 1), sizeof *pc);
+    double *value[PM_ROLES] = {NULL};
+    int rc = !fit || !alone || !rate || !pc ? td_fail(err, "out of memory") : 0;
+    size_t n_fit = rc ? 0 : mark_shared(w, fit, alone);
+    for (int r = 0; rc == 0 && r < PM_ROLES; r++) {
+        if (w->col[r] < 0)
+            continue;
+        if (!(value[r] = calloc(n ? n : 1, sizeof *value[r]))) {
+            rc = td_fail(err, "out of memory");
+            break;
+        }
+        rc = fit_rates(w, fit, n_fit, w->col[r], rate, err);
+        for (size_t s = 0; rc == 0 && s < w->pm->n; s++)
+            split_sample(w, s, w->col[r], rate, value[r]);
+    }
+    if (rc == 0)
+        rc = pc_counts(w, pc, err) || set_metrics(w, err);
+    int *has_pc = rc == 0 ? calloc(K ? K : 1, sizeof *has_pc) : NULL;
+    int *seen = rc == 0 ? calloc(K ? K : 1, sizeof *seen) : NULL;
+    if (rc == 0 && (!has_pc || !seen))
+        rc = td_fail(err, "out of memory");
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        td_launch *l = &w->dev->launches[i];
+        st->launch_ns += l->duration_ns > 0 ? l->duration_ns : 0;
+        if (!(w->covered[i] > 0))
+            continue;
+        st->covered_ns += w->covered[i];
+        if (!(l->counters = calloc(w->dev->n_metrics, sizeof *l->counters))) {
+            rc = td_fail(err, "out of memory");
+            break;
+        }
+        fill_launch(w, i, value, pc, st);
+        size_t k = w->kernel_of[i];
+        seen[k] = 1;
+        for (size_t s = 0; s < w->arch->n_stalls; s++)
+            has_pc[k] |= pc[k * w->arch->n_stalls + s] > 0;
+    }
+    for (size_t k = 0; rc == 0 && k < K; k++) {
+        st->kernels += seen[k];
+        st->fitted += seen[k] && !alone[k];
+        st->pc_kernels += seen[k] && has_pc[k];
+    }
+    st->thread_inst = w->col[PM_THREAD] >= 0;
+    free(has_pc), free(seen);
+    for (int r = 0; r < PM_ROLES; r++)
+        free(value[r]);
+    free(fit), free(alone), free(rate), free(pc);
+    return rc;
+}
+
+/* Share of the samples' active cycles that fell on launches. */
+static double cycles_kept(const work *w)
+{
+    double all = 0, kept = 0;
+    for (size_t s = 0; s < w->pm->n; s++) {
+        double v = td_pm_row(w->pm, s)[w->col[PM_CYCLES]];
+        all += v;
+        if (w->n_ov_of[s])
+            kept += v;
+    }
+    return all > 0 ? kept / all : 0;
+}
+
+int td_attribute_device(td_device *dev, const td_arch *arch, td_attrib_stats *stats,
+                        td_error *err)
+{
+    memset(stats, 0, sizeof *stats);
+    stats->launches = dev->n_launches;
+    if (!dev->pm)
+        return td_fail(err, "device %d has no PM samples to attribute", dev->index);
+    for (size_t i = 0; i < dev->n_launches; i++)
+        if (dev->launches[i].counters)
+            return td_fail(err, "device %d: launch %zu already has counters; time-sampled "
+                           "counters are only given to launches that have none",
+                           dev->index, i);
+    work w = {.dev = dev, .arch = arch, .pm = dev->pm};
+    int rc = pm_columns(&w, err) || number_kernels(&w, err) || find_overlaps(&w, err) ||
+             fill(&w, stats, err);
+    if (rc == 0)
+        stats->samples_kept = cycles_kept(&w);
+    free(w.kernel_of), free(w.ov), free(w.first_ov), free(w.n_ov_of), free(w.covered);
+    return rc ? -1 : 0;
+}
