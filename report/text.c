@@ -361,6 +361,13 @@ static void print_collection(FILE *out, const td_result *res, const td_summary *
                 s->profiled - s->group_launches == 1 ? "" : "es", s->group_launches);
         return;
     }
+    if (strcmp(res->replay_mode, "time-sampled") == 0) {
+        /* levels/attribute.h: no range, no replay; the note has the details */
+        fprintf(out, "Collection: time-sampled, no range and no replay: %zu launch%s with "
+                "counters from PM samples by time, stalled slots split by the PC samples "
+                "of a second run\n", s->profiled, s->profiled == 1 ? "" : "es");
+        return;
+    }
     fprintf(out, "Collection: replay mode %s, ", res->replay_mode);
     if (res->overhead_pct > 0)
         fprintf(out, "budget %g%% of native time", res->overhead_pct);

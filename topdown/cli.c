@@ -481,6 +481,12 @@ static const cli_option options[] = {
      "      --pm-interval USEC  also record a GPU-wide level-1 timeline with CUPTI's PM\n"
      "                       sampling, one sample every USEC microseconds; turns\n"
      "                       per-launch counters off (launches are only timed)\n"},
+    {"time-sampled", 0, FLAG_ONLY, FLAG(profile.time_sampled), S_PROFILING,
+     "      --time-sampled   the tree of every launch from samples, no range and no\n"
+     "                       replay: PM samples (--pm-interval, default 100) give each\n"
+     "                       launch its level 1 by time, PC samples of a second run of\n"
+     "                       the app split its kernel's stalled slots (the app must run\n"
+     "                       the same kernels again; the second run is silent)\n"},
     {"no-progress", 0, FLAG_ONLY, OWN(set_no_progress), S_PROFILING,
      "      --no-progress    no progress line on stderr\n"},
     /* topdown help --commands / --options [COMMAND]: the completion's lists */
@@ -852,14 +858,21 @@ static int check_pm_interval(const cli *c, td_error *err)
                                              "launch-skip", "launch-count", "sample-every",
                                              "nvtx-include", "nvtx-exclude", "cache-control",
                                              "kernel-name", "graph-profiling"};
-    if (c->profile.pm_interval_us <= 0)
+    const char *mode = c->profile.time_sampled ? "--time-sampled" : "--pm-interval";
+    if (c->profile.pm_interval_us <= 0 && !c->profile.time_sampled)
         return 0;
     for (size_t i = 0; i < N_OPTIONS; i++)
         for (size_t k = 0; c->seen[i] && k < sizeof per_launch / sizeof *per_launch; k++)
             if (strcmp(options[i].name, per_launch[k]) == 0)
-                return td_usage_fail(err, "--%s chooses profiled launches, and --pm-interval "
-                                     "profiles none (launches are only timed); give one of "
-                                     "them", options[i].name);
+                return td_usage_fail(err, "--%s chooses profiled launches, and %s "
+                                     "profiles none with ranges (%s); give one of them",
+                                     options[i].name, mode, c->profile.time_sampled
+                                     ? "every launch gets its counters from samples"
+                                     : "launches are only timed");
+    if (c->profile.time_sampled && c->profile.source)
+        return td_usage_fail(err, "--time-sampled takes its PC samples in a run of its own; "
+                             "leave out --%s (the result works with `topdown source`)",
+                             c->profile.source == 2 ? "source-only" : "source");
     return 0;
 }
 

@@ -23,7 +23,7 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
         TREE_OPTIONS "version output kernel-name launch-skip launch-count per-kernel "
         "replay-mode overhead graph-profiling source source-only pc-sampling-period "
         "cache-control clock-control nvtx-include nvtx-exclude no-nvtx sample-every "
-        "pm-interval no-progress",
+        "pm-interval time-sampled no-progress",
         "usage: topdown [options] [--] APP [ARGS...]   profile APP, print the tree\n",
         "usage: topdown [options] [--] APP [ARGS...]\n"
         "Profiles APP (its kernel launches), saves APP.topdown.json and prints the tree.\n",

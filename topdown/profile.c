@@ -1023,6 +1023,8 @@ int td_profile_run(const td_profile_options *opts, td_profile_outcome *out, td_r
     int rc = run_and_collect(&plan, spool, sizeof spool, out, res, &reserved, err);
     if (rc == 0 && collect.app_pass == 0 && out->result_written)
         rc = td_app_replay_passes(&plan, &collect, out, res, err);
+    if (rc == 0 && opts->time_sampled && out->result_written)
+        rc = td_time_sampled_pass(&plan, &collect, out, res, err);
     td_collect_opts_free(&collect);
     if (rc) {
         if (reserved)

@@ -7,6 +7,10 @@
 #include "metrics/result/result.h"
 #include "topdown/inject/collect_opts.h"
 
+/* --time-sampled's PM-sampling interval where --pm-interval gives none:
+ * 100 us kept the PyTorch loop within 1.10x on an H200 (issue 38). */
+#define TD_TIME_SAMPLED_INTERVAL_NS 100000ull
+
 typedef struct td_profile_options {
     char **app_argv;            /* NULL-terminated; app_argv[0] is the app */
     const char *output;         /* -o FILE; NULL: default name from the app */
@@ -34,6 +38,8 @@ typedef struct td_profile_options {
                                    without counters (2: --source-only) */
     long pc_period;             /* --pc-sampling-period N: 2^N cycles; 0: CUPTI's default */
     long pm_interval_us;        /* --pm-interval: PM-sampling timeline, 0: off */
+    int time_sampled;           /* --time-sampled: the tree from PM samples (this run)
+                                   and PC samples (a second run), no range, no replay */
     const char *const *outputs; /* files the caller writes after the run (CSVs),
                                    checked before the app starts: the -f rule,
                                    never the result or the app */
@@ -117,6 +123,13 @@ int td_profile_create_spool(const char *result, char *spool, size_t size, td_err
 /* A signal asked topdown to stop while the app ran (SIGINT, SIGTERM...). */
 int td_profile_interrupted(void);
 
+/* --time-sampled: after the first run (PM sampling, launches timed), runs
+ * the app once more with PC sampling alone, moves its PC samples into res
+ * and gives every launch its counters from the samples (levels/attribute.h);
+ * saves res. A second run that exits otherwise than the first leaves the
+ * stalled slots unsplit, and the note says why. */
+int td_time_sampled_pass(const launch_plan *plan, td_collect_opts *collect,
+                         td_profile_outcome *out, td_result *res, td_error *err);
 /* --replay-mode application: runs the app again once for each counter
  * group past the first (the run before measured every launch with group
  * 0) and joins each run's launches into res, then saves res again at

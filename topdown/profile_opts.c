@@ -55,7 +55,9 @@ static void copy_settings(td_collect_opts *o, const td_profile_options *opts)
     o->source = opts->source != 0;
     o->source_only = opts->source == 2;
     o->pc_period = opts->pc_period;
-    o->pm_interval_ns = opts->pm_interval_us > 0 ? (uint64_t)opts->pm_interval_us * 1000 : 0;
+    o->pm_interval_ns = opts->pm_interval_us > 0 ? (uint64_t)opts->pm_interval_us * 1000
+                        : opts->time_sampled     ? TD_TIME_SAMPLED_INTERVAL_NS
+                                                 : 0;
 }
 
 /* The user's expert variables (docs/COLLECTION.md), as loose as the
