@@ -311,6 +311,18 @@ int main(int argc, char **argv)
         size_t k = 0;
         for (char *tok = strtok(line, ", \n"); tok && k < TD_PM_MAX_PER_GROUP; tok = strtok(NULL, ", \n"))
             set[k++] = strdup(tok);
+        if (k && getenv("PM_PROBE_REENABLE")) {
+            /* a fresh object for each set: does SetConfig take effect only
+             * on an object's first config? */
+            double t0 = now_ms();
+            CUpti_PmSampling_Disable_Params dis = {CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
+            dis.pPmSamplingObject = en.pPmSamplingObject;
+            CK(cuptiPmSamplingDisable(&dis));
+            double t1 = now_ms();
+            en.pPmSamplingObject = NULL;
+            CK(cuptiPmSamplingEnable(&en));
+            printf("re-enable: disable %.3f ms, enable %.3f ms\n", t1 - t0, now_ms() - t1);
+        }
         if (k)
             measure_set(&o, en.pPmSamplingObject, "stdin", set, k, interval, in, out, elems);
     }

@@ -14,6 +14,7 @@
 # run's exit code and time to benchmarks/results/truth_<device>.txt.
 #
 #   benchmarks/truth.sh [-o DIR] [-a "APP ..."] [-t SECONDS] [-c OUT.csv] [-m MODE]
+#                       [-s "FLAGS"] [-d]
 #
 #   -o DIR      work folder for the results, trees and logs (default build/truth)
 #   -a "APP .." the apps (default all): td_bench td_bfs td_phases2 td_few td_tiny
@@ -37,6 +38,11 @@
 #               refuses the device heap (its result had no profiled
 #               launch), and application replay is the every-launch
 #               measurement issue 22 names for such kernels
+#   -s "FLAGS"  the sampled run's flags (default none: the default collector),
+#               e.g. -s --time-sampled (issue 38)
+#   -d          with -s: also run the default collector on each app and judge
+#               it against the same truth, in OUT_default.csv/.txt (one truth
+#               run for both)
 #
 # The apps run with sizes that keep kernel replay of every launch near a
 # minute or less (~20 ms a launch; at most ~2,000 launches): see the commands
@@ -59,13 +65,17 @@ csv=""
 die() { echo "truth.sh: $*" >&2; exit 2; }
 
 truth_mode=kernel
-while getopts "o:a:t:c:m:h" opt; do
+sampled_flags=""
+with_default=0
+while getopts "o:a:t:c:m:s:dh" opt; do
     case $opt in
         o) work=$OPTARG ;;
         a) apps=$OPTARG ;;
         t) tlimit=$OPTARG ;;
         c) csv=$OPTARG ;;
         m) truth_mode=$OPTARG ;;
+        s) sampled_flags=$OPTARG ;;
+        d) with_default=1 ;;
         h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) die "unknown option; see truth.sh -h" ;;
     esac
@@ -109,6 +119,7 @@ mkdir -p "$work" "$(dirname "$csv")"
 status="$work/status.txt"
 : > "$status"
 triples=()
+default_triples=()
 
 note() { echo "$*" | tee -a "$status"; }
 
@@ -137,17 +148,31 @@ run() {
     }
 }
 
-table() {
-    if [ ${#triples[@]} -gt 0 ]; then
-        "$python" benchmarks/truth_table.py --topdown "$topdown" --device "$device" --csv "$csv" \
-            --summary "$work/summary.txt" "${triples[@]}" 2> /dev/null || true
+# table_of CSV SUMMARY TRIPLES...: the table and summary of these triples.
+table_of() {
+    local out=$1 sum=$2; shift 2
+    if [ $# -gt 0 ]; then
+        "$python" benchmarks/truth_table.py --topdown "$topdown" --device "$device" --csv "$out" \
+            --summary "$work/summary.txt" "$@" 2> /dev/null || true
     else
-        echo "app,device,kernel,gpu_time_share,node,sampled,truth,spread" > "$csv"
+        echo "app,device,kernel,gpu_time_share,node,sampled,truth,spread" > "$out"
         echo "no app compared yet" > "$work/summary.txt"
     fi
     { echo "# truth.sh on $device, $(date -u +%Y-%m-%dT%H:%MZ), $("$topdown" --version 2>/dev/null | head -n 1)"
+      echo "# sampled run: ${sampled_flags:-the default}; truth: --replay-mode $truth_mode"
       echo "# runs:"; sed 's/^/#   /' "$status"
-      echo "# verdicts (truth_table.py):"; cat "$work/summary.txt" 2>/dev/null || true; } > "$summary"
+      echo "# verdicts (truth_table.py):"; cat "$work/summary.txt" 2>/dev/null || true; } > "$sum"
+}
+
+table() {
+    table_of "$csv" "$summary" ${triples[@]+"${triples[@]}"}
+    if [ "$with_default" -eq 1 ]; then
+        local flags=$sampled_flags
+        sampled_flags=""
+        table_of "${csv%.csv}_default.csv" "${summary%.txt}_default.txt" \
+            ${default_triples[@]+"${default_triples[@]}"}
+        sampled_flags=$flags
+    fi
 }
 
 for app in $apps; do
@@ -166,13 +191,19 @@ for app in $apps; do
     fi
     echo "== $app: $cmd"
     ok=1
-    run "$app" sampled || ok=0
+    # shellcheck disable=SC2086 # the flags are split at whitespace
+    run "$app" sampled $sampled_flags || ok=0
+    default_ok=0
+    if [ "$with_default" -eq 1 ] && run "$app" default; then default_ok=1; fi
     mode=$(truth_mode_of "$app")
     [ "$mode" = "$truth_mode" ] || note "$app truth: --replay-mode $mode (kernel replay refuses the device heap)"
     if [ "$mode" = application ]; then
         run "$app" truth --replay-mode application || ok=0
     else
         run "$app" truth --replay-mode "$mode" --overhead unlimited || ok=0
+    fi
+    if [ "$ok" -eq 1 ] && [ "$default_ok" -eq 1 ]; then
+        default_triples+=("$app" "$work/$app.default.tree.json" "$work/$app.truth.tree.json")
     fi
     if [ "$ok" -eq 1 ]; then
         triples+=("$app" "$work/$app.sampled.tree.json" "$work/$app.truth.tree.json")

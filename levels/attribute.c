@@ -289,6 +289,8 @@ static int pm_columns(work *w, td_error *err)
         const char *name = w->arch->counter[pm_role_counter[r]];
         w->col[r] = name ? td_pm_metric_index(w->pm, name) : -1;
     }
+    if (w->col[PM_THREAD] < 0 && w->arch->pm_thread_inst)
+        w->col[PM_THREAD] = td_pm_metric_index(w->pm, w->arch->pm_thread_inst);
     if (w->col[PM_CYCLES] < 0 || w->col[PM_INST] < 0)
         return td_fail(err, "device %d: the PM samples lack active cycles or executed "
                        "instructions; no launch can be given counters", w->dev->index);
@@ -442,7 +444,9 @@ static int fill(work *w, td_attrib_stats *st, td_error *err)
         st->fitted += seen[k] && !alone[k];
         st->pc_kernels += seen[k] && has_pc[k];
     }
-    st->thread_inst = w->col[PM_THREAD] >= 0;
+    const char *thread = w->arch->counter[TD_C_THREAD_INST_EXECUTED];
+    st->thread_inst = w->col[PM_THREAD] < 0 ? 0
+                      : thread && td_pm_metric_index(w->pm, thread) >= 0 ? 2 : 1;
     free(has_pc), free(seen);
     for (int r = 0; r < PM_ROLES; r++)
         free(value[r]);

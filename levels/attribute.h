@@ -41,8 +41,9 @@ typedef struct td_attrib_stats {
     double covered_ns;     /* launch time inside PM samples */
     double launch_ns;      /* launch time in all */
     double samples_kept;   /* share of the PM samples' active cycles that fell on launches */
-    int thread_inst;       /* 1: thread instructions measured (or a stand-in named
-                              by the arch table); 0: 32 per instruction, Branch in Retire */
+    int thread_inst;       /* 2: thread instructions measured, 1: by the arch table's
+                              stand-in (predicate on), 0: not at all (32 per
+                              instruction, Branch in Retire) */
 } td_attrib_stats;
 
 /* Fills dev's launches from dev->pm (required) and dev->pcsamp (optional:

@@ -22,6 +22,9 @@ int td_pm_model_init(td_pm_model *pm, const td_arch *arch, const td_pm_samples *
         pm->col[c] = td_pm_metric_index(s, arch->counter[c]);
         pm->bind.counter[c] = c; /* the vector holds counter c at c */
     }
+    if (pm->col[TD_C_THREAD_INST_EXECUTED] < 0 && arch->pm_thread_inst &&
+        (pm->col[TD_C_THREAD_INST_EXECUTED] = td_pm_metric_index(s, arch->pm_thread_inst)) >= 0)
+        pm->thread_stand_in = 1;
     for (size_t i = 0; i < sizeof used / sizeof *used; i++)
         if (pm->col[used[i]] < 0 && (used[i] == TD_C_CYCLES_ACTIVE || used[i] == TD_C_INST_EXECUTED))
             return td_fail(err, "the PM samples lack %s (%s): no level-1 split is possible",
@@ -85,6 +88,10 @@ int td_pm_model_unsplit(const td_pm_model *pm, char *buf, size_t size)
     if (!pm->split_branch)
         say(buf, size, &used, &count,
             "Retire includes Divergence.Branch: thread_inst_executed is not sampled");
+    if (pm->thread_stand_in)
+        say(buf, size, &used, &count,
+            "Divergence.Branch counts predicated-off threads too: PM sampling reads threads "
+            "with their predicate on, not thread_inst_executed");
     if (!pm->split_replay)
         say(buf, size, &used, &count,
             "Divergence.Replay is counted as Stalled: inst_issued is not sampled");

@@ -25,6 +25,7 @@ typedef struct td_pm_model {
     int col[TD_COUNTER_COUNT];      /* column of each counter in the samples, -1: none */
     int stall_col[TD_MAX_STALLS];
     int split_branch;               /* Retire and Divergence.Branch apart */
+    int thread_stand_in;            /* ... by the arch table's stand-in (predicate on) */
     int split_replay;               /* Divergence.Replay measured */
     int split_stalls;               /* Frontend and Backend apart */
 } td_pm_model;

@@ -24,8 +24,10 @@
 #include "metrics/strcopy.h"
 
 /* The collector's warning under --pm-interval (topdown/inject/contexts.c),
- * untrue once the samples give launches their counters. */
+ * untrue once the samples give launches their counters: its first words
+ * and its last (it holds a "; " of its own). */
 #define PM_ONLY_TIMED "--pm-interval: PM sampling and per-launch counters"
+#define PM_ONLY_TIMED_END "--pm-timeline)"
 
 /* The PC-sampling run into *pass; *why says why it counts for nothing. */
 static int run_pc_pass(const launch_plan *first, td_collect_opts *collect,
@@ -90,9 +92,10 @@ static int take_pc_samples(td_result *res, td_result *pass, td_error *err)
 static void drop_pm_only_note(td_result *res)
 {
     char *at = res->note ? strstr(res->note, PM_ONLY_TIMED) : NULL;
-    if (!at)
+    char *last = at ? strstr(at, PM_ONLY_TIMED_END) : NULL;
+    if (!last)
         return;
-    char *end = strstr(at, "; ");
+    char *end = strstr(last, "; ");
     if (end)
         memmove(at, end + 2, strlen(end + 2) + 1);
     else if (at > res->note + 1 && at[-2] == ';')
@@ -123,11 +126,15 @@ static int describe(td_result *res, const td_attrib_stats *st, uint64_t interval
              "time-sampled: PM samples every %.0f us gave %zu of %zu launches their level 1 "
              "(%.1f%% of their time inside samples; %zu of %zu kernels never ran alone in a "
              "sample and were separated by the fit), PC samples of a second run split the "
-             "stalled slots of %zu kernels%s%s; Divergence.Branch not measured (counted in "
-             "Retire)",
+             "stalled slots of %zu kernels%s%s; %s",
              (double)interval_ns / 1e3, st->sampled, st->launches,
              st->launch_ns > 0 ? 100.0 * st->covered_ns / st->launch_ns : 0.0, st->fitted,
-             st->kernels, st->pc_kernels, why[0] ? "; " : "", why);
+             st->kernels, st->pc_kernels, why[0] ? "; " : "", why,
+             st->thread_inst == 1 ? "Divergence.Branch from threads with their predicate on "
+                                    "(PM sampling reads no thread_inst_executed): "
+                                    "predicated-off threads count as divergence"
+             : st->thread_inst == 2 ? "every counter of level 1 sampled"
+                                    : "Divergence.Branch not measured (counted in Retire)");
     drop_pm_only_note(res);
     char *mode = td_strdup("time-sampled");
     if (!mode || append_note(res, text)) {
@@ -139,7 +146,7 @@ static int describe(td_result *res, const td_attrib_stats *st, uint64_t interval
     return 0;
 }
 
-static void add_stats(td_attrib_stats *sum, const td_attrib_stats *st)
+static void add_stats(td_attrib_stats *sum, const td_attrib_stats *st, int first)
 {
     sum->launches += st->launches;
     sum->sampled += st->sampled;
@@ -148,6 +155,8 @@ static void add_stats(td_attrib_stats *sum, const td_attrib_stats *st)
     sum->pc_kernels += st->pc_kernels;
     sum->covered_ns += st->covered_ns;
     sum->launch_ns += st->launch_ns;
+    if (first || st->thread_inst < sum->thread_inst) /* the least any section measured */
+        sum->thread_inst = st->thread_inst;
 }
 
 /* Every section with PM samples gets its launches' counters. */
@@ -157,7 +166,7 @@ static int attribute_all(td_result *res, const char *archs, td_attrib_stats *sum
     td_arch_set set;
     if (td_arch_load_dir(archs, &set, err))
         return -1;
-    int rc = 0;
+    int rc = 0, first = 1;
     for (size_t d = 0; rc == 0 && d < res->n_devices; d++) {
         td_device *dev = &res->devices[d];
         const td_arch *arch = dev->arch ? td_arch_find(&set, dev->arch) : NULL;
@@ -165,7 +174,8 @@ static int attribute_all(td_result *res, const char *archs, td_attrib_stats *sum
             continue;
         td_attrib_stats st;
         rc = td_attribute_device(dev, arch, &st, err);
-        add_stats(sum, &st);
+        add_stats(sum, &st, first);
+        first = 0;
     }
     td_arch_set_free(&set);
     return rc;

@@ -179,8 +179,11 @@ static int parse_groups(const cJSON *root, td_arch *arch, const char *path, td_e
     return 0;
 }
 
-/* Optional "pm_sampling": {"metrics": [...]}, the table's metrics that
- * PM sampling reads in one pass (tests/cupti/test_pm_sampling checks). */
+/* Optional "pm_sampling": {"metrics": [...], "thread_inst_executed": M},
+ * the table's metrics that PM sampling reads in one pass
+ * (tests/cupti/test_pm_sampling checks), and which of them, if any, stands
+ * in for thread_inst_executed (CUPTI 13.0 samples that one in two passes
+ * on GH100, which PM sampling refuses). */
 static int parse_pm_sampling(const cJSON *root, td_arch *arch, const char *path, td_error *err)
 {
     const cJSON *pm = cJSON_GetObjectItemCaseSensitive(root, "pm_sampling");
@@ -190,10 +193,23 @@ static int parse_pm_sampling(const cJSON *root, td_arch *arch, const char *path,
         return td_fail(err, "%s: \"pm_sampling\" must be an object with \"metrics\"", path);
     if (get_string_array(pm, "metrics", &arch->pm_metrics, &arch->n_pm_metrics, path, err))
         return -1;
-    for (size_t i = 0; i < arch->n_pm_metrics; i++)
-        if (!table_uses(arch, arch->pm_metrics[i]))
+    const cJSON *thread = cJSON_GetObjectItemCaseSensitive(pm, "thread_inst_executed");
+    if (thread && (!cJSON_IsString(thread) || !thread->valuestring[0]))
+        return td_fail(err, "%s: \"pm_sampling\"'s \"thread_inst_executed\" must be a "
+                       "metric name", path);
+    int thread_listed = 0;
+    for (size_t i = 0; i < arch->n_pm_metrics; i++) {
+        int stand_in = thread && strcmp(arch->pm_metrics[i], thread->valuestring) == 0;
+        thread_listed |= stand_in;
+        if (!stand_in && !table_uses(arch, arch->pm_metrics[i]))
             return td_fail(err, "%s: \"pm_sampling\" names %s, which is neither a counter nor "
                            "a stall metric of the table", path, arch->pm_metrics[i]);
+    }
+    if (thread && !thread_listed)
+        return td_fail(err, "%s: \"pm_sampling\"'s \"thread_inst_executed\" %s is not one "
+                       "of its \"metrics\"", path, thread->valuestring);
+    if (thread && !(arch->pm_thread_inst = td_strdup(thread->valuestring)))
+        return td_fail(err, "out of memory");
     return 0;
 }
 
@@ -568,6 +584,7 @@ void td_arch_free(td_arch *arch)
     for (size_t g = 0; g < arch->n_groups; g++)
         free_strings(arch->groups[g].metrics, arch->groups[g].n);
     free_strings(arch->pm_metrics, arch->n_pm_metrics);
+    free(arch->pm_thread_inst);
     free(arch->groups);
     for (size_t i = 0; i < arch->n_pc_reasons; i++) {
         free(arch->pc_reasons[i].reason);

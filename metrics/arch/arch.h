@@ -64,6 +64,9 @@ typedef struct td_arch {
     char **pm_metrics;        /* optional "pm_sampling": the metrics CUPTI's PM
                                  sampling reads in one pass (--pm-interval) */
     size_t n_pm_metrics;
+    char *pm_thread_inst;     /* optional "pm_sampling" "thread_inst_executed": the
+                                 metric of pm_metrics that stands in for the thread
+                                 instructions PM sampling cannot read; NULL: none */
 } td_arch;
 
 typedef struct td_arch_set {

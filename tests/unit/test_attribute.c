@@ -230,6 +230,32 @@ static void test_pc_stalls(const td_arch *arch)
     td_result_free(&res);
 }
 
+/* The arch table's stand-in for thread instructions (predicate on) gives
+ * the launch its thread counts; the stats say so. */
+static void test_thread_stand_in(const td_arch *arch)
+{
+    CHECK(arch->pm_thread_inst != NULL);
+    if (!arch->pm_thread_inst)
+        return;
+    td_result res;
+    memset(&res, 0, sizeof res);
+    td_error err;
+    td_device *dev = td_result_add_device(&res, &err);
+    td_launch *l = td_device_add_launch(dev, "k", NULL, &err);
+    l->start_ns = 100000;
+    l->duration_ns = 100000;
+    const char *names[4] = {arch->counter[TD_C_CYCLES_ACTIVE], arch->counter[TD_C_INST_EXECUTED],
+                            arch->counter[TD_C_INST_ISSUED], arch->pm_thread_inst};
+    CHECK(td_pm_create(&dev->pm, names, 4, INTERVAL, 0, &err) == 0);
+    double v[4] = {1e7, 2e6, 2e6, 4e7}; /* 20 of 32 threads on */
+    CHECK(td_pm_add(dev->pm, 100000, 200000, v, &err) == 0);
+    td_attrib_stats st;
+    CHECK(td_attribute_device(dev, arch, &st, &err) == 0);
+    CHECK(st.thread_inst == 1);
+    CHECK_NEAR(counter(dev, l, arch->counter[TD_C_THREAD_INST_EXECUTED]), 4e7, 1e-3);
+    td_result_free(&res);
+}
+
 static void test_refusals(const td_arch *arch)
 {
     n_launches = 0;
@@ -283,6 +309,7 @@ int main(void)
         test_pm_attribution(arch);
         test_fit_only(arch);
         test_pc_stalls(arch);
+        test_thread_stand_in(arch);
         test_refusals(arch);
     }
     td_arch_set_free(&set);

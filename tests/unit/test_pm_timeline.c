@@ -389,6 +389,23 @@ static void test_arch_field(void)
     CHECK(td_arch_parse(text, strlen(text), "archs/testarch.json", &a, &err) == -1);
     CHECK(strstr(err.msg, "\"pm_sampling\" names nope.sum") != NULL);
     td_arch_free(&a);
+    /* a stand-in for thread instructions: listed, named, kept */
+    snprintf(text, sizeof text, "%.*s, \"pm_sampling\": {\"metrics\": [\"sm__cycles_active.sum\", "
+             "\"t.pred_on\"], \"thread_inst_executed\": \"t.pred_on\"}}", (int)len,
+             td_test_arch_json);
+    CHECK(td_arch_parse(text, strlen(text), "archs/testarch.json", &a, &err) == 0);
+    CHECK(a.pm_thread_inst && strcmp(a.pm_thread_inst, "t.pred_on") == 0);
+    td_arch_free(&a);
+    snprintf(text, sizeof text, "%.*s, \"pm_sampling\": {\"metrics\": [\"sm__cycles_active.sum\"], "
+             "\"thread_inst_executed\": \"t.pred_on\"}}", (int)len, td_test_arch_json);
+    CHECK(td_arch_parse(text, strlen(text), "archs/testarch.json", &a, &err) == -1);
+    CHECK(strstr(err.msg, "t.pred_on is not one of its \"metrics\"") != NULL);
+    td_arch_free(&a);
+    snprintf(text, sizeof text, "%.*s, \"pm_sampling\": {\"metrics\": [\"sm__cycles_active.sum\"], "
+             "\"thread_inst_executed\": 3}}", (int)len, td_test_arch_json);
+    CHECK(td_arch_parse(text, strlen(text), "archs/testarch.json", &a, &err) == -1);
+    CHECK(strstr(err.msg, "must be a metric name") != NULL);
+    td_arch_free(&a);
     snprintf(text, sizeof text, "%.*s, \"pm_sampling\": [\"s.wait\"]}", (int)len, td_test_arch_json);
     CHECK(td_arch_parse(text, strlen(text), "archs/testarch.json", &a, &err) == -1);
     td_arch_free(&a);

@@ -22,6 +22,10 @@ static const char pm_spool[] =
     "{\"type\":\"device\",\"pid\":7,\"context\":1,\"device\":0,\"name\":\"NVIDIA H200\","
     "\"chip\":\"GH100\",\"cc\":[9,0],\"sm_count\":132,\"arch\":\"gh100\",\"passes\":0,"
     "\"batch\":64,\"metrics\":[]}\n"
+    "{\"type\":\"warning\",\"pid\":7,\"message\":\"--pm-interval: PM sampling and per-launch "
+    "counters (the Range Profiler) share the GPU's counters, so launches are only timed; the "
+    "level-1 split is in the PM timeline (topdown report FILE --pm-timeline)\"}\n"
+    "{\"type\":\"warning\",\"pid\":7,\"message\":\"another warning\"}\n"
     "{\"type\":\"kernel\",\"pid\":7,\"k\":0,\"name\":\"alpha(float*)\",\"mangled\":\"_Z5alphaPf\"}\n"
     "{\"type\":\"kernel\",\"pid\":7,\"k\":1,\"name\":\"beta()\",\"mangled\":\"_Z4betav\"}\n"
     "{\"type\":\"launch\",\"pid\":7,\"context\":1,\"id\":0,\"corr\":1,\"k\":0,\"grid\":[264,1,1],"
@@ -127,6 +131,8 @@ static void test_two_runs(const char *dir)
     CHECK(res.replay_mode && strcmp(res.replay_mode, "time-sampled") == 0);
     CHECK(res.note && strstr(res.note, "gave 3 of 3 launches their level 1") != NULL);
     CHECK(res.note && strstr(res.note, "share the GPU's counters") == NULL);
+    CHECK(res.note && strstr(res.note, "PM timeline") == NULL);
+    CHECK(res.note && strncmp(res.note, "another warning; time-sampled: ", 31) == 0);
     if (res.n_devices == 1 && res.devices[0].n_launches == 3) {
         const td_device *dev = &res.devices[0];
         const td_launch *alpha = &dev->launches[0];
