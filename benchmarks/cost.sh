@@ -22,6 +22,12 @@
 #   stencil-sample-every  td_stencil (10,104 launches), --sample-every 500
 #   threads8-default      td_tiny --threads 8 (8 host threads, own streams), defaults
 #   startup               td_tiny --launches 1, defaults: whole-process wall time
+#   pytorch-pm            pytorch_mlp.py STEPS, --pm-interval 100 (PM sampling alone)
+#   pytorch-time-sampled  pytorch_mlp.py STEPS, --time-sampled: the first run's loop
+#                         (PM sampling), as the app sees it
+#   pytorch-time-sampled-wall  the same, whole-process wall time against native's:
+#                         both runs and the join, what the user waits for
+#   tiny-time-sampled     td_tiny, --time-sampled (the first run's loop)
 #
 # The -k '^zzzz$' runs end with topdown's exit 3 ("nothing measured: no
 # launch was profiled"), as expected: their times still count; any other
@@ -106,6 +112,10 @@ case_spec() {
         stencil-sample-every) key=stencil; cmd="$stencil"; flags=(--sample-every 500) ;;
         threads8-default) key=threads8; cmd="$tiny --threads 8" ;;
         startup) key=startup; cmd="$tiny --launches 1"; metric=wall ;;
+        pytorch-pm) key=pytorch; cmd="$python benchmarks/pytorch_mlp.py $steps"; flags=(--pm-interval 100) ;;
+        pytorch-time-sampled) key=pytorch; cmd="$python benchmarks/pytorch_mlp.py $steps"; flags=(--time-sampled) ;;
+        pytorch-time-sampled-wall) key=pytorch-wall; cmd="$python benchmarks/pytorch_mlp.py $steps"; flags=(--time-sampled); metric=wall ;;
+        tiny-time-sampled) key=tiny; cmd="$tiny"; flags=(--time-sampled) ;;
         *) return 1 ;;
     esac
 }

@@ -25,6 +25,9 @@
 #   cost     cost.sh -n 3: in-loop cost of tracing and sampling per case,
 #            cost_<device>.csv (issue 23); about 5 minutes; the run logs in
 #            $OUT/cost_work.tgz
+#   timesampled  topdown --time-sampled on td_bench, then truth.sh -m application
+#            -s --time-sampled -d (TS_APPS: the apps; TS_TAG: the CSV's name,
+#            truth_natural_<TAG>.csv); results in $OUT/ts_work.tar.xz
 #   floor    cupti_floor.sh -n 3: td_tiny (one thread, 8 threads, 1 launch)
 #            natively, under CUPTI alone (libcupti_floor.so) and under
 #            topdown, cupti_floor_<device>.csv (issue 23); about 2 minutes
@@ -98,8 +101,20 @@ case $part in
             tar -czf "$out/cost_work.tgz" --null -T - 2>> "$log" ;;
     floor)
         step floor bash benchmarks/cupti_floor.sh -n 3 -w build/floor ;;
+    timesampled)
+        # --time-sampled (issue 38) and the natural truth (issue 39): td_bench's
+        # designed kernels, then truth.sh against application replay with the
+        # default judged too; TS_APPS picks the apps (default: every one).
+        step ts-bench build/topdown --time-sampled -l 3 -f -o build/ts_bench.json -- \
+            build/benchmarks/td_bench
+        step ts-truth bash benchmarks/truth.sh -t 120 -m application -s --time-sampled -d \
+            -o build/truth_ts -c "benchmarks/results/truth_natural_${TS_TAG:-run}.csv" \
+            ${TS_APPS:+-a "$TS_APPS"}
+        find build/truth_ts build/ts_bench.json \( -name '*.json' -o -name '*.log' -o \
+            -name status.txt \) -print0 |
+            tar -cJf "$out/ts_work.tar.xz" --null -T - 2>> "$log" ;;
     *)
-        echo "gpu_session.sh: PART is tests, collect, truth, extra, multi, truth2, probe, cost or floor" >&2
+        echo "gpu_session.sh: PART is tests, collect, truth, extra, multi, truth2, probe, cost, floor or timesampled" >&2
         exit 2 ;;
 esac
 # What the part wrote under benchmarks/results, with its log.
