@@ -453,8 +453,9 @@ static const cli_option options[] = {
      "                       not profiled (no tree; `topdown source` sorts by samples)\n"},
     {"pc-sampling-period", 0, VALUE(V_TEXT),
      COUNT(profile.pc_period, TD_PCSAMP_PERIOD_MIN, TD_PCSAMP_PERIOD_MAX), S_PROFILING,
-     "      --pc-sampling-period N  with --source: sampling period of 2^N cycles, N\n"
-     "                       from 5 to 31 (default: CUPTI's, chosen by the SM count)\n"},
+     "      --pc-sampling-period N  with --source or --time-sampled: sampling period\n"
+     "                       of 2^N cycles, N from 5 to 31 (default: CUPTI's, chosen\n"
+     "                       by the SM count)\n"},
     {"cache-control", 0, WORDS("none", "all"), WORD(profile.cache_control), S_PROFILING,
      "      --cache-control none|all  none (default): caches as the app leaves them;\n"
      "                       all: L2 flushed before each profiled pass, as ncu does\n"},

@@ -29,6 +29,19 @@
 #define PM_ONLY_TIMED "--pm-interval: PM sampling and per-launch counters"
 #define PM_ONLY_TIMED_END "--pm-timeline)"
 
+static int append_note(td_result *res, const char *text)
+{
+    size_t len = (res->note && res->note[0] ? strlen(res->note) + 2 : 0) + strlen(text) + 1;
+    char *note = malloc(len);
+    if (!note)
+        return -1;
+    int had = res->note && res->note[0];
+    snprintf(note, len, "%s%s%s", had ? res->note : "", had ? "; " : "", text);
+    free(res->note);
+    res->note = note;
+    return 0;
+}
+
 /* The PC-sampling run into *pass; *why says why it counts for nothing. */
 static int run_pc_pass(const launch_plan *first, td_collect_opts *collect,
                        const td_profile_outcome *out, td_result *pass, char *why, size_t size,
@@ -51,6 +64,12 @@ static int run_pc_pass(const launch_plan *first, td_collect_opts *collect,
     memset(&sum, 0, sizeof sum);
     if (rc == 0 && td_spool_load(spool, pass, &sum, err))
         rc = td_fail_context(err, "--time-sampled, the PC-sampling run");
+    /* what the collector said in that run (lost samples, refusals) */
+    for (int i = 0; rc == 0 && i < 2; i++) {
+        const char *said = i == 0 ? sum.errors : sum.warnings;
+        if (said && append_note(pass, said))
+            rc = td_fail(err, "out of memory");
+    }
     td_spool_summary_free(&sum);
     if (!getenv("TOPDOWN_KEEP_SPOOL"))
         unlink(spool);
@@ -102,19 +121,6 @@ static void drop_pm_only_note(td_result *res)
         at[-2] = '\0';
     else
         *at = '\0';
-}
-
-static int append_note(td_result *res, const char *text)
-{
-    size_t len = (res->note && res->note[0] ? strlen(res->note) + 2 : 0) + strlen(text) + 1;
-    char *note = malloc(len);
-    if (!note)
-        return -1;
-    int had = res->note && res->note[0];
-    snprintf(note, len, "%s%s%s", had ? res->note : "", had ? "; " : "", text);
-    free(res->note);
-    res->note = note;
-    return 0;
 }
 
 /* What the attribution did, summed over sections, for the note. */
@@ -192,6 +198,14 @@ int td_time_sampled_pass(const launch_plan *plan, td_collect_opts *collect,
         snprintf(why, sizeof why, "interrupted before the PC-sampling run");
     else
         rc = run_pc_pass(plan, collect, out, &pass, why, sizeof why, err);
+    if (rc == 0 && pass.note && pass.note[0]) {
+        /* what the collector said in that run: lost samples, refusals */
+        size_t len = strlen(pass.note) + 32;
+        char *said = malloc(len);
+        if (!said || (snprintf(said, len, "PC-sampling run: %s", pass.note), append_note(res, said)))
+            rc = td_fail(err, "out of memory");
+        free(said);
+    }
     if (rc == 0 && !why[0]) {
         rc = take_pc_samples(res, &pass, err);
         if (td_cost_recorded(&res->cost) && td_cost_recorded(&pass.cost)) {

@@ -51,6 +51,7 @@ static const char pc_spool[] =
     "{\"type\":\"kernel\",\"pid\":8,\"k\":0,\"name\":\"alpha(float*)\",\"mangled\":\"_Z5alphaPf\"}\n"
     "{\"type\":\"launch\",\"pid\":8,\"context\":1,\"id\":0,\"corr\":1,\"k\":0,\"grid\":[264,1,1],"
     "\"block\":[256,1,1],\"stream\":13,\"start_ns\":90000,\"duration_ns\":210000}\n"
+    "{\"type\":\"warning\",\"pid\":8,\"message\":\"--source: 12 samples lost\"}\n"
     "{\"type\":\"pcsamp_config\",\"pid\":8,\"context\":1,\"period\":10,\"reasons\":["
     "[1,\"smsp__pcsamp_warps_issue_stalled_long_scoreboard\"],"
     "[2,\"smsp__pcsamp_warps_issue_stalled_wait\"],"
@@ -132,7 +133,10 @@ static void test_two_runs(const char *dir)
     CHECK(res.note && strstr(res.note, "gave 3 of 3 launches their level 1") != NULL);
     CHECK(res.note && strstr(res.note, "share the GPU's counters") == NULL);
     CHECK(res.note && strstr(res.note, "PM timeline") == NULL);
-    CHECK(res.note && strncmp(res.note, "another warning; time-sampled: ", 31) == 0);
+    CHECK(res.note && strstr(res.note, "PC-sampling run: --source: 12 samples lost") != NULL);
+    const char *want = "another warning; PC-sampling run: --source: 12 samples lost; "
+                       "time-sampled: ";
+    CHECK(res.note && strncmp(res.note, want, strlen(want)) == 0);
     if (res.n_devices == 1 && res.devices[0].n_launches == 3) {
         const td_device *dev = &res.devices[0];
         const td_launch *alpha = &dev->launches[0];
