@@ -194,7 +194,8 @@ static size_t kernels_in(const work *w, size_t s, kernel_ns *per, size_t cap)
 #define MAX_KERNELS_IN_SAMPLE 64
 
 /* Marks the kernels that share some sample (fit[k] = its index among them,
- * SIZE_MAX otherwise) and those seen alone; the count that share. */
+ * SIZE_MAX otherwise) and those alone in some sample (the only kernel
+ * that ran in it); the count that share. */
 static size_t mark_shared(const work *w, size_t *fit, int *alone)
 {
     kernel_ns per[MAX_KERNELS_IN_SAMPLE];
@@ -203,11 +204,8 @@ static size_t mark_shared(const work *w, size_t *fit, int *alone)
     size_t n_fit = 0;
     for (size_t s = 0; s < w->pm->n; s++) {
         size_t n = kernels_in(w, s, per, MAX_KERNELS_IN_SAMPLE);
-        double total = 0;
-        for (size_t j = 0; j < n; j++)
-            total += per[j].ns;
         for (size_t j = 0; j < n; j++) {
-            if (per[j].ns >= TD_ATTRIB_ALONE_SHARE * total)
+            if (n == 1)
                 alone[per[j].kernel] = 1;
             if (n > 1 && fit[per[j].kernel] == SIZE_MAX)
                 fit[per[j].kernel] = n_fit++;
@@ -421,13 +419,21 @@ static int fill(work *w, td_attrib_stats *st, td_error *err)
         rc = pc_counts(w, pc, err) || set_metrics(w, err);
     int *has_pc = rc == 0 ? calloc(K ? K : 1, sizeof *has_pc) : NULL;
     int *seen = rc == 0 ? calloc(K ? K : 1, sizeof *seen) : NULL;
-    if (rc == 0 && (!has_pc || !seen))
+    int *kernel_covered = rc == 0 ? calloc(K ? K : 1, sizeof *kernel_covered) : NULL;
+    if (rc == 0 && (!has_pc || !seen || !kernel_covered))
         rc = td_fail(err, "out of memory");
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        kernel_covered[w->kernel_of[i]] |= w->covered[i] > 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         td_launch *l = &w->dev->launches[i];
         st->launch_ns += l->duration_ns > 0 ? l->duration_ns : 0;
         if (!(w->covered[i] > 0))
             continue;
+        if (!alone[w->kernel_of[i]]) {
+            /* never alone in a sample: its counters would be its company's */
+            st->unseparated_ns += l->duration_ns;
+            continue;
+        }
         st->covered_ns += w->covered[i];
         if (!(l->counters = calloc(w->dev->n_metrics, sizeof *l->counters))) {
             rc = td_fail(err, "out of memory");
@@ -441,13 +447,13 @@ static int fill(work *w, td_attrib_stats *st, td_error *err)
     }
     for (size_t k = 0; rc == 0 && k < K; k++) {
         st->kernels += seen[k];
-        st->fitted += seen[k] && !alone[k];
+        st->unseparated += !seen[k] && kernel_covered[k];
         st->pc_kernels += seen[k] && has_pc[k];
     }
     const char *thread = w->arch->counter[TD_C_THREAD_INST_EXECUTED];
     st->thread_inst = w->col[PM_THREAD] < 0 ? 0
                       : thread && td_pm_metric_index(w->pm, thread) >= 0 ? 2 : 1;
-    free(has_pc), free(seen);
+    free(has_pc), free(seen), free(kernel_covered);
     for (int r = 0; r < PM_ROLES; r++)
         free(value[r]);
     free(fit), free(alone), free(rate), free(pc);
