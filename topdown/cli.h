@@ -17,7 +17,7 @@
 
 #define TD_CLI_MAX_OPTIONS 64
 
-/* topdown's own exit codes (README, topdown --help). When the app exits
+/* topdown's own exit codes (docs/USAGE.md, topdown --help). When the app exits
  * with a non-zero code, topdown exits with the app's code instead. */
 #define TD_EXIT_FAILURE 1          /* topdown failed (a file, the collection) */
 #define TD_EXIT_USAGE 2            /* a bad command line */

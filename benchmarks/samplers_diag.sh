@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
-# Issue 24's GPU diagnosis in one device call: PM sampling under
-# --pm-interval (plain, with AddressSanitizer in the injection library,
+# GPU diagnosis of the samplers in one device call (written for issue 24):
+# PM sampling under --pm-interval (plain, with AddressSanitizer in the injection library,
 # and with diagnostic switches), PC sampling (--source, --source-only) with
 # TOPDOWN_DEBUG, and NVTX from PyTorch. Runs from the repository root with
 # build-pm/ (RelWithDebInfo) and build-pmasan/ (Debug, TOPDOWN_SANITIZE)
 # carried after scripts/device_prep.sh; leaves $OUT/diag.log and
 # $OUT/diag.tgz (results, spools). Its log is
-# benchmarks/results/issue24_diag_h100.txt; the TOPDOWN_PMS_DIAG and
+# benchmarks/results/samplers_diag_h100.txt; the TOPDOWN_PMS_DIAG and
 # TOPDOWN_NVTX_DIAG_KEEP switches it sets were temporary (since removed:
 # those steps now run the plain sampler and the NVTX fix).
 #
-#   bash benchmarks/issue24_diag.sh [SECONDS]   (default 200)
+#   bash benchmarks/samplers_diag.sh [SECONDS]   (default 200)
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 2
 limit=${1:-200}
-out=${OUT:-/tmp/issue24_out}
-w=/tmp/issue24
+out=${OUT:-/tmp/samplers_out}
+w=/tmp/samplers_diag
 rm -rf "$w" && mkdir -p "$w" "$out"
 log="$out/diag.log"
 start=$(date +%s)

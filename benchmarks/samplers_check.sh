@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# Issue 24's GPU check of the collector fixes, one device call: the PM
-# sampler on td_stencil (plain, and under glibc's malloc checks), ctest of
+# GPU check of the samplers' fixes (PM, PC, NVTX) in one device call
+# (written for issue 24): the PM sampler on td_stencil (plain, and under glibc's malloc checks), ctest of
 # the three GPU tests (test_pmsampling, test_source, test_nvtx), PC
 # sampling on one td_bench kernel with TOPDOWN_DEBUG. Runs from the
 # repository root with build-pm/ carried after scripts/device_prep.sh;
-# leaves $OUT/verify.log. benchmarks/results/issue24_verify_h100.txt is
+# leaves $OUT/verify.log. benchmarks/results/samplers_check_h100.txt is
 # its log from before the exit-order fix, when it also ran the sampler
 # with temporary TOPDOWN_PMS_DIAG switches (since removed).
 #
-#   bash benchmarks/issue24_verify.sh [SECONDS]   (default 210)
+#   bash benchmarks/samplers_check.sh [SECONDS]   (default 210)
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 2
 limit=${1:-210}
-out=${OUT:-/tmp/issue24_out}
-w=/tmp/issue24v
+out=${OUT:-/tmp/samplers_out}
+w=/tmp/samplers_check
 rm -rf "$w" && mkdir -p "$w" "$out"
 log="$out/verify.log"
 start=$(date +%s)
