@@ -188,7 +188,7 @@ static int write_region_outputs(const char *path, const td_result *res, const td
     if (rc == 0 && !to_stdout) {
         td_report_options o = c->report;
         o.origin = path;
-        rc = td_report_by_region(stdout, &set, &o, err);
+        rc = td_report_by_region(stdout, res, s, &set, &o, err);
     }
     td_region_set_free(&set);
     return rc;
