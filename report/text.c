@@ -138,12 +138,19 @@ static void print_subtree(const tree_ctx *t, int node, int ancestor_below)
         print_subtree(t, child, below);
 }
 
-/* Without a bottleneck, why: the largest level-1 node is Retire (the
- * slots are used), or no loss is over its threshold. */
+/* Without a bottleneck, why: most slots unattributed (too little data),
+ * the largest level-1 node is Retire (the slots are used), or no loss is
+ * over its threshold. */
 static void print_no_bottleneck(const tree_ctx *t)
 {
     if (t->v->bottleneck[t->o->level] >= 0 || !t->b->has_slots)
         return;
+    if (t->v->not_enough_data) {
+        fprintf(t->out, "        Not enough data: %.1f%% of slots Unattributed, no verdict; "
+                "--overhead unlimited\n        measures more launches, --replay-mode kernel "
+                "every stall reason of each launch\n", 100.0 * t->b->unattributed);
+        return;
+    }
     int largest = -1;
     for (int n = td_model_next_child(t->model, -1, -1); n >= 0;
          n = td_model_next_child(t->model, -1, n))

@@ -1,8 +1,10 @@
 /* What users read must be right (issue 41), through the binary on the
- * bundled recordings: --by-region's header is the run's. */
+ * bundled recordings: --by-region's header is the run's; no verdict over
+ * mostly unattributed slots. */
 #include <stdlib.h>
 
 #include "../check.h"
+#include "levels/model.h"
 #include "td_testlib.h"
 
 static char dir[64];
@@ -46,6 +48,58 @@ static void test_by_region_header(void)
     CHECK(strcmp(whole, regions) == 0);
 }
 
+/* A kernel of the merged DDP ranks whose slots are 87% unattributed: "not
+ * enough data" with the fix, no "Retire-bound". */
+static void test_not_enough_data(void)
+{
+    char args[1024];
+    snprintf(args, sizeof args,
+             "merge '%s'/benchmarks/results/multigpu_NVIDIA_H200_2026-11-26/ddp.0.json.xz "
+             "'%s'/benchmarks/results/multigpu_NVIDIA_H200_2026-11-26/ddp.1.json.xz -o '%s/ddp.json'",
+             repo, repo, dir);
+    run(args);
+    CHECK(r.status == 0);
+    snprintf(args, sizeof args, "report '%s/ddp.json' -l 3 -k CatArray", dir);
+    run(args);
+    CHECK(r.status == 0);
+    const char *kernel = strstr(r.out, "Kernel 35/35: CatArray");
+    CHECK(kernel != NULL);
+    if (!kernel)
+        return;
+    CHECK(strstr(kernel, "Not enough data: 87.3% of slots Unattributed, no verdict;") != NULL);
+    CHECK(strstr(kernel, "--overhead unlimited") != NULL);
+    CHECK(strstr(kernel, "--replay-mode kernel") != NULL);
+    CHECK(strstr(kernel, "Retire-bound") == NULL);
+    CHECK(strstr(kernel, "<==") == NULL);
+}
+
+/* The verdict: a Backend over its threshold is the bottleneck while most
+ * slots are known, and none is named when most are unattributed. */
+static void test_verdict_unattributed(void)
+{
+    char path[512];
+    td_error err;
+    td_arch arch;
+    td_model model;
+    td_test_write(dir, "testarch.json", td_test_arch_json, path, sizeof path);
+    CHECK(td_arch_load_file(path, &arch, &err) == 0);
+    CHECK(td_model_init(&model, &arch, &err) == 0);
+    td_breakdown b;
+    memset(&b, 0, sizeof b);
+    b.has_slots = 1;
+    b.node[TD_N_RETIRE] = 0.10;
+    b.node[TD_N_BACKEND] = 0.45;
+    b.unattributed = 0.45;
+    td_verdict v;
+    td_model_judge(&model, &b, &v);
+    CHECK(!v.not_enough_data && v.bottleneck[1] == td_model_find(&model, "Backend"));
+    b.node[TD_N_BACKEND] = 0.30;
+    b.unattributed = 0.60;
+    td_model_judge(&model, &b, &v);
+    CHECK(v.not_enough_data && v.bottleneck[1] == -1 && v.bottleneck[3] == -1);
+    td_arch_free(&arch);
+}
+
 int main(void)
 {
     repo = getenv("TOPDOWN_REPO_DIR");
@@ -55,6 +109,8 @@ int main(void)
     }
     td_test_tmpdir(dir, sizeof dir);
     test_by_region_header();
+    test_not_enough_data();
+    test_verdict_unattributed();
     td_test_cleanup(dir);
     return td_check_summary();
 }
