@@ -267,8 +267,8 @@ int td_diff_conditions_warning(const td_result *a, const td_result *b, char *buf
     if (!td_conditions_differ(&a->conditions, &b->conditions))
         return 0;
     char da[256], db[256];
-    td_conditions_describe(&a->conditions, da, sizeof da);
-    td_conditions_describe(&b->conditions, db, sizeof db);
+    td_conditions_describe(&a->conditions, 0, da, sizeof da);
+    td_conditions_describe(&b->conditions, 0, db, sizeof db);
     snprintf(buf, size, "A and B were measured under different conditions (A: %s; B: %s); "
              "that alone can move a node by tens of points", da, db);
     return 1;

@@ -1,10 +1,11 @@
 /* What users read must be right (issue 41), through the binary on the
  * bundled recordings: --by-region's header is the run's; no verdict over
- * mostly unattributed slots. */
+ * mostly unattributed slots; the clock asked beside the clock measured. */
 #include <stdlib.h>
 
 #include "../check.h"
 #include "levels/model.h"
+#include "metrics/result/conditions.h"
 #include "td_testlib.h"
 
 static char dir[64];
@@ -100,6 +101,32 @@ static void test_verdict_unattributed(void)
     td_arch_free(&arch);
 }
 
+/* The stencil locked to 1980 MHz ran at 1586: both said, and a warning. */
+static void test_clock_not_held(void)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "report '%s/benchmarks/results/recordings_2026-11-26/"
+             "h100_td_stencil_conditions.json.xz' -l 1", repo);
+    run(args);
+    CHECK(r.status == 0);
+    CHECK(strstr(r.out, "(locked\n          to base, 1980 MHz asked, 1586 MHz measured)") != NULL);
+    CHECK(strstr(r.out, "WARNING:  the clock did not hold: the launches measured 1586 MHz") != NULL);
+    CHECK(strstr(r.out, "20% below the 1980 MHz asked") != NULL);
+    /* within 10% of the clock asked, or not locked: no warning */
+    td_conditions c = {.cache_control = "all", .clock_control = "base", .clock_mhz = 1980};
+    CHECK(td_conditions_clock_missed(&c, 1586));
+    CHECK(td_conditions_clock_missed(&c, 2200));
+    CHECK(!td_conditions_clock_missed(&c, 1800));
+    CHECK(!td_conditions_clock_missed(&c, 0));
+    char text[256];
+    td_conditions_describe(&c, 0, text, sizeof text);
+    CHECK(strstr(text, "(locked to base, 1980 MHz)") != NULL);
+    c.clock_control = "none";
+    CHECK(!td_conditions_clock_missed(&c, 1586));
+    td_conditions_describe(&c, 1586, text, sizeof text);
+    CHECK(strstr(text, "(clocks not locked)") != NULL);
+}
+
 int main(void)
 {
     repo = getenv("TOPDOWN_REPO_DIR");
@@ -111,6 +138,7 @@ int main(void)
     test_by_region_header();
     test_not_enough_data();
     test_verdict_unattributed();
+    test_clock_not_held();
     td_test_cleanup(dir);
     return td_check_summary();
 }
