@@ -393,7 +393,7 @@ static const cli_option options[] = {
      "      --fail-if RULES  diff exits 4 when the app or a kernel in both results\n"
      "                       breaks a rule, or when no kernel is in both: NODE>+P /\n"
      "                       NODE<-P (B-A in points), NODE>P / NODE<P (B's share),\n"
-     "                       time>+P% / time<-P% (GPU time, B against A);\n"
+     "                       time>+P% / time<-P% (GPU time per launch, B against A);\n"
      "                       comma-separated, e.g. 'Backend.Memory_Bound>+5,time>+10%'\n"},
     {"times", 0, VALUE(V_FILE), STRING(times), S_DIFF,
      "      --times FILE     import-nvprof: nvprof's GPU-trace CSV, for the durations\n"},

@@ -1,6 +1,7 @@
 /* What users read must be right (issue 41), through the binary on the
  * bundled recordings: --by-region's header is the run's; no verdict over
- * mostly unattributed slots; the clock asked beside the clock measured. */
+ * mostly unattributed slots; the clock asked beside the clock measured;
+ * diff's times per launch. */
 #include <stdlib.h>
 
 #include "../check.h"
@@ -127,6 +128,31 @@ static void test_clock_not_held(void)
     CHECK(strstr(text, "(clocks not locked)") != NULL);
 }
 
+/* H100 against H200, 3 launches a kernel against 25: per launch, no
+ * "+733%"; a speedup and the warnings on what differs. */
+static void test_diff_per_launch(void)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "diff '%s/benchmarks/results/h100_td_bench.topdown.json' "
+             "'%s/tests/fixtures/h200/h200_bench_kernel.topdown.json' --fail-if 'time>+10%%'",
+             repo, repo);
+    run(args);
+    CHECK(r.status == 0);
+    CHECK(strstr(r.out, "WARNING: the launch counts differ (A 30, B 250; 10 of the 10 kernels in "
+                 "both):") != NULL);
+    CHECK(strstr(r.out, "Kernel 1/10: bench_ifetch\n  A 3 launches, 35.850 ms (39.8% of GPU "
+                 "time); B 25 launches, 289.738 ms (39.4% of GPU time)\n  per launch: A 11.950 "
+                 "ms, B 11.590 ms, speedup 1.03x (A/B)\n") != NULL);
+    CHECK(strstr(r.out, "different architectures") == NULL); /* both GH100 */
+    snprintf(args, sizeof args, "diff '%s/tests/fixtures/outputs/h100_synthetic.topdown.json' "
+             "'%s/tests/fixtures/outputs/a100_synthetic.topdown.json' -l 1", repo, repo);
+    run(args);
+    CHECK(r.status == 0);
+    CHECK(strstr(r.out, "WARNING: A and B ran on different architectures (A gh100 (Hopper), B "
+                 "ga100 (Ampere))") != NULL);
+    CHECK(strstr(r.out, "launch counts differ") == NULL); /* 173 and 173 */
+}
+
 int main(void)
 {
     repo = getenv("TOPDOWN_REPO_DIR");
@@ -139,6 +165,7 @@ int main(void)
     test_not_enough_data();
     test_verdict_unattributed();
     test_clock_not_held();
+    test_diff_per_launch();
     td_test_cleanup(dir);
     return td_check_summary();
 }
