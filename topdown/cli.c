@@ -895,6 +895,10 @@ static int check_conflicts(const cli *c, td_command command, td_error *err)
                              c->csv ? "csv" : "csv-launches");
     if (command == TD_CMD_DIFF && c->json && c->csv && strcmp(c->csv, "-") == 0)
         return td_usage_fail(err, "--json and --csv - both print on stdout; give --csv a file");
+    if (c->timeline && c->csv)
+        return td_usage_fail(err, "--timeline prints one kernel's launches over time, and --csv "
+                             "the table of kernels; leave out one (--timeline with --json gives "
+                             "the timeline as data)");
     if (c->report.by_region && (c->timeline || c->json))
         return td_usage_fail(err, "--by-region prints one tree per NVTX region; leave out --%s, "
                              "or --by-region", c->timeline ? "timeline" : "json");

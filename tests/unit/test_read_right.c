@@ -1,7 +1,7 @@
 /* What users read must be right (issue 41), through the binary on the
  * bundled recordings: --by-region's header is the run's; no verdict over
  * mostly unattributed slots; the clock asked beside the clock measured;
- * diff's times per launch. */
+ * diff's times per launch; --timeline with --csv refused. */
 #include <stdlib.h>
 
 #include "../check.h"
@@ -153,6 +153,18 @@ static void test_diff_per_launch(void)
     CHECK(strstr(r.out, "launch counts differ") == NULL); /* 173 and 173 */
 }
 
+/* The table of kernels is no timeline: --timeline with --csv is refused. */
+static void test_timeline_csv(void)
+{
+    char args[1024];
+    snprintf(args, sizeof args,
+             "report '%s/benchmarks/results/recordings_2026-11-26/h100_pytorch_nvtx.json.xz' "
+             "--timeline '#2' --csv -", repo);
+    run(args);
+    CHECK(r.status == 2 && r.out[0] == '\0');
+    CHECK(strstr(r.err, "leave out one (--timeline with --json gives the timeline as data)"));
+}
+
 int main(void)
 {
     repo = getenv("TOPDOWN_REPO_DIR");
@@ -166,6 +178,7 @@ int main(void)
     test_verdict_unattributed();
     test_clock_not_held();
     test_diff_per_launch();
+    test_timeline_csv();
     td_test_cleanup(dir);
     return td_check_summary();
 }
