@@ -1,7 +1,8 @@
 /* What users read must be right (issue 41), through the binary on the
  * bundled recordings: --by-region's header is the run's; no verdict over
  * mostly unattributed slots; the clock asked beside the clock measured;
- * diff's times per launch; --timeline with --csv refused. */
+ * diff's times per launch; --timeline with --csv refused; a result given
+ * where an app goes. */
 #include <stdlib.h>
 
 #include "../check.h"
@@ -165,6 +166,26 @@ static void test_timeline_csv(void)
     CHECK(strstr(r.err, "leave out one (--timeline with --json gives the timeline as data)"));
 }
 
+/* A result named where the app goes: topdown report, not chmod +x. */
+static void test_result_as_app(void)
+{
+    char path[512];
+    td_test_write(dir, "results.json", "{}", path, sizeof path);
+    char here[512];
+    if (!getcwd(here, sizeof here) || chdir(dir) != 0) {
+        CHECK(!"cd into the test folder");
+        return;
+    }
+    static const char *const words[] = {"results.json", "./results.json", "-l 2 -- results.json"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        run(words[i]);
+        CHECK(r.status == 2);
+        CHECK(strstr(r.err, "is a result, not an app to profile: topdown report ") != NULL);
+        CHECK(strstr(r.err, "chmod") == NULL);
+    }
+    CHECK(chdir(here) == 0);
+}
+
 int main(void)
 {
     repo = getenv("TOPDOWN_REPO_DIR");
@@ -179,6 +200,7 @@ int main(void)
     test_clock_not_held();
     test_diff_per_launch();
     test_timeline_csv();
+    test_result_as_app();
     td_test_cleanup(dir);
     return td_check_summary();
 }
