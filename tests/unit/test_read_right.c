@@ -2,7 +2,7 @@
  * bundled recordings: --by-region's header is the run's; no verdict over
  * mostly unattributed slots; the clock asked beside the clock measured;
  * diff's times per launch; --timeline with --csv refused; a result given
- * where an app goes. */
+ * where an app goes; bad values and files said as such. */
 #include <stdlib.h>
 
 #include "../check.h"
@@ -186,6 +186,39 @@ static void test_result_as_app(void)
     CHECK(chdir(here) == 0);
 }
 
+/* Validation: each bad value a usage error (2) naming it, before output;
+ * files that are no result said as such. */
+static void test_validation(void)
+{
+    char bench[512], args[1536], path[512];
+    snprintf(bench, sizeof bench, "'%s/benchmarks/results/h100_td_bench.topdown.json'", repo);
+    snprintf(args, sizeof args, "report %s --nodes ''", bench);
+    run(args);
+    CHECK(r.status == 2 && strstr(r.err, "--nodes is empty") != NULL);
+    snprintf(args, sizeof args, "report %s --arch gp100", bench);
+    run(args);
+    CHECK(r.status == 2 && strstr(r.err, "--arch gp100 does not fit this result") != NULL);
+    /* a folder that takes no new file (root's access() allows /proc) */
+    snprintf(args, sizeof args, "report %s --csv /proc/x.csv", bench);
+    run(args);
+    CHECK(r.status == 2 && r.out[0] == '\0' && strstr(r.err, "cannot write /proc/x.csv") != NULL);
+    snprintf(args, sizeof args, "merge %s %s", bench, bench);
+    run(args);
+    CHECK(r.status == 2 && strstr(r.err, "merge needs -o ALL.json") != NULL);
+    td_test_write(dir, "random.json.xz", "\x12\x34 not xz at all", path, sizeof path);
+    snprintf(args, sizeof args, "report '%s'", path);
+    run(args);
+    CHECK(r.status == 1 && strstr(r.err, "not xz data") != NULL);
+    static const char *const others[] = {"a,b\n1,2\n", "[1, 2]", "{\"kernels\": 3}",
+                                         "{\"schema\": \"topdown-arch/1\"}"};
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+        td_test_write(dir, "other.json", others[i], path, sizeof path);
+        snprintf(args, sizeof args, "report '%s'", path);
+        run(args);
+        CHECK(r.status == 1 && strstr(r.err, "other.json: not a topdown result (") != NULL);
+    }
+}
+
 int main(void)
 {
     repo = getenv("TOPDOWN_REPO_DIR");
@@ -201,6 +234,7 @@ int main(void)
     test_diff_per_launch();
     test_timeline_csv();
     test_result_as_app();
+    test_validation();
     td_test_cleanup(dir);
     return td_check_summary();
 }
