@@ -114,6 +114,26 @@ static int init_models(td_summary *s, const td_result *res, const td_arch_set *a
     return 0;
 }
 
+int td_arch_fits(const td_result *res, const td_arch_set *archs, const char *arch,
+                 td_error *err)
+{
+    const td_arch *table = td_arch_find(archs, arch);
+    if (!table)
+        return td_fail(err, "unknown arch table \"%s\"; see `topdown list-archs`", arch);
+    int rc = 0;
+    for (size_t d = 0; d < res->n_devices && rc == 0; d++) {
+        const td_device *dev = &res->devices[d];
+        if (!has_profiled_launch(dev))
+            continue;
+        td_model model;
+        td_binding binding;
+        memset(&binding, 0, sizeof binding);
+        rc = td_model_init(&model, table, err) || td_model_bind(&model, dev, &binding, err)
+                 ? -1 : 0;
+    }
+    return rc;
+}
+
 /* What td_summarize gathers per kernel (by index before sorting). */
 typedef struct kernel_work {
     double *weights;       /* sum of the mean's weights */

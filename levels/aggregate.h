@@ -66,6 +66,12 @@ typedef struct td_summary {
     int mixed_arch;        /* device sections use different tables: no level 4 */
 } td_summary;
 
+/* Whether the table named arch (--arch) can model every device section
+ * of res that has profiled launches: its counters are there. 0, or -1
+ * naming the device and the counter missing. */
+int td_arch_fits(const td_result *res, const td_arch_set *archs, const char *arch,
+                 td_error *err);
+
 /* Resolves each device section's arch table (arch_override, if not NULL,
  * replaces the name recorded in the result) and computes every mean. */
 int td_summarize(const td_result *res, const td_arch_set *archs,

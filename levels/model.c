@@ -304,8 +304,9 @@ void td_model_judge(const td_model *m, const td_breakdown *b, td_verdict *out)
 {
     memset(out, 0, sizeof *out);
     out->bottleneck[0] = -1;
+    out->not_enough_data = b->has_slots && b->unattributed > TD_UNATTRIBUTED_MAX;
     for (int level = 1; level <= TD_MAX_LEVEL; level++)
-        out->bottleneck[level] = td_bottleneck(m, b, level);
+        out->bottleneck[level] = out->not_enough_data ? -1 : td_bottleneck(m, b, level);
     for (int n = 0; n < m->n_tree; n++)
         out->over[n] = (unsigned char)(td_node_present(m, b, n) && td_node_measured(m, b, n) &&
                                        td_over_threshold(m, b, n));

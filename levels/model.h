@@ -141,7 +141,12 @@ int td_over_threshold(const td_model *m, const td_breakdown *b, int node);
 typedef struct td_verdict {
     int bottleneck[TD_MAX_LEVEL + 1]; /* [l]: searched down to level l (1..4); -1: none */
     unsigned char over[TD_TREE_MAX];  /* each tree node over its threshold */
+    int not_enough_data; /* most slots unattributed: no bottleneck is named */
 } td_verdict;
+
+/* Share of the slots past which unattributed slots leave too little data
+ * for a verdict (MODEL.md section 7). */
+#define TD_UNATTRIBUTED_MAX 0.5
 
 void td_model_judge(const td_model *m, const td_breakdown *b, td_verdict *out);
 

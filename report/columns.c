@@ -299,6 +299,9 @@ int td_node_listed(const char *selection, const char *path)
 
 int td_nodes_check(const char *selection, td_error *err)
 {
+    if (!selection[0])
+        return td_fail(err, "--nodes is empty: name a node or more (paths or names of "
+                       "topdown list-nodes, e.g. --nodes Backend.Memory_Bound,Frontend)");
     for (const char *p = selection; *p; p += *p == ',') {
         size_t len = strcspn(p, ",");
         char item[TD_PATH_MAX];

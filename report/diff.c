@@ -267,8 +267,8 @@ int td_diff_conditions_warning(const td_result *a, const td_result *b, char *buf
     if (!td_conditions_differ(&a->conditions, &b->conditions))
         return 0;
     char da[256], db[256];
-    td_conditions_describe(&a->conditions, da, sizeof da);
-    td_conditions_describe(&b->conditions, db, sizeof db);
+    td_conditions_describe(&a->conditions, 0, da, sizeof da);
+    td_conditions_describe(&b->conditions, 0, db, sizeof db);
     snprintf(buf, size, "A and B were measured under different conditions (A: %s; B: %s); "
              "that alone can move a node by tens of points", da, db);
     return 1;
@@ -280,6 +280,57 @@ static void print_size(FILE *out, const char *tag, const side_view *v)
             v->launches == 1 ? "" : "es", v->total_ns / 1e6);
     if (v->share_pct < 99.95)
         fprintf(out, " (%.1f%% of GPU time)", v->share_pct);
+}
+
+/* Mean GPU time of one launch in ns; NAN without launches. */
+static double per_launch_ns(const side_view *v)
+{
+    return v->launches ? v->total_ns / (double)v->launches : NAN;
+}
+
+/* Time per launch on each side and B's speedup over A (A's time over B's):
+ * sides of different launch counts compare per launch, not in total. */
+static void print_per_launch(FILE *out, const side_view *a, const side_view *b)
+{
+    double na = per_launch_ns(a), nb = per_launch_ns(b);
+    if (isnan(na) || isnan(nb))
+        return;
+    fprintf(out, "  per launch: A %.3f ms, B %.3f ms, speedup ", na / 1e6, nb / 1e6);
+    if (nb > 0)
+        fprintf(out, "%.2fx (A/B)\n", na / nb);
+    else
+        fputs("- (B took no time)\n", out);
+}
+
+/* Kernels of both whose launch counts differ. */
+static size_t launch_counts_differ(const td_diff *d)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->n_both; i++)
+        n += d->rows[i].a->launches != d->rows[i].b->launches;
+    return n;
+}
+
+/* Warnings on what a diff compares: launch counts (times are then per
+ * launch) and arch tables (the GPUs differ as well as the code). */
+static void print_compare_warnings(FILE *out, const td_diff_side *a, const td_diff_side *b,
+                                   const td_diff *d)
+{
+    size_t kernels = launch_counts_differ(d);
+    if (a->s->launches != b->s->launches || kernels)
+        fprintf(out, "WARNING: the launch counts differ (A %zu, B %zu; %zu of the %zu kernels "
+                "in both): times are compared per launch\n", a->s->launches, b->s->launches,
+                kernels, d->n_both);
+    for (size_t i = 0; i < a->s->n_models; i++)
+        for (size_t j = 0; j < b->s->n_models; j++) {
+            const td_arch *x = a->s->models[i].arch, *y = b->s->models[j].arch;
+            if (strcmp(x->name, y->name) == 0)
+                continue;
+            fprintf(out, "WARNING: A and B ran on different architectures (A %s (%s), B %s "
+                    "(%s)): times compare the GPUs as well as the code\n", x->name, x->family,
+                    y->name, y->family);
+            return;
+        }
 }
 
 static void print_only(FILE *out, const char *tag, const td_diff *d, size_t first, size_t n,
@@ -364,11 +415,13 @@ static int diff_text(FILE *out, const td_diff_side *a, const td_diff_side *b,
     if (o->kernels_shown)
         fprintf(out, "Kernels shown: those -k '%s' names; the application rows are the whole "
                 "runs\n", o->kernels_shown);
+    print_compare_warnings(out, a, b, &d);
     side_view va = app_view(a->s), vb = app_view(b->s);
     fprintf(out, "\nApplication: ");
     print_size(out, "A", &va);
     print_size(out, "; B", &vb);
     fputc('\n', out);
+    print_per_launch(out, &va, &vb);
     print_views(out, &va, &vb, &cols, level, o->all_nodes);
     size_t shown = d.n_both;
     if (max_kernels > 0 && (size_t)max_kernels < shown)
@@ -385,6 +438,7 @@ static int diff_text(FILE *out, const td_diff_side *a, const td_diff_side *b,
         print_size(out, "A", &va);
         print_size(out, "; B", &vb);
         fputc('\n', out);
+        print_per_launch(out, &va, &vb);
         print_views(out, &va, &vb, &cols, level, o->all_nodes);
     }
     if (shown < d.n_both)

@@ -3,7 +3,7 @@
  * results (docs/OUTPUTS.md):
  *   NODE>+P  B-A above +P points      NODE<-P  B-A below -P points
  *   NODE>P   B's share above P %      NODE<P   B's share below P %
- *   time>+P% B's GPU time more than P % above A's   time<-P% below
+ *   time>+P% B's GPU time per launch more than P % above A's   time<-P% below
  * several separated by commas. NODE is a path of `topdown list-nodes`
  * (or a node's bare name, or a level-4 stall path). */
 #ifndef TD_REPORT_FAIL_IF_H
@@ -31,7 +31,7 @@ int td_fail_rules_parse(const char *text, td_fail_rule **rules, size_t *n, td_er
 typedef struct td_fail_hit {
     const char *kernel; /* TD_FAIL_IF_APP for the application */
     size_t rule;        /* index into the rules */
-    double a, b;        /* % of issue slots, or GPU time in ns, on each side */
+    double a, b;        /* % of issue slots, or GPU time per launch in ns, on each side */
     double change;      /* B-A in points, or (B-A)/A in % for time */
 } td_fail_hit;
 

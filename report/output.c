@@ -164,6 +164,22 @@ static const char *kind_of(mode_t mode)
     return "not a regular file";
 }
 
+/* Creates and removes a file of the name td_output_open writes first:
+ * the folder takes new files (root's access() says yes to /proc, a
+ * read-only mount or a full quota). */
+static int probe_create(const char *path, const char *folder, td_error *err)
+{
+    char tmp[PATH_MAX + 64];
+    td_output_temp_name(path, tmp, sizeof tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return td_fail(err, "cannot write %s: %s cannot take a new file (%s); choose another "
+                       "folder", path, folder, strerror(errno));
+    close(fd);
+    unlink(tmp);
+    return 0;
+}
+
 static int check_folder(const char *path, td_error *err)
 {
     char folder[PATH_MAX];
@@ -176,7 +192,7 @@ static int check_folder(const char *path, td_error *err)
         return td_fail(err, "cannot write %s: %s is not a folder", path, folder);
     if (access(folder, W_OK | X_OK) != 0)
         return td_fail(err, "cannot write %s: no permission to write in %s", path, folder);
-    return 0;
+    return probe_create(path, folder, err);
 }
 
 int td_output_check(const char *path, int force, const char *const *inputs,

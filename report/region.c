@@ -134,13 +134,13 @@ int td_region_set_build(const td_result *res, const td_arch_set *archs,
     return 0;
 }
 
-int td_report_by_region(FILE *out, const td_region_set *set, const td_report_options *o,
-                        td_error *err)
+int td_report_by_region(FILE *out, const td_result *res, const td_summary *run,
+                        const td_region_set *set, const td_report_options *o, td_error *err)
 {
     double total_ns = 0;
     for (size_t r = 0; r < set->n; r++)
         total_ns += set->summaries[r].total_ns;
-    if (set->n && td_report_session(out, &set->views[0], &set->summaries[0], o, err))
+    if (td_report_session(out, res, run, o, err))
         return -1;
     for (size_t r = 0; r < set->n; r++) {
         const td_summary *s = &set->summaries[r];

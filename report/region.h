@@ -38,9 +38,11 @@ void td_region_set_free(td_region_set *set);
 /* The label of a region: its name, or "(no NVTX region)". */
 const char *td_region_label(const char *name);
 
-/* The text report of each region: a line naming the region, its launches
- * and its share of the run's GPU time, then its tree (the header once). */
-int td_report_by_region(FILE *out, const td_region_set *set, const td_report_options *o,
-                        td_error *err);
+/* The text report of each region: the run's header once (res and its
+ * summary s: the whole run's totals and notes, not a region's), then per
+ * region a line naming it, its launches and its share of the run's GPU
+ * time, and its tree. */
+int td_report_by_region(FILE *out, const td_result *res, const td_summary *s,
+                        const td_region_set *set, const td_report_options *o, td_error *err);
 
 #endif

@@ -138,12 +138,19 @@ static void print_subtree(const tree_ctx *t, int node, int ancestor_below)
         print_subtree(t, child, below);
 }
 
-/* Without a bottleneck, why: the largest level-1 node is Retire (the
- * slots are used), or no loss is over its threshold. */
+/* Without a bottleneck, why: most slots unattributed (too little data),
+ * the largest level-1 node is Retire (the slots are used), or no loss is
+ * over its threshold. */
 static void print_no_bottleneck(const tree_ctx *t)
 {
     if (t->v->bottleneck[t->o->level] >= 0 || !t->b->has_slots)
         return;
+    if (t->v->not_enough_data) {
+        fprintf(t->out, "        Not enough data: %.1f%% of slots Unattributed, no verdict; "
+                "--overhead unlimited\n        measures more launches, --replay-mode kernel "
+                "every stall reason of each launch\n", 100.0 * t->b->unattributed);
+        return;
+    }
     int largest = -1;
     for (int n = td_model_next_child(t->model, -1, -1); n >= 0;
          n = td_model_next_child(t->model, -1, n))
@@ -436,6 +443,45 @@ static void print_conditions_differ(FILE *out, const td_summary *s)
                 "replayed tree, --replay-mode application every launch without replay\n", widest);
 }
 
+/* The SM clock the run's launches measured: the kernels' medians weighted
+ * by their measured launches, and the range of them all; 0: none measured. */
+static double run_clock_mhz(const td_summary *s, double *min_mhz, double *max_mhz)
+{
+    double sum = 0, launches = 0;
+    *min_mhz = *max_mhz = 0;
+    for (size_t k = 0; k < s->n_kernels; k++) {
+        const td_kernel_summary *ks = &s->kernels[k];
+        if (!ks->clocks)
+            continue;
+        if (launches == 0 || ks->clock_min_mhz < *min_mhz)
+            *min_mhz = ks->clock_min_mhz;
+        if (ks->clock_max_mhz > *max_mhz)
+            *max_mhz = ks->clock_max_mhz;
+        sum += ks->clock_median_mhz * (double)ks->clocks;
+        launches += (double)ks->clocks;
+    }
+    return launches > 0 ? sum / launches : 0;
+}
+
+/* The Conditions line: the clock asked beside the one measured, and a
+ * warning when they differ by more than TD_CLOCK_HELD_MAX. */
+static void print_conditions(FILE *out, const td_result *res, const td_summary *s)
+{
+    double min_mhz, max_mhz, measured = run_clock_mhz(s, &min_mhz, &max_mhz);
+    char conditions[320];
+    td_conditions_describe(&res->conditions, measured, conditions, sizeof conditions);
+    if (conditions[0])
+        fprintf(out, "Conditions: %s\n", conditions);
+    if (td_conditions_clock_missed(&res->conditions, measured))
+        fprintf(out, "WARNING:  the clock did not hold: the launches measured %.0f MHz (%.0f-%.0f), "
+                "%.0f%% %s the %g MHz asked (power or heat limits, or a lock the GPU did not "
+                "apply: nvidia-smi -q -d PERFORMANCE says which); memory stalls grow as the SM "
+                "clock falls\n", measured, min_mhz, max_mhz,
+                100.0 * fabs(1.0 - measured / res->conditions.clock_mhz),
+                measured < res->conditions.clock_mhz ? "below" : "above",
+                res->conditions.clock_mhz);
+}
+
 void td_report_header(FILE *out, const td_result *res, const td_summary *s,
                       const td_report_options *o)
 {
@@ -494,10 +540,7 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
     print_incomplete(out, s);
     print_unsure(out, s);
     print_conditions_differ(out, s);
-    char conditions[256];
-    td_conditions_describe(&res->conditions, conditions, sizeof conditions);
-    if (conditions[0])
-        fprintf(out, "Conditions: %s\n", conditions);
+    print_conditions(out, res, s);
     /* What the collection said (an option refused, launches left timed
      * only...): said once at the run, and kept with the result for every
      * later report. The NOTEs above already carry it where they print it. */

@@ -393,7 +393,7 @@ static const cli_option options[] = {
      "      --fail-if RULES  diff exits 4 when the app or a kernel in both results\n"
      "                       breaks a rule, or when no kernel is in both: NODE>+P /\n"
      "                       NODE<-P (B-A in points), NODE>P / NODE<P (B's share),\n"
-     "                       time>+P% / time<-P% (GPU time, B against A);\n"
+     "                       time>+P% / time<-P% (GPU time per launch, B against A);\n"
      "                       comma-separated, e.g. 'Backend.Memory_Bound>+5,time>+10%'\n"},
     {"times", 0, VALUE(V_FILE), STRING(times), S_DIFF,
      "      --times FILE     import-nvprof: nvprof's GPU-trace CSV, for the durations\n"},
@@ -909,6 +909,10 @@ static int check_conflicts(const cli *c, td_command command, td_error *err)
                              c->csv ? "csv" : "csv-launches");
     if (command == TD_CMD_DIFF && c->json && c->csv && strcmp(c->csv, "-") == 0)
         return td_usage_fail(err, "--json and --csv - both print on stdout; give --csv a file");
+    if (c->timeline && c->csv)
+        return td_usage_fail(err, "--timeline prints one kernel's launches over time, and --csv "
+                             "the table of kernels; leave out one (--timeline with --json gives "
+                             "the timeline as data)");
     if (c->report.by_region && (c->timeline || c->json))
         return td_usage_fail(err, "--by-region prints one tree per NVTX region; leave out --%s, "
                              "or --by-region", c->timeline ? "timeline" : "json");

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "report/outname.h"
 #include "report/output.h"
@@ -29,6 +30,24 @@ static int check_outputs(const cli *c, td_error *err)
     return 0;
 }
 
+/* Whether word names a file here that reads as a result by its name
+ * (.json, .json.xz, .json.gz): given where an app goes, it was meant for
+ * `topdown report`. */
+static int names_result_file(const char *word)
+{
+    static const char *const suffixes[] = {".json", ".json.xz", ".json.gz"};
+    struct stat st;
+    if (stat(word, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    size_t n = strlen(word);
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+        size_t k = strlen(suffixes[i]);
+        if (n > k && strcmp(word + n - k, suffixes[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* The app word is a command given after options (topdown -l 2 report F),
  * or, when no such app exists, a command mistyped (topdown reprot F):
  * said as such. Any other app that cannot be found is a usage error too. */
@@ -43,6 +62,9 @@ static int check_app_word(char **argv, int at, const cli *c, td_error *err)
                              "topdown %s --help", word, word, word, word);
     if (td_profile_check_app(word, err) == 0)
         return 0;
+    if (names_result_file(word))
+        return td_usage_fail(err, "'%s' is a result, not an app to profile: topdown report %s "
+                             "reads it", word, word);
     const char *near = after_dashes || strchr(word, '/') ? NULL : td_cli_command_near(word);
     if (near)
         return td_usage_fail(err, "no command or app \"%s\"; did you mean `topdown %s`? "

@@ -64,8 +64,12 @@ int cmd_merge(int argc, char **argv, td_error *err)
         return td_fail(err, "out of memory");
     int rc = td_cli_parse_command(argc, argv, TD_CMD_MERGE, &c, files, MAX_INPUTS, &n, err);
     const char *output = c.profile.output;
-    if (rc == 0 && (n < 1 || !output))
-        rc = td_usage_fail(err, "usage: topdown merge A.json B.json ... -o ALL.json [-f]");
+    if (rc == 0 && n < 1)
+        rc = td_usage_fail(err, "merge needs the results to merge: topdown merge A.json "
+                           "B.json ... -o ALL.json [-f]");
+    if (rc == 0 && !output)
+        rc = td_usage_fail(err, "merge needs -o ALL.json, the file to write: topdown merge "
+                           "%s%s -o ALL.json [-f]", files[0], n > 1 ? " ..." : "");
     if (rc == 0)
         rc = cmd_check_inputs(files, (size_t)n, err);
     if (rc == 0)

@@ -188,7 +188,7 @@ static int write_region_outputs(const char *path, const td_result *res, const td
     if (rc == 0 && !to_stdout) {
         td_report_options o = c->report;
         o.origin = path;
-        rc = td_report_by_region(stdout, &set, &o, err);
+        rc = td_report_by_region(stdout, res, s, &set, &o, err);
     }
     td_region_set_free(&set);
     return rc;
@@ -308,12 +308,24 @@ int cmd_check_outputs(const char *const *outputs, size_t n_outputs, int force,
     return td_output_check_distinct(outputs, n_outputs, err) ? TD_USAGE_ERROR : 0;
 }
 
+/* td_summarize, with an --arch that cannot model the result (its counters
+ * are not there) a bad value of the command line: TD_USAGE_ERROR. */
+static int summarize(const td_result *res, const td_arch_set *archs, const char *arch,
+                     td_summary *s, td_error *err)
+{
+    if (arch && td_arch_fits(res, archs, arch, err)) {
+        td_fail_context(err, "--arch %s does not fit this result", arch);
+        return TD_USAGE_ERROR;
+    }
+    return td_summarize(res, archs, arch, s, err);
+}
+
 /* Models and prints res, the result of path. */
 static int print_result(const char *path, const td_result *res, const td_arch_set *archs,
                         const cli *c, int *has_data, td_error *err)
 {
     td_summary summary;
-    int rc = td_summarize(res, archs, c->arch, &summary, err);
+    int rc = summarize(res, archs, c->arch, &summary, err);
     if (rc == 0 && has_data)
         *has_data = summary.app_has_data;
     if (rc == 0) {
@@ -509,11 +521,12 @@ static int load_result(const char *path, const char *arch, const td_arch_set *ar
 {
     if (td_result_load(path, res, err))
         return -1;
-    if (td_summarize(res, archs, arch, s, err)) {
+    int rc = summarize(res, archs, arch, s, err);
+    if (rc) {
         td_result_free(res);
-        return td_fail_context(err, "%s", path);
+        td_fail_context(err, "%s", path);
     }
-    return 0;
+    return rc;
 }
 
 /* "file.json (GPU name)": how plots and diffs name a result. */
@@ -542,8 +555,9 @@ static int plot_one(const char *file, const cli *c, td_plot_options *o,
 {
     td_result res;
     td_summary s;
-    if (load_result(file, c->arch, archs, &res, &s, err))
-        return -1;
+    int loaded = load_result(file, c->arch, archs, &res, &s, err);
+    if (loaded)
+        return loaded;
     char title[512];
     result_label(file, &res, title, sizeof title);
     o->title = title;

@@ -103,8 +103,27 @@ static int inflate_gz(const char *name, const char *in, size_t in_len, char **ou
                    name, name);
 }
 
+static int ends_with(const char *s, const char *suffix);
+
+/* A file named .xz or .gz that does not start like one: said as such,
+ * not as the damaged JSON its bytes would make. */
+static int check_named_format(const char *name, const char *text, size_t len, td_error *err)
+{
+    int xz = len >= sizeof xz_magic && memcmp(text, xz_magic, sizeof xz_magic) == 0;
+    int gz = len >= sizeof gz_magic && memcmp(text, gz_magic, sizeof gz_magic) == 0;
+    if (ends_with(name, ".xz") && !xz)
+        return td_fail(err, "%s: not xz data, though its name ends in .xz (xz's first bytes "
+                       "are not there); check the file with `xz -t %s`", name, name);
+    if (ends_with(name, ".gz") && !gz)
+        return td_fail(err, "%s: not gzip data, though its name ends in .gz (gzip's first "
+                       "bytes are not there); check the file with `gzip -t %s`", name, name);
+    return 0;
+}
+
 int td_decompress_text(const char *name, char **text, size_t *len, td_error *err)
 {
+    if (check_named_format(name, *text, *len, err))
+        return -1;
     char *plain = NULL;
     size_t plain_len = 0;
     int rc;

@@ -12,7 +12,8 @@
 #define TD_MAX_DECOMPRESSED ((size_t)4 << 30)
 
 /* When *text (len bytes, read from name) starts like an xz or gzip stream,
- * replaces it by its decompressed text (NUL-terminated); else leaves it. */
+ * replaces it by its decompressed text (NUL-terminated); else leaves it.
+ * A name ending in .xz or .gz whose bytes are not that format fails. */
 int td_decompress_text(const char *name, char **text, size_t *len, td_error *err);
 
 /* The compression a file name asks for: 'x' (.xz), 'g' (.gz) or 0. */

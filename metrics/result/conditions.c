@@ -106,25 +106,39 @@ static const char *cache_meaning(const char *word)
                                     : "caches as the app left them";
 }
 
-static void clock_meaning(const td_conditions *c, char *buf, size_t size)
+static int clock_locked(const td_conditions *c)
 {
-    const char *word = c->clock_control;
-    if (strcmp(word, "none") == 0)
-        snprintf(buf, size, "clocks not locked");
-    else if (c->clock_mhz > 0)
-        snprintf(buf, size, "%s %g MHz", strcmp(word, "base") == 0
-                 ? "locked to base," : "locked by someone else,", c->clock_mhz);
-    else
-        snprintf(buf, size, "%s", strcmp(word, "base") == 0 ? "locked to base"
-                                                             : "locked by someone else");
+    return c->clock_control && strcmp(c->clock_control, "none") != 0;
 }
 
-void td_conditions_describe(const td_conditions *c, char *buf, size_t size)
+static void clock_meaning(const td_conditions *c, double measured_mhz, char *buf, size_t size)
 {
-    char clock[96] = "";
+    const char *how = strcmp(c->clock_control, "base") == 0 ? "locked to base"
+                                                             : "locked by someone else";
+    if (!clock_locked(c))
+        snprintf(buf, size, "clocks not locked");
+    else if (c->clock_mhz > 0 && measured_mhz > 0)
+        snprintf(buf, size, "%s, %g MHz asked, %.0f MHz measured", how, c->clock_mhz,
+                 measured_mhz);
+    else if (c->clock_mhz > 0)
+        snprintf(buf, size, "%s, %g MHz", how, c->clock_mhz);
+    else
+        snprintf(buf, size, "%s", how);
+}
+
+int td_conditions_clock_missed(const td_conditions *c, double measured_mhz)
+{
+    return clock_locked(c) && c->clock_mhz > 0 && measured_mhz > 0 &&
+           fabs(measured_mhz - c->clock_mhz) > TD_CLOCK_HELD_MAX * c->clock_mhz;
+}
+
+void td_conditions_describe(const td_conditions *c, double measured_mhz, char *buf,
+                            size_t size)
+{
+    char clock[128] = "";
     buf[0] = '\0';
     if (c->clock_control)
-        clock_meaning(c, clock, sizeof clock);
+        clock_meaning(c, measured_mhz, clock, sizeof clock);
     if (c->cache_control && c->clock_control)
         snprintf(buf, size, "cache-control %s (%s), clock-control %s (%s)", c->cache_control,
                  cache_meaning(c->cache_control), c->clock_control, clock);

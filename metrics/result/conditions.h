@@ -35,8 +35,15 @@ void td_conditions_free(td_conditions *c);
 int td_conditions_recorded(const td_conditions *c);
 /* "cache-control all (caches flushed before each profiled pass),
  * clock-control base (locked to base, 1755 MHz)"; "" when nothing is
- * recorded. */
-void td_conditions_describe(const td_conditions *c, char *buf, size_t size);
+ * recorded. measured_mhz: the SM clock the launches ran at (0: unknown),
+ * said beside a locked clock: "(locked to base, 1980 MHz asked, 1586 MHz
+ * measured)". */
+void td_conditions_describe(const td_conditions *c, double measured_mhz, char *buf,
+                            size_t size);
+/* Whether the clocks were locked to a known clock that the launches'
+ * measured_mhz misses by more than TD_CLOCK_HELD_MAX of it. */
+int td_conditions_clock_missed(const td_conditions *c, double measured_mhz);
+#define TD_CLOCK_HELD_MAX 0.10
 /* 1 when both results recorded their conditions and they differ. */
 int td_conditions_differ(const td_conditions *a, const td_conditions *b);
 

@@ -111,6 +111,32 @@ static int parse_v1_devices(const cJSON *root, td_result *res, const parse_ctx *
     return 0;
 }
 
+/* A result is one JSON object: text that does not start with '{' is some
+ * other file, not a damaged result. */
+static int check_starts_as_object(const char *text, size_t len, const char *name,
+                                  td_error *err)
+{
+    size_t i = 0;
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+        i++;
+    if (i < len && text[i] == '{')
+        return 0;
+    return td_fail(err, "%s: not a topdown result (a result is one JSON object, and this file "
+                   "does not start with '{'); topdown report reads the files topdown wrote",
+                   name);
+}
+
+/* The schema of another kind of file, or of another result version. */
+static int unsupported_schema(const char *schema, const parse_ctx *ctx)
+{
+    if (strncmp(schema, "topdown-result/", strlen("topdown-result/")) != 0)
+        return td_fail(ctx->err, "%s: not a topdown result (its schema is \"%s\", another kind "
+                       "of file); topdown report reads the files topdown wrote", ctx->name,
+                       schema);
+    return td_fail(ctx->err, "%s: schema \"%s\" is not supported (this topdown reads \"%s\" and \"%s\"); use a matching topdown version",
+                   ctx->name, schema, TD_RESULT_SCHEMA, TD_RESULT_SCHEMA_V1);
+}
+
 static int parse_root(const cJSON *root, td_result *res, const parse_ctx *ctx)
 {
     if (!cJSON_IsObject(root))
@@ -118,12 +144,11 @@ static int parse_root(const cJSON *root, td_result *res, const parse_ctx *ctx)
                        ctx->name);
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
     if (!cJSON_IsString(schema))
-        return td_fail(ctx->err, "%s: no \"schema\" field; not a topdown result file",
+        return td_fail(ctx->err, "%s: not a topdown result (no \"schema\" field)",
                        ctx->name);
     int v1 = strcmp(schema->valuestring, TD_RESULT_SCHEMA_V1) == 0;
     if (!v1 && strcmp(schema->valuestring, TD_RESULT_SCHEMA) != 0)
-        return td_fail(ctx->err, "%s: schema \"%s\" is not supported (this topdown reads \"%s\" and \"%s\"); use a matching topdown version",
-                       ctx->name, schema->valuestring, TD_RESULT_SCHEMA, TD_RESULT_SCHEMA_V1);
+        return unsupported_schema(schema->valuestring, ctx);
     if (parse_header(root, res, ctx))
         return -1;
     return v1 ? parse_v1_devices(root, res, ctx) : td_result_read_v2(root, res, ctx);
@@ -135,7 +160,7 @@ int td_result_parse(const char *text, size_t len, const char *name,
     memset(out, 0, sizeof *out);
     parse_ctx ctx = {name, err};
     cJSON *root;
-    if (td_json_parse(text, len, name, &root, err))
+    if (check_starts_as_object(text, len, name, err) || td_json_parse(text, len, name, &root, err))
         return -1;
     int rc = parse_root(root, out, &ctx);
     cJSON_Delete(root);
@@ -157,7 +182,8 @@ int td_result_load(const char *path, td_result *out, td_error *err)
     }
     parse_ctx ctx = {path, err};
     cJSON *root;
-    int rc = td_json_parse(text, len, path, &root, err);
+    int rc = check_starts_as_object(text, len, path, err) ||
+             td_json_parse(text, len, path, &root, err) ? -1 : 0;
     free(text); /* the tree holds copies: the text need not stay */
     if (rc)
         return -1;

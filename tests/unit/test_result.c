@@ -76,8 +76,9 @@ static void expect_error(const char *text, const char *needle)
 static void test_bad_input(void)
 {
     expect_error("{\"schema\": \"topdown-result/1\", \"devices\": [", "truncated");
-    expect_error("not json at all", "malformed");
-    expect_error("[1, 2]", "not a JSON object");
+    expect_error("not json at all", "not a topdown result");
+    expect_error("[1, 2]", "not a topdown result");
+    expect_error("{\"schema\": \"topdown-arch/1\"}", "not a topdown result (its schema is");
     expect_error("{\"devices\": []}", "schema");
     expect_error("{\"schema\": \"topdown-result/9\", \"devices\": []}", "not supported");
     expect_error("{\"schema\": \"topdown-result/1\"}", "devices");
