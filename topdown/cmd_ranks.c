@@ -85,6 +85,15 @@ int cmd_merge(int argc, char **argv, td_error *err)
     return rc == 1 ? 0 : rc;
 }
 
+/* imbalance compares ranks: one is a usage error. */
+static int one_rank(const char *const *files, int n, td_error *err)
+{
+    return td_usage_fail(err, "%s%s hold%s one rank: imbalance compares ranks; give each "
+                         "rank's result (topdown imbalance A.json B.json ...) or one merged "
+                         "from them (topdown merge A.json B.json -o all.json)", files[0],
+                         n > 1 ? " and the others" : "", n > 1 ? "" : "s");
+}
+
 int cmd_imbalance(int argc, char **argv, td_error *err)
 {
     cli c;
@@ -103,8 +112,10 @@ int cmd_imbalance(int argc, char **argv, td_error *err)
     td_result merged;
     if (rc == 0 && (rc = cmd_load_archs(&archs, c.arch, err)) == 0) {
         if ((rc = load_merged(files, (size_t)n, &merged, err)) == 0) {
-            rc = td_imbalance_text(stdout, &merged, &archs, c.arch, files[0],
-                                   (size_t)c.report.max_kernels, c.json, err);
+            rc = td_result_ranks(&merged) < 2
+                     ? one_rank(files, n, err)
+                     : td_imbalance_text(stdout, &merged, &archs, c.arch, files[0],
+                                         (size_t)c.report.max_kernels, c.json, err);
             td_result_free(&merged);
         }
         td_arch_set_free(&archs);

@@ -124,9 +124,10 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
         "imbalance", cmd_imbalance, "file", "kernels arch json input help",
         "       topdown imbalance ALL.json | A.json B.json ...  kernels' time and level 1 per rank\n",
         "usage: topdown imbalance ALL.json | A.json B.json ... [--kernels N] [--json]\n"
-        "Per kernel (matched by name): GPU time and level-1 shares per rank (a\n"
-        "merged result's sources, or each file), the slowest rank marked (*),\n"
-        "kernels sorted by imbalance (max/mean GPU time).\n",
+        "Each rank's totals (a merged result's sources, or each file; at least\n"
+        "two), then per kernel (matched by name) GPU time and level-1 shares per\n"
+        "rank, the slowest marked (*), kernels sorted by the time lost: the\n"
+        "slowest rank's GPU time minus the mean over the ranks.\n",
         "  topdown imbalance run.0.json run.1.json run.2.json run.3.json\n"
         "  topdown imbalance all.json --kernels 0\n", NULL},
     [TD_CMD_TRACE] = {

@@ -1,6 +1,6 @@
 /* Issue 14, items 3 and 4 (offline): topdown merge (device sections
  * tagged with their origin, carried by the result file), topdown
- * imbalance (per kernel and rank, the slowest marked, sorted by max/mean),
+ * imbalance (per kernel and rank, the slowest marked, sorted by time lost),
  * and topdown trace (Chrome trace events, parsed back with cJSON). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -87,14 +87,28 @@ static void test_merge_refuses_other_tables(void)
     CHECK(access("mixed.json", F_OK) != 0);
 }
 
-/* The max/mean values of the "Kernel i/N:" lines, in order. */
-static size_t ratios(const char *text, double *out, size_t max)
+/* The time lost (ms) of each kernel, from its "  lost X ms:" line, in order. */
+static size_t losses(const char *text, double *out, size_t max)
 {
     size_t n = 0;
     text = strstr(text, "\nKernel 1/"); /* after the header */
-    for (const char *p = text ? strstr(text, "max/mean ") : NULL; p && n < max; p = strstr(p + 1, "max/mean "))
-        out[n++] = strtod(p + 9, NULL);
+    for (const char *p = text ? strstr(text, "\n  lost ") : NULL; p && n < max;
+         p = strstr(p + 1, "\n  lost "))
+        out[n++] = strtod(p + 8, NULL);
     return n;
+}
+
+/* The widest line of text. */
+static size_t widest_line(const char *text)
+{
+    size_t widest = 0;
+    for (const char *p = text; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        widest = len > widest ? len : widest;
+        p = nl ? nl + 1 : NULL;
+    }
+    return widest;
 }
 
 static void test_imbalance(void)
@@ -104,23 +118,33 @@ static void test_imbalance(void)
               bin) == 0);
     char *text = td_shell_read_file(dir, "two.txt");
     CHECK(text && strstr(text, "Imbalance across 2 ranks"));
+    CHECK(text && strstr(text, "Time lost: the slowest rank's GPU time minus the mean over the "
+                               "ranks\n"));
     CHECK(text && strstr(text, "Kernel 10/10:"));
-    double r[16];
-    size_t n = text ? ratios(text, r, 16) : 0;
+    /* ranked by time lost, not by max/mean */
+    double lost[16];
+    size_t n = text ? losses(text, lost, 16) : 0;
     CHECK(n == 10);
     for (size_t i = 1; i < n; i++)
-        CHECK(r[i] <= r[i - 1]);
-    /* 64 MB and 5 repetitions against 3: every kernel is slower in b, 5/3
-     * of the launches: max/mean a little over 1.2 */
-    CHECK(n && r[0] > 1.1 && r[0] < 1.4);
-    CHECK(text && strstr(text, "  r1   * h100_td_bench_64mb"));
-    CHECK(text && !strstr(text, "  r0   * "));
+        CHECK(lost[i] <= lost[i - 1]);
+    CHECK(n && lost[0] > lost[n - 1]);
+    /* 64 MB and 5 repetitions against 3: every kernel is slower in b */
+    CHECK(text && strstr(text, "  r1   *      "));
+    CHECK(text && !strstr(text, "\n  r0   *      3 "));
     CHECK(text && strstr(text, "Backend.") == NULL); /* level 1 only */
+    /* each rank's totals, its source named there once, not per kernel */
+    CHECK(text && strstr(text, "\nPer rank (* the most GPU time):\n"));
+    CHECK(text && strstr(text, "\n  r0          10        30 "));
+    CHECK(text && strstr(text, "\n  r1   *      10        50 "));
+    CHECK(text && strstr(text, "64mb.topdown.json\n"));
+    CHECK(text && strstr(text, "slowest r1 (") == NULL);
+    /* within 100 columns, absolute paths and all */
+    CHECK(text && widest_line(text) <= 100);
     free(text);
-    /* one rank: every kernel balanced */
-    CHECK(run("%s imbalance %s --kernels 1", bin, groups) == 0);
-    CHECK(td_shell_file_has(dir, "out.txt", "max/mean 1.00, slowest r0"));
-    CHECK(td_shell_file_has(dir, "out.txt", "(9 more kernels: --kernels 0 lists all)"));
+    /* one rank compares nothing: a usage error saying what to give */
+    CHECK(run("%s imbalance %s --kernels 1", bin, groups) == TD_EXIT_USAGE);
+    CHECK(td_shell_file_has(dir, "err.txt", "holds one rank: imbalance compares ranks; give "
+                            "each rank's result"));
 }
 
 static void check_kernel_events(const cJSON *events, const td_device *dev, size_t *n_x,
