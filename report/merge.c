@@ -1,6 +1,8 @@
 /* topdown merge (ranks.h). */
 #include "report/ranks.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +34,87 @@ static int check_tables(const td_result *inputs, const char *const *labels, size
     return 0;
 }
 
+/* Two arguments alike but for their numbers: ranks' command lines may
+ * differ in a rank or a port (--local_rank=1). */
+static int same_but_numbers(const char *a, const char *b)
+{
+    while (*a && *b) {
+        int digits = isdigit((unsigned char)*a) && isdigit((unsigned char)*b);
+        if (digits) {
+            while (isdigit((unsigned char)*a))
+                a++;
+            while (isdigit((unsigned char)*b))
+                b++;
+        } else if (*a++ != *b++) {
+            return 0;
+        }
+    }
+    return *a == *b;
+}
+
+static int same_command(const td_result *a, const td_result *b)
+{
+    if (a->argc != b->argc)
+        return 0;
+    for (size_t i = 0; i < a->argc; i++)
+        if (!same_but_numbers(a->argv[i], b->argv[i]))
+            return 0;
+    return 1;
+}
+
+/* The command line, cut to fit a message. */
+static void command_text(const td_result *res, char *out, size_t size)
+{
+    out[0] = '\0';
+    for (size_t i = 0; i < res->argc; i++)
+        snprintf(out + strlen(out), size - strlen(out), "%s%s", i ? " " : "", res->argv[i]);
+    if (res->argc == 0)
+        snprintf(out, size, "(none recorded)");
+}
+
+/* What tells b from the ranks of a's job, in out ("" when nothing). */
+static void job_differences(const td_result *a, const td_result *b, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (!same_command(a, b)) {
+        char ca[160], cb[160];
+        command_text(a, ca, sizeof ca);
+        command_text(b, cb, sizeof cb);
+        snprintf(out, size, "their commands differ (`%s`, `%s`)", ca, cb);
+    }
+    if (a->synthetic != b->synthetic)
+        snprintf(out + strlen(out), size - strlen(out), "%sthe %s is a synthetic example, not "
+                 "a measurement", out[0] ? "; " : "", a->synthetic ? "first" : "second");
+}
+
+/* The inputs are the ranks (processes) of one job: one command (numbers
+ * aside), all measured or all synthetic; else refused, unless force. */
+static int check_one_job(const td_result *inputs, const char *const *labels, size_t n,
+                         int force, td_error *err)
+{
+    char differs[512];
+    for (size_t i = 1; i < n && !force; i++) {
+        job_differences(&inputs[0], &inputs[i], differs, sizeof differs);
+        if (differs[0])
+            return td_fail(err, "%s and %s are not processes of one job: %s; merge the ranks "
+                           "of one run, or add --force to merge them anyway", labels[0],
+                           labels[i], differs);
+    }
+    return 0;
+}
+
+/* Whether some input is not of the first's job (merged with --force). */
+static int several_jobs(const td_result *inputs, size_t n)
+{
+    char differs[512];
+    for (size_t i = 1; i < n; i++) {
+        job_differences(&inputs[0], &inputs[i], differs, sizeof differs);
+        if (differs[0])
+            return 1;
+    }
+    return 0;
+}
+
 /* The inputs' conditions when they all recorded the same, else none. */
 static int merge_conditions(const td_result *inputs, size_t n, td_result *out)
 {
@@ -47,7 +130,8 @@ static int merge_header(const td_result *inputs, const char *const *labels, size
 {
     const td_result *first = &inputs[0];
     const char *status = "complete", *replay = first->replay_mode;
-    size_t note_len = 64;
+    int mixed_replay = 0;
+    size_t note_len = 96;
     for (size_t i = 0; i < n; i++) {
         out->synthetic |= inputs[i].synthetic;
         if (inputs[i].status && strcmp(inputs[i].status, "complete") != 0)
@@ -55,20 +139,28 @@ static int merge_header(const td_result *inputs, const char *const *labels, size
         if (!out->exit_code)
             out->exit_code = inputs[i].exit_code, out->term_signal = inputs[i].term_signal;
         if (!replay || !inputs[i].replay_mode || strcmp(replay, inputs[i].replay_mode) != 0)
-            replay = NULL;
+            mixed_replay |= replay || inputs[i].replay_mode, replay = NULL;
         note_len += strlen(labels[i]) + 2;
     }
     out->tool_version = td_strdup(first->tool_version);
     out->created = td_strdup(first->created);
     out->status = td_strdup(status);
-    out->replay_mode = td_strdup(replay);
+    /* modes that differ are said so, not taken for an older result's */
+    out->replay_mode = td_strdup(mixed_replay ? "mixed" : replay);
     out->overhead_pct = first->overhead_pct;
     for (size_t i = 0; i < n; i++) /* each input's processes */
         td_cost_add(&out->cost, &inputs[i].cost);
     out->note = malloc(note_len);
     if (merge_conditions(inputs, n, out) || !out->note || !out->status || (first->created && !out->created))
         return -1;
-    snprintf(out->note, note_len, "merged from %zu results:", n);
+    size_t synthetic = 0;
+    for (size_t i = 0; i < n; i++)
+        synthetic += inputs[i].synthetic != 0;
+    snprintf(out->note, note_len, "merged from %zu results", n);
+    if (several_jobs(inputs, n))
+        snprintf(out->note + strlen(out->note), note_len - strlen(out->note),
+                 " of different jobs (--force; %zu synthetic)", synthetic);
+    snprintf(out->note + strlen(out->note), note_len - strlen(out->note), ":");
     for (size_t i = 0; i < n; i++)
         snprintf(out->note + strlen(out->note), note_len - strlen(out->note), " %s%s",
                  labels[i], i + 1 < n ? "," : "");
@@ -79,13 +171,13 @@ static int merge_header(const td_result *inputs, const char *const *labels, size
     return out->argv ? 0 : -1;
 }
 
-int td_results_merge(td_result *inputs, const char *const *labels, size_t n, td_result *out,
-                     td_error *err)
+int td_results_merge(td_result *inputs, const char *const *labels, size_t n, int force,
+                     td_result *out, td_error *err)
 {
     memset(out, 0, sizeof *out);
     if (n == 0)
         return td_fail(err, "merge needs at least one result");
-    if (check_tables(inputs, labels, n, err))
+    if (check_tables(inputs, labels, n, err) || check_one_job(inputs, labels, n, force, err))
         return -1;
     size_t total = 0;
     for (size_t i = 0; i < n; i++)

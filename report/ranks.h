@@ -12,11 +12,14 @@
 
 /* Moves the device sections of the n inputs into out, in input order; a
  * section without an origin gets labels[i] (the input's file). The header
- * is the first input's, with a note naming the inputs. Fails, touching
- * nothing, when two sections of one chip were measured with different
- * arch tables. */
-int td_results_merge(td_result *inputs, const char *const *labels, size_t n, td_result *out,
-                     td_error *err);
+ * is the first input's, with a note naming the inputs (and saying when
+ * they are of different jobs); replay modes that differ are "mixed".
+ * Fails, touching nothing, when two sections of one chip were measured
+ * with different arch tables, and, unless force, when the inputs are not
+ * the processes of one job: a command that differs (but for numbers: a
+ * rank, a port), or a synthetic example beside a measurement. */
+int td_results_merge(td_result *inputs, const char *const *labels, size_t n, int force,
+                     td_result *out, td_error *err);
 
 /* The ranks of a result: its device sections' distinct origins (sections
  * without one count as one rank). */

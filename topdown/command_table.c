@@ -116,10 +116,15 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
         "       topdown merge A.json B.json ... -o ALL.json  one result of several processes (ranks)\n",
         "usage: topdown merge A.json B.json ... -o ALL.json [-f]\n"
         "One result holding every input's device sections, each tagged with its\n"
-        "source (the input's name); inputs of one chip must share an arch table.\n",
+        "source (the input's name); inputs of one chip must share an arch table.\n"
+        "The inputs are the processes (ranks) of one job: one command (numbers\n"
+        "aside: a rank, a port), all measured or all synthetic; --force merges\n"
+        "others too.\n",
         "  topdown merge run.0.json run.1.json -o all.json\n"
         "  topdown imbalance all.json\n",
-        USAGES({"output", "  -o, --output FILE    the merged result file to write\n"})},
+        USAGES({"output", "  -o, --output FILE    the merged result file to write\n"},
+               {"force", "  -f, --force          overwrite ALL.json, and merge results that are not\n"
+                         "                       the ranks of one job\n"})},
     [TD_CMD_IMBALANCE] = {
         "imbalance", cmd_imbalance, "file", "kernels arch json input help",
         "       topdown imbalance ALL.json | A.json B.json ...  kernels' time and level 1 per rank\n",

@@ -130,6 +130,17 @@ static void test_note_in_header(void)
     free(out);
 }
 
+/* The two ranks of the DDP job merge as they are; beside a synthetic
+ * A100 result, not without --force. */
+static void test_merge_job(void)
+{
+    CHECK(run("%s merge '%s/ddp.0.json.xz' '%s/ddp.1.json.xz' -o job.json", bin, bundle,
+              bundle) == 0);
+    CHECK(run("%s merge '%s/ddp.0.json.xz' '%s/../../../tests/fixtures/outputs/"
+              "a100_synthetic.topdown.json' -o mixed.json", bin, bundle, bundle) == 1);
+    CHECK(td_shell_file_has(dir, "err.txt", "are not processes of one job"));
+}
+
 /* The merged DDP ranks: the slower rank per kernel, ranked by the time
  * lost, NCCL's all-reduce (184 ms over the mean) first. */
 static void test_imbalance(void)
@@ -255,6 +266,7 @@ int main(void)
     test_peer_result();
     test_peer_report();
     test_imbalance();
+    test_merge_job();
     test_nccl_clock();
     test_note_in_header();
     test_ddp_trace();

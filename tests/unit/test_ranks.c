@@ -15,7 +15,7 @@
 
 static const char *bin;
 static char dir[] = "/tmp/td_ranksXXXXXX";
-static char bench_a[4200], bench_b[4200], groups[4200];
+static char bench_a[4200], bench_b[4200], groups[4200], synthetic[4200];
 
 #define run(...) td_shell_run(dir, __VA_ARGS__)
 
@@ -24,11 +24,11 @@ static int load(const char *name, td_result *res)
     return td_shell_load_result(dir, name, res);
 }
 
-/* Two td_bench recordings as two ranks: one result, each section tagged
- * with its input, read back from the file. */
+/* Two td_bench recordings as two ranks (two commands: --force): one
+ * result, each section tagged with its input, read back from the file. */
 static void test_merge(void)
 {
-    CHECK(run("%s merge %s %s -o all.json", bin, bench_a, bench_b) == 0);
+    CHECK(run("%s merge %s %s -o all.json --force", bin, bench_a, bench_b) == 0);
     CHECK(td_shell_file_has(dir, "err.txt", "wrote all.json (2 device sections from 2 results)"));
     td_result res, a;
     CHECK(load("all.json", &res) == 0);
@@ -47,7 +47,7 @@ static void test_merge(void)
     td_result_free(&a);
     td_result_free(&res);
     /* a merged result merges again, keeping its origins */
-    CHECK(run("%s merge all.json %s -o all3.json", bin, groups) == 0);
+    CHECK(run("%s merge all.json %s -o all3.json --force", bin, groups) == 0);
     CHECK(load("all3.json", &res) == 0);
     CHECK(res.n_devices == 3);
     if (res.n_devices == 3) {
@@ -67,6 +67,44 @@ static void test_merge(void)
     CHECK(td_shell_file_has(dir, "err.txt", "is given twice: give each rank's result once"));
     CHECK(access("twice.json", F_OK) != 0);
     CHECK(run("%s imbalance %s %s", bin, bench_a, bench_a) == TD_EXIT_USAGE);
+}
+
+/* Results that are not the processes of one job: refused, saying what
+ * differs and how to force it, no file; --force merges them and the note
+ * says so (issue 41 item 8). The same command but for numbers (a rank):
+ * one job. */
+static void test_merge_one_job(void)
+{
+    CHECK(run("%s merge %s %s -o mixed.json", bin, groups, synthetic) == TD_EXIT_FAILURE);
+    CHECK(td_shell_file_has(dir, "err.txt", "are not processes of one job: their commands "
+                            "differ (`/work/main/build/benchmarks/td_bench --reps 25`, "
+                            "`./cfd_solver --steps 45`); the second is a synthetic example, "
+                            "not a measurement; merge the ranks of one run, or add --force"));
+    CHECK(access("mixed.json", F_OK) != 0);
+    CHECK(run("%s merge %s %s -o mixed.json", bin, bench_a, bench_b) == TD_EXIT_FAILURE);
+    CHECK(td_shell_file_has(dir, "err.txt", "their commands differ (`build/benchmarks/td_bench`, "
+                            "`build/benchmarks/td_bench --size-mb 64 --reps 5`); merge"));
+    CHECK(run("%s merge %s %s -o mixed.json --force", bin, groups, synthetic) == 0);
+    td_result res;
+    CHECK(load("mixed.json", &res) == 0);
+    CHECK(res.note && strstr(res.note, "merged from 2 results of different jobs (--force; 1 "
+                             "synthetic): "));
+    CHECK_STR(res.replay_mode, "mixed"); /* none beside an older kernel-replay result */
+    td_result_free(&res);
+    /* ranks whose commands differ in a number only */
+    CHECK(td_shell_load_result("", groups, &res) == 0);
+    free(res.argv[res.argc - 1]);
+    res.argv[res.argc - 1] = td_strdup("26");
+    td_error err;
+    char path[4300];
+    snprintf(path, sizeof path, "%s/rank1.json", dir);
+    CHECK(td_result_save(path, &res, &err) == 0);
+    td_result_free(&res);
+    CHECK(run("%s merge %s rank1.json -o job.json", bin, groups) == 0);
+    CHECK(load("job.json", &res) == 0);
+    CHECK(res.note && strstr(res.note, "merged from 2 results: "));
+    CHECK(res.replay_mode && strcmp(res.replay_mode, "mixed") != 0);
+    td_result_free(&res);
 }
 
 /* The same chip measured with two arch tables: refused, no file. */
@@ -230,8 +268,11 @@ int main(void)
              src);
     snprintf(groups, sizeof groups, "%s/tests/fixtures/h200/h200_bench_groups.topdown.json",
              src);
+    snprintf(synthetic, sizeof synthetic, "%s/tests/fixtures/outputs/a100_synthetic.topdown.json",
+             src);
     test_merge();
     test_merge_refuses_other_tables();
+    test_merge_one_job();
     test_imbalance();
     test_trace();
     td_shell_remove_dir(dir);
