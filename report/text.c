@@ -641,8 +641,8 @@ static int print_kernels(FILE *out, const td_result *res, const td_summary *s,
     for (size_t k = 0; k < s->n_kernels; k++)
         names[k] = s->kernels[k].name;
     char **labels = NULL;
-    int rc = td_kernel_labels(names, s->n_kernels, (td_name_base)o->name_base, res, &labels,
-                              err);
+    int rc = td_kernel_labels_wide(names, s->n_kernels, (td_name_base)o->name_base, res,
+                                   o->wide, &labels, err);
     free(names);
     if (rc)
         return -1;
