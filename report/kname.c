@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DIFF_CHARS 36 /* the differing part kept in a label */
+#define DIFF_CHARS 36 /* the differing part kept in a label, at first */
+#define DIFF_STEP 8   /* more of it, while labels of a group are alike */
 
 static int opens(char c)
 {
@@ -77,8 +78,10 @@ static size_t common_suffix(const char *a, size_t la, const char *b, size_t lb)
 }
 
 /* "base [differing part]": the window of compact name i that holds a
- * difference from every other name of its group. */
-static char *distinct_label(char *const *compact, size_t n_group, size_t i, const char *base)
+ * difference from every other name of its group, elided in the middle to
+ * budget characters. */
+static char *distinct_label(char *const *compact, size_t n_group, size_t i, const char *base,
+                            size_t budget)
 {
     const char *mine = compact[i];
     size_t len = strlen(mine), first = len, tail = len;
@@ -103,9 +106,9 @@ static char *distinct_label(char *const *compact, size_t n_group, size_t i, cons
     for (; depth > 0 && end < len; end++)
         depth += opens(mine[end]) ? 1 : closes(mine[end]) ? -1 : 0;
     size_t width = end > first ? end - first : 0;
-    size_t head = width > DIFF_CHARS ? DIFF_CHARS / 2 : width;
-    size_t rest = width > DIFF_CHARS ? DIFF_CHARS - 3 - head : 0; /* the window's end */
-    size_t size = strlen(base) + DIFF_CHARS + 16;
+    size_t head = width > budget ? budget / 2 : width;
+    size_t rest = width > budget ? budget - 3 - head : 0; /* the window's end */
+    size_t size = strlen(base) + width + 16;
     char *label = malloc(size);
     if (label)
         snprintf(label, size, "%s [%.*s%s%.*s]", base, (int)head, mine + first,
@@ -113,10 +116,49 @@ static char *distinct_label(char *const *compact, size_t n_group, size_t i, cons
     return label;
 }
 
+/* Whether the n labels differ from one another. */
+static int all_distinct(char *const *labels, size_t n)
+{
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a + 1; b < n; b++)
+            if (strcmp(labels[a], labels[b]) == 0)
+                return 0;
+    return 1;
+}
+
+static void free_labels(char **labels, size_t n)
+{
+    for (size_t g = 0; labels && g < n; g++) {
+        free(labels[g]);
+        labels[g] = NULL;
+    }
+}
+
+/* fresh[g]: the labels of the group's compact names, their differing
+ * parts elided in the middle (unless wide) to the fewest characters,
+ * DIFF_CHARS or more, that keep them apart. */
+static int group_labels(char *const *compact, size_t n_group, const char *base, int wide,
+                        char **fresh)
+{
+    size_t longest = 0;
+    for (size_t g = 0; g < n_group; g++)
+        longest = strlen(compact[g]) > longest ? strlen(compact[g]) : longest;
+    for (size_t budget = DIFF_CHARS;; budget += DIFF_STEP) {
+        if (wide || budget > longest)
+            budget = (size_t)-1; /* the whole differing part */
+        for (size_t g = 0; g < n_group; g++)
+            if (!(fresh[g] = distinct_label(compact, n_group, g, base, budget)))
+                return -1;
+        if (budget == (size_t)-1 || all_distinct(fresh, n_group))
+            return 0;
+        free_labels(fresh, n_group);
+    }
+}
+
 /* The names sharing labels[i]'s base name get distinct labels; each is
  * marked done. */
 static int resolve_group(const char *const *names, size_t n, char **labels, size_t i,
-                         size_t *group, char *done)
+                         size_t *group, char *done, int wide)
 {
     size_t n_group = 0;
     for (size_t j = i; j < n; j++)
@@ -133,8 +175,8 @@ static int resolve_group(const char *const *names, size_t n, char **labels, size
     int rc = compact && fresh ? 0 : -1;
     for (size_t g = 0; g < n_group && rc == 0; g++)
         rc = (compact[g] = compact_name(names[group[g]])) ? 0 : -1;
-    for (size_t g = 0; g < n_group && rc == 0; g++)
-        rc = (fresh[g] = distinct_label(compact, n_group, g, base)) ? 0 : -1;
+    if (rc == 0)
+        rc = group_labels(compact, n_group, base, wide, fresh);
     for (size_t g = 0; g < n_group; g++) {
         if (rc == 0) {
             free(labels[group[g]]);
@@ -182,6 +224,12 @@ static char *first_label(const char *name, td_name_base mode, const td_result *r
 int td_kernel_labels(const char *const *names, size_t n, td_name_base mode,
                      const td_result *res, char ***labels, td_error *err)
 {
+    return td_kernel_labels_wide(names, n, mode, res, 0, labels, err);
+}
+
+int td_kernel_labels_wide(const char *const *names, size_t n, td_name_base mode,
+                          const td_result *res, int wide, char ***labels, td_error *err)
+{
     char **out = calloc(n ? n : 1, sizeof *out);
     size_t *group = malloc((n ? n : 1) * sizeof *group);
     char *done = calloc(n ? n : 1, 1);
@@ -190,7 +238,7 @@ int td_kernel_labels(const char *const *names, size_t n, td_name_base mode,
         rc = (out[i] = first_label(names[i], mode, res)) ? 0 : -1;
     for (size_t i = 0; i < n && rc == 0 && mode == TD_NAME_FUNCTION; i++)
         if (!done[i])
-            rc = resolve_group(names, n, out, i, group, done);
+            rc = resolve_group(names, n, out, i, group, done, wide);
     if (rc == 0 && mode == TD_NAME_FUNCTION)
         rc = number_duplicates(out, n);
     free(group);

@@ -1,17 +1,10 @@
-/* topdown merge and topdown imbalance (ranks.h). */
+/* topdown merge (ranks.h). */
 #include "report/ranks.h"
 
-#include <libgen.h>
-#include <limits.h>
-#include <math.h>
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <cjson/cJSON.h>
-
-#include "report/columns.h"
-#include "report/json.h"
-#include "report/kname.h"
 
 /* ---- merge ----------------------------------------------------------------- */
 
@@ -41,6 +34,87 @@ static int check_tables(const td_result *inputs, const char *const *labels, size
     return 0;
 }
 
+/* Two arguments alike but for their numbers: ranks' command lines may
+ * differ in a rank or a port (--local_rank=1). */
+static int same_but_numbers(const char *a, const char *b)
+{
+    while (*a && *b) {
+        int digits = isdigit((unsigned char)*a) && isdigit((unsigned char)*b);
+        if (digits) {
+            while (isdigit((unsigned char)*a))
+                a++;
+            while (isdigit((unsigned char)*b))
+                b++;
+        } else if (*a++ != *b++) {
+            return 0;
+        }
+    }
+    return *a == *b;
+}
+
+static int same_command(const td_result *a, const td_result *b)
+{
+    if (a->argc != b->argc)
+        return 0;
+    for (size_t i = 0; i < a->argc; i++)
+        if (!same_but_numbers(a->argv[i], b->argv[i]))
+            return 0;
+    return 1;
+}
+
+/* The command line, cut to fit a message. */
+static void command_text(const td_result *res, char *out, size_t size)
+{
+    out[0] = '\0';
+    for (size_t i = 0; i < res->argc; i++)
+        snprintf(out + strlen(out), size - strlen(out), "%s%s", i ? " " : "", res->argv[i]);
+    if (res->argc == 0)
+        snprintf(out, size, "(none recorded)");
+}
+
+/* What tells b from the ranks of a's job, in out ("" when nothing). */
+static void job_differences(const td_result *a, const td_result *b, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (!same_command(a, b)) {
+        char ca[160], cb[160];
+        command_text(a, ca, sizeof ca);
+        command_text(b, cb, sizeof cb);
+        snprintf(out, size, "their commands differ (`%s`, `%s`)", ca, cb);
+    }
+    if (a->synthetic != b->synthetic)
+        snprintf(out + strlen(out), size - strlen(out), "%sthe %s is a synthetic example, not "
+                 "a measurement", out[0] ? "; " : "", a->synthetic ? "first" : "second");
+}
+
+/* The inputs are the ranks (processes) of one job: one command (numbers
+ * aside), all measured or all synthetic; else refused, unless force. */
+static int check_one_job(const td_result *inputs, const char *const *labels, size_t n,
+                         int force, td_error *err)
+{
+    char differs[512];
+    for (size_t i = 1; i < n && !force; i++) {
+        job_differences(&inputs[0], &inputs[i], differs, sizeof differs);
+        if (differs[0])
+            return td_fail(err, "%s and %s are not processes of one job: %s; merge the ranks "
+                           "of one run, or add --force to merge them anyway", labels[0],
+                           labels[i], differs);
+    }
+    return 0;
+}
+
+/* Whether some input is not of the first's job (merged with --force). */
+static int several_jobs(const td_result *inputs, size_t n)
+{
+    char differs[512];
+    for (size_t i = 1; i < n; i++) {
+        job_differences(&inputs[0], &inputs[i], differs, sizeof differs);
+        if (differs[0])
+            return 1;
+    }
+    return 0;
+}
+
 /* The inputs' conditions when they all recorded the same, else none. */
 static int merge_conditions(const td_result *inputs, size_t n, td_result *out)
 {
@@ -56,7 +130,8 @@ static int merge_header(const td_result *inputs, const char *const *labels, size
 {
     const td_result *first = &inputs[0];
     const char *status = "complete", *replay = first->replay_mode;
-    size_t note_len = 64;
+    int mixed_replay = 0;
+    size_t note_len = 96;
     for (size_t i = 0; i < n; i++) {
         out->synthetic |= inputs[i].synthetic;
         if (inputs[i].status && strcmp(inputs[i].status, "complete") != 0)
@@ -64,20 +139,28 @@ static int merge_header(const td_result *inputs, const char *const *labels, size
         if (!out->exit_code)
             out->exit_code = inputs[i].exit_code, out->term_signal = inputs[i].term_signal;
         if (!replay || !inputs[i].replay_mode || strcmp(replay, inputs[i].replay_mode) != 0)
-            replay = NULL;
+            mixed_replay |= replay || inputs[i].replay_mode, replay = NULL;
         note_len += strlen(labels[i]) + 2;
     }
     out->tool_version = td_strdup(first->tool_version);
     out->created = td_strdup(first->created);
     out->status = td_strdup(status);
-    out->replay_mode = td_strdup(replay);
+    /* modes that differ are said so, not taken for an older result's */
+    out->replay_mode = td_strdup(mixed_replay ? "mixed" : replay);
     out->overhead_pct = first->overhead_pct;
     for (size_t i = 0; i < n; i++) /* each input's processes */
         td_cost_add(&out->cost, &inputs[i].cost);
     out->note = malloc(note_len);
     if (merge_conditions(inputs, n, out) || !out->note || !out->status || (first->created && !out->created))
         return -1;
-    snprintf(out->note, note_len, "merged from %zu results:", n);
+    size_t synthetic = 0;
+    for (size_t i = 0; i < n; i++)
+        synthetic += inputs[i].synthetic != 0;
+    snprintf(out->note, note_len, "merged from %zu results", n);
+    if (several_jobs(inputs, n))
+        snprintf(out->note + strlen(out->note), note_len - strlen(out->note),
+                 " of different jobs (--force; %zu synthetic)", synthetic);
+    snprintf(out->note + strlen(out->note), note_len - strlen(out->note), ":");
     for (size_t i = 0; i < n; i++)
         snprintf(out->note + strlen(out->note), note_len - strlen(out->note), " %s%s",
                  labels[i], i + 1 < n ? "," : "");
@@ -88,13 +171,13 @@ static int merge_header(const td_result *inputs, const char *const *labels, size
     return out->argv ? 0 : -1;
 }
 
-int td_results_merge(td_result *inputs, const char *const *labels, size_t n, td_result *out,
-                     td_error *err)
+int td_results_merge(td_result *inputs, const char *const *labels, size_t n, int force,
+                     td_result *out, td_error *err)
 {
     memset(out, 0, sizeof *out);
     if (n == 0)
         return td_fail(err, "merge needs at least one result");
-    if (check_tables(inputs, labels, n, err))
+    if (check_tables(inputs, labels, n, err) || check_one_job(inputs, labels, n, force, err))
         return -1;
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
@@ -119,257 +202,4 @@ int td_results_merge(td_result *inputs, const char *const *labels, size_t n, td_
         inputs[i].n_devices = 0;
     }
     return 0;
-}
-
-/* ---- imbalance --------------------------------------------------------------- */
-
-/* One rank: its device sections as a result of their own (borrowed). */
-typedef struct rank {
-    const char *origin;
-    td_result view;
-    td_summary sum;
-    int summarized;
-} rank;
-
-typedef struct kernel_row {
-    const char *name;
-    size_t *at;        /* per rank: index into its summary's kernels + 1; 0: absent */
-    double max, mean;  /* GPU time over the ranks */
-    size_t slowest;
-} kernel_row;
-
-static const char *origin_of(const td_device *dev, const char *fallback)
-{
-    return dev->origin ? dev->origin : fallback;
-}
-
-/* The ranks in order of first appearance, each with its sections. */
-static int split_ranks(const td_result *res, const char *fallback, rank **out, size_t *n,
-                       td_error *err)
-{
-    *out = calloc(res->n_devices ? res->n_devices : 1, sizeof **out);
-    *n = 0;
-    if (!*out)
-        return td_fail(err, "out of memory");
-    for (size_t d = 0; d < res->n_devices; d++) {
-        const char *origin = origin_of(&res->devices[d], fallback);
-        size_t r = 0;
-        while (r < *n && strcmp((*out)[r].origin, origin) != 0)
-            r++;
-        rank *k = &(*out)[r];
-        if (r == *n) {
-            (*n)++;
-            k->origin = origin;
-            k->view = *res;
-            k->view.n_devices = 0;
-            k->view.devices = calloc(res->n_devices, sizeof *k->view.devices);
-            if (!k->view.devices)
-                return td_fail(err, "out of memory");
-        }
-        k->view.devices[k->view.n_devices++] = res->devices[d];
-    }
-    return 0;
-}
-
-static void free_ranks(rank *ranks, size_t n)
-{
-    for (size_t r = 0; r < n; r++) {
-        if (ranks[r].summarized)
-            td_summary_free(&ranks[r].sum);
-        free(ranks[r].view.devices);
-    }
-    free(ranks);
-}
-
-static double time_at(const rank *ranks, const kernel_row *row, size_t r)
-{
-    return row->at[r] ? ranks[r].sum.kernels[row->at[r] - 1].total_ns : 0;
-}
-
-static int find_row(const kernel_row *rows, size_t n, const char *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(rows[i].name, name) == 0)
-            return (int)i;
-    return -1;
-}
-
-/* Every kernel of every rank, once, with where it is in each rank. */
-static int build_rows(const rank *ranks, size_t n_ranks, kernel_row **out, size_t *n,
-                      size_t **at_base, td_error *err)
-{
-    size_t cap = 0;
-    for (size_t r = 0; r < n_ranks; r++)
-        cap += ranks[r].sum.n_kernels;
-    *out = calloc(cap ? cap : 1, sizeof **out);
-    size_t *at = calloc((cap ? cap : 1) * n_ranks, sizeof *at);
-    *at_base = at;
-    *n = 0;
-    if (!*out || !at)
-        return td_fail(err, "out of memory");
-    for (size_t r = 0; r < n_ranks; r++)
-        for (size_t k = 0; k < ranks[r].sum.n_kernels; k++) {
-            const char *name = ranks[r].sum.kernels[k].name;
-            int i = find_row(*out, *n, name);
-            if (i < 0) {
-                i = (int)(*n)++;
-                (*out)[i].name = name;
-                (*out)[i].at = at + (size_t)i * n_ranks;
-            }
-            (*out)[i].at[r] = k + 1;
-        }
-    for (size_t i = 0; i < *n; i++) {
-        kernel_row *row = &(*out)[i];
-        for (size_t r = 0; r < n_ranks; r++) {
-            double t = time_at(ranks, row, r);
-            row->mean += t / (double)n_ranks;
-            if (t > row->max)
-                row->max = t, row->slowest = r;
-        }
-    }
-    return 0;
-}
-
-static double imbalance(const kernel_row *row)
-{
-    return row->mean > 0 ? row->max / row->mean : 1;
-}
-
-static int by_imbalance(const void *pa, const void *pb)
-{
-    const kernel_row *a = pa, *b = pb;
-    double ia = imbalance(a), ib = imbalance(b);
-    if (ia != ib)
-        return ia > ib ? -1 : 1;
-    if (a->max != b->max)
-        return a->max > b->max ? -1 : 1;
-    return strcmp(a->name, b->name);
-}
-
-static void print_rank_line(FILE *out, const rank *rk, size_t r, const kernel_row *row)
-{
-    char copy[PATH_MAX];
-    snprintf(copy, sizeof copy, "%s", rk->origin);
-    fprintf(out, "  r%-3zu %c %-28.28s", r, r == row->slowest ? '*' : ' ',
-            basename(copy)); /* libgen.h, on a copy */
-    if (!row->at[r]) {
-        fputs("  (not launched)\n", out);
-        return;
-    }
-    const td_kernel_summary *k = &rk->sum.kernels[row->at[r] - 1];
-    fprintf(out, " %8zu %12.3f", k->launches, k->total_ns / 1e6);
-    if (!k->has_data) {
-        fprintf(out, " %10s %10s %10s %10s  (no profiled launch)\n", "-", "-", "-", "-");
-        return;
-    }
-    const td_breakdown *b = &k->mean;
-    const td_model *m = &rk->sum.models[k->model];
-    char path[TD_PATH_MAX];
-    fprintf(out, " %10.1f %10.1f", 100 * b->node[TD_N_RETIRE], 100 * b->node[TD_N_DIVERGENCE]);
-    if (b->reasons_missing) /* a stall split that was not made: no value */
-        fprintf(out, " %10s %10s", "n/m", "n/m");
-    else
-        fprintf(out, " %10.1f %10.1f", 100 * b->node[TD_N_FRONTEND], 100 * b->node[TD_N_BACKEND]);
-    fprintf(out, "  %s\n", td_bottleneck_path(m, k->verdict.bottleneck[1], path, sizeof path));
-}
-
-static void print_rows(FILE *out, const rank *ranks, size_t n_ranks, const kernel_row *rows,
-                       size_t n_rows, size_t max_kernels)
-{
-    fprintf(out, "Imbalance across %zu rank%s: per kernel (matched by name), heaviest "
-            "imbalance (max/mean GPU time) first; * the slowest rank\n", n_ranks,
-            n_ranks == 1 ? "" : "s");
-    size_t shown = max_kernels && max_kernels < n_rows ? max_kernels : n_rows;
-    for (size_t i = 0; i < shown; i++) {
-        char base[256];
-        td_kernel_base_name(rows[i].name, base, sizeof base);
-        fprintf(out, "\nKernel %zu/%zu: %s  max/mean %.2f, slowest r%zu (%s)\n", i + 1, n_rows,
-                base, imbalance(&rows[i]), rows[i].slowest, ranks[rows[i].slowest].origin);
-        fprintf(out, "  %-6s %-28s %8s %12s %10s %10s %10s %10s  %s\n", "rank", "source",
-                "launches", "GPU ms", "Retire", "Divergence", "Frontend", "Backend",
-                "bottleneck");
-        for (size_t r = 0; r < n_ranks; r++)
-            print_rank_line(out, &ranks[r], r, &rows[i]);
-    }
-    if (shown < n_rows)
-        fprintf(out, "\n(%zu more kernel%s: --kernels 0 lists all)\n", n_rows - shown,
-                n_rows - shown == 1 ? "" : "s");
-}
-
-/* One rank's line of a kernel as JSON (null shares without counters). */
-static cJSON *json_rank(const rank *rk, size_t r, const kernel_row *row)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "rank", (double)r);
-    cJSON_AddStringToObject(o, "source", rk->origin);
-    cJSON_AddBoolToObject(o, "slowest", r == row->slowest);
-    const td_kernel_summary *k = row->at[r] ? &rk->sum.kernels[row->at[r] - 1] : NULL;
-    cJSON_AddNumberToObject(o, "launches", k ? (double)k->launches : 0);
-    cJSON_AddNumberToObject(o, "total_ns", k ? k->total_ns : 0);
-    static const char *const names[] = {"Retire", "Divergence", "Frontend", "Backend"};
-    static const int nodes[] = {TD_N_RETIRE, TD_N_DIVERGENCE, TD_N_FRONTEND, TD_N_BACKEND};
-    char path[TD_PATH_MAX];
-    for (size_t i = 0; i < 4; i++) /* null: no data, or a split that was not made */
-        if (k && k->has_data && td_node_measured(&rk->sum.models[k->model], &k->mean, nodes[i]))
-            cJSON_AddNumberToObject(o, names[i], 100 * k->mean.node[nodes[i]]);
-        else
-            cJSON_AddNullToObject(o, names[i]);
-    if (k && k->has_data)
-        cJSON_AddStringToObject(o, "bottleneck",
-                                td_bottleneck_path(&rk->sum.models[k->model],
-                                                   k->verdict.bottleneck[1], path, sizeof path));
-    else
-        cJSON_AddNullToObject(o, "bottleneck");
-    return o;
-}
-
-static int json_rows(FILE *out, const rank *ranks, size_t n_ranks, const kernel_row *rows,
-                     size_t n_rows, size_t max_kernels, td_error *err)
-{
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "schema", "topdown-imbalance/1");
-    cJSON_AddNumberToObject(root, "ranks", (double)n_ranks);
-    cJSON *kernels = cJSON_AddArrayToObject(root, "kernels");
-    size_t shown = max_kernels && max_kernels < n_rows ? max_kernels : n_rows;
-    for (size_t i = 0; i < shown; i++) {
-        cJSON *k = cJSON_CreateObject();
-        cJSON_AddStringToObject(k, "name", rows[i].name);
-        cJSON_AddNumberToObject(k, "imbalance", imbalance(&rows[i]));
-        cJSON_AddNumberToObject(k, "slowest_rank", (double)rows[i].slowest);
-        cJSON *per_rank = cJSON_AddArrayToObject(k, "per_rank");
-        for (size_t r = 0; r < n_ranks; r++)
-            cJSON_AddItemToArray(per_rank, json_rank(&ranks[r], r, &rows[i]));
-        cJSON_AddItemToArray(kernels, k);
-    }
-    return td_json_print(out, root, err);
-}
-
-int td_imbalance_text(FILE *out, const td_result *res, const td_arch_set *archs,
-                      const char *arch_override, const char *default_origin,
-                      size_t max_kernels, int json, td_error *err)
-{
-    rank *ranks = NULL;
-    size_t n_ranks = 0, n_rows = 0;
-    kernel_row *rows = NULL;
-    size_t *at = NULL;
-    int rc = split_ranks(res, default_origin, &ranks, &n_ranks, err);
-    for (size_t r = 0; rc == 0 && r < n_ranks; r++) {
-        rc = td_summarize(&ranks[r].view, archs, arch_override, &ranks[r].sum, err);
-        ranks[r].summarized = rc == 0;
-        if (rc == 0 && (rc = td_summary_printable(&ranks[r].sum, err)))
-            td_fail_context(err, "%s", ranks[r].origin);
-    }
-    if (rc == 0)
-        rc = build_rows(ranks, n_ranks, &rows, &n_rows, &at, err);
-    if (rc == 0) {
-        qsort(rows, n_rows, sizeof *rows, by_imbalance);
-        if (json)
-            rc = json_rows(out, ranks, n_ranks, rows, n_rows, max_kernels, err);
-        else
-            print_rows(out, ranks, n_ranks, rows, n_rows, max_kernels);
-    }
-    free(at);
-    free(rows);
-    free_ranks(ranks, n_ranks);
-    return rc;
 }

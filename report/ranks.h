@@ -12,18 +12,28 @@
 
 /* Moves the device sections of the n inputs into out, in input order; a
  * section without an origin gets labels[i] (the input's file). The header
- * is the first input's, with a note naming the inputs. Fails, touching
- * nothing, when two sections of one chip were measured with different
- * arch tables. */
-int td_results_merge(td_result *inputs, const char *const *labels, size_t n, td_result *out,
-                     td_error *err);
+ * is the first input's, with a note naming the inputs (and saying when
+ * they are of different jobs); replay modes that differ are "mixed".
+ * Fails, touching nothing, when two sections of one chip were measured
+ * with different arch tables, and, unless force, when the inputs are not
+ * the processes of one job: a command that differs (but for numbers: a
+ * rank, a port), or a synthetic example beside a measurement. */
+int td_results_merge(td_result *inputs, const char *const *labels, size_t n, int force,
+                     td_result *out, td_error *err);
 
-/* Per kernel (matched by demangled name), GPU time and level-1 shares per
- * rank (a device section's origin; sections without one are one rank
- * named default_origin), the slowest rank marked, kernels sorted by
- * imbalance (max/mean GPU time over the ranks, absent = 0), at most
- * max_kernels of them (0 = all); as text, or json ("topdown-imbalance/1":
- * per kernel its imbalance and each rank's time, level 1 and bottleneck). */
+/* The ranks of a result: its device sections' distinct origins (sections
+ * without one count as one rank). */
+size_t td_result_ranks(const td_result *res);
+
+/* Each rank's totals (kernels, launches, GPU time, communication's part;
+ * report/comm.h), then per kernel (matched by demangled name) GPU time and
+ * level-1 shares per rank (a device section's origin; sections without
+ * one are one rank named default_origin), the slowest rank marked, kernels
+ * sorted by the time lost (the slowest rank's GPU time minus the mean over
+ * the ranks, absent = 0), at most max_kernels of them (0 = all); as text
+ * within TD_TEXT_WIDTH columns, or json ("topdown-imbalance/1": the rank
+ * totals, per kernel its time lost, max/mean and each rank's time, level 1
+ * and bottleneck). */
 int td_imbalance_text(FILE *out, const td_result *res, const td_arch_set *archs,
                       const char *arch_override, const char *default_origin,
                       size_t max_kernels, int json, td_error *err);

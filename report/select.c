@@ -65,9 +65,9 @@ void td_kernel_candidates(const td_summary *s, const size_t *which, size_t n, ch
     }
 }
 
-/* The labels of every kernel of s under base (td_kernel_labels). */
-static char **summary_labels(const td_summary *s, const td_result *res, td_name_base base,
-                             td_error *err)
+/* The labels of every kernel of s under base (td_kernel_labels_wide). */
+static char **summary_labels_wide(const td_summary *s, const td_result *res, td_name_base base,
+                                  int wide, td_error *err)
 {
     const char **names = malloc((s->n_kernels ? s->n_kernels : 1) * sizeof *names);
     if (!names) {
@@ -77,9 +77,15 @@ static char **summary_labels(const td_summary *s, const td_result *res, td_name_
     for (size_t k = 0; k < s->n_kernels; k++)
         names[k] = s->kernels[k].name;
     char **labels = NULL;
-    int rc = td_kernel_labels(names, s->n_kernels, base, res, &labels, err);
+    int rc = td_kernel_labels_wide(names, s->n_kernels, base, res, wide, &labels, err);
     free(names);
     return rc ? NULL : labels;
+}
+
+static char **summary_labels(const td_summary *s, const td_result *res, td_name_base base,
+                             td_error *err)
+{
+    return summary_labels_wide(s, res, base, 0, err);
 }
 
 void td_kernel_shown(const char *label, size_t k, size_t n_kernels, char *out, size_t size)
@@ -98,15 +104,17 @@ void td_kernel_shown(const char *label, size_t k, size_t n_kernels, char *out, s
     snprintf(out + len, size - len, "%s", rank);
 }
 
-/* Kernels whose name, or label under some base, selector is: exactly
- * (elided 0), or with "..." for any characters (elided 1). */
+/* Kernels whose name, or label under some base (--wide's too), selector
+ * is: exactly (elided 0), or with "..." for any characters (elided 1). */
 static int names_match(const td_summary *s, const td_result *res, const char *selector,
                        int elided, unsigned char *keep, size_t *n_kept, td_error *err)
 {
-    static const td_name_base bases[] = {TD_NAME_FUNCTION, TD_NAME_DEMANGLED, TD_NAME_MANGLED};
+    static const td_name_base bases[] = {TD_NAME_FUNCTION, TD_NAME_DEMANGLED, TD_NAME_MANGLED,
+                                         TD_NAME_FUNCTION};
     char shown[TD_TEXT_WIDTH + 1];
     for (size_t b = 0; b < sizeof bases / sizeof *bases; b++) {
-        char **labels = summary_labels(s, res, bases[b], err);
+        int wide = b == sizeof bases / sizeof *bases - 1;
+        char **labels = summary_labels_wide(s, res, bases[b], wide, err);
         if (!labels)
             return -1;
         for (size_t k = 0; k < s->n_kernels; k++) {

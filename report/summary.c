@@ -7,11 +7,13 @@
 #include "report/columns.h"
 #include "report/kname.h"
 #include "report/output.h"
+#include "report/wrap.h"
 
 #define NAME_WIDTH 40
 
 typedef struct line_fields {
     const char *name;
+    size_t rank;           /* the kernel's, shown where its name is cut; 0: none */
     double time_pct;
     const td_model *model;
     const td_breakdown *b; /* NULL: no counters */
@@ -33,6 +35,20 @@ static void print_field(FILE *out, const char *sep, int width, const char *text)
         fprintf(out, " %*s", width, text);
 }
 
+/* The name in NAME_WIDTH characters: whole, or elided in the middle with
+ * its rank (" #K": names alike at both ends stay apart). */
+static void fit_name(const line_fields *f, char *out, size_t size)
+{
+    char rank[32] = "";
+    if (strlen(f->name) <= NAME_WIDTH || !f->rank) {
+        td_elide_middle(f->name, NAME_WIDTH, out, size);
+        return;
+    }
+    int r = snprintf(rank, sizeof rank, " #%zu", f->rank);
+    td_elide_middle(f->name, NAME_WIDTH - (size_t)r, out, size);
+    snprintf(out + strlen(out), size - strlen(out), "%s", rank);
+}
+
 static void print_line(FILE *out, const td_columns *cols, const line_fields *f, const char *sep,
                        int level)
 {
@@ -48,7 +64,7 @@ static void print_line(FILE *out, const td_columns *cols, const line_fields *f, 
         }
         fputc('"', out);
     } else {
-        td_label_fit(f->name, NAME_WIDTH, name, sizeof name);
+        fit_name(f, name, sizeof name);
         fprintf(out, "%-*s", NAME_WIDTH, name);
     }
     snprintf(num, sizeof num, "%.1f", f->time_pct);
@@ -112,12 +128,12 @@ int td_report_per_kernel(FILE *out, const td_result *res, const td_summary *s, c
         print_header(out, &cols, sep);
         for (size_t k = 0; k < s->n_kernels; k++) {
             const td_kernel_summary *ks = &s->kernels[k];
-            line_fields f = {sep ? ks->name : labels[k],
+            line_fields f = {sep ? ks->name : labels[k], k + 1,
                              s->total_ns > 0 ? 100.0 * ks->total_ns / s->total_ns : 0,
                              &s->models[ks->model], ks->has_data ? &ks->mean : NULL, &ks->verdict};
             print_line(out, &cols, &f, sep, level);
         }
-        line_fields app = {TD_APP_ROW, 100.0, models[0], s->app_has_data ? &s->app : NULL,
+        line_fields app = {TD_APP_ROW, 0, 100.0, models[0], s->app_has_data ? &s->app : NULL,
                            &s->app_verdict};
         print_line(out, &cols, &app, sep, level);
         td_kernel_labels_free(labels, s->n_kernels);

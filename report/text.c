@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/columns.h"
+#include "report/comm.h"
 #include "report/copies.h"
 #include "report/kname.h"
 #include "report/select.h"
@@ -40,6 +41,8 @@ typedef struct tree_ctx {
     const td_report_options *o;
     described_set *described;
     int spread_known;  /* kernel_spread_known: a spread can be said */
+    const char *fix;   /* the bottleneck's advice in place of its node's
+                          (communication kernels'); NULL: the node's */
 } tree_ctx;
 
 /* 1 the first time a path is asked about. */
@@ -115,7 +118,7 @@ static void print_line(const tree_ctx *t, int node, int below)
         else
             fprintf(t->out, "        %s\n", n->record->desc);
     }
-    const char *fix = bottleneck ? node_fix(t->model, node) : NULL;
+    const char *fix = !bottleneck ? NULL : t->fix ? t->fix : node_fix(t->model, node);
     if (fix)
         fprintf(t->out, "        %s\n", fix);
 }
@@ -166,9 +169,9 @@ static void print_no_bottleneck(const tree_ctx *t)
 
 static void print_tree(FILE *out, const td_model *m, const td_breakdown *b,
                        const td_breakdown *spread, int spread_known, const td_verdict *v,
-                       const td_report_options *o, described_set *d)
+                       const td_report_options *o, described_set *d, const char *fix)
 {
-    tree_ctx t = {out, m, b, spread, v, o, d, spread_known};
+    tree_ctx t = {out, m, b, spread, v, o, d, spread_known, fix};
     for (int n = td_model_next_child(m, -1, -1); n >= 0; n = td_model_next_child(m, -1, n))
         print_subtree(&t, n, 0);
     print_no_bottleneck(&t);
@@ -482,6 +485,19 @@ static void print_conditions(FILE *out, const td_result *res, const td_summary *
                 res->conditions.clock_mhz);
 }
 
+/* The communication kernels' share of GPU time, apart from compute's. */
+static void print_comm(FILE *out, const td_summary *s)
+{
+    td_comm_totals comm;
+    td_comm_totals_of(s, &comm);
+    if (!comm.kernels)
+        return;
+    double pct = s->total_ns > 0 ? 100.0 * (comm.ns / s->total_ns) : 0;
+    fprintf(out, "Comms:    %zu %s kernel%s, %zu launch%s, %.3f ms: %.1f%% of GPU time, "
+            "compute %.1f%%\n", comm.kernels, comm.library, comm.kernels == 1 ? "" : "s",
+            comm.launches, comm.launches == 1 ? "" : "es", comm.ns / 1e6, pct, 100.0 - pct);
+}
+
 void td_report_header(FILE *out, const td_result *res, const td_summary *s,
                       const td_report_options *o)
 {
@@ -519,6 +535,7 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
     fprintf(out, "Kernels:  %zu kernel%s, %zu launch%s (%zu profiled), GPU time %.3f ms\n",
             s->n_kernels, s->n_kernels == 1 ? "" : "s", s->launches,
             s->launches == 1 ? "" : "es", s->profiled, s->total_ns / 1e6);
+    print_comm(out, s);
     td_copy_totals copies;
     memset(&copies, 0, sizeof copies);
     for (size_t d = 0; d < res->n_devices; d++)
@@ -611,7 +628,23 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
                 "every reason of every launch\n", ks->mean.reasons_missing, m->arch->n_stalls);
     if (ks->mixed_arch && o->level >= 3)
         fprintf(out, "  NOTE: launches under different arch tables; only the levels they share are shown\n");
-    print_tree(out, m, &ks->mean, &ks->spread, kernel_spread_known(ks), &ks->verdict, o, d);
+    char fix[320];
+    const char *library = td_comm_library(ks->name);
+    print_tree(out, m, &ks->mean, &ks->spread, kernel_spread_known(ks), &ks->verdict, o, d,
+               library ? td_comm_fix(library, 1.0, fix, sizeof fix) : NULL);
+}
+
+/* Communication's advice for the app tree of s where most of its
+ * bottleneck's slots are communication kernels'; NULL: the node's. */
+#define TD_COMM_MOSTLY 0.5
+static const char *app_fix(const td_summary *s, const td_report_options *o, char *buf,
+                           size_t size)
+{
+    td_comm_totals comm;
+    td_comm_totals_of(s, &comm);
+    int node = s->app_verdict.bottleneck[o->level];
+    double share = comm.kernels && node >= 0 ? td_comm_node_share(s, node) : 0;
+    return share > TD_COMM_MOSTLY ? td_comm_fix(comm.library, share, buf, size) : NULL;
 }
 
 /* A tree per device section of a result of several (GPUs of one process,
@@ -640,8 +673,9 @@ static void print_devices(FILE *out, const td_result *res, const td_report_optio
         }
         const td_model *m = td_summary_model(s);
         print_rates(out, &s->app, m->arch->ipc_max);
+        char fix[320];
         print_tree(out, m, &s->app, &s->app_spread, app_spread_known(s), &s->app_verdict, o,
-                   d);
+                   d, app_fix(s, o, fix, sizeof fix));
     }
 }
 
@@ -657,8 +691,8 @@ static int print_kernels(FILE *out, const td_result *res, const td_summary *s,
     for (size_t k = 0; k < s->n_kernels; k++)
         names[k] = s->kernels[k].name;
     char **labels = NULL;
-    int rc = td_kernel_labels(names, s->n_kernels, (td_name_base)o->name_base, res, &labels,
-                              err);
+    int rc = td_kernel_labels_wide(names, s->n_kernels, (td_name_base)o->name_base, res,
+                                   o->wide, &labels, err);
     free(names);
     if (rc)
         return -1;
@@ -732,8 +766,9 @@ static int report_text(FILE *out, const td_result *res, const td_summary *s,
         if (s->covered_ns < s->total_ns * 0.999)
             fprintf(out, "(%.1f%% of GPU time has counters) ", 100.0 * (s->covered_ns / s->total_ns));
         print_rates(out, &s->app, m->arch->ipc_max);
+        char fix[320];
         print_tree(out, m, &s->app, &s->app_spread, app_spread_known(s), &s->app_verdict, o,
-                   &described);
+                   &described, app_fix(s, o, fix, sizeof fix));
     }
     print_devices(out, res, o, &described);
     int rc = o->app_only ? 0 : print_kernels(out, res, s, o, keep, selected, &described, err);

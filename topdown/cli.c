@@ -64,16 +64,32 @@ struct cli_option {
     const char *usage;  /* its usage line(s); NULL: said in its section's header or another row */
 };
 
-static const char exit_codes_help[] =
-    "exit codes:\n"
-    "  0  success\n"
-    "  1  topdown failed (a file that is no result, a write, the collection)\n"
-    "  2  bad command line (unknown option, bad value, missing file, -k naming\n"
-    "     no kernel, an output that exists without -f)\n"
-    "  3  nothing measured: no GPU, no kernel launched, or no launch profiled\n"
-    "     (when the collection itself failed, the app's code instead, and why)\n"
-    "  4  diff --fail-if: a rule broke, or no kernel is in both results\n"
-    "  profiling: the app's own exit code wins when it is not 0 (128+N: signal N)\n";
+/* The exit codes, each with the one command it is for (TD_CMD_COUNT: all):
+ * a command's help lists those that apply to it, topdown --help all. */
+static const struct exit_code_line {
+    td_command only;
+    const char *text;
+} exit_code_lines[] = {
+    {TD_CMD_COUNT, "  0  success\n"},
+    {TD_CMD_COUNT, "  1  topdown failed (a file that is no result, a write, the collection)\n"},
+    {TD_CMD_COUNT, "  2  bad command line (unknown option, bad value, missing file, -k naming\n"
+                   "     no kernel, an output that exists without -f)\n"},
+    {TD_CMD_PROFILE, "  3  profiling: nothing measured: no GPU, no kernel launched, or no launch\n"
+                     "     profiled (when the collection itself failed, the app's code instead,\n"
+                     "     and why)\n"},
+    {TD_CMD_DIFF, "  4  diff --fail-if: a rule broke, or no kernel is in both results\n"},
+    {TD_CMD_PROFILE, "  profiling: the app's own exit code wins when it is not 0 (128+N: signal N)\n"},
+};
+
+/* The exit codes of command (TD_CMD_COUNT: of every command). */
+static void print_exit_codes(FILE *out, td_command command)
+{
+    fputs("exit codes:\n", out);
+    for (size_t i = 0; i < sizeof exit_code_lines / sizeof exit_code_lines[0]; i++)
+        if (command == TD_CMD_COUNT || exit_code_lines[i].only == TD_CMD_COUNT ||
+            exit_code_lines[i].only == command)
+            fputs(exit_code_lines[i].text, out);
+}
 
 static const char environment_help[] =
     "environment:\n"
@@ -122,8 +138,11 @@ static int parse_word(const char *text, const char *option, const char *const *w
             *out = *w;
             return 0;
         }
-    return td_fail(err, "%s takes %s or %s%s%s, not \"%s\"", option, words[0], words[1],
-                   words[2] ? " or " : "", words[2] ? words[2] : "", text);
+    char listed[256] = ""; /* "a, b or c": every word */
+    for (const char *const *w = words; *w; w++)
+        snprintf(listed + strlen(listed), sizeof listed - strlen(listed), "%s%s",
+                 w == words ? "" : w[1] ? ", " : " or ", *w);
+    return td_fail(err, "%s takes %s, not \"%s\"", option, listed, text);
 }
 
 /* --overhead PCT: a share of native time from 1 to 10000 %, or unlimited. */
@@ -585,7 +604,7 @@ void td_cli_usage(FILE *out)
             if (options[i].section == (cli_section)section && options[i].usage)
                 fputs(options[i].usage, out);
     }
-    fputs(exit_codes_help, out);
+    print_exit_codes(out, TD_CMD_COUNT);
     fputs(environment_help, out);
 }
 
@@ -612,7 +631,7 @@ void td_cli_command_usage(FILE *out, td_command command)
             fputs(option_usage(command, i), out);
         }
     fprintf(out, "examples:\n%s", cmd->examples);
-    fputs(exit_codes_help, out);
+    print_exit_codes(out, command);
     fputs(environment_help, out);
 }
 

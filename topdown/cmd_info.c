@@ -9,6 +9,7 @@
 #include "levels/model.h"
 #include "metrics/arch/arch.h"
 #include "report/json.h"
+#include "report/wrap.h"
 #include "topdown/cli.h"
 #include "topdown/commands.h"
 
@@ -204,21 +205,6 @@ int cmd_list_nodes(int argc, char **argv, td_error *err)
     return 0;
 }
 
-/* Those names on one line, after the table's name. */
-static void print_stalls_below(const td_arch *arch, int node)
-{
-    cJSON *names = stalls_below(arch, node), *name;
-    int printed = 0;
-    cJSON_ArrayForEach(name, names) {
-        printf("%s%s%s", printed ? ", " : "    ", printed ? "" : arch->name, printed ? "" : ": ");
-        fputs(name->valuestring, stdout);
-        printed = 1;
-    }
-    if (printed)
-        putchar('\n');
-    cJSON_Delete(names);
-}
-
 /* Case-insensitive: a node's path, else its name; -1 if none. */
 static int find_node_nocase(const char *word)
 {
@@ -286,6 +272,7 @@ static int unknown_word(const char *word, const td_arch_set *archs, td_error *er
     for (size_t a = 0; a < archs->count; a++)
         for (size_t i = 0; i < archs->items[a].n_stalls; i++)
             consider(&s, word, archs->items[a].stalls[i].reason, 0);
+    consider(&s, word, "Unattributed", 0);
     if (!s.words[0])
         return td_usage_fail(err, "unknown node or stall reason \"%s\"; `topdown list-nodes -l 4` "
                        "lists them", word);
@@ -295,11 +282,11 @@ static int unknown_word(const char *word, const td_arch_set *archs, td_error *er
                    s.words[2] ? " or " : "", s.words[2] ? s.words[2] : "");
 }
 
-static void print_fix(const td_node_info *info)
+static void print_fix(FILE *out, const td_node_info *info)
 {
     const char *fix = info->long_desc ? strstr(info->long_desc, "Fix: ") : NULL;
     if (fix)
-        printf("  %s\n", fix);
+        fprintf(out, "  %s\n", fix);
 }
 
 /* A stall reason of the arch tables: its counter and node in each table. */
@@ -324,7 +311,7 @@ static int describe_stall(const char *word, const td_arch_set *archs)
             printf("    %s: %s under %s\n", archs->items[a].name, st->metric, st->node);
         }
     if (reason && node >= 0)
-        print_fix(td_node_get(node));
+        print_fix(stdout, td_node_get(node));
     return reason ? 0 : -1;
 }
 
@@ -340,18 +327,172 @@ static const char *stall_word(const char *word)
     return find_node_nocase(node) >= 0 ? dot + 1 : word;
 }
 
-static void describe_node(int node, const td_arch_set *archs)
+/* A counter behind a node: what it is (a stall reason, an issue counter),
+ * its metric, and the arch tables that name it so. */
+typedef struct counter_row {
+    const char *what, *metric;
+    char tables[512];
+} counter_row;
+
+#define MAX_COUNTER_ROWS 64
+
+/* Adds (what, metric) of table to rows, once; returns the count. */
+static size_t add_counter(counter_row *rows, size_t n, const char *what, const char *metric,
+                          const char *table)
+{
+    size_t r = 0;
+    while (r < n && !(strcmp(rows[r].what, what) == 0 && strcmp(rows[r].metric, metric) == 0))
+        r++;
+    if (r == MAX_COUNTER_ROWS)
+        return n;
+    if (r == n)
+        rows[n++] = (counter_row){what, metric, ""};
+    size_t len = strlen(rows[r].tables);
+    snprintf(rows[r].tables + len, sizeof rows[r].tables - len, "%s%s", len ? " " : "", table);
+    return n;
+}
+
+/* Whether fixed node `node` is `above` or under it. */
+static int node_under(int node, int above)
+{
+    while (node >= 0 && node != above)
+        node = td_node_get(node)->parent;
+    return node >= 0;
+}
+
+/* The stall reasons under node, each table's metric for each. */
+static size_t stall_counters(const td_arch_set *archs, int node, counter_row *rows)
+{
+    size_t n = 0;
+    for (size_t a = 0; a < archs->count; a++)
+        for (size_t i = 0; i < archs->items[a].n_stalls; i++) {
+            const td_stall_map *st = &archs->items[a].stalls[i];
+            if (node_under(td_node_find(st->node), node))
+                n = add_counter(rows, n, st->reason, st->metric, archs->items[a].name);
+        }
+    return n;
+}
+
+/* The issue counters level 1's formulas read, each table's metric for each. */
+static size_t issue_counters(const td_arch_set *archs, counter_row *rows)
+{
+    size_t n = 0;
+    for (size_t a = 0; a < archs->count; a++) {
+        const td_arch *arch = &archs->items[a];
+        const td_backend_info *backend = td_backend_get(arch->source);
+        for (size_t i = 0; i < backend->n_needs; i++) {
+            td_counter c = backend->needs[i].counter;
+            if (backend->needs[i].in_result && arch->counter[c] && c != TD_C_DURATION_NS)
+                n = add_counter(rows, n, td_counter_key(c), arch->counter[c], arch->name);
+        }
+    }
+    return n;
+}
+
+static void print_counters(FILE *out, const char *head, const counter_row *rows, size_t n)
+{
+    if (n)
+        fprintf(out, "  %s\n", head);
+    for (size_t r = 0; r < n; r++)
+        fprintf(out, "    %s: %s\n      in %s\n", rows[r].what, rows[r].metric, rows[r].tables);
+}
+
+/* The long description without its "Fix: ..." (printed last). */
+static void print_long_desc(FILE *out, const td_node_info *info)
+{
+    const char *fix = strstr(info->long_desc, "Fix: ");
+    int len = fix ? (int)(fix - info->long_desc) : (int)strlen(info->long_desc);
+    while (len > 0 && info->long_desc[len - 1] == ' ')
+        len--;
+    if (len > 0)
+        fprintf(out, "  %.*s\n", len, info->long_desc);
+}
+
+/* How a node's share is computed (MODEL.md section 3), and the counters
+ * behind it per arch table. */
+static void print_formula(FILE *out, int node, const td_arch_set *archs)
 {
     const td_node_info *info = td_node_get(node);
-    printf("%s (level %d, area %s)\n  %s\n  %s\n", info->path, info->level, info->area,
-           info->desc, info->long_desc);
+    counter_row rows[MAX_COUNTER_ROWS];
+    char own[64];
+    snprintf(own, sizeof own, "S(%s)", info->name);
+    if (info->kind != TD_KIND_STALL_SPLIT) {
+        print_counters(out, "Counters: what IPC, IPC_issued and WarpEff come from, per arch "
+                       "table:", rows, issue_counters(archs, rows));
+        return;
+    }
+    if (!strstr(info->long_desc, own)) /* where its description does not give it */
+        fprintf(out, "  Formula: %s = Stalled * S(%s) / S, where Stalled = 1 - Retire - "
+                "Divergence (the unused slots), S(%s) the warp stall samples of the reasons "
+                "under it and S those of every reason of the table\n", info->name, info->name,
+                info->name);
+    print_counters(out, "Counters: the stall reasons under it, per arch table:", rows,
+                   stall_counters(archs, node, rows));
+}
+
+typedef struct describe_args {
+    int node;
+    const td_arch_set *archs;
+} describe_args;
+
+static int write_node(FILE *out, const void *ctx, td_error *err)
+{
+    (void)err;
+    const describe_args *a = ctx;
+    int node = a->node;
+    const td_node_info *info = td_node_get(node);
+    fprintf(out, "%s (level %d, area %s)\n  %s\n", info->path, info->level, info->area, info->desc);
+    print_long_desc(out, info);
     if (td_kind_is_loss(info->kind))
-        printf("  Threshold: %.0f%% of %s\n", 100.0 * info->threshold,
+        fprintf(out, "  Threshold: %.0f%% of %s\n", 100.0 * info->threshold,
                info->level == 1 ? "all issue slots" : "its parent");
-    if (td_kind_takes_stalls(info->kind))
-        printf("  Stall reasons under it, per arch table:\n");
-    for (size_t i = 0; i < archs->count; i++)
-        print_stalls_below(&archs->items[i], node);
+    print_formula(out, node, a->archs);
+    print_fix(out, info);
+    return 0;
+}
+
+static int describe_node(int node, const td_arch_set *archs, td_error *err)
+{
+    describe_args a = {node, archs};
+    return td_write_wrapped(stdout, 0, write_node, &a, err);
+}
+
+/* The share the reports print under the tree as "Unattributed": no node
+ * of the model, the stalled slots it could not split. */
+static const char unattributed_desc[] =
+    "Stalled slots not split: launches that recorded no stall sample, or kernels whose stall "
+    "reasons were not all measured.";
+static const char unattributed_formula[] =
+    "Unattributed = Stalled (1 - Retire - Divergence) of the launches without a stall sample "
+    "(S = 0), and of the kernels whose Frontend and Backend are not split (n/m: stall reasons no "
+    "launch measured)";
+static const char unattributed_fix[] =
+    "Fix: --replay-mode kernel measures every stall reason of every launch; --overhead unlimited "
+    "measures every launch.";
+
+static int is_unattributed(const char *word)
+{
+    return strcasecmp(word, "Unattributed") == 0;
+}
+
+static int write_unattributed(FILE *out, const void *ctx, td_error *err)
+{
+    (void)ctx, (void)err;
+    fprintf(out, "Unattributed (under the tree in the reports, area --; not a node of the model)\n"
+           "  %s\n  Formula: %s\n  %s\n", unattributed_desc, unattributed_formula,
+           unattributed_fix);
+    return 0;
+}
+
+static cJSON *describe_unattributed_json(void)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", "Unattributed");
+    cJSON_AddStringToObject(o, "path", "Unattributed");
+    cJSON_AddStringToObject(o, "description", unattributed_desc);
+    cJSON_AddStringToObject(o, "formula", unattributed_formula);
+    cJSON_AddStringToObject(o, "fix", unattributed_fix + strlen("Fix: "));
+    return o;
 }
 
 static cJSON *describe_node_json(int node, const td_arch_set *archs)
@@ -395,8 +536,9 @@ static cJSON *describe_stall_json(const char *word, const td_arch_set *archs)
 /* describe --json: the node's or the stall reason's object. */
 static int describe_json(const char *word, int node, const td_arch_set *archs, td_error *err)
 {
-    cJSON *o = node >= 0 ? describe_node_json(node, archs)
-                         : describe_stall_json(stall_word(word), archs);
+    cJSON *o = node >= 0                 ? describe_node_json(node, archs)
+               : is_unattributed(word) ? describe_unattributed_json()
+                                       : describe_stall_json(stall_word(word), archs);
     if (!o)
         return unknown_word(word, archs, err);
     return td_json_print(stdout, o, err);
@@ -422,7 +564,9 @@ int cmd_describe(int argc, char **argv, td_error *err)
     if (c.json)
         rc = describe_json(files[0], node, &archs, err);
     else if (node >= 0)
-        describe_node(node, &archs);
+        rc = describe_node(node, &archs, err);
+    else if (is_unattributed(files[0]))
+        rc = td_write_wrapped(stdout, 0, write_unattributed, NULL, err);
     else if (describe_stall(stall_word(files[0]), &archs) != 0)
         rc = unknown_word(files[0], &archs, err);
     td_arch_set_free(&archs);

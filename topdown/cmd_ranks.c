@@ -20,8 +20,9 @@ static void free_results(td_result *res, size_t n)
     free(res);
 }
 
-/* Loads the n files and merges them into *out. */
-static int load_merged(const char *const *files, size_t n, td_result *out, td_error *err)
+/* Loads the n files and merges them into *out (force: of different jobs too). */
+static int load_merged(const char *const *files, size_t n, int force, td_result *out,
+                       td_error *err)
 {
     td_result *inputs = calloc(n, sizeof *inputs);
     if (!inputs)
@@ -31,7 +32,7 @@ static int load_merged(const char *const *files, size_t n, td_result *out, td_er
             free_results(inputs, i);
             return -1;
         }
-    int rc = td_results_merge(inputs, files, n, out, err);
+    int rc = td_results_merge(inputs, files, n, force, out, err);
     free_results(inputs, n);
     return rc;
 }
@@ -77,7 +78,7 @@ int cmd_merge(int argc, char **argv, td_error *err)
     if (rc == 0)
         rc = cmd_check_outputs(&output, 1, c.profile.force, files, (size_t)n, err);
     td_result merged;
-    if (rc == 0 && (rc = load_merged(files, (size_t)n, &merged, err)) == 0) {
+    if (rc == 0 && (rc = load_merged(files, (size_t)n, c.profile.force, &merged, err)) == 0) {
         rc = td_result_save(output, &merged, err);
         if (rc == 0)
             fprintf(stderr, "topdown: wrote %s (%zu device sections from %d results); "
@@ -87,6 +88,15 @@ int cmd_merge(int argc, char **argv, td_error *err)
     }
     free(files);
     return rc == 1 ? 0 : rc;
+}
+
+/* imbalance compares ranks: one is a usage error. */
+static int one_rank(const char *const *files, int n, td_error *err)
+{
+    return td_usage_fail(err, "%s%s hold%s one rank: imbalance compares ranks; give each "
+                         "rank's result (topdown imbalance A.json B.json ...) or one merged "
+                         "from them (topdown merge A.json B.json -o all.json)", files[0],
+                         n > 1 ? " and the others" : "", n > 1 ? "" : "s");
 }
 
 int cmd_imbalance(int argc, char **argv, td_error *err)
@@ -106,9 +116,12 @@ int cmd_imbalance(int argc, char **argv, td_error *err)
     td_arch_set archs;
     td_result merged;
     if (rc == 0 && (rc = cmd_load_archs(&archs, c.arch, err)) == 0) {
-        if ((rc = load_merged(files, (size_t)n, &merged, err)) == 0) {
-            rc = td_imbalance_text(stdout, &merged, &archs, c.arch, files[0],
-                                   (size_t)c.report.max_kernels, c.json, err);
+        /* two runs compared side by side need not be one job's ranks */
+        if ((rc = load_merged(files, (size_t)n, 1, &merged, err)) == 0) {
+            rc = td_result_ranks(&merged) < 2
+                     ? one_rank(files, n, err)
+                     : td_imbalance_text(stdout, &merged, &archs, c.arch, files[0],
+                                         (size_t)c.report.max_kernels, c.json, err);
             td_result_free(&merged);
         }
         td_arch_set_free(&archs);

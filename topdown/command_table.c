@@ -58,15 +58,20 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
         "list-nodes", cmd_list_nodes, "", "level json help",
         "       topdown list-nodes [-l N]              list the model's nodes\n",
         "usage: topdown list-nodes [-l N] [--json]\n"
-        "Lists the model's nodes and thresholds: levels 1 to N (default: 1 to 3;\n"
-        "-l 4: also every arch table's stall reasons, under their node).\n",
-        "  topdown list-nodes -l 4\n", NULL},
+        "Lists the model's nodes and thresholds.\n",
+        "  topdown list-nodes -l 4\n",
+        USAGES({"level", "  -l, --level N        levels 1 to N (default 3: the fixed nodes; 4: also\n"
+                         "                       every arch table's stall reasons, under their node)\n"},
+               {"json", "      --json           the nodes (with -l 4 each table's stall reasons)\n"
+                        "                       as JSON instead of the text\n"})},
     [TD_CMD_DESCRIBE] = {
         "describe", cmd_describe, "node", "json help",
         "       topdown describe NODE                  explain one node\n",
         "usage: topdown describe NODE [--json]\n"
         "Explains one node (a name or path of `topdown list-nodes`).\n",
-        "  topdown describe L1_Bound\n  topdown describe Backend.Memory_Bound\n", NULL},
+        "  topdown describe L1_Bound\n  topdown describe Backend.Memory_Bound\n",
+        USAGES({"json", "      --json           the node (or stall reason) as JSON instead of the\n"
+                        "                       text\n"})},
     [TD_CMD_IMPORT_NVPROF] = {
         "import-nvprof", cmd_import_nvprof, "file", "times arch output force help",
         "       topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json\n"
@@ -90,7 +95,13 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
         "  topdown plot run.json -l 3 --timeline '#1' -o t.svg\n"
         "  topdown plot --diff a.json b.json -l 2 -o diff.png\n",
         USAGES({"output",
-                "  -o, --output FILE    the plot, OUT.png or OUT.svg (default: next to FILE)\n"})},
+                "  -o, --output FILE    the plot, OUT.png or OUT.svg (default: next to FILE)\n"},
+               {"kernel-name",
+                "  -k, --kernel-name K  draw only these kernels' bars (the application bar\n"
+                "                       stays the whole run's): #N (the report's rank), a\n"
+                "                       whole name as the report shows it or in full, or a\n"
+                "                       Perl-style regex (or regex:RE) on the\n"
+                "                       --kernel-name-base name\n"})},
     [TD_CMD_DIFF] = {
         "diff", cmd_diff, "file",
         "level verbose csv json kernels kernel-name fail-if force kernel-name-base input wide "
@@ -103,7 +114,14 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
         "  topdown diff before.json after.json -l 2\n"
         "  topdown diff base.json new.json -l 2 --fail-if 'Backend.Memory_Bound>+5'\n"
         "  topdown diff base.json new.json --fail-if 'Retire<-5,Frontend>30'   (CI gate)\n",
-        NULL},
+        USAGES({"kernel-name",
+                "  -k, --kernel-name K  compare only these kernels of each side (text, CSV,\n"
+                "                       JSON, the --fail-if gate): #N (the report's rank), a\n"
+                "                       whole name as the report shows it or in full, or a\n"
+                "                       Perl-style regex (or regex:RE) on the\n"
+                "                       --kernel-name-base name\n"},
+               {"json", "      --json           the comparison as JSON (topdown-diff/1) instead of\n"
+                        "                       the text\n"})},
     [TD_CMD_IMPORT_SPOOL] = {
         "import-spool", cmd_import_spool, "file", "output force help",
         "       topdown import-spool SPOOL -o OUT.json  the result of a run whose saving failed\n",
@@ -116,19 +134,27 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
         "       topdown merge A.json B.json ... -o ALL.json  one result of several processes (ranks)\n",
         "usage: topdown merge A.json B.json ... -o ALL.json [-f]\n"
         "One result holding every input's device sections, each tagged with its\n"
-        "source (the input's name); inputs of one chip must share an arch table.\n",
+        "source (the input's name); inputs of one chip must share an arch table.\n"
+        "The inputs are the processes (ranks) of one job: one command (numbers\n"
+        "aside: a rank, a port), all measured or all synthetic; --force merges\n"
+        "others too.\n",
         "  topdown merge run.0.json run.1.json -o all.json\n"
         "  topdown imbalance all.json\n",
-        USAGES({"output", "  -o, --output FILE    the merged result file to write\n"})},
+        USAGES({"output", "  -o, --output FILE    the merged result file to write\n"},
+               {"force", "  -f, --force          overwrite ALL.json, and merge results that are not\n"
+                         "                       the ranks of one job\n"})},
     [TD_CMD_IMBALANCE] = {
         "imbalance", cmd_imbalance, "file", "kernels arch json input help",
         "       topdown imbalance ALL.json | A.json B.json ...  kernels' time and level 1 per rank\n",
         "usage: topdown imbalance ALL.json | A.json B.json ... [--kernels N] [--json]\n"
-        "Per kernel (matched by name): GPU time and level-1 shares per rank (a\n"
-        "merged result's sources, or each file), the slowest rank marked (*),\n"
-        "kernels sorted by imbalance (max/mean GPU time).\n",
+        "Each rank's totals (a merged result's sources, or each file; at least\n"
+        "two), then per kernel (matched by name) GPU time and level-1 shares per\n"
+        "rank, the slowest marked (*), kernels sorted by the time lost: the\n"
+        "slowest rank's GPU time minus the mean over the ranks.\n",
         "  topdown imbalance run.0.json run.1.json run.2.json run.3.json\n"
-        "  topdown imbalance all.json --kernels 0\n", NULL},
+        "  topdown imbalance all.json --kernels 0\n",
+        USAGES({"json", "      --json           the ranks' totals and the kernels as JSON\n"
+                        "                       (topdown-imbalance/1) instead of the text\n"})},
     [TD_CMD_TRACE] = {
         "trace", cmd_trace, "file", "output force arch input help",
         "       topdown trace FILE -o TRACE.json       Chrome trace-event JSON (Perfetto, chrome://tracing)\n",

@@ -276,7 +276,7 @@ static void test_merge(const td_cost *fixture)
     build(&inputs[1], &one);
     build(&inputs[2], NULL); /* an older result: adds nothing */
     const char *labels[] = {"a.json", "b.json", "c.json"};
-    CHECK(td_results_merge(inputs, labels, 3, &merged, &err) == 0);
+    CHECK(td_results_merge(inputs, labels, 3, 0, &merged, &err) == 0);
     CHECK(merged.cost.processes == 3);
     CHECK_NEAR(merged.cost.elapsed_s, 2 * 1.52, 1e-12);
     CHECK_NEAR(td_cost_added_s(&merged.cost), 2 * 0.47, 1e-12);
@@ -287,7 +287,7 @@ static void test_merge(const td_cost *fixture)
 
     build(&inputs[0], NULL);
     build(&inputs[1], NULL);
-    CHECK(td_results_merge(inputs, labels, 2, &merged, &err) == 0);
+    CHECK(td_results_merge(inputs, labels, 2, 0, &merged, &err) == 0);
     CHECK(!td_cost_recorded(&merged.cost));
     td_result_free(&merged);
     td_result_free(&inputs[0]);

@@ -1,6 +1,6 @@
 /* Issue 14, items 3 and 4 (offline): topdown merge (device sections
  * tagged with their origin, carried by the result file), topdown
- * imbalance (per kernel and rank, the slowest marked, sorted by max/mean),
+ * imbalance (per kernel and rank, the slowest marked, sorted by time lost),
  * and topdown trace (Chrome trace events, parsed back with cJSON). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 
 static const char *bin;
 static char dir[] = "/tmp/td_ranksXXXXXX";
-static char bench_a[4200], bench_b[4200], groups[4200];
+static char bench_a[4200], bench_b[4200], groups[4200], synthetic[4200];
 
 #define run(...) td_shell_run(dir, __VA_ARGS__)
 
@@ -24,11 +24,11 @@ static int load(const char *name, td_result *res)
     return td_shell_load_result(dir, name, res);
 }
 
-/* Two td_bench recordings as two ranks: one result, each section tagged
- * with its input, read back from the file. */
+/* Two td_bench recordings as two ranks (two commands: --force): one
+ * result, each section tagged with its input, read back from the file. */
 static void test_merge(void)
 {
-    CHECK(run("%s merge %s %s -o all.json", bin, bench_a, bench_b) == 0);
+    CHECK(run("%s merge %s %s -o all.json --force", bin, bench_a, bench_b) == 0);
     CHECK(td_shell_file_has(dir, "err.txt", "wrote all.json (2 device sections from 2 results)"));
     td_result res, a;
     CHECK(load("all.json", &res) == 0);
@@ -47,7 +47,7 @@ static void test_merge(void)
     td_result_free(&a);
     td_result_free(&res);
     /* a merged result merges again, keeping its origins */
-    CHECK(run("%s merge all.json %s -o all3.json", bin, groups) == 0);
+    CHECK(run("%s merge all.json %s -o all3.json --force", bin, groups) == 0);
     CHECK(load("all3.json", &res) == 0);
     CHECK(res.n_devices == 3);
     if (res.n_devices == 3) {
@@ -69,6 +69,44 @@ static void test_merge(void)
     CHECK(run("%s imbalance %s %s", bin, bench_a, bench_a) == TD_EXIT_USAGE);
 }
 
+/* Results that are not the processes of one job: refused, saying what
+ * differs and how to force it, no file; --force merges them and the note
+ * says so (issue 41 item 8). The same command but for numbers (a rank):
+ * one job. */
+static void test_merge_one_job(void)
+{
+    CHECK(run("%s merge %s %s -o mixed.json", bin, groups, synthetic) == TD_EXIT_FAILURE);
+    CHECK(td_shell_file_has(dir, "err.txt", "are not processes of one job: their commands "
+                            "differ (`/work/main/build/benchmarks/td_bench --reps 25`, "
+                            "`./cfd_solver --steps 45`); the second is a synthetic example, "
+                            "not a measurement; merge the ranks of one run, or add --force"));
+    CHECK(access("mixed.json", F_OK) != 0);
+    CHECK(run("%s merge %s %s -o mixed.json", bin, bench_a, bench_b) == TD_EXIT_FAILURE);
+    CHECK(td_shell_file_has(dir, "err.txt", "their commands differ (`build/benchmarks/td_bench`, "
+                            "`build/benchmarks/td_bench --size-mb 64 --reps 5`); merge"));
+    CHECK(run("%s merge %s %s -o mixed.json --force", bin, groups, synthetic) == 0);
+    td_result res;
+    CHECK(load("mixed.json", &res) == 0);
+    CHECK(res.note && strstr(res.note, "merged from 2 results of different jobs (--force; 1 "
+                             "synthetic): "));
+    CHECK_STR(res.replay_mode, "mixed"); /* none beside an older kernel-replay result */
+    td_result_free(&res);
+    /* ranks whose commands differ in a number only */
+    CHECK(td_shell_load_result("", groups, &res) == 0);
+    free(res.argv[res.argc - 1]);
+    res.argv[res.argc - 1] = td_strdup("26");
+    td_error err;
+    char path[4300];
+    snprintf(path, sizeof path, "%s/rank1.json", dir);
+    CHECK(td_result_save(path, &res, &err) == 0);
+    td_result_free(&res);
+    CHECK(run("%s merge %s rank1.json -o job.json", bin, groups) == 0);
+    CHECK(load("job.json", &res) == 0);
+    CHECK(res.note && strstr(res.note, "merged from 2 results: "));
+    CHECK(res.replay_mode && strcmp(res.replay_mode, "mixed") != 0);
+    td_result_free(&res);
+}
+
 /* The same chip measured with two arch tables: refused, no file. */
 static void test_merge_refuses_other_tables(void)
 {
@@ -87,14 +125,28 @@ static void test_merge_refuses_other_tables(void)
     CHECK(access("mixed.json", F_OK) != 0);
 }
 
-/* The max/mean values of the "Kernel i/N:" lines, in order. */
-static size_t ratios(const char *text, double *out, size_t max)
+/* The time lost (ms) of each kernel, from its "  lost X ms:" line, in order. */
+static size_t losses(const char *text, double *out, size_t max)
 {
     size_t n = 0;
     text = strstr(text, "\nKernel 1/"); /* after the header */
-    for (const char *p = text ? strstr(text, "max/mean ") : NULL; p && n < max; p = strstr(p + 1, "max/mean "))
-        out[n++] = strtod(p + 9, NULL);
+    for (const char *p = text ? strstr(text, "\n  lost ") : NULL; p && n < max;
+         p = strstr(p + 1, "\n  lost "))
+        out[n++] = strtod(p + 8, NULL);
     return n;
+}
+
+/* The widest line of text. */
+static size_t widest_line(const char *text)
+{
+    size_t widest = 0;
+    for (const char *p = text; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        widest = len > widest ? len : widest;
+        p = nl ? nl + 1 : NULL;
+    }
+    return widest;
 }
 
 static void test_imbalance(void)
@@ -104,23 +156,33 @@ static void test_imbalance(void)
               bin) == 0);
     char *text = td_shell_read_file(dir, "two.txt");
     CHECK(text && strstr(text, "Imbalance across 2 ranks"));
+    CHECK(text && strstr(text, "Time lost: the slowest rank's GPU time minus the mean over the "
+                               "ranks\n"));
     CHECK(text && strstr(text, "Kernel 10/10:"));
-    double r[16];
-    size_t n = text ? ratios(text, r, 16) : 0;
+    /* ranked by time lost, not by max/mean */
+    double lost[16];
+    size_t n = text ? losses(text, lost, 16) : 0;
     CHECK(n == 10);
     for (size_t i = 1; i < n; i++)
-        CHECK(r[i] <= r[i - 1]);
-    /* 64 MB and 5 repetitions against 3: every kernel is slower in b, 5/3
-     * of the launches: max/mean a little over 1.2 */
-    CHECK(n && r[0] > 1.1 && r[0] < 1.4);
-    CHECK(text && strstr(text, "  r1   * h100_td_bench_64mb"));
-    CHECK(text && !strstr(text, "  r0   * "));
+        CHECK(lost[i] <= lost[i - 1]);
+    CHECK(n && lost[0] > lost[n - 1]);
+    /* 64 MB and 5 repetitions against 3: every kernel is slower in b */
+    CHECK(text && strstr(text, "  r1   *      "));
+    CHECK(text && !strstr(text, "\n  r0   *      3 "));
     CHECK(text && strstr(text, "Backend.") == NULL); /* level 1 only */
+    /* each rank's totals, its source named there once, not per kernel */
+    CHECK(text && strstr(text, "\nPer rank (* the most GPU time):\n"));
+    CHECK(text && strstr(text, "\n  r0          10        30 "));
+    CHECK(text && strstr(text, "\n  r1   *      10        50 "));
+    CHECK(text && strstr(text, "64mb.topdown.json\n"));
+    CHECK(text && strstr(text, "slowest r1 (") == NULL);
+    /* within 100 columns, absolute paths and all */
+    CHECK(text && widest_line(text) <= 100);
     free(text);
-    /* one rank: every kernel balanced */
-    CHECK(run("%s imbalance %s --kernels 1", bin, groups) == 0);
-    CHECK(td_shell_file_has(dir, "out.txt", "max/mean 1.00, slowest r0"));
-    CHECK(td_shell_file_has(dir, "out.txt", "(9 more kernels: --kernels 0 lists all)"));
+    /* one rank compares nothing: a usage error saying what to give */
+    CHECK(run("%s imbalance %s --kernels 1", bin, groups) == TD_EXIT_USAGE);
+    CHECK(td_shell_file_has(dir, "err.txt", "holds one rank: imbalance compares ranks; give "
+                            "each rank's result"));
 }
 
 static void check_kernel_events(const cJSON *events, const td_device *dev, size_t *n_x,
@@ -206,8 +268,11 @@ int main(void)
              src);
     snprintf(groups, sizeof groups, "%s/tests/fixtures/h200/h200_bench_groups.topdown.json",
              src);
+    snprintf(synthetic, sizeof synthetic, "%s/tests/fixtures/outputs/a100_synthetic.topdown.json",
+             src);
     test_merge();
     test_merge_refuses_other_tables();
+    test_merge_one_job();
     test_imbalance();
     test_trace();
     td_shell_remove_dir(dir);
