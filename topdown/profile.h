@@ -10,6 +10,11 @@
 /* --time-sampled's PM-sampling interval where --pm-interval gives none:
  * 100 us kept the PyTorch loop within 1.10x on an H200 (issue 38). */
 #define TD_TIME_SAMPLED_INTERVAL_NS 100000ull
+/* --time-sampled's PC-sampling period (2^N cycles) where
+ * --pc-sampling-period gives none: CUPTI's own, 2^11 on an H200, kept
+ * samples of 3 of td_few's 9 kernels and lost the rest without a word;
+ * 2^17 kept all 9 (2026-11-29). */
+#define TD_TIME_SAMPLED_PC_PERIOD 17
 
 typedef struct td_profile_options {
     char **app_argv;            /* NULL-terminated; app_argv[0] is the app */

@@ -55,6 +55,8 @@ static void copy_settings(td_collect_opts *o, const td_profile_options *opts)
     o->source = opts->source != 0;
     o->source_only = opts->source == 2;
     o->pc_period = opts->pc_period;
+    if (opts->time_sampled && !o->pc_period)
+        o->pc_period = TD_TIME_SAMPLED_PC_PERIOD;
     o->pm_interval_ns = opts->pm_interval_us > 0 ? (uint64_t)opts->pm_interval_us * 1000
                         : opts->time_sampled     ? TD_TIME_SAMPLED_INTERVAL_NS
                                                  : 0;

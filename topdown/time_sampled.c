@@ -128,14 +128,16 @@ static int describe(td_result *res, const td_attrib_stats *st, uint64_t interval
                     const char *why)
 {
     char text[1024];
+    double all_ns = st->launch_ns > 0 ? st->launch_ns : 1;
     snprintf(text, sizeof text,
              "time-sampled: PM samples every %.0f us gave %zu of %zu launches their level 1 "
-             "(%.1f%% of their time inside samples; %zu of %zu kernels never ran alone in a "
-             "sample and were separated by the fit), PC samples of a second run split the "
-             "stalled slots of %zu kernels%s%s; %s",
+             "(%.1f%% of their time inside samples); %zu kernel%s (%.1f%% of GPU time) never "
+             "ran alone in a sample and %s not measured (a shorter --pm-interval separates "
+             "more); PC samples of a second run split the stalled slots of %zu kernels%s%s; %s",
              (double)interval_ns / 1e3, st->sampled, st->launches,
-             st->launch_ns > 0 ? 100.0 * st->covered_ns / st->launch_ns : 0.0, st->fitted,
-             st->kernels, st->pc_kernels, why[0] ? "; " : "", why,
+             100.0 * st->covered_ns / all_ns, st->unseparated, st->unseparated == 1 ? "" : "s",
+             100.0 * st->unseparated_ns / all_ns, st->unseparated == 1 ? "is" : "are",
+             st->pc_kernels, why[0] ? "; " : "", why,
              st->thread_inst == 1 ? "Divergence.Branch from threads with their predicate on "
                                     "(PM sampling reads no thread_inst_executed): "
                                     "predicated-off threads count as divergence"
@@ -157,7 +159,8 @@ static void add_stats(td_attrib_stats *sum, const td_attrib_stats *st, int first
     sum->launches += st->launches;
     sum->sampled += st->sampled;
     sum->kernels += st->kernels;
-    sum->fitted += st->fitted;
+    sum->unseparated += st->unseparated;
+    sum->unseparated_ns += st->unseparated_ns;
     sum->pc_kernels += st->pc_kernels;
     sum->covered_ns += st->covered_ns;
     sum->launch_ns += st->launch_ns;
