@@ -97,6 +97,19 @@ static void test_every_option(void)
     CHECK(o.source && !o.source_only && o.replay_mode == TD_REPLAY_NONE);
     CHECK(o.overhead_pct == 0 && o.kernel_regex == NULL);
     td_collect_opts_free(&o);
+    /* --time-sampled: its first run PM-samples at 100 us, its PC period 2^17,
+     * each unless given */
+    td_profile_options ts;
+    td_profile_options_init(&ts);
+    ts.time_sampled = 1;
+    CHECK(hand_over(&ts, NULL, &o) == 0);
+    CHECK(o.pm_interval_ns == 100000 && o.pc_period == 17 && !o.source);
+    td_collect_opts_free(&o);
+    ts.pm_interval_us = 20;
+    ts.pc_period = 12;
+    CHECK(hand_over(&ts, NULL, &o) == 0);
+    CHECK(o.pm_interval_ns == 20000 && o.pc_period == 12);
+    td_collect_opts_free(&o);
 }
 
 /* The user's expert variables reach the collector as the collector read
