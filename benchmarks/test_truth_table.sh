@@ -384,4 +384,40 @@ judge_files t19k \
 grep -Eq '^td_stencil: .*max \|sampled-truth\| [3-5]\.[0-9]+ .*FAIL' "$tmp/t19k.txt" ||
     fail "td_stencil at --overhead 100 should be 3-5 points from kernel replay"
 
+# 20. The natural truth on an H200 (benchmarks/results/time_sampled_h200_2026-11-29,
+# truth_natural_NVIDIA_H200*.txt; issues 38 and 39): application replay by
+# ranges is the truth. The default meets the bar for td_bench, td_bfs,
+# td_phases2 and td_few. --time-sampled, attributed again by this build's
+# levels/attribute.c (td_reattribute), is within 3.5 points on td_bench
+# (PC sampling splits Math_Pipe and Dependency_Wait 3 points otherwise than
+# the warp-state counters), leaves td_manykernels' kernels that never ran
+# alone in a 100 us sample unmeasured (nodes missing) rather than wrong by
+# 19 points as a fit of them was, and on td_tiny agrees with the default
+# within 2 points (1.09) where both are 15 points from the ranged truth
+# (MIO_Bound: every launch ranged).
+ts="$src/benchmarks/results/time_sampled_h200_2026-11-29"
+judge_files t20d td_bench "$ts/td_bench.default.json.xz" "$ts/td_bench.truth.json.xz" \
+    td_bfs "$ts/td_bfs.default.json.xz" "$ts/td_bfs.truth.json.xz" \
+    td_phases2 "$ts/td_phases2.default.json.xz" "$ts/td_phases2.truth.json.xz" \
+    td_few "$ts/td_few.default.json.xz" "$ts/td_few.truth.json.xz"
+passes t20d "H200, the default against application replay" td_bench td_bfs td_phases2 td_few
+reattribute="$(dirname "$bin")/benchmarks/td_reattribute"
+if [ -x "$reattribute" ]; then
+    for a in td_bench td_manykernels td_tiny; do
+        "$reattribute" "$ts/$a.sampled.json.xz" "$tmp/$a.ts.json" 2>/dev/null ||
+            fail "td_reattribute $a"
+    done
+    judge_files t20 td_bench "$tmp/td_bench.ts.json" "$ts/td_bench.truth.json.xz" \
+        td_manykernels "$tmp/td_manykernels.ts.json" "$ts/td_manykernels.truth.json.xz"
+    grep -Eq '^td_bench: .*max \|sampled-truth\| [0-3]\.[0-9]+ .*missing 0' "$tmp/t20.txt" ||
+        fail "td_bench by --time-sampled: over 3.5 points from application replay, or a node missing"
+    grep -Eq '^td_manykernels: .*max \|sampled-truth\| [0-4]\.[0-9]+ .*missing [1-9][0-9]*:' \
+        "$tmp/t20.txt" || fail "td_manykernels by --time-sampled: kernels never alone in a sample should be missing, the rest within 5 points"
+    judge_files t20t td_tiny "$tmp/td_tiny.ts.json" "$ts/td_tiny.default.json.xz"
+    grep -Eq '^td_tiny: .*max \|sampled-truth\| [01]\.[0-9]+ .*missing 0' "$tmp/t20t.txt" ||
+        fail "td_tiny: --time-sampled and the default should agree within 2 points"
+else
+    echo "case 20's --time-sampled part skipped: $reattribute not built"
+fi
+
 echo "test_truth_table: ok"
