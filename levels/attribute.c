@@ -194,8 +194,8 @@ static size_t kernels_in(const work *w, size_t s, kernel_ns *per, size_t cap)
 #define MAX_KERNELS_IN_SAMPLE 64
 
 /* Marks the kernels that share some sample (fit[k] = its index among them,
- * SIZE_MAX otherwise) and those alone in some sample (the only kernel
- * that ran in it); the count that share. */
+ * SIZE_MAX otherwise) and those alone in some sample (holding at least
+ * TD_ATTRIB_ALONE_SHARE of its launch time); the count that share. */
 static size_t mark_shared(const work *w, size_t *fit, int *alone)
 {
     kernel_ns per[MAX_KERNELS_IN_SAMPLE];
@@ -204,8 +204,11 @@ static size_t mark_shared(const work *w, size_t *fit, int *alone)
     size_t n_fit = 0;
     for (size_t s = 0; s < w->pm->n; s++) {
         size_t n = kernels_in(w, s, per, MAX_KERNELS_IN_SAMPLE);
+        double total = 0;
+        for (size_t j = 0; j < n; j++)
+            total += per[j].ns;
         for (size_t j = 0; j < n; j++) {
-            if (n == 1)
+            if (per[j].ns >= TD_ATTRIB_ALONE_SHARE * total)
                 alone[per[j].kernel] = 1;
             if (n > 1 && fit[per[j].kernel] == SIZE_MAX)
                 fit[per[j].kernel] = n_fit++;

@@ -10,8 +10,8 @@
  * launches in proportion to overlap x fitted rate, so that every sample's
  * counts are kept whole.
  *
- * A kernel never alone in any sample (the only kernel that ran in it) is
- * left unprofiled: where kernels always run in the same company, the fit
+ * A kernel never alone in any sample (TD_ATTRIB_ALONE_SHARE of its
+ * launch time) is left unprofiled: where kernels always run in the same company, the fit
  * has no one answer and its rates are any split of their samples (on an
  * H200, td_manykernels' kernels of a few us under 100 us samples got
  * Retire 94% against 14% measured with ranges).
@@ -34,6 +34,10 @@
 /* Kernels beyond which no rates are fitted (the dense normal matrix) and
  * shared samples are split by overlap time alone. */
 #define TD_ATTRIB_MAX_FIT_KERNELS 4096
+/* A kernel holding this share of a sample's launch time is alone in it:
+ * a sliver of a short neighbour (td_stencil's 3 us heat_boundary after
+ * each 56 us heat_stencil) does not make the long kernel unmeasurable. */
+#define TD_ATTRIB_ALONE_SHARE 0.9
 
 typedef struct td_attrib_stats {
     size_t launches;       /* launches of the section */

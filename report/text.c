@@ -553,6 +553,9 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
     td_cost_describe(&res->cost, cost, sizeof cost);
     if (cost[0])
         fprintf(out, "Cost:     %s\n", cost);
+    char over[512];
+    if (td_result_budget_exceeded(res, over, sizeof over))
+        fprintf(out, "WARNING:  the cost budget was exceeded: %s\n", over);
     print_coverage_note(out, res, s);
     print_incomplete(out, s);
     print_unsure(out, s);

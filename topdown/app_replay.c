@@ -61,19 +61,6 @@ static void add_run_cost(td_cost *cost, const td_cost *run)
     cost->coverage_s += run->elapsed_s;
 }
 
-/* The result's note, with what the join did appended. */
-static int add_note(td_result *res, const char *text)
-{
-    size_t len = (res->note ? strlen(res->note) + 2 : 0) + strlen(text) + 1;
-    char *note = malloc(len);
-    if (!note)
-        return -1;
-    snprintf(note, len, "%s%s%s", res->note ? res->note : "", res->note ? "; " : "", text);
-    free(res->note);
-    res->note = note;
-    return 0;
-}
-
 static int describe(td_result *res, const td_app_passes_stats *st, long groups,
                     const char *stopped)
 {
@@ -83,14 +70,7 @@ static int describe(td_result *res, const td_app_passes_stats *st, long groups,
              "(kernel name, ordinal, grid and block) and have the full set%s%s",
              st->passes, groups, st->complete, st->launches,
              stopped[0] ? "; stopped: " : "", stopped);
-    char *mode = td_strdup("application");
-    if (!mode || add_note(res, text)) {
-        free(mode);
-        return -1;
-    }
-    free(res->replay_mode);
-    res->replay_mode = mode;
-    return 0;
+    return td_result_set_collection(res, "application", text);
 }
 
 int td_app_replay_passes(const launch_plan *plan, td_collect_opts *collect,

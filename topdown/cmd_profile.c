@@ -125,6 +125,9 @@ static int report_run(cli *c, const td_profile_outcome *o, const td_result *res)
     fprintf(stderr, "topdown: result saved to %s (%ld launches, %ld profiled, %d replay pass%s)\n",
             o->result_path, o->launches, o->profiled, o->passes,
             o->passes == 1 ? "" : "es");
+    char over[512];
+    if (td_result_budget_exceeded(res, over, sizeof over))
+        fprintf(stderr, "topdown: warning: the cost budget was exceeded: %s\n", over);
     if (o->launches > 0 && !report_failed)
         cmd_print_hint(o->result_path, c, has_data);
     /* The app's exit code passes through; an output that failed after an

@@ -29,19 +29,6 @@
 #define PM_ONLY_TIMED "--pm-interval: PM sampling and per-launch counters"
 #define PM_ONLY_TIMED_END "--pm-timeline)"
 
-static int append_note(td_result *res, const char *text)
-{
-    size_t len = (res->note && res->note[0] ? strlen(res->note) + 2 : 0) + strlen(text) + 1;
-    char *note = malloc(len);
-    if (!note)
-        return -1;
-    int had = res->note && res->note[0];
-    snprintf(note, len, "%s%s%s", had ? res->note : "", had ? "; " : "", text);
-    free(res->note);
-    res->note = note;
-    return 0;
-}
-
 /* The PC-sampling run into *pass; *why says why it counts for nothing. */
 static int run_pc_pass(const launch_plan *first, td_collect_opts *collect,
                        const td_profile_outcome *out, td_result *pass, char *why, size_t size,
@@ -67,7 +54,7 @@ static int run_pc_pass(const launch_plan *first, td_collect_opts *collect,
     /* what the collector said in that run (lost samples, refusals) */
     for (int i = 0; rc == 0 && i < 2; i++) {
         const char *said = i == 0 ? sum.errors : sum.warnings;
-        if (said && append_note(pass, said))
+        if (said && td_result_append_note(pass, said))
             rc = td_fail(err, "out of memory");
     }
     td_spool_summary_free(&sum);
@@ -144,14 +131,7 @@ static int describe(td_result *res, const td_attrib_stats *st, uint64_t interval
              : st->thread_inst == 2 ? "every counter of level 1 sampled"
                                     : "Divergence.Branch not measured (counted in Retire)");
     drop_pm_only_note(res);
-    char *mode = td_strdup("time-sampled");
-    if (!mode || append_note(res, text)) {
-        free(mode);
-        return -1;
-    }
-    free(res->replay_mode);
-    res->replay_mode = mode;
-    return 0;
+    return td_result_set_collection(res, "time-sampled", text);
 }
 
 static void add_stats(td_attrib_stats *sum, const td_attrib_stats *st, int first)
@@ -205,7 +185,8 @@ int td_time_sampled_pass(const launch_plan *plan, td_collect_opts *collect,
         /* what the collector said in that run: lost samples, refusals */
         size_t len = strlen(pass.note) + 32;
         char *said = malloc(len);
-        if (!said || (snprintf(said, len, "PC-sampling run: %s", pass.note), append_note(res, said)))
+        if (!said || (snprintf(said, len, "PC-sampling run: %s", pass.note),
+                      td_result_append_note(res, said)))
             rc = td_fail(err, "out of memory");
         free(said);
     }

@@ -89,6 +89,32 @@ double td_cost_pct_of_native(const td_cost *c)
     return native > 0 ? 100.0 * td_cost_added_s(c) / native : -1;
 }
 
+int td_cost_over_budget(const td_cost *c, double budget_pct, char *why, size_t size)
+{
+    if (size)
+        why[0] = '\0';
+    double pct = td_cost_recorded(c) ? td_cost_pct_of_native(c) : -1;
+    if (!(budget_pct > 0) || !(pct > budget_pct))
+        return 0;
+    /* the part that went furthest past what the budget allowed */
+    static const char *const what[] = {
+        "sampled launches (ranges, counter-group switches and decoding)",
+        "set-up (the profiler started on each context), which the budget cannot "
+        "spread over a short run",
+        "kernels' first full measurements (replays), paid once per kernel whatever "
+        "the budget"};
+    double part[3] = {c->profiling_s, c->setup_s, c->coverage_s};
+    int most = 0;
+    for (int i = 1; i < 3; i++)
+        if (part[i] > part[most])
+            most = i;
+    double allowed = td_cost_native_s(c) * budget_pct / 100.0;
+    snprintf(why, size, "profiling added %.0f%% of native time against a budget of %g%% "
+             "(%.2f s against %.2f s); most of it, %.2f s, was %s", pct, budget_pct,
+             td_cost_added_s(c), allowed, part[most], what[most]);
+    return 1;
+}
+
 /* ---- reading --------------------------------------------------------------- */
 
 /* A seconds field of an end record: the collector's sums of clock

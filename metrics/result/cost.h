@@ -64,6 +64,11 @@ int td_cost_check(const td_cost *c, td_error *err);
  * and pct_of_native (the report's JSON). -1: out of memory. */
 int td_cost_add_json(cJSON *obj, const td_cost *c, int estimate);
 
+/* Whether what profiling added passes budget_pct (% of native; 0: no
+ * budget, never passed), and why, into why: the largest of its parts and
+ * what it is, in words ("" when not passed). */
+int td_cost_over_budget(const td_cost *c, double budget_pct, char *why, size_t size);
+
 /* The report's line after "Cost:     ": "profiling added 0.47 s to a 1.52 s
  * run (sampling 0.12 s, set-up 0.25 s, coverage 0.10 s): 45% of native,
  * estimated"; "" when not recorded. */

@@ -6,10 +6,47 @@
 
 #include "metrics/result/section.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- building ---------------------------------------------------------- */
+
+int td_result_append_note(td_result *res, const char *text)
+{
+    int had = res->note && res->note[0];
+    size_t len = (had ? strlen(res->note) + 2 : 0) + strlen(text) + 1;
+    char *note = malloc(len);
+    if (!note)
+        return -1;
+    snprintf(note, len, "%s%s%s", had ? res->note : "", had ? "; " : "", text);
+    free(res->note);
+    res->note = note;
+    return 0;
+}
+
+int td_result_set_collection(td_result *res, const char *mode, const char *text)
+{
+    char *copy = td_strdup(mode);
+    if (!copy || td_result_append_note(res, text)) {
+        free(copy);
+        return -1;
+    }
+    free(res->replay_mode);
+    res->replay_mode = copy;
+    return 0;
+}
+
+int td_result_budget_exceeded(const td_result *res, char *why, size_t size)
+{
+    static const char *const unbudgeted[] = {"application", "time-sampled"};
+    if (size)
+        why[0] = '\0';
+    for (size_t i = 0; res->replay_mode && i < sizeof unbudgeted / sizeof *unbudgeted; i++)
+        if (strcmp(res->replay_mode, unbudgeted[i]) == 0)
+            return 0;
+    return td_cost_over_budget(&res->cost, res->overhead_pct, why, size);
+}
 
 size_t td_result_most_groups(const td_result *res)
 {

@@ -123,6 +123,16 @@ int td_result_save(const char *path, const td_result *res, td_error *err);
 void td_result_free(td_result *res);
 /* The most counter groups of res's device sections (0: none replay-free). */
 size_t td_result_most_groups(const td_result *res);
+/* Appends text to the result's note ("; " between); -1 out of memory. */
+int td_result_append_note(td_result *res, const char *text);
+/* The collection a launcher's later runs made of the result: its replay
+ * mode becomes mode and text joins the note; -1 out of memory (res as it
+ * was, but perhaps the note). */
+int td_result_set_collection(td_result *res, const char *mode, const char *text);
+/* 1 when the run's cost passed the budget it was given (td_cost_over_budget,
+ * why in words into why); 0 for modes no budget governs (application
+ * replay and --time-sampled run the app more than once by design). */
+int td_result_budget_exceeded(const td_result *res, char *why, size_t size);
 
 /* Building results (collection, importers, tests). Strings are copied. */
 td_device *td_result_add_device(td_result *res, td_error *err);

@@ -94,6 +94,23 @@ static inline char *app_section(char *report)
     return start + 1;
 }
 
+/* The section of kernel `name` (its function is bench_<name>): from its
+ * "Kernel i/N: bench_<name>" line to the next kernel's. Modifies report. */
+static inline char *kernel_section(char *report, const char *name)
+{
+    char head[128];
+    snprintf(head, sizeof head, ": bench_%.100s\n", name);
+    char *start = strstr(report, head);
+    if (!start)
+        return NULL;
+    while (start > report && start[-1] != '\n')
+        start--;
+    char *end = strstr(start + 1, "\nKernel ");
+    if (end)
+        *end = '\0';
+    return start;
+}
+
 static inline int has_token(const char *line, const char *token)
 {
     char copy[512];

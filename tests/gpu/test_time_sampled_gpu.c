@@ -18,23 +18,6 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* The section of kernel `name` (its function is bench_<name>): from its
- * "Kernel i/N: bench_<name>" line to the next kernel's. Modifies report. */
-static char *kernel_section(char *report, const char *name)
-{
-    char head[128];
-    snprintf(head, sizeof head, ": bench_%.100s\n", name);
-    char *start = strstr(report, head);
-    if (!start)
-        return NULL;
-    while (start > report && start[-1] != '\n')
-        start--;
-    char *end = strstr(start + 1, "\nKernel ");
-    if (end)
-        *end = '\0';
-    return start;
-}
-
 int main(void)
 {
     const char *topdown = getenv("TOPDOWN_BIN");

@@ -317,6 +317,48 @@ static void test_old_result(const char *dir)
     td_result_free(&res);
 }
 
+/* The budget broken, said (issue 40): the parts of what profiling added,
+ * the largest named; modes no budget governs never warn; the bundled
+ * PyTorch recording (100% of native against 40%) warns when re-read, the
+ * PM-sampling one (4.8%) does not. */
+static void test_budget_exceeded(const char *dir)
+{
+    td_cost c = {.processes = 1, .elapsed_s = 15, .profiling_s = 1, .setup_s = 0.5,
+                 .coverage_s = 3.5};
+    char why[512];
+    CHECK(td_cost_over_budget(&c, 40, why, sizeof why) == 1); /* 5 s on 10 s: 50% */
+    CHECK(strstr(why, "profiling added 50% of native time against a budget of 40%") != NULL);
+    CHECK(strstr(why, "3.50 s, was kernels' first full measurements") != NULL);
+    CHECK(td_cost_over_budget(&c, 60, why, sizeof why) == 0 && why[0] == '\0');
+    CHECK(td_cost_over_budget(&c, 0, why, sizeof why) == 0); /* no budget */
+    td_cost none = {0};
+    CHECK(td_cost_over_budget(&none, 40, why, sizeof why) == 0); /* not recorded */
+    td_result r;
+    memset(&r, 0, sizeof r);
+    r.cost = c;
+    r.overhead_pct = 40;
+    r.replay_mode = "auto";
+    CHECK(td_result_budget_exceeded(&r, why, sizeof why) == 1);
+    r.replay_mode = "time-sampled"; /* two runs by design */
+    CHECK(td_result_budget_exceeded(&r, why, sizeof why) == 0);
+    r.replay_mode = "application";
+    CHECK(td_result_budget_exceeded(&r, why, sizeof why) == 0);
+
+    const char *src = getenv("TOPDOWN_REPO_DIR");
+    char args[1024];
+    td_run_output out;
+    snprintf(args, sizeof args, "report '%s/benchmarks/results/recordings_2026-11-26/"
+             "h100_pytorch_mlp_2000.json.xz' -l 1", src);
+    td_test_run_topdown(dir, args, &out);
+    CHECK(out.status == 0);
+    CHECK(strstr(out.out, "WARNING:  the cost budget was exceeded: profiling added 100% of "
+                          "native time against a budget of 40%") != NULL);
+    snprintf(args, sizeof args, "report '%s/benchmarks/results/recordings_2026-11-26/"
+             "h100_pytorch_pm.json.xz' -l 1", src);
+    td_test_run_topdown(dir, args, &out);
+    CHECK(out.status == 0 && strstr(out.out, "cost budget was exceeded") == NULL);
+}
+
 int main(void)
 {
     char dir[64];
@@ -332,6 +374,7 @@ int main(void)
     test_spool_tolerance();
     test_merge(&fixture);
     test_old_result(dir);
+    test_budget_exceeded(dir);
     td_arch_set_free(&archs);
     td_test_cleanup(dir);
     return td_check_summary();
