@@ -1,6 +1,7 @@
 #include "levels/attribute.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,9 +38,10 @@ static const td_launch *sort_launches; /* qsort has no context argument */
 
 static int by_kernel_name(const void *a, const void *b)
 {
-    const char *x = sort_launches[*(const size_t *)a].kernel;
-    const char *y = sort_launches[*(const size_t *)b].kernel;
-    return (x > y) - (x < y); /* interned: one pointer per name */
+    /* interned: one pointer per name, compared as numbers */
+    uintptr_t x = (uintptr_t)sort_launches[*(const size_t *)a].kernel;
+    uintptr_t y = (uintptr_t)sort_launches[*(const size_t *)b].kernel;
+    return (x > y) - (x < y);
 }
 
 static int number_kernels(work *w, td_error *err)
