@@ -18,7 +18,8 @@
 #
 #   -o DIR      work folder for the results, trees and logs (default build/truth)
 #   -a "APP .." the apps (default all): td_bench td_bfs td_phases2 td_few td_tiny
-#               td_devheap td_stencil td_manykernels td_libs pytorch; also
+#               td_devheap td_stencil td_manykernels td_libs pytorch td_sort
+#               td_frames; also
 #               td_phases2_two (td_phases2 --two-kernels), not by default
 #   -t SECONDS  kill a run after SECONDS (default 150); a failed or killed run
 #               is reported and the script goes on
@@ -58,7 +59,7 @@ build=${BUILD:-build}
 topdown=${TOPDOWN:-$build/topdown}
 python=${PYTHON:-python3}
 work=$build/truth
-apps="td_bench td_bfs td_phases2 td_few td_tiny td_devheap td_stencil td_manykernels td_libs pytorch"
+apps="td_bench td_bfs td_phases2 td_few td_tiny td_devheap td_stencil td_manykernels td_libs pytorch td_sort td_frames"
 tlimit=150
 csv=""
 
@@ -107,6 +108,8 @@ app_cmd() {
         td_manykernels) echo "$build/benchmarks/td_manykernels --steps 20 --rare-every 10" ;; # ~1,640
         td_libs) echo "$build/benchmarks/td_libs" ;;                                     # a few hundred
         pytorch) echo "$python benchmarks/pytorch_mlp.py 20" ;;                          # ~1,400
+        td_sort) echo "$build/benchmarks/td_sort --rounds 2" ;;                          # 240
+        td_frames) echo "$build/benchmarks/td_frames --frames 100" ;;                    # 600, in graphs
         *) return 1 ;;
     esac
 }
