@@ -16,6 +16,17 @@
 #include "levels/spread.h"
 
 #define NAME_WIDTH 52
+/* A tree line's columns but its name's: area, "% Slots", the share, a
+ * spread and the bottleneck mark. */
+#define TREE_LINE_REST 35
+
+/* The node column: NAME_WIDTH, narrower on a narrow terminal (not under
+ * --wide), so that a tree line stays one line. */
+static int name_width(const td_report_options *o)
+{
+    int fit = td_text_width() - TREE_LINE_REST;
+    return o->wide || fit >= NAME_WIDTH ? NAME_WIDTH : fit;
+}
 #define MAX_DESCRIBED 256
 
 void td_report_options_init(td_report_options *o)
@@ -86,7 +97,7 @@ static void print_marker(const tree_ctx *t, int node, long written)
         return;
     const char *path = t->model->tree[rival].path;
     long inline_len = written + 5 + 20 + (long)strlen(path);
-    if (t->o->wide || inline_len <= TD_TEXT_WIDTH)
+    if (t->o->wide || inline_len <= td_text_width())
         fprintf(t->out, " (within spread of %s)", path);
     else
         fprintf(t->out, "\n        (within spread of %s)", path);
@@ -99,16 +110,21 @@ static void print_line(const tree_ctx *t, int node, int below)
     long start = ftell(t->out);
     if (!td_node_measured(t->model, t->b, node)) {
         /* a stall split that was not made: no value, never a guess */
-        fprintf(t->out, "  %-4s  %-*s  %% Slots %6s\n", n->area, NAME_WIDTH, n->path, "n/m");
+        fprintf(t->out, "  %-4s  %-*s  %% Slots %6s\n", n->area, name_width(t->o), n->path,
+                "n/m");
         return;
     }
-    fprintf(t->out, "  %-4s  %-*s  %% Slots %6.1f", n->area, NAME_WIDTH, n->path,
+    /* coloured on a terminal: the bottleneck, the other losses over their threshold */
+    const char *mark = bottleneck ? TD_MARK_ALERT
+                       : td_kind_is_loss(n->kind) && t->v->over[node] && !below ? TD_MARK_NOTE
+                                                                                : "";
+    fprintf(t->out, "  %s%-4s  %-*s  %% Slots %6.1f", mark, n->area, name_width(t->o), n->path,
             100.0 * t->b->value[node]);
     print_spread(t, node);
     fputs(below ? " <" : "", t->out);
     if (bottleneck)
-        print_marker(t, node, ftell(t->out) - start);
-    fputc('\n', t->out);
+        print_marker(t, node, ftell(t->out) - start - (long)strlen(mark));
+    fputs(*mark ? TD_MARK_END "\n" : "\n", t->out);
     if (t->o->no_desc)
         return;
     if (t->o->desc || (bottleneck && first_time(t->described, n->path))) {
@@ -177,7 +193,7 @@ static void print_tree(FILE *out, const td_model *m, const td_breakdown *b,
     print_no_bottleneck(&t);
     if (b->unattributed <= 0.0005)
         return;
-    fprintf(out, "  %-4s  %-*s  %% Slots %6.1f\n", "--", NAME_WIDTH, "Unattributed",
+    fprintf(out, "  %-4s  %-*s  %% Slots %6.1f\n", "--", name_width(o), "Unattributed",
             100.0 * b->unattributed);
     if (o->no_desc)
         fputs("        \n", out);
@@ -358,8 +374,7 @@ static void print_collection(FILE *out, const td_result *res, const td_summary *
             passes = res->devices[d].passes > passes ? res->devices[d].passes : passes;
         if (passes > 0)
             fprintf(out, "Collection: kernel replay, %d passes per profiled launch for the full "
-                    "counter set (recorded before replay-free collection became the default)\n",
-                    passes);
+                    "counter set\n", passes);
         return;
     }
     size_t groups = td_result_most_groups(res);
@@ -383,9 +398,13 @@ static void print_collection(FILE *out, const td_result *res, const td_summary *
         fprintf(out, "budget %g%% of native time", res->overhead_pct);
     else
         fprintf(out, "no budget");
-    fprintf(out, "; %zu launch%s with kernel replay (full set), %zu without replay (one of "
-            "%zu counter groups each)\n", s->profiled - s->group_launches,
-            s->profiled - s->group_launches == 1 ? "" : "es", s->group_launches, groups);
+    fprintf(out, "; %zu launch%s with kernel replay (full set)", s->profiled - s->group_launches,
+            s->profiled - s->group_launches == 1 ? "" : "es");
+    /* none in counter groups: nothing to say of them */
+    if (s->group_launches)
+        fprintf(out, ", %zu without replay (one of %zu counter groups each)", s->group_launches,
+                groups);
+    fputc('\n', out);
     print_group_counts(out, res, groups);
     if (s->graph_launches)
         fprintf(out, "Graphs:   %zu kernel launch%s from CUDA graphs: no range per graph node is "
@@ -498,15 +517,27 @@ static void print_comm(FILE *out, const td_summary *s)
             comm.launches, comm.launches == 1 ? "" : "es", comm.ns / 1e6, pct, 100.0 - pct);
 }
 
+/* "topdown VERSION | FILE | recorded DATE": the date and any status but
+ * complete (a complete result says nothing more) whole, on a line of
+ * their own where the line would not fit. */
+static void print_first_line(FILE *out, const td_result *res, const td_report_options *o)
+{
+    char head[4096], tail[192] = "";
+    snprintf(head, sizeof head, "topdown %s%s%s", TOPDOWN_VERSION, o->origin ? " | " : "",
+             o->origin ? o->origin : "");
+    if (res->created)
+        snprintf(tail, sizeof tail, "recorded %s", res->created);
+    if (res->status && strcmp(res->status, "complete") != 0)
+        snprintf(tail + strlen(tail), sizeof tail - strlen(tail), "%sstatus %s",
+                 tail[0] ? " | " : "", res->status);
+    int fits = o->wide || strlen(head) + 3 + strlen(tail) <= (size_t)td_text_width();
+    fprintf(out, "%s%s%s\n", head, !tail[0] ? "" : fits ? " | " : "\n          ", tail);
+}
+
 void td_report_header(FILE *out, const td_result *res, const td_summary *s,
                       const td_report_options *o)
 {
-    fprintf(out, "topdown %s", TOPDOWN_VERSION);
-    if (o->origin)
-        fprintf(out, " | %s", o->origin);
-    if (res->created)
-        fprintf(out, " | recorded %s", res->created);
-    fprintf(out, " | status %s\n", res->status ? res->status : "complete");
+    print_first_line(out, res, o);
     if (res->synthetic)
         fprintf(out, "NOTE: synthetic example, not measured on a GPU%s%s\n",
                 res->note ? ": " : "", res->note ? res->note : "");
