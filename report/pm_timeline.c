@@ -194,8 +194,8 @@ static void print_head(FILE *out, const td_pm_timeline *t)
     const td_pm_samples *pm = d->pm;
     fprintf(out, "PM-sampling timeline, device %d: %s (%s), arch table %s\n", d->index,
             d->name ? d->name : "?", d->chip ? d->chip : "?", t->model.model.arch->name);
-    fprintf(out, "  interval %.1f us; %llu samples in %zu rows", (double)pm->interval_ns / 1e3,
-            (unsigned long long)pm->samples, pm->n);
+    fprintf(out, "  interval %.1f us; %s samples in %s rows", (double)pm->interval_ns / 1e3,
+            TD_COUNT(pm->samples), TD_COUNT(pm->n));
     if (pm->merges)
         fprintf(out, " (up to %zu samples a row: rows merge to bound memory)",
                 (size_t)1 << pm->merges);

@@ -111,7 +111,7 @@ static void print_line(const tree_ctx *t, int node, int below)
     if (!td_node_measured(t->model, t->b, node)) {
         /* a stall split that was not made: no value, never a guess */
         fprintf(t->out, "  %-4s  %-*s  %% Slots %6s\n", n->area, name_width(t->o), n->path,
-                "n/m");
+                TD_NOT_MEASURED);
         return;
     }
     /* coloured on a terminal: the bottleneck, the other losses over their threshold */
@@ -332,8 +332,8 @@ static void print_clock(FILE *out, const td_kernel_summary *ks, int peak_mhz)
                 ks->clocks_unreal == 1 ? "its" : "their");
     if (!ks->clocks)
         return;
-    fprintf(out, "  SM clock %.0f MHz (median of %zu measured launch%s, %.0f-%.0f)\n",
-            ks->clock_median_mhz, ks->clocks, ks->clocks == 1 ? "" : "es", ks->clock_min_mhz,
+    fprintf(out, "  SM clock %.0f MHz (median of %s measured launch%s, %.0f-%.0f)\n",
+            ks->clock_median_mhz, TD_COUNT(ks->clocks), ks->clocks == 1 ? "" : "es", ks->clock_min_mhz,
             ks->clock_max_mhz);
     if (ks->clock_max_mhz > 1.15 * ks->clock_min_mhz)
         fprintf(out, "  WARNING: its launches were measured at clocks %.0f%% apart; "
@@ -360,7 +360,7 @@ static void print_group_counts(FILE *out, const td_result *res, size_t groups)
         }
     fprintf(out, "            launches per counter group:");
     for (size_t g = 0; g < groups; g++)
-        fprintf(out, " %zu", count[g]);
+        fprintf(out, " %s", TD_COUNT(count[g]));
     fputc('\n', out);
 }
 
@@ -381,16 +381,17 @@ static void print_collection(FILE *out, const td_result *res, const td_summary *
     if (strcmp(res->replay_mode, "application") == 0) {
         /* every launch measured in each run of the app, one group a run */
         fprintf(out, "Collection: replay mode application (the app run once per counter group, "
-                "%zu groups); %zu launch%s with the full set from every run, %zu with one "
-                "group (not matched in every run)\n", groups, s->profiled - s->group_launches,
-                s->profiled - s->group_launches == 1 ? "" : "es", s->group_launches);
+                "%zu groups); %s launch%s with the full set from every run, %s with one "
+                "group (not matched in every run)\n", groups,
+                TD_COUNT(s->profiled - s->group_launches),
+                s->profiled - s->group_launches == 1 ? "" : "es", TD_COUNT(s->group_launches));
         return;
     }
     if (strcmp(res->replay_mode, "time-sampled") == 0) {
         /* levels/attribute.h: no range, no replay; the note has the details */
-        fprintf(out, "Collection: time-sampled, no range and no replay: %zu launch%s with "
+        fprintf(out, "Collection: time-sampled, no range and no replay: %s launch%s with "
                 "counters from PM samples by time, stalled slots split by the PC samples "
-                "of a second run\n", s->profiled, s->profiled == 1 ? "" : "es");
+                "of a second run\n", TD_COUNT(s->profiled), s->profiled == 1 ? "" : "es");
         return;
     }
     fprintf(out, "Collection: replay mode %s, ", res->replay_mode);
@@ -398,18 +399,18 @@ static void print_collection(FILE *out, const td_result *res, const td_summary *
         fprintf(out, "budget %g%% of native time", res->overhead_pct);
     else
         fprintf(out, "no budget");
-    fprintf(out, "; %zu launch%s with kernel replay (full set)", s->profiled - s->group_launches,
-            s->profiled - s->group_launches == 1 ? "" : "es");
+    fprintf(out, "; %s launch%s with kernel replay (full set)",
+            TD_COUNT(s->profiled - s->group_launches), s->profiled - s->group_launches == 1 ? "" : "es");
     /* none in counter groups: nothing to say of them */
     if (s->group_launches)
-        fprintf(out, ", %zu without replay (one of %zu counter groups each)", s->group_launches,
-                groups);
+        fprintf(out, ", %s without replay (one of %zu counter groups each)",
+                TD_COUNT(s->group_launches), groups);
     fputc('\n', out);
     print_group_counts(out, res, groups);
     if (s->graph_launches)
-        fprintf(out, "Graphs:   %zu kernel launch%s from CUDA graphs: no range per graph node is "
+        fprintf(out, "Graphs:   %s kernel launch%s from CUDA graphs: no range per graph node is "
                 "possible, so their trees are their graph's whole launches\n",
-                s->graph_launches, s->graph_launches == 1 ? "" : "es");
+                TD_COUNT(s->graph_launches), s->graph_launches == 1 ? "" : "es");
 }
 
 /* The share of the GPU time in kernels launched at least `times` times. */
@@ -435,12 +436,12 @@ static void print_coverage_note(FILE *out, const td_result *res, const td_summar
         time_in_kernels_launched(s, 2 * groups) < 0.8)
         return;
     fprintf(out, "NOTE:     replaying kernels' first launches took %.2f s of the %.2f s profiling "
-            "added (%zu launch%s with kernel replay, about %.0f ms each: kernel replay runs each "
+            "added (%s launch%s with kernel replay, about %.0f ms each: kernel replay runs each "
             "once per pass, saving and restoring the app's device memory between passes); where "
             "the kernels repeat, as in a training "
             "loop, --replay-mode none measures them with counter groups instead, and a kernel "
             "launched fewer than %zu times then shows only the stall reasons it measured\n",
-            res->cost.coverage_s, td_cost_added_s(&res->cost), replays, replays == 1 ? "" : "es",
+            res->cost.coverage_s, td_cost_added_s(&res->cost), TD_COUNT(replays), replays == 1 ? "" : "es",
             1e3 * res->cost.coverage_s / (double)replays, groups);
 }
 
@@ -512,9 +513,9 @@ static void print_comm(FILE *out, const td_summary *s)
     if (!comm.kernels)
         return;
     double pct = s->total_ns > 0 ? 100.0 * (comm.ns / s->total_ns) : 0;
-    fprintf(out, "Comms:    %zu %s kernel%s, %zu launch%s, %.3f ms: %.1f%% of GPU time, "
+    fprintf(out, "Comms:    %zu %s kernel%s, %s launch%s, %.3f ms: %.1f%% of GPU time, "
             "compute %.1f%%\n", comm.kernels, comm.library, comm.kernels == 1 ? "" : "s",
-            comm.launches, comm.launches == 1 ? "" : "es", comm.ns / 1e6, pct, 100.0 - pct);
+            TD_COUNT(comm.launches), comm.launches == 1 ? "" : "es", comm.ns / 1e6, pct, 100.0 - pct);
 }
 
 /* "topdown VERSION | FILE | recorded DATE": the date and any status but
@@ -563,9 +564,9 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
             fprintf(out, " [device %d, context %u]", dev->index, dev->context);
         fputc('\n', out);
     }
-    fprintf(out, "Kernels:  %zu kernel%s, %zu launch%s (%zu profiled), GPU time %.3f ms\n",
-            s->n_kernels, s->n_kernels == 1 ? "" : "s", s->launches,
-            s->launches == 1 ? "" : "es", s->profiled, s->total_ns / 1e6);
+    fprintf(out, "Kernels:  %s kernel%s, %s launch%s (%s profiled), GPU time %.3f ms\n",
+            TD_COUNT(s->n_kernels), s->n_kernels == 1 ? "" : "s", TD_COUNT(s->launches),
+            s->launches == 1 ? "" : "es", TD_COUNT(s->profiled), s->total_ns / 1e6);
     print_comm(out, s);
     td_copy_totals copies;
     memset(&copies, 0, sizeof copies);
@@ -633,11 +634,11 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
     /* elided in the middle unless --wide; report -k takes it as shown */
     td_kernel_shown(label, k, s->n_kernels, shown, sizeof shown);
     fprintf(out, "\nKernel %zu/%zu: %s\n", k + 1, s->n_kernels, o->wide ? label : shown);
-    fprintf(out, "  %zu launch%s (%zu profiled", ks->launches, ks->launches == 1 ? "" : "es",
-            ks->profiled);
+    fprintf(out, "  %s launch%s (%s profiled", TD_COUNT(ks->launches),
+            ks->launches == 1 ? "" : "es", TD_COUNT(ks->profiled));
     if (ks->multiplexed)
-        fprintf(out, ": %zu replayed, %zu in counter groups", ks->profiled - ks->group_launches,
-                ks->group_launches);
+        fprintf(out, ": %s replayed, %s in counter groups",
+                TD_COUNT(ks->profiled - ks->group_launches), TD_COUNT(ks->group_launches));
     else if (passes > 0 && ks->profiled > 0)
         fprintf(out, ", %d replay pass%s each", passes, passes == 1 ? "" : "es");
     fprintf(out, "), %.3f ms, %.1f%% of GPU time, ", ks->total_ns / 1e6, share);

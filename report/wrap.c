@@ -160,6 +160,20 @@ void td_wrap_hanging(FILE *out, const char *line, int column, int width)
     fputc('\n', out);
 }
 
+const char *td_count_text(unsigned long long n, char *buf, size_t size)
+{
+    char digits[24];
+    int len = snprintf(digits, sizeof digits, "%llu", n);
+    size_t at = 0;
+    for (int i = 0; i < len && at + 1 < size; i++) {
+        if (i > 0 && (len - i) % 3 == 0 && at + 2 < size)
+            buf[at++] = ',';
+        buf[at++] = digits[i];
+    }
+    buf[at] = '\0';
+    return buf;
+}
+
 void td_elide_middle(const char *s, size_t max, char *out, size_t size)
 {
     size_t len = strlen(s);

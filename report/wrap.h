@@ -63,6 +63,17 @@ typedef int (*td_text_writer)(FILE *out, const void *ctx, td_error *err);
 int td_write_wrapped(FILE *out, int wide, td_text_writer write, const void *ctx,
                      td_error *err);
 
+/* What the text outputs print for a value that was not measured (a
+ * stall split not made, a kernel without a profiled launch): the CSVs
+ * leave the field empty, the JSON outputs and the trace write null. */
+#define TD_NOT_MEASURED "n/m"
+
+/* n in buf with a comma between each three digits ("114,022"): counts
+ * in the text outputs (not in CSV or JSON). */
+const char *td_count_text(unsigned long long n, char *buf, size_t size);
+/* td_count_text into a buffer of the statement: for a printf's "%s". */
+#define TD_COUNT(n) td_count_text((unsigned long long)(n), (char[32]){0}, 32)
+
 /* s in at most max characters: its start and end, "..." between them. */
 void td_elide_middle(const char *s, size_t max, char *out, size_t size);
 
