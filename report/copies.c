@@ -43,7 +43,7 @@ void td_copy_totals_print(FILE *out, const td_copy_totals *t)
                 t->bytes_by[b] / 1e6);
         sep = ", ";
     }
-    fprintf(out, "), copy time %.3f ms", t->time_ns / 1e6);
+    fprintf(out, "), copy time %s ms", TD_MS(t->time_ns));
 }
 
 double td_copy_gbps(const td_copy *c)

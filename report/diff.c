@@ -256,9 +256,9 @@ static void print_side_header(FILE *out, const char *tag, const td_diff_side *si
             fprintf(out, ", legacy: no level %d", m->depth + 1);
         fputc('\n', out);
     }
-    fprintf(out, "   %s kernels, %s launches (%s profiled), GPU time %.3f ms%s\n",
+    fprintf(out, "   %s kernels, %s launches (%s profiled), GPU time %s ms%s\n",
             TD_COUNT(side->s->n_kernels), TD_COUNT(side->s->launches),
-            TD_COUNT(side->s->profiled), side->s->total_ns / 1e6,
+            TD_COUNT(side->s->profiled), TD_MS(side->s->total_ns),
             res->synthetic ? ", SYNTHETIC (not measured)" : "");
 }
 
@@ -278,8 +278,8 @@ int td_diff_conditions_warning(const td_result *a, const td_result *b, char *buf
 
 static void print_size(FILE *out, const char *tag, const side_view *v)
 {
-    fprintf(out, "%s%s%s launch%s, %.3f ms", tag, *tag ? " " : "", TD_COUNT(v->launches),
-            v->launches == 1 ? "" : "es", v->total_ns / 1e6);
+    fprintf(out, "%s%s%s launch%s, %s ms", tag, *tag ? " " : "", TD_COUNT(v->launches),
+            v->launches == 1 ? "" : "es", TD_MS(v->total_ns));
     if (v->share_pct < 99.95)
         fprintf(out, " (%.1f%% of GPU time)", v->share_pct);
 }

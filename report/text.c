@@ -513,9 +513,9 @@ static void print_comm(FILE *out, const td_summary *s)
     if (!comm.kernels)
         return;
     double pct = s->total_ns > 0 ? 100.0 * (comm.ns / s->total_ns) : 0;
-    fprintf(out, "Comms:    %zu %s kernel%s, %s launch%s, %.3f ms: %.1f%% of GPU time, "
+    fprintf(out, "Comms:    %zu %s kernel%s, %s launch%s, %s ms: %.1f%% of GPU time, "
             "compute %.1f%%\n", comm.kernels, comm.library, comm.kernels == 1 ? "" : "s",
-            TD_COUNT(comm.launches), comm.launches == 1 ? "" : "es", comm.ns / 1e6, pct, 100.0 - pct);
+            TD_COUNT(comm.launches), comm.launches == 1 ? "" : "es", TD_MS(comm.ns), pct, 100.0 - pct);
 }
 
 /* "topdown VERSION | FILE | recorded DATE": the date and any status but
@@ -564,9 +564,9 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
             fprintf(out, " [device %d, context %u]", dev->index, dev->context);
         fputc('\n', out);
     }
-    fprintf(out, "Kernels:  %s kernel%s, %s launch%s (%s profiled), GPU time %.3f ms\n",
+    fprintf(out, "Kernels:  %s kernel%s, %s launch%s (%s profiled), GPU time %s ms\n",
             TD_COUNT(s->n_kernels), s->n_kernels == 1 ? "" : "s", TD_COUNT(s->launches),
-            s->launches == 1 ? "" : "es", TD_COUNT(s->profiled), s->total_ns / 1e6);
+            s->launches == 1 ? "" : "es", TD_COUNT(s->profiled), TD_MS(s->total_ns));
     print_comm(out, s);
     td_copy_totals copies;
     memset(&copies, 0, sizeof copies);
@@ -641,7 +641,7 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
                 TD_COUNT(ks->profiled - ks->group_launches), TD_COUNT(ks->group_launches));
     else if (passes > 0 && ks->profiled > 0)
         fprintf(out, ", %d replay pass%s each", passes, passes == 1 ? "" : "es");
-    fprintf(out, "), %.3f ms, %.1f%% of GPU time, ", ks->total_ns / 1e6, share);
+    fprintf(out, "), %s ms, %.1f%% of GPU time, ", TD_MS(ks->total_ns), share);
     if (!ks->has_data) {
         fprintf(out, "no profiled launch with active cycles: time counted only\n");
         return;
@@ -687,10 +687,11 @@ static void print_devices(FILE *out, const td_result *res, const td_report_optio
     for (size_t i = 0; i < o->n_device_sums && i < res->n_devices; i++) {
         const td_device *dev = &res->devices[i];
         const td_summary *s = &o->device_sums[i];
-        fprintf(out, "\nDevice %zu/%zu: %s%sGPU %d (%s), context %u: %zu launch%s, GPU time "
-                "%.3f ms", i + 1, res->n_devices, dev->origin ? dev->origin : "",
+        fprintf(out, "\nDevice %zu/%zu: %s%sGPU %d (%s), context %u: %s launch%s, GPU time "
+                "%s ms", i + 1, res->n_devices, dev->origin ? dev->origin : "",
                 dev->origin ? ", " : "", dev->index, dev->name ? dev->name : "unknown",
-                dev->context, s->launches, s->launches == 1 ? "" : "es", s->total_ns / 1e6);
+                dev->context, TD_COUNT(s->launches), s->launches == 1 ? "" : "es",
+                TD_MS(s->total_ns));
         if (dev->n_copies) {
             td_copy_totals copies;
             memset(&copies, 0, sizeof copies);

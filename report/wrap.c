@@ -174,6 +174,24 @@ const char *td_count_text(unsigned long long n, char *buf, size_t size)
     return buf;
 }
 
+const char *td_ms_text(double ns, char *buf, size_t size)
+{
+    char plain[64];
+    snprintf(plain, sizeof plain, "%.3f", ns / 1e6);
+    const char *digits = plain + (plain[0] == '-');
+    size_t whole = strspn(digits, "0123456789");
+    if (whole < 4 || whole > 20) { /* nothing to separate, or no finite number */
+        snprintf(buf, size, "%s", plain);
+        return buf;
+    }
+    char head[32];
+    snprintf(head, sizeof head, "%.*s", (int)whole, digits);
+    char sep[32];
+    td_count_text(strtoull(head, NULL, 10), sep, sizeof sep);
+    snprintf(buf, size, "%s%s%s", plain[0] == '-' ? "-" : "", sep, digits + whole);
+    return buf;
+}
+
 void td_elide_middle(const char *s, size_t max, char *out, size_t size)
 {
     size_t len = strlen(s);

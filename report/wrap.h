@@ -74,6 +74,11 @@ const char *td_count_text(unsigned long long n, char *buf, size_t size);
 /* td_count_text into a buffer of the statement: for a printf's "%s". */
 #define TD_COUNT(n) td_count_text((unsigned long long)(n), (char[32]){0}, 32)
 
+/* A time in ns as milliseconds with 3 decimals, its whole part
+ * separated as td_count_text's ("3,787.201"). */
+const char *td_ms_text(double ns, char *buf, size_t size);
+#define TD_MS(ns) td_ms_text((ns), (char[48]){0}, 48)
+
 /* s in at most max characters: its start and end, "..." between them. */
 void td_elide_middle(const char *s, size_t max, char *out, size_t size);
 

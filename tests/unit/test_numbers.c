@@ -27,6 +27,10 @@ static void test_count_text(void)
     CHECK(strcmp(td_count_text(1234567, buf, sizeof buf), "1,234,567") == 0);
     CHECK(strcmp(td_count_text(1234567, buf, 4), "1,2") == 0); /* cut, ended */
     CHECK(strcmp(TD_COUNT(12345), "12,345") == 0);
+    CHECK(strcmp(TD_MS(3787201234.0), "3,787.201") == 0);
+    CHECK(strcmp(TD_MS(525387000.0), "525.387") == 0);
+    CHECK(strcmp(TD_MS(-1234567890.0), "-1,234.568") == 0);
+    CHECK(strchr(TD_MS(1e300), ',') == NULL); /* past a count: as printf writes it */
 }
 
 /* The bundled PyTorch recording: counts with separators in the text,
@@ -38,7 +42,7 @@ static void test_separators(void)
     snprintf(args, sizeof args, "report %s/%s", getenv("TOPDOWN_REPO_DIR"), p);
     run(args);
     CHECK(r.status == 0);
-    CHECK(strstr(r.out, "46 kernels, 114,022 launches (1,476 profiled)") != NULL);
+    CHECK(strstr(r.out, "46 kernels, 114,022 launches (1,476 profiled), GPU time 3,787.201 ms"));
     CHECK(strstr(r.out, "Copies:   3,011 copies") != NULL);
     CHECK(strstr(r.out, "  3,000 launches (114 profiled: 3 replayed, 111 in counter groups)"));
     snprintf(args, sizeof args, "report %s/%s --csv -", getenv("TOPDOWN_REPO_DIR"), p);
