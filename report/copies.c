@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/wrap.h"
+
 /* Memcpys by direction first, then memsets and peer copies by kind. */
 static size_t bucket_of(const td_copy *c)
 {
@@ -32,15 +34,16 @@ void td_copy_totals_add(td_copy_totals *t, const td_device *dev)
 
 void td_copy_totals_print(FILE *out, const td_copy_totals *t)
 {
-    fprintf(out, "%zu cop%s, %.1f MB (", t->n, t->n == 1 ? "y" : "ies", t->bytes / 1e6);
+    fprintf(out, "%s cop%s, %.1f MB (", TD_COUNT(t->n), t->n == 1 ? "y" : "ies", t->bytes / 1e6);
     const char *sep = "";
     for (size_t b = 0; b < TD_COPY_KINDS + TD_COPY_DIRECTIONS; b++) {
         if (!t->n_by[b])
             continue;
-        fprintf(out, "%s%s %zu: %.1f MB", sep, bucket_name(b), t->n_by[b], t->bytes_by[b] / 1e6);
+        fprintf(out, "%s%s %s: %.1f MB", sep, bucket_name(b), TD_COUNT(t->n_by[b]),
+                t->bytes_by[b] / 1e6);
         sep = ", ";
     }
-    fprintf(out, "), copy time %.3f ms", t->time_ns / 1e6);
+    fprintf(out, "), copy time %s ms", TD_MS(t->time_ns));
 }
 
 double td_copy_gbps(const td_copy *c)

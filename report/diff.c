@@ -167,7 +167,7 @@ static const char *view_bottleneck(const side_view *v, int level, char *buf, siz
 static void print_number(FILE *out, double v, int width, int decimals)
 {
     if (isnan(v))
-        fprintf(out, " %*s", width, "-");
+        fprintf(out, " %*s", width, TD_NOT_MEASURED);
     else
         fprintf(out, " %*.*f", width, decimals, v);
 }
@@ -236,8 +236,9 @@ static void print_views(FILE *out, const side_view *a, const side_view *b,
     char pa[200], pb[200];
     const char *ba = view_bottleneck(a, level, pa, sizeof pa);
     const char *bb = view_bottleneck(b, level, pb, sizeof pb);
-    fprintf(out, "  Bottleneck  A: %s\n              B: %s%s\n", a->present && a->has_data ? (*ba ? ba : "none") : "-",
-            b->present && b->has_data ? (*bb ? bb : "none") : "-",
+    fprintf(out, "  Bottleneck  A: %s\n              B: %s%s\n",
+            a->present && a->has_data ? (*ba ? ba : "none") : TD_NOT_MEASURED,
+            b->present && b->has_data ? (*bb ? bb : "none") : TD_NOT_MEASURED,
             a->has_data && b->has_data && strcmp(ba, bb) != 0 ? "   (differs)" : "");
 }
 
@@ -255,8 +256,9 @@ static void print_side_header(FILE *out, const char *tag, const td_diff_side *si
             fprintf(out, ", legacy: no level %d", m->depth + 1);
         fputc('\n', out);
     }
-    fprintf(out, "   %zu kernels, %zu launches (%zu profiled), GPU time %.3f ms%s\n",
-            side->s->n_kernels, side->s->launches, side->s->profiled, side->s->total_ns / 1e6,
+    fprintf(out, "   %s kernels, %s launches (%s profiled), GPU time %s ms%s\n",
+            TD_COUNT(side->s->n_kernels), TD_COUNT(side->s->launches),
+            TD_COUNT(side->s->profiled), TD_MS(side->s->total_ns),
             res->synthetic ? ", SYNTHETIC (not measured)" : "");
 }
 
@@ -276,8 +278,8 @@ int td_diff_conditions_warning(const td_result *a, const td_result *b, char *buf
 
 static void print_size(FILE *out, const char *tag, const side_view *v)
 {
-    fprintf(out, "%s%s%zu launch%s, %.3f ms", tag, *tag ? " " : "", v->launches,
-            v->launches == 1 ? "" : "es", v->total_ns / 1e6);
+    fprintf(out, "%s%s%s launch%s, %s ms", tag, *tag ? " " : "", TD_COUNT(v->launches),
+            v->launches == 1 ? "" : "es", TD_MS(v->total_ns));
     if (v->share_pct < 99.95)
         fprintf(out, " (%.1f%% of GPU time)", v->share_pct);
 }
@@ -318,8 +320,9 @@ static void print_compare_warnings(FILE *out, const td_diff_side *a, const td_di
 {
     size_t kernels = launch_counts_differ(d);
     if (a->s->launches != b->s->launches || kernels)
-        fprintf(out, "WARNING: the launch counts differ (A %zu, B %zu; %zu of the %zu kernels "
-                "in both): times are compared per launch\n", a->s->launches, b->s->launches,
+        fprintf(out, "WARNING: the launch counts differ (A %s, B %s; %zu of the %zu kernels "
+                "in both): times are compared per launch\n", TD_COUNT(a->s->launches),
+                TD_COUNT(b->s->launches),
                 kernels, d->n_both);
     for (size_t i = 0; i < a->s->n_models; i++)
         for (size_t j = 0; j < b->s->n_models; j++) {

@@ -213,7 +213,8 @@ static void print_rank_line(FILE *out, const rank *rk, size_t r, const kernel_ro
     const td_kernel_summary *k = &rk->sum.kernels[row->at[r] - 1];
     fprintf(out, " %8zu %12.3f", k->launches, k->total_ns / 1e6);
     if (!k->has_data) {
-        fprintf(out, " %10s %10s %10s %10s  (no profiled launch)\n", "-", "-", "-", "-");
+        fprintf(out, " %10s %10s %10s %10s  (no profiled launch)\n", TD_NOT_MEASURED,
+                TD_NOT_MEASURED, TD_NOT_MEASURED, TD_NOT_MEASURED);
         return;
     }
     const td_breakdown *b = &k->mean;
@@ -221,7 +222,7 @@ static void print_rank_line(FILE *out, const rank *rk, size_t r, const kernel_ro
     char path[TD_PATH_MAX];
     fprintf(out, " %10.1f %10.1f", 100 * b->node[TD_N_RETIRE], 100 * b->node[TD_N_DIVERGENCE]);
     if (b->reasons_missing) /* a stall split that was not made: no value */
-        fprintf(out, " %10s %10s", "n/m", "n/m");
+        fprintf(out, " %10s %10s", TD_NOT_MEASURED, TD_NOT_MEASURED);
     else
         fprintf(out, " %10.1f %10.1f", 100 * b->node[TD_N_FRONTEND], 100 * b->node[TD_N_BACKEND]);
     const char *bottleneck = td_bottleneck_path(m, k->verdict.bottleneck[1], path, sizeof path);

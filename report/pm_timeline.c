@@ -6,6 +6,7 @@
 
 #include "report/kname.h"
 #include "report/output.h"
+#include "report/wrap.h"
 
 #define BIN_SLOTS 16 /* kernels tracked per bin while overlapping launches */
 #define PLOT_LABELS 24
@@ -162,19 +163,29 @@ static void short_name(const char *name, char *buf, size_t size, size_t max)
         buf[max] = '\0';
 }
 
-static void print_kernels(FILE *out, const td_pm_bin *b)
+/* The row's kernels in at most room columns: the names that fit, then
+ * "+N" for the others. */
+static void print_kernels(FILE *out, const td_pm_bin *b, size_t room)
 {
     char name[64];
     if (!b->kernel[0]) {
         fputs("-", out);
         return;
     }
-    for (size_t i = 0; i < TD_PM_BIN_KERNELS && b->kernel[i]; i++) {
-        short_name(b->kernel[i], name, sizeof name, 40);
-        fprintf(out, "%s%s", i ? ", " : "", name);
+    size_t used = 0, shown = 0, n = 0;
+    while (n < TD_PM_BIN_KERNELS && b->kernel[n])
+        n++;
+    for (size_t i = 0; i < n; i++) {
+        short_name(b->kernel[i], name, sizeof name, room > 44 ? 40 : room - 4);
+        size_t left = n - i - 1 + b->other_kernels;
+        size_t need = (shown ? 2 : 0) + strlen(name) + (left ? 4 : 0);
+        if (shown && used + need > room)
+            break;
+        used += (size_t)fprintf(out, "%s%s", shown ? ", " : "", name);
+        shown++;
     }
-    if (b->other_kernels)
-        fprintf(out, " +%zu", b->other_kernels);
+    if (n - shown + b->other_kernels)
+        fprintf(out, " +%zu", n - shown + b->other_kernels);
 }
 
 static void print_head(FILE *out, const td_pm_timeline *t)
@@ -183,8 +194,8 @@ static void print_head(FILE *out, const td_pm_timeline *t)
     const td_pm_samples *pm = d->pm;
     fprintf(out, "PM-sampling timeline, device %d: %s (%s), arch table %s\n", d->index,
             d->name ? d->name : "?", d->chip ? d->chip : "?", t->model.model.arch->name);
-    fprintf(out, "  interval %.1f us; %llu samples in %zu rows", (double)pm->interval_ns / 1e3,
-            (unsigned long long)pm->samples, pm->n);
+    fprintf(out, "  interval %.1f us; %s samples in %s rows", (double)pm->interval_ns / 1e3,
+            TD_COUNT(pm->samples), TD_COUNT(pm->n));
     if (pm->merges)
         fprintf(out, " (up to %zu samples a row: rows merge to bound memory)",
                 (size_t)1 << pm->merges);
@@ -222,6 +233,13 @@ static size_t shown_columns(const td_pm_model *m, int *cols)
     return n;
 }
 
+/* The columns left to a row's kernels after its times and n_cols shares. */
+static size_t kernels_room(size_t n_cols)
+{
+    int room = td_text_width() - (10 + 1 + 10 + 11 * (int)n_cols + 3);
+    return room > 20 ? (size_t)room : 20;
+}
+
 int td_pm_timeline_text(FILE *out, const td_pm_timeline *t, td_error *err)
 {
     (void)err;
@@ -245,13 +263,19 @@ int td_pm_timeline_text(FILE *out, const td_pm_timeline *t, td_error *err)
         else
             fprintf(out, " %-*s", (int)(11 * n_cols - 1), "      idle");
         fputs("   ", out);
-        print_kernels(out, bin);
+        print_kernels(out, bin, kernels_room(n_cols));
         fputc('\n', out);
     }
     td_c_numeric_end(&numeric);
     return 0;
 }
 
+static int write_text(FILE *out, const void *ctx, td_error *err)
+{
+    return td_pm_timeline_text(out, ctx, err);
+}
+
+/* Each device's table, its head's long lines wrapped (the rows fit). */
 int td_pm_timeline_report(FILE *out, const td_result *res, const td_summary *s,
                           td_error *err)
 {
@@ -265,7 +289,7 @@ int td_pm_timeline_report(FILE *out, const td_result *res, const td_summary *s,
             return -1;
         if (!first)
             fputc('\n', out);
-        int rc = td_pm_timeline_text(out, &t, err);
+        int rc = td_write_wrapped(out, 0, write_text, &t, err);
         td_pm_timeline_free(&t);
         if (rc)
             return -1;

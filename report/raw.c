@@ -78,6 +78,62 @@ static int row_build(const td_result *res, const char *kernel, raw_row *r, td_er
     return 0;
 }
 
+/* What a metric counts, by a part of its name: the first row that
+ * matches. A scale of 0: a percentage or a ratio, printed as it is. */
+static const struct metric_unit {
+    const char *part, *unit;
+    int scale;
+} metric_units[] = {
+    {"gpu__time_duration", "s", 1}, /* ns: scaled to ns, us, ms, s */
+    {"warp_execution_efficiency", "%", 0},
+    {"stall_", "%", 0}, /* nvprof's stall reasons */
+    {"ipc", "", 0},
+    {"cycles", "cycles", 1},
+    {"warps_issue_stalled", "warps", 1},
+    {"inst_", "inst", 1},
+    {"bytes", "B", 1},
+    {"", "", 1}, /* anything else: a count */
+};
+
+static const struct metric_unit *unit_of(const char *metric)
+{
+    size_t i = 0;
+    while (!strstr(metric, metric_units[i].part))
+        i++;
+    return &metric_units[i];
+}
+
+/* A time in ns as "4.56 ms". */
+static void format_time(double ns, char *buf, size_t size)
+{
+    static const char *const units[] = {"ns", "us", "ms", "s"};
+    size_t u = 0;
+    for (; u < 3 && fabs(ns) >= 1000; u++)
+        ns /= 1000;
+    snprintf(buf, size, "%.2f %s", ns, units[u]);
+}
+
+void td_raw_format_value(const char *metric, double value, char *buf, size_t size)
+{
+    static const char prefixes[] = " kMGTPE";
+    const struct metric_unit *m = unit_of(metric);
+    if (!m->scale) {
+        snprintf(buf, size, "%.4g%s%s", value, *m->unit == '%' ? " " : "", m->unit);
+        return;
+    }
+    if (*m->unit == 's') {
+        format_time(value, buf, size);
+        return;
+    }
+    size_t p = 0;
+    for (; p + 1 < sizeof prefixes - 1 && fabs(value) >= 1000; p++)
+        value /= 1000;
+    if (p == 0)
+        snprintf(buf, size, "%.4g%s%s", value, *m->unit ? " " : "", m->unit);
+    else
+        snprintf(buf, size, "%.2f %c%s%s", value, prefixes[p], *m->unit ? " " : "", m->unit);
+}
+
 static void print_row(FILE *out, const char *name, const raw_row *r, int csv, int wide)
 {
     size_t width = 0;
@@ -114,11 +170,11 @@ static void print_row(FILE *out, const char *name, const raw_row *r, int csv, in
         if (!wide)
             td_elide_middle(v->metric, width, metric, sizeof metric);
         fprintf(out, "  %-*s  ", (int)width, wide ? v->metric : metric);
+        char value[64] = "n/m";
         if (known)
-            fprintf(out, "%18.6g", mean);
-        else
-            fprintf(out, "%18s", "-");
-        fprintf(out, "  %8zu\n", v->launches);
+            td_raw_format_value(v->metric, mean, value, sizeof value);
+        fprintf(out, "%18s", value);
+        fprintf(out, "  %8s\n", TD_COUNT(v->launches));
     }
 }
 
@@ -132,7 +188,9 @@ int td_report_raw(FILE *out, const td_result *res, const td_summary *s, int csv,
         fputs("kernel,metric,value,launches\n", out);
     else
         fputs("Raw counters: per kernel and the application, each metric's duration-weighted\n"
-              "mean per launch over the profiled launches that measured it (launches).\n", out);
+              "mean per launch over the profiled launches that measured it (launches), with\n"
+              "its unit (k, M, G: thousand, million, billion; --csv: the values whole;\n"
+              "n/m: not measured).\n", out);
     int rc = 0;
     for (size_t k = 0; rc == 0 && k <= s->n_kernels; k++) {
         const char *kernel = k < s->n_kernels ? s->kernels[k].name : NULL;

@@ -149,8 +149,8 @@ int td_report_by_region(FILE *out, const td_result *res, const td_summary *run,
         char head[64], tail[128], name[TD_TEXT_WIDTH];
         const char *label = td_region_label(set->names[r]);
         int h = snprintf(head, sizeof head, "=== NVTX region %zu/%zu: ", r + 1, set->n);
-        int t = snprintf(tail, sizeof tail, " | %zu launch%s, %.3f ms, %.1f%% of GPU time ===",
-                         s->launches, s->launches == 1 ? "" : "es", s->total_ns / 1e6,
+        int t = snprintf(tail, sizeof tail, " | %s launch%s, %s ms, %.1f%% of GPU time ===",
+                         TD_COUNT(s->launches), s->launches == 1 ? "" : "es", TD_MS(s->total_ns),
                          total_ns > 0 ? 100.0 * s->total_ns / total_ns : 0.0);
         /* the region's name elided in the middle to fit the width */
         td_elide_middle(label, (size_t)(TD_TEXT_WIDTH - h - t), name, sizeof name);

@@ -71,13 +71,15 @@ static void print_line(FILE *out, const td_columns *cols, const line_fields *f, 
     print_field(out, sep, 6, num);
     for (size_t i = 0; i < cols->count; i++) {
         double v = f->b ? 100.0 * td_column_value(&cols->items[i], f->model, f->b) : NAN;
-        snprintf(num, sizeof num, isnan(v) ? "-" : "%.1f", v);
+        /* -x lines are for machines: empty, as the CSV */
+        snprintf(num, sizeof num, isnan(v) ? (sep ? "" : TD_NOT_MEASURED) : "%.1f", v);
         print_field(out, sep, column_width(&cols->items[i]), num);
     }
     const char *bottleneck = f->b ? td_bottleneck_path(f->model, f->verdict->bottleneck[level],
-                                                       path, sizeof path) : "-";
+                                                       path, sizeof path)
+                             : sep ? "" : TD_NOT_MEASURED;
     if (sep)
-        fprintf(out, "%s%s\n", sep, *bottleneck ? bottleneck : "none");
+        fprintf(out, "%s%s\n", sep, *bottleneck || !f->b ? bottleneck : "none");
     else
         fprintf(out, "  %s\n", *bottleneck ? bottleneck : "none");
 }

@@ -16,6 +16,17 @@
 #include "levels/spread.h"
 
 #define NAME_WIDTH 52
+/* A tree line's columns but its name's: area, "% Slots", the share, a
+ * spread and the bottleneck mark. */
+#define TREE_LINE_REST 35
+
+/* The node column: NAME_WIDTH, narrower on a narrow terminal (not under
+ * --wide), so that a tree line stays one line. */
+static int name_width(const td_report_options *o)
+{
+    int fit = td_text_width() - TREE_LINE_REST;
+    return o->wide || fit >= NAME_WIDTH ? NAME_WIDTH : fit;
+}
 #define MAX_DESCRIBED 256
 
 void td_report_options_init(td_report_options *o)
@@ -86,7 +97,7 @@ static void print_marker(const tree_ctx *t, int node, long written)
         return;
     const char *path = t->model->tree[rival].path;
     long inline_len = written + 5 + 20 + (long)strlen(path);
-    if (t->o->wide || inline_len <= TD_TEXT_WIDTH)
+    if (t->o->wide || inline_len <= td_text_width())
         fprintf(t->out, " (within spread of %s)", path);
     else
         fprintf(t->out, "\n        (within spread of %s)", path);
@@ -99,16 +110,21 @@ static void print_line(const tree_ctx *t, int node, int below)
     long start = ftell(t->out);
     if (!td_node_measured(t->model, t->b, node)) {
         /* a stall split that was not made: no value, never a guess */
-        fprintf(t->out, "  %-4s  %-*s  %% Slots %6s\n", n->area, NAME_WIDTH, n->path, "n/m");
+        fprintf(t->out, "  %-4s  %-*s  %% Slots %6s\n", n->area, name_width(t->o), n->path,
+                TD_NOT_MEASURED);
         return;
     }
-    fprintf(t->out, "  %-4s  %-*s  %% Slots %6.1f", n->area, NAME_WIDTH, n->path,
+    /* coloured on a terminal: the bottleneck, the other losses over their threshold */
+    const char *mark = bottleneck ? TD_MARK_ALERT
+                       : td_kind_is_loss(n->kind) && t->v->over[node] && !below ? TD_MARK_NOTE
+                                                                                : "";
+    fprintf(t->out, "  %s%-4s  %-*s  %% Slots %6.1f", mark, n->area, name_width(t->o), n->path,
             100.0 * t->b->value[node]);
     print_spread(t, node);
     fputs(below ? " <" : "", t->out);
     if (bottleneck)
-        print_marker(t, node, ftell(t->out) - start);
-    fputc('\n', t->out);
+        print_marker(t, node, ftell(t->out) - start - (long)strlen(mark));
+    fputs(*mark ? TD_MARK_END "\n" : "\n", t->out);
     if (t->o->no_desc)
         return;
     if (t->o->desc || (bottleneck && first_time(t->described, n->path))) {
@@ -177,7 +193,7 @@ static void print_tree(FILE *out, const td_model *m, const td_breakdown *b,
     print_no_bottleneck(&t);
     if (b->unattributed <= 0.0005)
         return;
-    fprintf(out, "  %-4s  %-*s  %% Slots %6.1f\n", "--", NAME_WIDTH, "Unattributed",
+    fprintf(out, "  %-4s  %-*s  %% Slots %6.1f\n", "--", name_width(o), "Unattributed",
             100.0 * b->unattributed);
     if (o->no_desc)
         fputs("        \n", out);
@@ -316,8 +332,8 @@ static void print_clock(FILE *out, const td_kernel_summary *ks, int peak_mhz)
                 ks->clocks_unreal == 1 ? "its" : "their");
     if (!ks->clocks)
         return;
-    fprintf(out, "  SM clock %.0f MHz (median of %zu measured launch%s, %.0f-%.0f)\n",
-            ks->clock_median_mhz, ks->clocks, ks->clocks == 1 ? "" : "es", ks->clock_min_mhz,
+    fprintf(out, "  SM clock %.0f MHz (median of %s measured launch%s, %.0f-%.0f)\n",
+            ks->clock_median_mhz, TD_COUNT(ks->clocks), ks->clocks == 1 ? "" : "es", ks->clock_min_mhz,
             ks->clock_max_mhz);
     if (ks->clock_max_mhz > 1.15 * ks->clock_min_mhz)
         fprintf(out, "  WARNING: its launches were measured at clocks %.0f%% apart; "
@@ -344,7 +360,7 @@ static void print_group_counts(FILE *out, const td_result *res, size_t groups)
         }
     fprintf(out, "            launches per counter group:");
     for (size_t g = 0; g < groups; g++)
-        fprintf(out, " %zu", count[g]);
+        fprintf(out, " %s", TD_COUNT(count[g]));
     fputc('\n', out);
 }
 
@@ -358,24 +374,24 @@ static void print_collection(FILE *out, const td_result *res, const td_summary *
             passes = res->devices[d].passes > passes ? res->devices[d].passes : passes;
         if (passes > 0)
             fprintf(out, "Collection: kernel replay, %d passes per profiled launch for the full "
-                    "counter set (recorded before replay-free collection became the default)\n",
-                    passes);
+                    "counter set\n", passes);
         return;
     }
     size_t groups = td_result_most_groups(res);
     if (strcmp(res->replay_mode, "application") == 0) {
         /* every launch measured in each run of the app, one group a run */
         fprintf(out, "Collection: replay mode application (the app run once per counter group, "
-                "%zu groups); %zu launch%s with the full set from every run, %zu with one "
-                "group (not matched in every run)\n", groups, s->profiled - s->group_launches,
-                s->profiled - s->group_launches == 1 ? "" : "es", s->group_launches);
+                "%zu groups); %s launch%s with the full set from every run, %s with one "
+                "group (not matched in every run)\n", groups,
+                TD_COUNT(s->profiled - s->group_launches),
+                s->profiled - s->group_launches == 1 ? "" : "es", TD_COUNT(s->group_launches));
         return;
     }
     if (strcmp(res->replay_mode, "time-sampled") == 0) {
         /* levels/attribute.h: no range, no replay; the note has the details */
-        fprintf(out, "Collection: time-sampled, no range and no replay: %zu launch%s with "
+        fprintf(out, "Collection: time-sampled, no range and no replay: %s launch%s with "
                 "counters from PM samples by time, stalled slots split by the PC samples "
-                "of a second run\n", s->profiled, s->profiled == 1 ? "" : "es");
+                "of a second run\n", TD_COUNT(s->profiled), s->profiled == 1 ? "" : "es");
         return;
     }
     fprintf(out, "Collection: replay mode %s, ", res->replay_mode);
@@ -383,14 +399,18 @@ static void print_collection(FILE *out, const td_result *res, const td_summary *
         fprintf(out, "budget %g%% of native time", res->overhead_pct);
     else
         fprintf(out, "no budget");
-    fprintf(out, "; %zu launch%s with kernel replay (full set), %zu without replay (one of "
-            "%zu counter groups each)\n", s->profiled - s->group_launches,
-            s->profiled - s->group_launches == 1 ? "" : "es", s->group_launches, groups);
+    fprintf(out, "; %s launch%s with kernel replay (full set)",
+            TD_COUNT(s->profiled - s->group_launches), s->profiled - s->group_launches == 1 ? "" : "es");
+    /* none in counter groups: nothing to say of them */
+    if (s->group_launches)
+        fprintf(out, ", %s without replay (one of %zu counter groups each)",
+                TD_COUNT(s->group_launches), groups);
+    fputc('\n', out);
     print_group_counts(out, res, groups);
     if (s->graph_launches)
-        fprintf(out, "Graphs:   %zu kernel launch%s from CUDA graphs: no range per graph node is "
+        fprintf(out, "Graphs:   %s kernel launch%s from CUDA graphs: no range per graph node is "
                 "possible, so their trees are their graph's whole launches\n",
-                s->graph_launches, s->graph_launches == 1 ? "" : "es");
+                TD_COUNT(s->graph_launches), s->graph_launches == 1 ? "" : "es");
 }
 
 /* The share of the GPU time in kernels launched at least `times` times. */
@@ -416,12 +436,12 @@ static void print_coverage_note(FILE *out, const td_result *res, const td_summar
         time_in_kernels_launched(s, 2 * groups) < 0.8)
         return;
     fprintf(out, "NOTE:     replaying kernels' first launches took %.2f s of the %.2f s profiling "
-            "added (%zu launch%s with kernel replay, about %.0f ms each: kernel replay runs each "
+            "added (%s launch%s with kernel replay, about %.0f ms each: kernel replay runs each "
             "once per pass, saving and restoring the app's device memory between passes); where "
             "the kernels repeat, as in a training "
             "loop, --replay-mode none measures them with counter groups instead, and a kernel "
             "launched fewer than %zu times then shows only the stall reasons it measured\n",
-            res->cost.coverage_s, td_cost_added_s(&res->cost), replays, replays == 1 ? "" : "es",
+            res->cost.coverage_s, td_cost_added_s(&res->cost), TD_COUNT(replays), replays == 1 ? "" : "es",
             1e3 * res->cost.coverage_s / (double)replays, groups);
 }
 
@@ -493,20 +513,32 @@ static void print_comm(FILE *out, const td_summary *s)
     if (!comm.kernels)
         return;
     double pct = s->total_ns > 0 ? 100.0 * (comm.ns / s->total_ns) : 0;
-    fprintf(out, "Comms:    %zu %s kernel%s, %zu launch%s, %.3f ms: %.1f%% of GPU time, "
+    fprintf(out, "Comms:    %zu %s kernel%s, %s launch%s, %s ms: %.1f%% of GPU time, "
             "compute %.1f%%\n", comm.kernels, comm.library, comm.kernels == 1 ? "" : "s",
-            comm.launches, comm.launches == 1 ? "" : "es", comm.ns / 1e6, pct, 100.0 - pct);
+            TD_COUNT(comm.launches), comm.launches == 1 ? "" : "es", TD_MS(comm.ns), pct, 100.0 - pct);
+}
+
+/* "topdown VERSION | FILE | recorded DATE": the date and any status but
+ * complete (a complete result says nothing more) whole, on a line of
+ * their own where the line would not fit. */
+static void print_first_line(FILE *out, const td_result *res, const td_report_options *o)
+{
+    char head[4096], tail[192] = "";
+    snprintf(head, sizeof head, "topdown %s%s%s", TOPDOWN_VERSION, o->origin ? " | " : "",
+             o->origin ? o->origin : "");
+    if (res->created)
+        snprintf(tail, sizeof tail, "recorded %s", res->created);
+    if (res->status && strcmp(res->status, "complete") != 0)
+        snprintf(tail + strlen(tail), sizeof tail - strlen(tail), "%sstatus %s",
+                 tail[0] ? " | " : "", res->status);
+    int fits = o->wide || strlen(head) + 3 + strlen(tail) <= (size_t)td_text_width();
+    fprintf(out, "%s%s%s\n", head, !tail[0] ? "" : fits ? " | " : "\n          ", tail);
 }
 
 void td_report_header(FILE *out, const td_result *res, const td_summary *s,
                       const td_report_options *o)
 {
-    fprintf(out, "topdown %s", TOPDOWN_VERSION);
-    if (o->origin)
-        fprintf(out, " | %s", o->origin);
-    if (res->created)
-        fprintf(out, " | recorded %s", res->created);
-    fprintf(out, " | status %s\n", res->status ? res->status : "complete");
+    print_first_line(out, res, o);
     if (res->synthetic)
         fprintf(out, "NOTE: synthetic example, not measured on a GPU%s%s\n",
                 res->note ? ": " : "", res->note ? res->note : "");
@@ -532,9 +564,9 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
             fprintf(out, " [device %d, context %u]", dev->index, dev->context);
         fputc('\n', out);
     }
-    fprintf(out, "Kernels:  %zu kernel%s, %zu launch%s (%zu profiled), GPU time %.3f ms\n",
-            s->n_kernels, s->n_kernels == 1 ? "" : "s", s->launches,
-            s->launches == 1 ? "" : "es", s->profiled, s->total_ns / 1e6);
+    fprintf(out, "Kernels:  %s kernel%s, %s launch%s (%s profiled), GPU time %s ms\n",
+            TD_COUNT(s->n_kernels), s->n_kernels == 1 ? "" : "s", TD_COUNT(s->launches),
+            s->launches == 1 ? "" : "es", TD_COUNT(s->profiled), TD_MS(s->total_ns));
     print_comm(out, s);
     td_copy_totals copies;
     memset(&copies, 0, sizeof copies);
@@ -605,14 +637,14 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
     /* elided in the middle unless --wide; report -k takes it as shown */
     td_kernel_shown(label, k, s->n_kernels, shown, sizeof shown);
     fprintf(out, "\nKernel %zu/%zu: %s\n", k + 1, s->n_kernels, o->wide ? label : shown);
-    fprintf(out, "  %zu launch%s (%zu profiled", ks->launches, ks->launches == 1 ? "" : "es",
-            ks->profiled);
+    fprintf(out, "  %s launch%s (%s profiled", TD_COUNT(ks->launches),
+            ks->launches == 1 ? "" : "es", TD_COUNT(ks->profiled));
     if (ks->multiplexed)
-        fprintf(out, ": %zu replayed, %zu in counter groups", ks->profiled - ks->group_launches,
-                ks->group_launches);
+        fprintf(out, ": %s replayed, %s in counter groups",
+                TD_COUNT(ks->profiled - ks->group_launches), TD_COUNT(ks->group_launches));
     else if (passes > 0 && ks->profiled > 0)
         fprintf(out, ", %d replay pass%s each", passes, passes == 1 ? "" : "es");
-    fprintf(out, "), %.3f ms, %.1f%% of GPU time, ", ks->total_ns / 1e6, share);
+    fprintf(out, "), %s ms, %.1f%% of GPU time, ", TD_MS(ks->total_ns), share);
     if (!ks->has_data) {
         fprintf(out, "no profiled launch with active cycles: time counted only\n");
         return;
@@ -658,10 +690,11 @@ static void print_devices(FILE *out, const td_result *res, const td_report_optio
     for (size_t i = 0; i < o->n_device_sums && i < res->n_devices; i++) {
         const td_device *dev = &res->devices[i];
         const td_summary *s = &o->device_sums[i];
-        fprintf(out, "\nDevice %zu/%zu: %s%sGPU %d (%s), context %u: %zu launch%s, GPU time "
-                "%.3f ms", i + 1, res->n_devices, dev->origin ? dev->origin : "",
+        fprintf(out, "\nDevice %zu/%zu: %s%sGPU %d (%s), context %u: %s launch%s, GPU time "
+                "%s ms", i + 1, res->n_devices, dev->origin ? dev->origin : "",
                 dev->origin ? ", " : "", dev->index, dev->name ? dev->name : "unknown",
-                dev->context, s->launches, s->launches == 1 ? "" : "es", s->total_ns / 1e6);
+                dev->context, TD_COUNT(s->launches), s->launches == 1 ? "" : "es",
+                TD_MS(s->total_ns));
         if (dev->n_copies) {
             td_copy_totals copies;
             memset(&copies, 0, sizeof copies);

@@ -390,7 +390,7 @@ static void print_block(FILE *out, const td_timeline *t, const td_summary *s,
             const td_column *col = &cols->items[c];
             double v = td_column_value(col, &s->models[p->dev], &p->b);
             if (isnan(v))
-                fprintf(out, " %*s", column_width(col), "-");
+                fprintf(out, " %*s", column_width(col), TD_NOT_MEASURED);
             else
                 fprintf(out, " %*.1f", column_width(col), 100.0 * v);
         }

@@ -81,15 +81,22 @@ static cJSON *kernel_args(const td_summary *s, const td_kernel_summary *k, const
     cJSON_AddStringToObject(args, "kernel", l->kernel);
     cJSON_AddNumberToObject(args, "launch_id", (double)l->id);
     cJSON_AddNumberToObject(args, "duration_ns", l->duration_ns);
+    static const struct { const char *name; int node; } level1[] = {
+        {"Retire", TD_N_RETIRE}, {"Divergence", TD_N_DIVERGENCE},
+        {"Frontend", TD_N_FRONTEND}, {"Backend", TD_N_BACKEND}};
+    /* not measured (no profiled launch, a stall split not made): null */
+    for (size_t i = 0; i < sizeof level1 / sizeof *level1; i++) {
+        int known = k && k->has_data &&
+                    td_node_measured(&s->models[k->model], &k->mean, level1[i].node);
+        if (known)
+            cJSON_AddNumberToObject(args, level1[i].name, 100 * k->mean.node[level1[i].node]);
+        else
+            cJSON_AddNullToObject(args, level1[i].name);
+    }
     if (!k || !k->has_data) {
-        cJSON_AddStringToObject(args, "bottleneck", "no data");
+        cJSON_AddNullToObject(args, "bottleneck");
         return args;
     }
-    const td_breakdown *b = &k->mean;
-    cJSON_AddNumberToObject(args, "Retire", 100 * b->node[TD_N_RETIRE]);
-    cJSON_AddNumberToObject(args, "Divergence", 100 * b->node[TD_N_DIVERGENCE]);
-    cJSON_AddNumberToObject(args, "Frontend", 100 * b->node[TD_N_FRONTEND]);
-    cJSON_AddNumberToObject(args, "Backend", 100 * b->node[TD_N_BACKEND]);
     char path[TD_PATH_MAX];
     td_bottleneck_path(&s->models[k->model], k->verdict.bottleneck[1], path, sizeof path);
     cJSON_AddStringToObject(args, "bottleneck", path[0] ? path : "none");

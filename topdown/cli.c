@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "metrics/result/pcsamp.h"
 #include "topdown/inject/nvtx_filter.h"
@@ -17,6 +18,7 @@
 #include "report/kname.h"
 #include "report/plot.h"
 #include "report/timeline.h"
+#include "report/wrap.h"
 #include "topdown/cli.h"
 #include "topdown/command_table.h"
 
@@ -292,6 +294,17 @@ static int set_sample_every(cli *c, const cli_option *o, const char *arg, td_err
 }
 
 /* report --page (ncu's pages): details, raw, session; source is a command of its own. */
+static int set_color(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)c;
+    for (const char *const *w = o->words; *w; w++)
+        if (strcmp(arg, *w) == 0) {
+            td_set_text_color(td_choose_color(arg, isatty(STDOUT_FILENO), getenv("NO_COLOR")));
+            return 0;
+        }
+    return td_fail(err, "--color takes auto, always or never, not \"%s\"", arg);
+}
+
 static int set_page(cli *c, const cli_option *o, const char *arg, td_error *err)
 {
     for (const char *const *p = o->words; *p; p++)
@@ -378,8 +391,13 @@ static const cli_option options[] = {
      "      --by-region      one tree per NVTX region (the ranges launches were made in);\n"
      "                       --csv gets one row per region and kernel, a region column\n"},
     {"wide", 0, FLAG_ONLY, FLAG(report.wide), S_REPORT,
-     "      --wide           full lines and kernel names (default: 100 columns, long\n"
-     "                       names elided in the middle, lines wrapped)\n"},
+     "      --wide           full lines and kernel names (default: the terminal's\n"
+     "                       width, 100 columns in a pipe, long names elided in the\n"
+     "                       middle, lines wrapped)\n"},
+    {"color", 0, WORDS("auto", "always", "never"), OWN(set_color), S_REPORT,
+     "      --color WHEN     colour the bottleneck and the nodes over their threshold:\n"
+     "                       auto (default: on a terminal, unless NO_COLOR), always,\n"
+     "                       never\n"},
     {"quiet", 0, FLAG_ONLY, FLAG(quiet), S_REPORT,
      "      --quiet          no \"next:\" hints after the report (also TOPDOWN_HINTS=0;\n"
      "                       they show only when stderr is a terminal)\n"},

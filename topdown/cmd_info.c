@@ -55,6 +55,12 @@ static td_model *resolved_tables(const td_arch_set *archs, size_t *n)
     return models;
 }
 
+/* Where list-nodes' description starts, after a node column of width. */
+static int desc_column(int width)
+{
+    return 4 + 1 + 3 + 1 + width + 1 + 13 + 1;
+}
+
 /* The stall reasons under fixed node `node`, over every table: each path
  * once, with the tables that have it. */
 static void print_node_stalls(const td_model *models, size_t n_models, int node, int width)
@@ -75,8 +81,10 @@ static void print_node_stalls(const td_model *models, size_t n_models, int node,
                 if (td_model_find(&models[u], st->path) >= 0)
                     snprintf(tables + strlen(tables), sizeof tables - strlen(tables), "%s%s",
                              tables[0] ? " " : "", models[u].arch->name);
-            printf("%-4s %-3d %-*s %-13s stall reason (%s)\n", st->area, st->level, width,
-                   st->path, threshold, tables);
+            char line[1024];
+            snprintf(line, sizeof line, "%-4s %-3d %-*s %-13s stall reason (%s)", st->area,
+                     st->level, width, st->path, threshold, tables);
+            td_wrap_hanging(stdout, line, desc_column(width), td_text_width());
         }
 }
 
@@ -173,13 +181,16 @@ int cmd_list_nodes(int argc, char **argv, td_error *err)
             return td_fail(err, "out of memory");
         }
     }
-    /* the node column: 42, or the longest stall path */
-    int width = 42;
+    /* the node column: the longest path listed */
+    const td_node_set *set = td_nodes_builtin();
+    int width = 4;
+    for (int n = 0; n < set->count; n++)
+        if (set->nodes[n].level <= max_level && (int)strlen(set->nodes[n].path) > width)
+            width = (int)strlen(set->nodes[n].path);
     for (size_t t = 0; t < n_models; t++)
         for (int i = td_model_stall_index(&models[t], 0); i < models[t].n_tree; i++)
             if ((int)strlen(models[t].tree[i].path) > width)
                 width = (int)strlen(models[t].tree[i].path);
-    const td_node_set *set = td_nodes_builtin();
     printf("%-4s %-3s %-*s %-13s %s\n", "area", "lvl", width, "node", "threshold", "description");
     for (int n = 0; n < set->count; n++) {
         const td_node_info *info = &set->nodes[n];
@@ -189,16 +200,20 @@ int cmd_list_nodes(int argc, char **argv, td_error *err)
         if (td_kind_is_loss(info->kind))
             snprintf(threshold, sizeof threshold, "%.0f%% of %s", 100.0 * info->threshold,
                      info->level == 1 ? "all" : "parent");
-        printf("%-4s %-3d %-*s %-13s %s\n", info->area, info->level, width, info->path,
-               threshold, info->desc);
+        char line[1024];
+        snprintf(line, sizeof line, "%-4s %-3d %-*s %-13s %s", info->area, info->level, width,
+                 info->path, threshold, info->desc);
+        td_wrap_hanging(stdout, line, desc_column(width), td_text_width());
         print_node_stalls(models, n_models, n, width);
     }
-    printf("Threshold: a node counts (shown, can be the bottleneck <==) when its share of issue "
-           "slots is over that %% of all slots (\"of all\", level 1) or of its parent's share "
-           "(\"of parent\"); -v shows the others. An arch table may override them.\n");
+    td_wrap_text(stdout, "Threshold: a node counts (shown, can be the bottleneck <==) when its "
+                 "share of issue slots is over that % of all slots (\"of all\", level 1) or of "
+                 "its parent's share (\"of parent\"); -v shows the others. An arch table may "
+                 "override them.\n", td_text_width(), 11);
     if (max_level >= 4) {
-        printf("Level 4: the stall reasons of the arch tables (in parentheses) under their "
-               "node (level 3; level 2 on nvprof tables); topdown describe REASON.\n");
+        td_wrap_text(stdout, "Level 4: the stall reasons of the arch tables (in parentheses) "
+                     "under their node (level 3; level 2 on nvprof tables); topdown describe "
+                     "REASON.\n", td_text_width(), 9);
         free(models);
         td_arch_set_free(&archs);
     }
@@ -289,8 +304,9 @@ static void print_fix(FILE *out, const td_node_info *info)
         fprintf(out, "  %s\n", fix);
 }
 
-/* A stall reason of the arch tables: its counter and node in each table. */
-static int describe_stall(const char *word, const td_arch_set *archs)
+/* A stall reason of the arch tables: its counter and node in each table;
+ * -1 when no table knows it. */
+static int describe_stall(FILE *out, const char *word, const td_arch_set *archs)
 {
     const char *reason = NULL;
     int node = -1;
@@ -302,17 +318,36 @@ static int describe_stall(const char *word, const td_arch_set *archs)
             if (!reason) {
                 reason = st->reason;
                 node = td_node_find(st->node);
-                printf("%s (stall reason, level 4)\n", reason);
+                fprintf(out, "%s (stall reason, level 4)\n", reason);
                 if (node >= 0)
-                    printf("  Warps stalled for this reason count under %s: %s\n",
-                           td_node_get(node)->path, td_node_get(node)->desc);
-                printf("  Counter, node, per arch table:\n");
+                    fprintf(out, "  Warps stalled for this reason count under %s: %s\n",
+                             td_node_get(node)->path, td_node_get(node)->desc);
+                fprintf(out, "  Counter, node, per arch table:\n");
             }
-            printf("    %s: %s under %s\n", archs->items[a].name, st->metric, st->node);
+            fprintf(out, "    %s: %s under %s\n", archs->items[a].name, st->metric, st->node);
         }
     if (reason && node >= 0)
-        print_fix(stdout, td_node_get(node));
+        print_fix(out, td_node_get(node));
     return reason ? 0 : -1;
+}
+
+typedef struct stall_args {
+    const char *word;
+    const td_arch_set *archs;
+} stall_args;
+
+static int write_stall(FILE *out, const void *ctx, td_error *err)
+{
+    (void)err;
+    const stall_args *a = ctx;
+    return describe_stall(out, a->word, a->archs);
+}
+
+/* describe_stall in lines that fit; -1 when no table knows the word. */
+static int describe_stall_wrapped(const char *word, const td_arch_set *archs, td_error *err)
+{
+    stall_args a = {word, archs};
+    return td_write_wrapped(stdout, 0, write_stall, &a, err);
 }
 
 /* The stall reason a word names: itself, or the last part of a stall
@@ -567,7 +602,7 @@ int cmd_describe(int argc, char **argv, td_error *err)
         rc = describe_node(node, &archs, err);
     else if (is_unattributed(files[0]))
         rc = td_write_wrapped(stdout, 0, write_unattributed, NULL, err);
-    else if (describe_stall(stall_word(files[0]), &archs) != 0)
+    else if (describe_stall_wrapped(stall_word(files[0]), &archs, err) != 0)
         rc = unknown_word(files[0], &archs, err);
     td_arch_set_free(&archs);
     return rc;

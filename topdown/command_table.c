@@ -15,7 +15,7 @@
 /* The options of the tree printed by profiling and `report`. */
 #define TREE_OPTIONS "level verbose no-desc desc kernel-name-base kernels app-only " \
                      "spread-threshold arch csv csv-launches timeline phase-threshold " \
-                     "by-region wide quiet json print-summary separator nodes force help "
+                     "by-region wide color quiet json print-summary separator nodes force help "
 
 const td_command_def td_commands[TD_CMD_COUNT] = {
     [TD_CMD_PROFILE] = {

@@ -3,11 +3,24 @@
  * exit code or -1 / TD_USAGE_ERROR with a td_error; only main prints
  * errors and exits. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "report/wrap.h"
 #include "topdown/cli.h"
 #include "topdown/commands.h"
+
+/* Text fits the terminal standard output is, else TD_TEXT_WIDTH; coloured
+ * there unless NO_COLOR (--color overrides). */
+static void set_text_width(void)
+{
+    int tty = isatty(STDOUT_FILENO);
+    struct winsize ws = {0};
+    int cols = tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
+    td_set_text_width(td_choose_text_width(tty, getenv("COLUMNS"), cols));
+    td_set_text_color(td_choose_color(NULL, tty, getenv("NO_COLOR")));
+}
 
 int main(int argc, char **argv)
 {
@@ -15,6 +28,7 @@ int main(int argc, char **argv)
     int rc;
     const char *cmd = argc > 1 ? argv[1] : NULL;
     cmd_hint_program(argv[0]);
+    set_text_width();
     if (!cmd) {
         td_cli_usage(stderr);
         return TD_EXIT_USAGE;

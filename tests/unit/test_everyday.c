@@ -131,7 +131,7 @@ static void test_compressed(void)
     snprintf(args, sizeof args,
              "report '%s/benchmarks/results/h100_pytorch_mlp.topdown.json.xz' -l 2", src);
     run(args, &r);
-    CHECK(r.status == 0 && strstr(r.out, "Kernels:  46 kernels, 17122 launches") != NULL);
+    CHECK(r.status == 0 && strstr(r.out, "Kernels:  46 kernels, 17,122 launches") != NULL);
     CHECK(strstr(r.out, "h100_pytorch_mlp.topdown.json.xz") != NULL); /* its name in the header */
     CHECK(strstr(r.out, "multi_tensor_apply_kernel [") != NULL);
     static const char *const names[] = {"imported.json.xz", "imported.json.gz"};

@@ -213,8 +213,8 @@ static void test_pages(void)
           has("out.txt", "\nCollection: kernel replay") && !has("out.txt", "Application"));
     CHECK(run("%s report %s --page raw", bin, bench) == 0 &&
           has("out.txt", "\nbench_ifetch(Sink, int):\n  metric ") &&
-          has("out.txt", "\n  smsp__inst_executed.sum                                  "
-              "4.30575e+08         3\n") &&
+          has("out.txt", "\n  smsp__inst_executed.sum                                "
+              "430.58 M inst         3\n") &&
           has("out.txt", "\n<application>:\n") && !has("out.txt", "Retire"));
     CHECK(run("%s report %s --page raw --csv", bin, bench) == 0 &&
           starts("out.txt", "kernel,metric,value,launches\n\"bench_ifetch(Sink, int)\","

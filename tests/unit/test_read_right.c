@@ -47,7 +47,7 @@ static void test_by_region_header(void)
     run(args);
     CHECK(r.status == 0);
     header_until(r.out, "\n\n=== NVTX region 1/", regions, sizeof regions);
-    CHECK(strstr(regions, "46 kernels, 17122 launches") != NULL);
+    CHECK(strstr(regions, "46 kernels, 17,122 launches") != NULL);
     CHECK(strcmp(whole, regions) == 0);
 }
 

@@ -148,7 +148,7 @@ static void test_nvtx(void)
 {
     CHECK(run("%s report '%s/h100_pytorch_nvtx.json.xz' --by-region -l 2", bin, bundle) == 0);
     char *out = td_shell_read_file(dir, "out.txt");
-    CHECK(has(out, "\n=== NVTX region 2/4: step/forward | 4800 launches, "));
+    CHECK(has(out, "\n=== NVTX region 2/4: step/forward | 4,800 launches, "));
     CHECK(has(out, ": step/backward | "));
     CHECK(has(out, ": step/optimizer | "));
     free(out);

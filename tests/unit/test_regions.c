@@ -181,7 +181,7 @@ static void test_cli(const char *dir)
     CHECK(strstr(r.out, "=== NVTX region 1/3: step/forward | 3 launches, 0.003 ms, 25.0% of GPU time ===") != NULL);
     CHECK(strstr(r.out, "=== NVTX region 2/3: step/backward (epoch 1) | 5 launches, 0.008 ms, 66.7% of GPU time ===") != NULL);
     CHECK(strstr(r.out, "=== NVTX region 3/3: (no NVTX region) | 2 launches") != NULL);
-    CHECK(count(r.out, "| status ") == 1);      /* the header once */
+    CHECK(count(r.out, "topdown " TOPDOWN_VERSION " | ") == 1); /* the header once */
     CHECK(count(r.out, "Application: ") == 3);  /* a tree per region */
     const char *fwd = strstr(r.out, "NVTX region 1/3"), *bwd = strstr(r.out, "NVTX region 2/3");
     CHECK(fwd && bwd && fwd < bwd);
