@@ -61,10 +61,11 @@ static const td_kernel_summary *kernel_of(const td_summary *s, const char *name)
     return NULL;
 }
 
-/* Chrome's reserved colour names, by level-1 bottleneck. */
+/* Chrome's reserved colour names, by level-1 bottleneck; grey where level
+ * 1 was not all measured (a stall split not made: Frontend, Backend n/m). */
 static const char *colour_of(const td_kernel_summary *k)
 {
-    if (!k || !k->has_data)
+    if (!k || !k->has_data || k->mean.reasons_missing)
         return "grey";
     switch (k->verdict.bottleneck[1]) {
     case -1: /* no loss over its threshold: retiring */
@@ -85,14 +86,23 @@ static cJSON *kernel_args(const td_summary *s, const td_kernel_summary *k, const
         cJSON_AddStringToObject(args, "bottleneck", "no data");
         return args;
     }
-    const td_breakdown *b = &k->mean;
-    cJSON_AddNumberToObject(args, "Retire", 100 * b->node[TD_N_RETIRE]);
-    cJSON_AddNumberToObject(args, "Divergence", 100 * b->node[TD_N_DIVERGENCE]);
-    cJSON_AddNumberToObject(args, "Frontend", 100 * b->node[TD_N_FRONTEND]);
-    cJSON_AddNumberToObject(args, "Backend", 100 * b->node[TD_N_BACKEND]);
+    static const struct { const char *name; int node; } level1[] = {
+        {"Retire", TD_N_RETIRE}, {"Divergence", TD_N_DIVERGENCE},
+        {"Frontend", TD_N_FRONTEND}, {"Backend", TD_N_BACKEND}};
+    const td_model *m = &s->models[k->model];
+    for (size_t i = 0; i < sizeof level1 / sizeof level1[0]; i++)
+        if (td_node_measured(m, &k->mean, level1[i].node)) /* n/m: null, never 0 */
+            cJSON_AddNumberToObject(args, level1[i].name, 100 * k->mean.node[level1[i].node]);
+        else
+            cJSON_AddNullToObject(args, level1[i].name);
     char path[TD_PATH_MAX];
-    td_bottleneck_path(&s->models[k->model], k->verdict.bottleneck[1], path, sizeof path);
-    cJSON_AddStringToObject(args, "bottleneck", path[0] ? path : "none");
+    td_bottleneck_path(m, k->verdict.bottleneck[1], path, sizeof path);
+    if (path[0])
+        cJSON_AddStringToObject(args, "bottleneck", path);
+    else if (k->mean.reasons_missing) /* no verdict over what was not measured */
+        cJSON_AddNullToObject(args, "bottleneck");
+    else
+        cJSON_AddStringToObject(args, "bottleneck", "none");
     return args;
 }
 
