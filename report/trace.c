@@ -12,6 +12,7 @@
 #include "report/copies.h"
 #include "report/kname.h"
 #include "report/output.h"
+#include "metrics/result/compress.h"
 
 typedef struct timed {
     size_t dev, index;
@@ -31,8 +32,51 @@ static int by_start(const void *pa, const void *pb)
     return a->index < b->index ? -1 : a->index > b->index;
 }
 
-/* The launches and copies with a start time, in start order. */
-static int events_by_start(const td_result *res, timed **out, size_t *n, td_error *err)
+static const td_kernel_summary *kernel_of(const td_summary *s, const char *name)
+{
+    for (size_t k = 0; k < s->n_kernels; k++)
+        if (s->kernels[k].name == name || strcmp(s->kernels[k].name, name) == 0)
+            return &s->kernels[k];
+    return NULL;
+}
+
+/* Whether -k keeps the launch's kernel. */
+static int launch_wanted(const td_summary *s, const td_trace_options *o, const td_launch *l)
+{
+    if (!o->keep)
+        return 1;
+    const td_kernel_summary *k = kernel_of(s, l->kernel);
+    return k && o->keep[k - s->kernels];
+}
+
+/* Whether an event overlaps the window (ms from t0). */
+static int in_window(const td_trace_options *o, uint64_t t0, uint64_t start, double dur_ns)
+{
+    double from = (double)(start - t0) / 1e6, to = from + dur_ns / 1e6;
+    return to >= o->from_ms && (o->to_ms < 0 || from <= o->to_ms);
+}
+
+/* The earliest start of a launch or copy; 0 when none has one. */
+static uint64_t first_start(const td_result *res)
+{
+    uint64_t t0 = 0;
+    for (size_t d = 0; d < res->n_devices; d++) {
+        const td_device *dev = &res->devices[d];
+        for (size_t i = 0; i < dev->n_launches; i++)
+            if (dev->launches[i].start_ns && (!t0 || dev->launches[i].start_ns < t0))
+                t0 = dev->launches[i].start_ns;
+        for (size_t i = 0; i < dev->n_copies; i++)
+            if (dev->copies[i].start_ns && (!t0 || dev->copies[i].start_ns < t0))
+                t0 = dev->copies[i].start_ns;
+    }
+    return t0;
+}
+
+/* The launches and copies of the trace (a start time, -k, the window), in
+ * start order; counts the launches without a start time. */
+static int events_by_start(const td_result *res, const td_summary *s,
+                           const td_trace_options *o, timed **out, size_t *n,
+                           td_trace_counts *counts, td_error *err)
 {
     size_t total = 0;
     for (size_t d = 0; d < res->n_devices; d++)
@@ -41,24 +85,25 @@ static int events_by_start(const td_result *res, timed **out, size_t *n, td_erro
     *n = 0;
     if (!*out)
         return td_fail(err, "out of memory");
+    uint64_t t0 = first_start(res);
     for (size_t d = 0; d < res->n_devices; d++)
-        for (size_t i = 0; i < res->devices[d].n_launches; i++)
-            if (res->devices[d].launches[i].start_ns)
-                (*out)[(*n)++] = (timed){d, i, res->devices[d].launches[i].start_ns, 0};
-    for (size_t d = 0; d < res->n_devices; d++)
-        for (size_t i = 0; i < res->devices[d].n_copies; i++)
-            if (res->devices[d].copies[i].start_ns)
-                (*out)[(*n)++] = (timed){d, i, res->devices[d].copies[i].start_ns, 1};
+        for (size_t i = 0; i < res->devices[d].n_launches; i++) {
+            const td_launch *l = &res->devices[d].launches[i];
+            if (!launch_wanted(s, o, l))
+                continue;
+            counts->untimed += l->start_ns == 0;
+            if (l->start_ns && in_window(o, t0, l->start_ns, l->duration_ns))
+                (*out)[(*n)++] = (timed){d, i, l->start_ns, 0};
+        }
+    for (size_t d = 0; !o->keep && d < res->n_devices; d++) /* -k: kernels only */
+        for (size_t i = 0; i < res->devices[d].n_copies; i++) {
+            const td_copy *c = &res->devices[d].copies[i];
+            if (c->start_ns && in_window(o, t0, c->start_ns, c->duration_ns))
+                (*out)[(*n)++] = (timed){d, i, c->start_ns, 1};
+        }
     qsort(*out, *n, sizeof **out, by_start);
+    counts->events = *n;
     return 0;
-}
-
-static const td_kernel_summary *kernel_of(const td_summary *s, const char *name)
-{
-    for (size_t k = 0; k < s->n_kernels; k++)
-        if (s->kernels[k].name == name || strcmp(s->kernels[k].name, name) == 0)
-            return &s->kernels[k];
-    return NULL;
 }
 
 /* Chrome's reserved colour names, by level-1 bottleneck; grey where level
@@ -82,6 +127,8 @@ static cJSON *kernel_args(const td_summary *s, const td_kernel_summary *k, const
     cJSON_AddStringToObject(args, "kernel", l->kernel);
     cJSON_AddNumberToObject(args, "launch_id", (double)l->id);
     cJSON_AddNumberToObject(args, "duration_ns", l->duration_ns);
+    if (l->region)
+        cJSON_AddStringToObject(args, "region", l->region);
     if (!k || !k->has_data) {
         cJSON_AddStringToObject(args, "bottleneck", "no data");
         return args;
@@ -197,19 +244,34 @@ static int stream_seen(const uint64_t *streams, size_t n, uint64_t s)
     return 0;
 }
 
-/* Names a stream's track the first time it is seen; -1 when out of memory. */
-static int name_stream(FILE *f, size_t d, uint64_t s, uint64_t *streams, size_t *n, int *first)
+static uint64_t stream_of(const td_result *res, const timed *t)
 {
-    if (stream_seen(streams, *n, s))
-        return 0;
-    streams[(*n)++] = s;
-    char name[64];
-    snprintf(name, sizeof name, "stream %llu", (unsigned long long)s);
-    return put(f, name_event("thread_name", d, s, name), first);
+    const td_device *dev = &res->devices[t->dev];
+    return t->copy ? dev->copies[t->index].stream : dev->launches[t->index].stream;
 }
 
-/* A process name per device section, a thread name per stream it used. */
-static int name_tracks(FILE *f, const td_result *res, int *first)
+/* A process name per device section, then a thread name per stream of
+ * device d that the trace's events use. */
+static int name_streams(FILE *f, const td_result *res, size_t d, const timed *t, size_t n,
+                        int *first)
+{
+    uint64_t *streams = malloc((n ? n : 1) * sizeof *streams);
+    size_t seen = 0;
+    int rc = streams ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        uint64_t st = stream_of(res, &t[i]);
+        if (t[i].dev != d || stream_seen(streams, seen, st))
+            continue;
+        streams[seen++] = st;
+        char name[64];
+        snprintf(name, sizeof name, "stream %llu", (unsigned long long)st);
+        rc = put(f, name_event("thread_name", d, st, name), first);
+    }
+    free(streams);
+    return rc;
+}
+
+static int name_tracks(FILE *f, const td_result *res, const timed *t, size_t n, int *first)
 {
     for (size_t d = 0; d < res->n_devices; d++) {
         const td_device *dev = &res->devices[d];
@@ -217,65 +279,207 @@ static int name_tracks(FILE *f, const td_result *res, int *first)
         snprintf(name, sizeof name, "%s%sGPU %d (%s), context %u", dev->origin ? dev->origin : "",
                  dev->origin ? ": " : "", dev->index, dev->name ? dev->name : "?",
                  (unsigned)dev->context);
-        if (put(f, name_event("process_name", d, 0, name), first))
-            return -1;
-        size_t events = dev->n_launches + dev->n_copies;
-        uint64_t *streams = malloc((events ? events : 1) * sizeof *streams);
-        size_t n = 0;
-        int rc = streams ? 0 : -1;
-        for (size_t i = 0; rc == 0 && i < dev->n_launches; i++)
-            if (dev->launches[i].start_ns)
-                rc = name_stream(f, d, dev->launches[i].stream, streams, &n, first);
-        for (size_t i = 0; rc == 0 && i < dev->n_copies; i++)
-            if (dev->copies[i].start_ns)
-                rc = name_stream(f, d, dev->copies[i].stream, streams, &n, first);
-        free(streams);
-        if (rc)
+        if (put(f, name_event("process_name", d, 0, name), first) ||
+            name_streams(f, res, d, t, n, first))
             return -1;
     }
     return 0;
+}
+
+/* ---- NVTX regions: a track per device section ------------------------------ */
+
+/* A run of launches of one region on one device section, in start order. */
+typedef struct region_span {
+    const char *region;
+    uint64_t start, end;
+} region_span;
+
+static cJSON *region_event(size_t d, const region_span *r, uint64_t end, uint64_t t0)
+{
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "name", r->region);
+    cJSON_AddStringToObject(e, "cat", "nvtx");
+    cJSON_AddStringToObject(e, "ph", "X");
+    cJSON_AddNumberToObject(e, "ts", (double)(r->start - t0) / 1e3);
+    cJSON_AddNumberToObject(e, "dur", (double)(end - r->start) / 1e3);
+    cJSON_AddNumberToObject(e, "pid", (double)d);
+    cJSON_AddNumberToObject(e, "tid", TD_TRACE_NVTX_TID);
+    cJSON_AddStringToObject(e, "cname", "generic_work");
+    cJSON *args = cJSON_AddObjectToObject(e, "args");
+    cJSON_AddStringToObject(args, "region", r->region);
+    return e;
+}
+
+/* Puts track tid of device section d above its streams. */
+static cJSON *sort_first_event(size_t d, uint64_t tid)
+{
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "name", "thread_sort_index");
+    cJSON_AddStringToObject(e, "ph", "M");
+    cJSON_AddNumberToObject(e, "pid", (double)d);
+    cJSON_AddNumberToObject(e, "tid", (double)tid);
+    cJSON_AddNumberToObject(cJSON_AddObjectToObject(e, "args"), "sort_index", -1);
+    return e;
+}
+
+/* Writes the span, cut at the next one's start (one track: no overlap). */
+static int put_span(FILE *f, size_t d, const region_span *r, uint64_t next, uint64_t t0,
+                    int *first, size_t *written)
+{
+    if (!r->region)
+        return 0;
+    if (*written == 0 &&
+        (put(f, name_event("thread_name", d, TD_TRACE_NVTX_TID, "NVTX regions"), first) ||
+         put(f, sort_first_event(d, TD_TRACE_NVTX_TID), first)))
+        return -1;
+    (*written)++;
+    return put(f, region_event(d, r, next && next < r->end ? next : r->end, t0), first);
+}
+
+/* Device section d's launches in the trace (t, in start order) grouped
+ * into runs of one region each; *spans counts the spans written. */
+static int put_regions(FILE *f, const td_result *res, size_t d, const timed *t, size_t n,
+                       uint64_t t0, int *first, size_t *spans)
+{
+    region_span cur = {NULL, 0, 0};
+    size_t written = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].dev != d || t[i].copy)
+            continue;
+        const td_launch *l = &res->devices[d].launches[t[i].index];
+        uint64_t end = l->start_ns + (uint64_t)l->duration_ns;
+        int same = cur.region && l->region && strcmp(cur.region, l->region) == 0;
+        if (same) {
+            cur.end = end > cur.end ? end : cur.end;
+            continue;
+        }
+        if (put_span(f, d, &cur, l->start_ns, t0, first, &written))
+            return -1;
+        cur = (region_span){l->region, l->start_ns, end};
+    }
+    if (put_span(f, d, &cur, 0, t0, first, &written))
+        return -1;
+    *spans += written;
+    return 0;
+}
+
+/* What the trace left out and why, in Chrome's "otherData". */
+static void put_other_data(FILE *f, const td_trace_options *o, const td_trace_counts *c)
+{
+    fprintf(f, "\n],\"otherData\":{\"launches_without_start_time\":%zu", c->untimed);
+    if (o->kernels) {
+        cJSON *k = cJSON_CreateString(o->kernels);
+        char *text = k ? cJSON_PrintUnformatted(k) : NULL;
+        fprintf(f, ",\"kernel_filter\":%s", text ? text : "null");
+        cJSON_free(text);
+        cJSON_Delete(k);
+    }
+    if (o->from_ms > 0 || o->to_ms >= 0)
+        fprintf(f, ",\"window_ms\":[%.17g,%.17g]", o->from_ms, o->to_ms >= 0 ? o->to_ms : -1.0);
+    fputs("}}\n", f);
 }
 
 static int write_events(FILE *f, const td_result *res, const td_summary *s, const timed *t,
-                        size_t n)
+                        size_t n, const td_trace_options *o, td_trace_counts *counts)
 {
     int first = 1;
+    uint64_t t0 = first_start(res);
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
-    if (name_tracks(f, res, &first))
+    if (name_tracks(f, res, t, n, &first))
         return -1;
+    for (size_t d = 0; d < res->n_devices; d++)
+        if (put_regions(f, res, d, t, n, t0, &first, &counts->regions))
+            return -1;
     for (size_t i = 0; i < n; i++)
-        if (put(f, t[i].copy ? copy_event(res, &t[i], t[0].start)
-                             : kernel_event(res, s, &t[i], t[0].start),
+        if (put(f, t[i].copy ? copy_event(res, &t[i], t0) : kernel_event(res, s, &t[i], t0),
                 &first))
             return -1;
-    fputs("\n]}\n", f);
+    put_other_data(f, o, counts);
     return 0;
 }
 
+/* The trace in memory, compressed as kind says (.gz, .xz), into out. */
+static int write_compressed(FILE *out, int kind, const td_result *res, const td_summary *s,
+                            const timed *t, size_t n, const td_trace_options *o,
+                            td_trace_counts *counts, td_error *err)
+{
+    char *text = NULL, *packed = NULL;
+    size_t len = 0, packed_len = 0;
+    FILE *m = open_memstream(&text, &len);
+    int rc = m ? write_events(m, res, s, t, n, o, counts) : -1;
+    if (m && fclose(m) != 0)
+        rc = -1;
+    if (rc)
+        td_fail(err, "out of memory");
+    else if ((rc = td_compress_text(kind, text, len, &packed, &packed_len, err)) == 0)
+        fwrite(packed, 1, packed_len, out); /* a short write: td_output_commit says it */
+    free(text);
+    free(packed);
+    return rc;
+}
+
+/* The error of a -k or window that leaves no event. */
+static void nothing_chosen(const td_result *res, const td_trace_options *o, td_error *err)
+{
+    char window[160] = "", to[48] = "the end";
+    if (o->to_ms >= 0)
+        snprintf(to, sizeof to, "%.3f ms", o->to_ms);
+    if (o->from_ms > 0 || o->to_ms >= 0)
+        snprintf(window, sizeof window, " from %.3f ms to %s (the run's events span 0 to "
+                 "%.3f ms)", o->from_ms, to, td_trace_span_ms(res));
+    td_fail(err, "nothing to trace: no %s with a start time%s; choose other %s",
+            o->keep ? "launch of the kernels -k names" : "launch or copy", window,
+            o->keep ? "kernels or times" : "times");
+}
+
+static const char no_start_times[] =
+    "no launch or copy of the result has a start time (a result of kernel replay, or from "
+    "before start times were kept): nothing to put on a timeline; a run profiled by this "
+    "version (replay-free, the default) has them, and `topdown report` still reads this one";
+
 int td_trace_write(const char *path, const td_result *res, const td_summary *s,
-                   td_error *err)
+                   const td_trace_options *o, td_trace_counts *counts, td_error *err)
 {
     timed *t = NULL;
     size_t n = 0;
-    if (events_by_start(res, &t, &n, err))
+    memset(counts, 0, sizeof *counts);
+    if (events_by_start(res, s, o, &t, &n, counts, err))
         return -1;
     if (n == 0) {
         free(t);
-        return td_fail(err, "no launch or copy of the result has a start time (a result of kernel "
-                       "replay, or from before start times were kept): nothing to put on a "
-                       "timeline; a run profiled by this version (replay-free, the default) "
-                       "has them, and `topdown report` still reads this one");
+        return first_start(res) == 0 ? td_fail(err, "%s", no_start_times)
+                                     : (nothing_chosen(res, o, err), TD_TRACE_EMPTY);
     }
-    td_output o;
-    if (td_output_open(&o, path, err)) {
+    td_output o_file;
+    if (td_output_open(&o_file, path, err)) {
         free(t);
         return -1;
     }
-    int rc = write_events(o.f, res, s, t, n);
+    int kind = td_compression_of(path);
+    int rc = kind ? write_compressed(o_file.f, kind, res, s, t, n, o, counts, err)
+                  : (write_events(o_file.f, res, s, t, n, o, counts)
+                         ? td_fail(err, "out of memory") : 0);
     free(t);
     if (rc) {
-        td_output_discard(&o);
-        return td_fail(err, "out of memory writing %s", path);
+        td_output_discard(&o_file);
+        return td_fail_context(err, "writing %s", path);
     }
-    return td_output_commit(&o, err);
+    return td_output_commit(&o_file, err);
+}
+
+double td_trace_span_ms(const td_result *res)
+{
+    uint64_t t0 = first_start(res), end = t0;
+    for (size_t d = 0; d < res->n_devices; d++) {
+        const td_device *dev = &res->devices[d];
+        for (size_t i = 0; i < dev->n_launches; i++)
+            if (dev->launches[i].start_ns &&
+                dev->launches[i].start_ns + (uint64_t)dev->launches[i].duration_ns > end)
+                end = dev->launches[i].start_ns + (uint64_t)dev->launches[i].duration_ns;
+        for (size_t i = 0; i < dev->n_copies; i++)
+            if (dev->copies[i].start_ns &&
+                dev->copies[i].start_ns + (uint64_t)dev->copies[i].duration_ns > end)
+                end = dev->copies[i].start_ns + (uint64_t)dev->copies[i].duration_ns;
+    }
+    return (double)(end - t0) / 1e6;
 }
