@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics/result/compress.h"
 #include "report/columns.h"
 #include "report/copies.h"
 #include "report/kname.h"
 #include "report/output.h"
-#include "metrics/result/compress.h"
 
 typedef struct timed {
     size_t dev, index;
@@ -56,20 +56,44 @@ static int in_window(const td_trace_options *o, uint64_t t0, uint64_t start, dou
     return to >= o->from_ms && (o->to_ms < 0 || from <= o->to_ms);
 }
 
-/* The earliest start of a launch or copy; 0 when none has one. */
-static uint64_t first_start(const td_result *res)
+/* An event's time into the bounds: the earliest start (0: none yet) and
+ * the latest end. */
+static void widen(uint64_t start, double duration_ns, uint64_t *first, uint64_t *end)
 {
-    uint64_t t0 = 0;
+    if (!start)
+        return;
+    uint64_t stop = start + (uint64_t)duration_ns;
+    *first = !*first || start < *first ? start : *first;
+    *end = stop > *end ? stop : *end;
+}
+
+/* The first start of a launch or copy (0 when none has one) and the last
+ * end. */
+static void time_bounds(const td_result *res, uint64_t *first, uint64_t *end)
+{
+    *first = *end = 0;
     for (size_t d = 0; d < res->n_devices; d++) {
         const td_device *dev = &res->devices[d];
         for (size_t i = 0; i < dev->n_launches; i++)
-            if (dev->launches[i].start_ns && (!t0 || dev->launches[i].start_ns < t0))
-                t0 = dev->launches[i].start_ns;
+            widen(dev->launches[i].start_ns, dev->launches[i].duration_ns, first, end);
         for (size_t i = 0; i < dev->n_copies; i++)
-            if (dev->copies[i].start_ns && (!t0 || dev->copies[i].start_ns < t0))
-                t0 = dev->copies[i].start_ns;
+            widen(dev->copies[i].start_ns, dev->copies[i].duration_ns, first, end);
     }
-    return t0;
+}
+
+static uint64_t first_start(const td_result *res)
+{
+    uint64_t first, end;
+    time_bounds(res, &first, &end);
+    return first;
+}
+
+/* From the first start to the last end, in ms. */
+static double span_ms(const td_result *res)
+{
+    uint64_t first, end;
+    time_bounds(res, &first, &end);
+    return (double)(end - first) / 1e6;
 }
 
 /* The launches and copies of the trace (a start time, -k, the window), in
@@ -379,34 +403,45 @@ static void put_other_data(FILE *f, const td_trace_options *o, const td_trace_co
     fputs("}}\n", f);
 }
 
-static int write_events(FILE *f, const td_result *res, const td_summary *s, const timed *t,
-                        size_t n, const td_trace_options *o, td_trace_counts *counts)
+/* What a trace is written from. */
+typedef struct trace {
+    const td_result *res;
+    const td_summary *s;
+    const td_trace_options *o;
+    timed *t; /* its launches and copies, in start order */
+    size_t n;
+    timed *all; /* the NVTX spans' launches: t's, -k aside */
+    size_t n_all;
+    td_trace_counts *counts;
+} trace;
+
+static int write_events(FILE *f, const trace *tr)
 {
     int first = 1;
-    uint64_t t0 = first_start(res);
+    uint64_t t0 = first_start(tr->res);
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
-    if (name_tracks(f, res, t, n, &first))
+    if (name_tracks(f, tr->res, tr->t, tr->n, &first))
         return -1;
-    for (size_t d = 0; d < res->n_devices; d++)
-        if (put_regions(f, res, d, t, n, t0, &first, &counts->regions))
+    for (size_t d = 0; d < tr->res->n_devices; d++)
+        if (put_regions(f, tr->res, d, tr->all, tr->n_all, t0, &first, &tr->counts->regions))
             return -1;
-    for (size_t i = 0; i < n; i++)
-        if (put(f, t[i].copy ? copy_event(res, &t[i], t0) : kernel_event(res, s, &t[i], t0),
+    for (size_t i = 0; i < tr->n; i++) {
+        const timed *e = &tr->t[i];
+        if (put(f, e->copy ? copy_event(tr->res, e, t0) : kernel_event(tr->res, tr->s, e, t0),
                 &first))
             return -1;
-    put_other_data(f, o, counts);
+    }
+    put_other_data(f, tr->o, tr->counts);
     return 0;
 }
 
 /* The trace in memory, compressed as kind says (.gz, .xz), into out. */
-static int write_compressed(FILE *out, int kind, const td_result *res, const td_summary *s,
-                            const timed *t, size_t n, const td_trace_options *o,
-                            td_trace_counts *counts, td_error *err)
+static int write_compressed(FILE *out, int kind, const trace *tr, td_error *err)
 {
     char *text = NULL, *packed = NULL;
     size_t len = 0, packed_len = 0;
     FILE *m = open_memstream(&text, &len);
-    int rc = m ? write_events(m, res, s, t, n, o, counts) : -1;
+    int rc = m ? write_events(m, tr) : -1;
     if (m && fclose(m) != 0)
         rc = -1;
     if (rc)
@@ -418,6 +453,21 @@ static int write_compressed(FILE *out, int kind, const td_result *res, const td_
     return rc;
 }
 
+static int write_file(const char *path, const trace *tr, td_error *err)
+{
+    td_output o;
+    if (td_output_open(&o, path, err))
+        return -1;
+    int kind = td_compression_of(path);
+    int rc = kind ? write_compressed(o.f, kind, tr, err)
+                  : (write_events(o.f, tr) ? td_fail(err, "out of memory") : 0);
+    if (rc) {
+        td_output_discard(&o);
+        return td_fail_context(err, "writing %s", path);
+    }
+    return td_output_commit(&o, err);
+}
+
 /* The error of a -k or window that leaves no event. */
 static void nothing_chosen(const td_result *res, const td_trace_options *o, td_error *err)
 {
@@ -426,7 +476,7 @@ static void nothing_chosen(const td_result *res, const td_trace_options *o, td_e
         snprintf(to, sizeof to, "%.3f ms", o->to_ms);
     if (o->from_ms > 0 || o->to_ms >= 0)
         snprintf(window, sizeof window, " from %.3f ms to %s (the run's events span 0 to "
-                 "%.3f ms)", o->from_ms, to, td_trace_span_ms(res));
+                 "%.3f ms)", o->from_ms, to, span_ms(res));
     td_fail(err, "nothing to trace: no %s with a start time%s; choose other %s",
             o->keep ? "launch of the kernels -k names" : "launch or copy", window,
             o->keep ? "kernels or times" : "times");
@@ -440,46 +490,29 @@ static const char no_start_times[] =
 int td_trace_write(const char *path, const td_result *res, const td_summary *s,
                    const td_trace_options *o, td_trace_counts *counts, td_error *err)
 {
-    timed *t = NULL;
-    size_t n = 0;
+    trace tr = {res, s, o, NULL, 0, NULL, 0, counts};
     memset(counts, 0, sizeof *counts);
-    if (events_by_start(res, s, o, &t, &n, counts, err))
+    if (events_by_start(res, s, o, &tr.t, &tr.n, counts, err))
         return -1;
-    if (n == 0) {
-        free(t);
+    if (tr.n == 0) {
+        free(tr.t);
         return first_start(res) == 0 ? td_fail(err, "%s", no_start_times)
                                      : (nothing_chosen(res, o, err), TD_TRACE_EMPTY);
     }
-    td_output o_file;
-    if (td_output_open(&o_file, path, err)) {
-        free(t);
-        return -1;
-    }
-    int kind = td_compression_of(path);
-    int rc = kind ? write_compressed(o_file.f, kind, res, s, t, n, o, counts, err)
-                  : (write_events(o_file.f, res, s, t, n, o, counts)
-                         ? td_fail(err, "out of memory") : 0);
-    free(t);
-    if (rc) {
-        td_output_discard(&o_file);
-        return td_fail_context(err, "writing %s", path);
-    }
-    return td_output_commit(&o_file, err);
-}
-
-double td_trace_span_ms(const td_result *res)
-{
-    uint64_t t0 = first_start(res), end = t0;
-    for (size_t d = 0; d < res->n_devices; d++) {
-        const td_device *dev = &res->devices[d];
-        for (size_t i = 0; i < dev->n_launches; i++)
-            if (dev->launches[i].start_ns &&
-                dev->launches[i].start_ns + (uint64_t)dev->launches[i].duration_ns > end)
-                end = dev->launches[i].start_ns + (uint64_t)dev->launches[i].duration_ns;
-        for (size_t i = 0; i < dev->n_copies; i++)
-            if (dev->copies[i].start_ns &&
-                dev->copies[i].start_ns + (uint64_t)dev->copies[i].duration_ns > end)
-                end = dev->copies[i].start_ns + (uint64_t)dev->copies[i].duration_ns;
-    }
-    return (double)(end - t0) / 1e6;
+    /* -k: the spans still follow every launch, or a region's runs would
+     * merge over the launches left out */
+    td_trace_options every = *o;
+    td_trace_counts ignored = {0, 0, 0};
+    every.keep = NULL;
+    int rc = 0;
+    if (o->keep)
+        rc = events_by_start(res, s, &every, &tr.all, &tr.n_all, &ignored, err);
+    else
+        tr.all = tr.t, tr.n_all = tr.n;
+    if (rc == 0)
+        rc = write_file(path, &tr, err);
+    if (tr.all != tr.t)
+        free(tr.all);
+    free(tr.t);
+    return rc;
 }

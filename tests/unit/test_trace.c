@@ -145,6 +145,16 @@ static void test_nvtx_track(void)
     }
     CHECK(in_region > 9000 && held == (in_region + 49) / 50);
     cJSON_Delete(root);
+    /* -k: the spans still follow every launch (the optimizer's kernels of
+     * two steps do not make one span over the forward pass between) */
+    CHECK(run("%s trace '%s/benchmarks/results/recordings_2026-11-26/h100_pytorch_nvtx.json.xz' "
+              "-o nk.json -k multi_tensor", bin, src) == 0);
+    root = td_shell_read_json(dir, "nk.json");
+    size_t k_spans = 0;
+    cJSON_ArrayForEach(e, events_of(root))
+        k_spans += is_cat(e, "nvtx");
+    CHECK(k_spans == spans);
+    cJSON_Delete(root);
 }
 
 /* -k '#1' with --from/--to: only kernel 1's launches, each overlapping
