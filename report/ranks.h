@@ -69,9 +69,8 @@ typedef struct td_trace_counts {
  * peer copy; per device section an "NVTX regions" track of spans, each a
  * run of its launches in the window (-k aside) made in one NVTX region
  * (first start to last end, cut at the next span); in "otherData" the
- * launches (of the kernels kept) without a
- * start time and the filter. ts is from the run's first start, whatever
- * the filter. Compressed when path ends in .gz or .xz; written whole or
+ * launches (of the kernels kept) without a start time, and the filter.
+ * ts is from the run's first start, whatever the filter. Compressed when path ends in .gz or .xz; written whole or
  * not at all. */
 int td_trace_write(const char *path, const td_result *res, const td_summary *s,
                    const td_trace_options *o, td_trace_counts *counts, td_error *err);
