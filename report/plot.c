@@ -19,6 +19,8 @@
 #include "report/wrap.h"
 
 #define LABEL_CHARS 40
+#define TITLE_NAME_CHARS 80 /* a kernel's label in a plot's title */
+#define TITLE_CHAR_PIXELS 7.5 /* a title character's width, font 10 */
 #define BAR_NAME_CHARS 28  /* a bar's kernel name, elided in the middle */
 #define DIFF_NAME_CHARS 34 /* a diff kernel's name in the list under the bars */
 #define DIFF_LIST_COLUMNS 3
@@ -287,11 +289,19 @@ static void script_header(FILE *f, const plot_files *p, const td_plot_options *o
     fputs("set output ", f);
     td_plot_gp_string(f, p->image);
     fputs("\nset datafile separator '\\t'\nset title ", f);
-    char title[600];
-    snprintf(title, sizeof title, "%s%s%s (level %d%s)", o->title ? o->title : "topdown",
-             o->title ? " - " : ": ", what, level,
+    char title[1200], rest[600];
+    snprintf(rest, sizeof rest, "%s (level %d%s)", what, level,
              level < o->level ? ", the deepest these arch tables fill" : "");
-    td_plot_gp_string(f, title);
+    snprintf(title, sizeof title, "%s%s%s", o->title ? o->title : "topdown",
+             o->title ? " - " : ": ", rest);
+    if (o->title && strlen(title) * TITLE_CHAR_PIXELS > width) {
+        /* wider than the canvas: the result on one line, the rest under it */
+        td_plot_gp_string(f, o->title);
+        fputs(" . \"\\n\" . ", f);
+        td_plot_gp_string(f, rest);
+    } else {
+        td_plot_gp_string(f, title);
+    }
     fputs(" noenhanced\n", f);
     fputs("set ylabel '% of issue slots'\nset yrange [0:100]\nset ytics 10\n"
           "set grid ytics lc rgb '#dddddd'\n"
@@ -667,6 +677,7 @@ int td_plot_bars(const td_summary *s, const td_plot_options *o, td_error *err)
 typedef struct timeline_ctx {
     const td_plot_options *o;
     const td_timeline *t;
+    char name[TITLE_NAME_CHARS + 32]; /* the kernel's label and rank: "name [part] #4" */
     plot_row *rows;
     segments seg;
     td_phase *phases;
@@ -700,17 +711,29 @@ static void phase_marks(FILE *f, const timeline_ctx *c)
                        c->t->points[c->phases[ph].last].invocation));
 }
 
+/* The measured invocations marked on each boundary between the areas (a
+ * few samples over thousands of launches must not read as a measured
+ * curve); one key entry. */
+static void timeline_points(FILE *f, size_t n_segments)
+{
+    for (size_t i = 0; i + 1 < n_segments; i++) {
+        fprintf(f, ", \\\n     '' using 1:(sum [c=2:%zu] column(c)) with points pt 7 ps 0.6 "
+                "lc rgb '#202020' ", i + 2);
+        fputs(i ? "notitle" : "title 'measured'", f);
+    }
+}
+
 static int timeline_script(FILE *f, const plot_files *p, const void *ctx, td_error *err)
 {
     (void)err;
     const timeline_ctx *c = ctx;
-    char what[256], shortened[LABEL_CHARS + 8];
-    one_label(c->o, c->t->kernel, LABEL_CHARS, shortened, sizeof shortened);
-    snprintf(what, sizeof what, "%s over its invocations", shortened);
+    char what[TITLE_NAME_CHARS + 64];
+    snprintf(what, sizeof what, "%s over its invocations", c->name);
     script_header(f, p, c->o, &c->seg, what, 1200, 620);
     size_t first = c->t->points[0].invocation, last = c->t->points[c->t->n_points - 1].invocation;
-    fprintf(f, "set xlabel 'invocation'\nset xrange [%zu:%zu]\nset tmargin 5\nset title offset 0,1\n", first,
-            last > first ? last : first + 1);
+    fprintf(f, "set xlabel 'invocation (points: the %zu measured of %zu; the areas join them)'\n"
+            "set xrange [%zu:%zu]\nset tmargin 5\nset title offset 0,1\n", c->t->n_points,
+            c->t->invocations, first, last > first ? last : first + 1);
     fputs("set style fill solid 0.9 noborder\n", f);
     /* Invocations are whole numbers: no ticks between them. */
     fprintf(f, "set xtics %zu\n", last - first <= 20 ? (size_t)1 : (last - first + 19) / 20);
@@ -730,7 +753,33 @@ static int timeline_script(FILE *f, const plot_files *p, const void *ctx, td_err
         td_plot_gp_string(f, segment_title(&c->seg, i));
         fprintf(f, " lc rgb '%s'", segment_colour(&c->seg, i));
     }
+    timeline_points(f, segment_count(&c->seg));
     fputc('\n', f);
+    return 0;
+}
+
+/* The kernel as the report names it: its label (distinct where base names
+ * collide, report/kname.h) fitted to TITLE_NAME_CHARS, and its rank. */
+static int timeline_name(const td_plot_options *o, const td_summary *s, const char *kernel,
+                         char *out, size_t size, td_error *err)
+{
+    size_t k = 0;
+    while (k < s->n_kernels && strcmp(s->kernels[k].name, kernel) != 0)
+        k++;
+    if (k == s->n_kernels) { /* not a kernel of s: its name alone */
+        one_label(o, kernel, LABEL_CHARS, out, size);
+        return 0;
+    }
+    char **labels = NULL, bare[256], fitted[TITLE_NAME_CHARS + 8];
+    if (kernel_labels(o, s, &labels, err))
+        return -1;
+    unranked_name(labels[k], k + 1, sizeof bare - 1, bare, sizeof bare);
+    if (strstr(bare, " [")) /* the part that tells it apart stays whole */
+        td_label_fit(bare, TITLE_NAME_CHARS, fitted, sizeof fitted);
+    else /* a long name: both ends, as the report's title */
+        td_elide_middle(bare, TITLE_NAME_CHARS, fitted, sizeof fitted);
+    snprintf(out, size, "%s #%zu", fitted, k + 1);
+    td_kernel_labels_free(labels, s->n_kernels);
     return 0;
 }
 
@@ -762,7 +811,9 @@ int td_plot_timeline(const td_timeline *t, const td_summary *s, const td_plot_op
         if (!seen)
             models[n_models++] = c.rows[i].model;
     }
-    int rc = choose_segments(&c.seg, models, n_models, o->level, c.rows, t->n_points, err);
+    int rc = timeline_name(o, s, t->kernel, c.name, sizeof c.name, err);
+    if (rc == 0)
+        rc = choose_segments(&c.seg, models, n_models, o->level, c.rows, t->n_points, err);
     if (rc == 0)
         rc = td_timeline_phases(t, o->phase_threshold, &c.phases, &c.n_phases, err);
     if (rc == 0)

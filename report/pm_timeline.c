@@ -1,6 +1,7 @@
 #include "report/pm_timeline.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,35 +328,118 @@ static int write_data(FILE *f, const td_pm_timeline *t)
     return ferror(f) ? -1 : 0;
 }
 
-/* Dashed lines and names where the longest-running kernel changes. */
-static void kernel_labels(FILE *f, const td_pm_timeline *t)
+/* A label needs this share of the x range to itself: rotated labels of
+ * font 8 on the 1300-pixel plot are about 12 pixels wide. */
+#define LABEL_SPACING 0.02
+
+/* The kernel's rank in the report ("#4": same-named kernels apart), 0 when
+ * it is not among s's kernels. */
+static size_t kernel_rank(const td_summary *s, const char *kernel)
 {
+    for (size_t k = 0; k < s->n_kernels; k++)
+        if (strcmp(s->kernels[k].name, kernel) == 0)
+            return k + 1;
+    return 0;
+}
+
+/* Where bin b's longest-running kernel stops being it: the next change's
+ * start, or the last bin's end. */
+static uint64_t span_end(const td_pm_timeline *t, size_t b)
+{
+    for (size_t i = b + 1; i < t->n_bins; i++)
+        if (t->bins[i].kernel[0] != t->bins[b].kernel[0])
+            return t->bins[i].start_ns;
+    return t->bins[t->n_bins - 1].end_ns;
+}
+
+static void put_label(FILE *f, const td_summary *s, const char *kernel, double x, size_t n)
+{
+    char name[64], label[80];
+    short_name(kernel, name, sizeof name, 32);
+    size_t rank = kernel_rank(s, kernel);
+    if (rank)
+        snprintf(label, sizeof label, "%s #%zu", name, rank);
+    else
+        snprintf(label, sizeof label, "%s", name);
+    fprintf(f, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead dt 2 lc rgb '#606060'\n",
+            x, x);
+    fprintf(f, "set label %zu ", n);
+    td_plot_gp_string(f, label);
+    fprintf(f, " at %.6f, graph 0.98 rotate by 90 right font ',8' front\n", x);
+}
+
+/* A change of the longest-running kernel: where, for how long, which. */
+typedef struct change {
+    double x_ns, width_ns;
+    const char *kernel;
+} change;
+
+static int by_width_desc(const void *pa, const void *pb)
+{
+    const change *a = pa, *b = pb;
+    return (a->width_ns < b->width_ns) - (a->width_ns > b->width_ns);
+}
+
+static int by_x(const void *pa, const void *pb)
+{
+    const change *a = pa, *b = pb;
+    return (a->x_ns > b->x_ns) - (a->x_ns < b->x_ns);
+}
+
+/* The changes of t (malloc'd, *n of them; NULL when out of memory). */
+static change *kernel_changes(const td_pm_timeline *t, size_t *n)
+{
+    change *c = malloc((t->n_bins ? t->n_bins : 1) * sizeof *c);
     const char *prev = NULL;
-    size_t labels = 0, more = 0;
-    char name[64];
-    for (size_t b = 0; b < t->n_bins; b++) {
+    *n = 0;
+    for (size_t b = 0; c && b < t->n_bins; b++) {
         const char *k = t->bins[b].kernel[0];
         if (!k || k == prev)
             continue;
         prev = k;
-        if (labels == PLOT_LABELS) {
-            more++;
-            continue;
-        }
-        double x = (double)t->bins[b].start_ns / 1e6;
-        short_name(k, name, sizeof name, 32);
-        fprintf(f, "set arrow from %.6f, graph 0 to %.6f, graph 1 nohead dt 2 lc rgb '#606060'\n",
-                x, x);
-        fprintf(f, "set label %zu ", ++labels);
-        td_plot_gp_string(f, name);
-        fprintf(f, " at %.6f, graph 0.98 rotate by 90 right font ',8' front\n", x);
+        c[(*n)++] = (change){(double)t->bins[b].start_ns,
+                             (double)(span_end(t, b) - t->bins[b].start_ns), k};
     }
-    if (more)
-        fprintf(f, "# %zu further kernel changes are not labelled\n", more);
+    return c;
 }
 
-static int write_script(FILE *f, const td_pm_timeline *t, const td_plot_options *o,
-                        const char *image, const char *data, const char *script, int svg)
+/* Keeps the widest changes, each at least min_ns from those kept, at most
+ * PLOT_LABELS; sorts the kept ones by time. Returns how many. */
+static size_t thin_changes(change *c, size_t n, double min_ns)
+{
+    qsort(c, n, sizeof *c, by_width_desc);
+    size_t kept = 0;
+    for (size_t i = 0; i < n && kept < PLOT_LABELS; i++) {
+        int near = 0;
+        for (size_t j = 0; j < kept && !near; j++)
+            near = fabs(c[j].x_ns - c[i].x_ns) < min_ns;
+        if (!near)
+            c[kept++] = c[i];
+    }
+    qsort(c, kept, sizeof *c, by_x);
+    return kept;
+}
+
+/* Dashed lines and names where the longest-running kernel changes: the
+ * longest spans first, none nearer another label than LABEL_SPACING of
+ * the axis, so that names never run into one another. */
+static void kernel_labels(FILE *f, const td_pm_timeline *t, const td_summary *s,
+                          double range_ns)
+{
+    size_t n = 0;
+    change *c = kernel_changes(t, &n);
+    size_t kept = c ? thin_changes(c, n, LABEL_SPACING * range_ns) : 0;
+    for (size_t i = 0; i < kept; i++)
+        put_label(f, s, c[i].kernel, c[i].x_ns / 1e6, i + 1);
+    if (n > kept)
+        fprintf(f, "# %zu further kernel changes are not labelled (shorter spans, too near "
+                "a label)\n", n - kept);
+    free(c);
+}
+
+static int write_script(FILE *f, const td_pm_timeline *t, const td_summary *s,
+                        const td_plot_options *o, const char *image, const char *data,
+                        const char *script, int svg)
 {
     fprintf(f, "# topdown %s: PM-sampling timeline, level 1. Restyle freely, then run in "
             "this folder:\n#   gnuplot %s\n# Data: %s (tab-separated, %% of issue slots over "
@@ -390,7 +474,10 @@ static int write_script(FILE *f, const td_pm_timeline *t, const td_plot_options 
         td_plot_gp_string(f, line);
         fputs(" at screen 0.01, screen 0.02 font ',8'\n", f);
     }
-    kernel_labels(f, t);
+    /* the data's own range: gnuplot would round it out to its tics */
+    double from = (double)t->bins[0].start_ns, to = (double)t->bins[t->n_bins - 1].end_ns;
+    fprintf(f, "set xrange [%.6f:%.6f]\n", from / 1e6, (to > from ? to : from + 1e6) / 1e6);
+    kernel_labels(f, t, s, to - from);
     int cols[TD_PM_COLUMNS];
     size_t n = shown_columns(&t->model, cols);
     fputs("plot ", f);
@@ -419,25 +506,29 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-typedef int (*writer)(FILE *f, const td_pm_timeline *t, const td_plot_options *o,
-                      const char *paths[3], int svg);
+/* What the two files are written from. */
+typedef struct plot_ctx {
+    const td_pm_timeline *t;
+    const td_summary *s;
+    const td_plot_options *o;
+    const char *paths[3]; /* image, data, script */
+    int svg;
+} plot_ctx;
 
-static int write_data_file(FILE *f, const td_pm_timeline *t, const td_plot_options *o,
-                           const char *paths[3], int svg)
+typedef int (*writer)(FILE *f, const plot_ctx *c);
+
+static int write_data_file(FILE *f, const plot_ctx *c)
 {
-    (void)o, (void)paths, (void)svg;
-    return write_data(f, t);
+    return write_data(f, c->t);
 }
 
-static int write_script_file(FILE *f, const td_pm_timeline *t, const td_plot_options *o,
-                             const char *paths[3], int svg)
+static int write_script_file(FILE *f, const plot_ctx *c)
 {
-    return write_script(f, t, o, base_name(paths[0]), base_name(paths[1]),
-                        base_name(paths[2]), svg);
+    return write_script(f, c->t, c->s, c->o, base_name(c->paths[0]), base_name(c->paths[1]),
+                        base_name(c->paths[2]), c->svg);
 }
 
-static int write_one(const char *path, writer fn, const td_pm_timeline *t,
-                     const td_plot_options *o, const char *paths[3], int svg, td_error *err)
+static int write_one(const char *path, writer fn, const plot_ctx *c, td_error *err)
 {
     td_output out;
     td_c_numeric numeric;
@@ -447,7 +538,7 @@ static int write_one(const char *path, writer fn, const td_pm_timeline *t,
         td_output_discard(&out);
         return -1;
     }
-    int rc = fn(out.f, t, o, paths, svg);
+    int rc = fn(out.f, c);
     td_c_numeric_end(&numeric);
     if (rc) {
         td_output_discard(&out);
@@ -468,12 +559,12 @@ int td_pm_timeline_plot(const td_result *res, const td_summary *s, const td_plot
         return -1;
     size_t len = strlen(o->output);
     int svg = len > 4 && strcmp(o->output + len - 4, ".svg") == 0;
-    const char *paths[3] = {o->output, data, script};
     td_pm_timeline t;
     if (td_pm_timeline_build(res, s, (size_t)d, TD_PM_PLOT_BINS, &t, err))
         return -1;
-    int rc = write_one(data, write_data_file, &t, o, paths, svg, err) ||
-             write_one(script, write_script_file, &t, o, paths, svg, err);
+    plot_ctx c = {&t, s, o, {o->output, data, script}, svg};
+    int rc = write_one(data, write_data_file, &c, err) ||
+             write_one(script, write_script_file, &c, err);
     td_pm_timeline_free(&t);
     if (rc == 0 && !o->no_run)
         rc = td_gnuplot_run(script, o->gnuplot, err);

@@ -23,13 +23,14 @@
 #include "topdown/command_table.h"
 
 /* The usage's sections, in order; a row is listed under its section. */
-typedef enum cli_section { S_REPORT, S_PLOT, S_DIFF, S_SOURCE, S_PROFILING, S_END, S_COUNT } cli_section;
+typedef enum cli_section { S_REPORT, S_PLOT, S_DIFF, S_SOURCE, S_TRACE, S_PROFILING, S_END, S_COUNT } cli_section;
 
 static const char *const section_headers[S_COUNT] = {
     [S_REPORT] = "report options (profiling and `report`):\n",
     [S_PLOT] = "plot options (also -l, -o, --timeline; see docs/OUTPUTS.md):\n",
     [S_DIFF] = "diff and import-nvprof options:\n",
     [S_SOURCE] = "source options (also --csv, --arch; docs/SOURCE.md):\n",
+    [S_TRACE] = "trace options (also -o, -k; docs/OUTPUTS.md):\n",
     [S_PROFILING] = "profiling options:\n",
     [S_END] = "",
 };
@@ -147,6 +148,19 @@ static int parse_word(const char *text, const char *option, const char *const *w
     return td_fail(err, "%s takes %s, not \"%s\"", option, listed, text);
 }
 
+/* --from / --to MS: a time in milliseconds, 0 or more. */
+static int parse_ms(const char *text, const char *option, double *out, td_error *err)
+{
+    char *end = NULL;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (errno || !end || *end || end == text || !(value >= 0 && value <= 1e12))
+        return td_fail(err, "%s needs milliseconds from the run's first start, 0 or more "
+                       "(12.5), not \"%s\"", option, text);
+    *out = value;
+    return 0;
+}
+
 /* --overhead PCT: a share of native time from 1 to 10000 %, or unlimited. */
 static int parse_overhead(const char *text, double *out, td_error *err)
 {
@@ -224,6 +238,18 @@ static int set_spread_threshold(cli *c, const cli_option *o, const char *arg, td
 {
     (void)o;
     return parse_points(arg, "--spread-threshold", &c->report.spread_threshold, err);
+}
+
+static int set_from(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    return parse_ms(arg, "--from", &c->from_ms, err);
+}
+
+static int set_to(cli *c, const cli_option *o, const char *arg, td_error *err)
+{
+    (void)o;
+    return parse_ms(arg, "--to", &c->to_ms, err);
 }
 
 static int set_overhead(cli *c, const cli_option *o, const char *arg, td_error *err)
@@ -451,11 +477,16 @@ static const cli_option options[] = {
     {"force", 'f', FLAG_ONLY, FLAG(profile.force), S_PROFILING,
      "  -f, --force          overwrite existing output files (result, CSV, plot); only\n"
      "                       regular files, never an input of the command\n"},
+    {"from", 0, VALUE(V_TEXT), OWN(set_from), S_TRACE,
+     "      --from MS        only the events that end at or after MS ms from the run's\n"
+     "                       first start (the trace's time 0)\n"},
+    {"to", 0, VALUE(V_TEXT), OWN(set_to), S_TRACE,
+     "      --to MS          only the events that start at or before MS ms\n"},
     {"kernel-name", 'k', VALUE(V_TEXT), STRING(profile.kernel_filter), S_PROFILING,
      "  -k, --kernel-name RE profile only kernels whose name matches RE: a Perl-style\n"
      "                       regex ('gemm_\\d+', '^sgemm') or ncu's regex:RE, searched\n"
      "                       for in the --kernel-name-base name (default: the function's\n"
-     "                       base name); report, plot and diff -k RE show only those\n"
+     "                       base name); report, plot, diff and trace -k RE show only those\n"
      "                       (text, CSV, JSON, bars, the gate), -k '#4' the 4th kernel\n"},
     {"launch-skip", 's', VALUE(V_TEXT), COUNT(profile.launch_skip, 0, LONG_MAX),
      S_PROFILING, "  -s, --launch-skip N  skip the first N matching launches\n"},
@@ -817,6 +848,7 @@ static void cli_init(cli *c)
     c->phase_threshold = TD_PHASE_THRESHOLD_DEFAULT;
     c->top = TD_PLOT_TOP_DEFAULT;
     c->lines = TD_SOURCE_LINES_DEFAULT;
+    c->to_ms = -1; /* to the end */
 }
 
 /* The option as written, for messages: "-x" for a short option (optopt is

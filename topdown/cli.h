@@ -52,6 +52,7 @@ typedef struct cli {
     const char *print_summary; /* --print-summary per-kernel: a line per kernel */
     const char *separator;     /* -x SEP: those lines' fields separated by SEP */
     int quiet;           /* --quiet: no "next:" hints */
+    double from_ms, to_ms; /* trace --from / --to (ms; to_ms < 0: to the end) */
     const char *page;    /* report --page: details (NULL too), raw or session */
     int list_commands;   /* help --commands */
     int list_options;    /* help --options */

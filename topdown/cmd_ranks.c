@@ -8,6 +8,7 @@
 #include "metrics/result/result.h"
 #include "report/output.h"
 #include "report/ranks.h"
+#include "report/select.h"
 #include "topdown/cli.h"
 #include "topdown/commands.h"
 
@@ -130,25 +131,64 @@ int cmd_imbalance(int argc, char **argv, td_error *err)
     return rc == 1 ? 0 : rc;
 }
 
-static int trace_file(const char *file, const char *output, const char *arch, td_error *err)
+/* -k's kernels of s (NULL: none given); a usage error when it names none. */
+static int trace_kernels(const td_result *res, const td_summary *s, const cli *c,
+                         unsigned char **keep, td_error *err)
+{
+    *keep = NULL;
+    if (!c->profile.kernel_filter)
+        return 0;
+    size_t n_kept = 0;
+    *keep = malloc(s->n_kernels ? s->n_kernels : 1);
+    if (!*keep)
+        return td_fail(err, "out of memory");
+    if (td_kernel_select(s, res, c->profile.kernel_filter, (td_name_base)c->report.name_base,
+                         *keep, &n_kept, err) == 0)
+        return 0;
+    free(*keep);
+    *keep = NULL;
+    return TD_USAGE_ERROR;
+}
+
+/* On stderr: what the trace holds, and the launches it could not place. */
+static void trace_said(const char *output, const td_trace_counts *n)
+{
+    if (n->untimed)
+        fprintf(stderr, "topdown: %zu launch%s without a start time (replayed for their "
+                "counters) %s not in the trace\n", n->untimed, n->untimed == 1 ? "" : "es",
+                n->untimed == 1 ? "is" : "are");
+    fprintf(stderr, "topdown: wrote %s (%zu launches and copies, %zu NVTX region spans); "
+            "open it in https://ui.perfetto.dev or chrome://tracing\n", output, n->events,
+            n->regions);
+}
+
+static int trace_file(const char *file, const char *output, const cli *c, td_error *err)
 {
     td_arch_set archs;
-    int rc = cmd_load_archs(&archs, arch, err);
+    int rc = cmd_load_archs(&archs, c->arch, err);
     if (rc)
         return rc;
     td_result res;
     td_summary s;
-    rc = td_result_load(file, &res, err);
-    if (rc == 0) {
-        if ((rc = td_summarize(&res, &archs, arch, &s, err)) == 0) {
-            rc = td_trace_write(output, &res, &s, err);
-            if (rc)
-                td_fail_context(err, "%s", file);
+    unsigned char *keep = NULL;
+    td_trace_counts counts;
+    if ((rc = td_result_load(file, &res, err)) == 0) {
+        if ((rc = td_summarize(&res, &archs, c->arch, &s, err)) == 0) {
+            if ((rc = trace_kernels(&res, &s, c, &keep, err)) == 0) {
+                td_trace_options o = {keep, c->profile.kernel_filter, c->from_ms, c->to_ms};
+                rc = td_trace_write(output, &res, &s, &o, &counts, err);
+                rc = rc == TD_TRACE_EMPTY ? TD_USAGE_ERROR : rc;
+                if (rc)
+                    td_fail_context(err, "%s", file);
+            }
+            free(keep);
             td_summary_free(&s);
         }
         td_result_free(&res);
     }
     td_arch_set_free(&archs);
+    if (rc == 0)
+        trace_said(output, &counts);
     return rc;
 }
 
@@ -162,14 +202,17 @@ int cmd_trace(int argc, char **argv, td_error *err)
         return rc == 1 ? 0 : rc;
     const char *output = c.profile.output;
     if (!files[0] || !output)
-        return td_usage_fail(err, "usage: topdown trace FILE -o TRACE.json [-f]");
+        return td_usage_fail(err, "usage: topdown trace FILE -o TRACE.json [-k K] [--from MS] "
+                             "[--to MS] [-f]");
+    if (c.to_ms >= 0 && c.to_ms < c.from_ms)
+        return td_usage_fail(err, "--to %g ms is before --from %g ms: give the window's start "
+                             "first", c.to_ms, c.from_ms);
+    if (c.profile.kernel_filter &&
+        (rc = cmd_check_kernel_name(c.profile.kernel_filter, c.report.name_base, 1, err)))
+        return rc;
     if ((rc = cmd_check_inputs(files, 1, err)))
         return rc;
     if ((rc = cmd_check_outputs(&output, 1, c.profile.force, files, 1, err)))
         return rc;
-    if ((rc = trace_file(files[0], output, c.arch, err)))
-        return rc;
-    fprintf(stderr, "topdown: wrote %s; open it in https://ui.perfetto.dev or "
-            "chrome://tracing\n", output);
-    return 0;
+    return trace_file(files[0], output, &c, err);
 }

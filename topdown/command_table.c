@@ -156,15 +156,25 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
         USAGES({"json", "      --json           the ranks' totals and the kernels as JSON\n"
                         "                       (topdown-imbalance/1) instead of the text\n"})},
     [TD_CMD_TRACE] = {
-        "trace", cmd_trace, "file", "output force arch input help",
+        "trace", cmd_trace, "file",
+        "output force arch input kernel-name kernel-name-base from to help",
         "       topdown trace FILE -o TRACE.json       Chrome trace-event JSON (Perfetto, chrome://tracing)\n",
-        "usage: topdown trace FILE -o TRACE.json [-f]\n"
-        "The result's kernel launches as Chrome trace events (Perfetto,\n"
+        "usage: topdown trace FILE -o TRACE.json[.gz] [-k K] [--from MS] [--to MS] [-f]\n"
+        "The result's kernel launches and copies as Chrome trace events (Perfetto,\n"
         "chrome://tracing): a track per device section and stream, kernels\n"
-        "coloured by their level-1 bottleneck; see docs/OUTPUTS.md.\n",
-        "  topdown trace run.json -o run.trace.json\n",
+        "coloured by their level-1 bottleneck (grey: not measured), and a track of\n"
+        "the NVTX regions the launches were made in; see docs/OUTPUTS.md.\n"
+        "Launches without a start time (replayed) cannot be placed: their number\n"
+        "is said. For a big run, -k and --from/--to keep the file small.\n",
+        "  topdown trace run.json -o run.trace.json\n"
+        "  topdown trace run.json -o run.trace.json.gz -k gemm --from 200 --to 250\n",
         USAGES({"output",
-                "  -o, --output FILE    the trace file to write (Chrome trace-event JSON)\n"})},
+                "  -o, --output FILE    the trace file to write (Chrome trace-event JSON;\n"
+                "                       gzip- or xz-compressed when FILE ends in .gz or .xz)\n"},
+               {"kernel-name",
+                "  -k, --kernel-name K  only these kernels' launches (no copies): #N (the\n"
+                "                       report's rank), a whole name, or a Perl-style regex\n"
+                "                       (or regex:RE) on the --kernel-name-base name\n"})},
     [TD_CMD_SOURCE] = {
         "source", cmd_source, "file", "lines node sass csv force arch input help",
         "       topdown source FILE KERNEL [-n 20] [--node NODE] [--sass] [--csv FILE]\n"

@@ -88,7 +88,8 @@ static size_t check_dat(const char *path, size_t want_columns, char first_labels
     return rows;
 }
 
-/* The colour a script gives each titled segment agrees with the table. */
+/* The colour a script gives each titled segment (not a line of points)
+ * agrees with the table. */
 static size_t check_colours(const char *script)
 {
     FILE *f = fopen(script, "r");
@@ -97,7 +98,7 @@ static size_t check_colours(const char *script)
     while (f && fgets(line, sizeof line, f)) {
         char *title = strstr(line, " title '");
         char *rgb = strstr(line, " lc rgb '");
-        if (!title || !rgb)
+        if (!title || !rgb || strstr(line, " with points ")) /* the timeline's marks */
             continue;
         char name[256] = "", colour[16] = "";
         sscanf(title + 8, "%255[^']", name);

@@ -339,8 +339,12 @@ static void test_plot(const char *dir, const td_result *res, const td_arch_set *
     CHECK(strstr(text, "'pm.dat' using 1:(0):($2) with filledcurves title 'Retire'") != NULL);
     CHECK(strstr(text, "using 1:($2+$3):($2+$3+$6) with filledcurves title 'Stalled'") != NULL);
     CHECK(strstr(text, "'Frontend'") == NULL); /* not split: not drawn */
-    CHECK(strstr(text, "set label 1 'alpha' at 1.000000") != NULL);
-    CHECK(strstr(text, "set label 2 'beta' at 2.000000") != NULL);
+    /* named with the report's rank (same-named kernels apart) */
+    CHECK(strstr(text, "set label 1 'alpha #") != NULL);
+    CHECK(strstr(text, "' at 1.000000") != NULL);
+    CHECK(strstr(text, "set label 2 'beta #") != NULL);
+    CHECK(strstr(text, "' at 2.000000") != NULL);
+    CHECK(strstr(text, "set xrange [") != NULL);
     CHECK(strstr(text, "Retire includes Divergence.Branch") != NULL);
     td_test_slurp(dat, text, sizeof text);
     CHECK(strncmp(text, "time_ms\tRetire\tDivergence\tFrontend\tBackend\tStalled\tbusy\tkernel\n",
