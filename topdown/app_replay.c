@@ -8,17 +8,11 @@
 #define _GNU_SOURCE
 #include "topdown/profile.h"
 
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "metrics/result/cost.h"
 #include "metrics/result/result.h"
-#include "metrics/spool/spool.h"
-#include "metrics/strcopy.h"
 #include "report/app_passes.h"
 
 /* One later run, measuring group g, into *pass. *why gets a reason when
@@ -27,27 +21,14 @@ static int run_group(const launch_plan *first, td_collect_opts *collect, long g,
                      const td_profile_outcome *out, td_result *pass, char *why, size_t size,
                      td_error *err)
 {
-    char spool[PATH_MAX + 16];
-    if (td_profile_create_spool(out->result_path, spool, sizeof spool, err))
-        return -1;
     collect->app_pass = g;
-    launch_plan plan = *first;
-    plan.spool = spool;
-    plan.quiet = 1;
-    int status = 0;
-    int rc = td_profile_run_once(&plan, &status, err);
-    td_spool_summary sum;
-    memset(&sum, 0, sizeof sum);
-    if (rc == 0 && td_spool_load(spool, pass, &sum, err))
-        rc = td_fail_context(err, "application replay, run %ld", g + 1);
-    td_spool_summary_free(&sum);
-    if (!getenv("TOPDOWN_KEEP_SPOOL"))
-        unlink(spool);
-    int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-    if (rc == 0 && code != out->app_exit_code)
+    int code = 0;
+    if (td_profile_run_pass(first, out, pass, &code, err))
+        return td_fail_context(err, "application replay, run %ld", g + 1);
+    if (code != out->app_exit_code)
         snprintf(why, size, "run %ld of the app exited with %d where the first exited with %d",
                  g + 1, code, out->app_exit_code);
-    return rc;
+    return 0;
 }
 
 /* A later run is all cost (the first is the native run): its whole time

@@ -925,6 +925,33 @@ static int run_app(const launch_plan *plan, const struct sigaction saved[N_FORWA
     return 0;
 }
 
+int td_profile_run_pass(const launch_plan *plan, const td_profile_outcome *out,
+                        td_result *pass, int *code, td_error *err)
+{
+    char spool[PATH_MAX + 16];
+    if (td_profile_create_spool(out->result_path, spool, sizeof spool, err))
+        return -1;
+    launch_plan quiet = *plan;
+    quiet.spool = spool;
+    quiet.quiet = 1;
+    int status = 0;
+    int rc = td_profile_run_once(&quiet, &status, err);
+    td_spool_summary sum;
+    memset(&sum, 0, sizeof sum);
+    if (rc == 0 && td_spool_load(spool, pass, &sum, err))
+        rc = -1;
+    for (int i = 0; rc == 0 && i < 2; i++) {
+        const char *said = i == 0 ? sum.errors : sum.warnings;
+        if (said && td_result_append_note(pass, said))
+            rc = td_fail(err, "out of memory");
+    }
+    td_spool_summary_free(&sum);
+    if (!getenv("TOPDOWN_KEEP_SPOOL"))
+        unlink(spool);
+    *code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+    return rc;
+}
+
 int td_profile_interrupted(void)
 {
     return got_signal != 0;

@@ -128,6 +128,14 @@ int td_profile_create_spool(const char *result, char *spool, size_t size, td_err
 /* A signal asked topdown to stop while the app ran (SIGINT, SIGTERM...). */
 int td_profile_interrupted(void);
 
+/* One later run of the app for a launcher's mode (application replay,
+ * --time-sampled): plan's collector options with plan.quiet set, into a
+ * spool of its own next to out's result, read into *pass (its errors and
+ * warnings as pass's note); *code gets its exit code (128+N: signal N).
+ * The spool is removed unless TOPDOWN_KEEP_SPOOL is set. */
+int td_profile_run_pass(const launch_plan *plan, const td_profile_outcome *out,
+                        td_result *pass, int *code, td_error *err);
+
 /* --time-sampled: after the first run (PM sampling, launches timed), runs
  * the app once more with PC sampling alone, moves its PC samples into res
  * and gives every launch its counters from the samples (levels/attribute.h);

@@ -13,15 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "levels/attribute.h"
 #include "metrics/arch/arch.h"
 #include "metrics/result/cost.h"
 #include "metrics/result/pcsamp.h"
-#include "metrics/spool/spool.h"
-#include "metrics/strcopy.h"
 
 /* The collector's warning under --pm-interval (topdown/inject/contexts.c),
  * untrue once the samples give launches their counters: its first words
@@ -30,41 +26,23 @@
 #define PM_ONLY_TIMED_END "--pm-timeline)"
 
 /* The PC-sampling run into *pass; *why says why it counts for nothing. */
-static int run_pc_pass(const launch_plan *first, td_collect_opts *collect,
+static int run_pc_pass(const launch_plan *first, const td_collect_opts *collect,
                        const td_profile_outcome *out, td_result *pass, char *why, size_t size,
                        td_error *err)
 {
-    char spool[PATH_MAX + 16];
-    if (td_profile_create_spool(out->result_path, spool, sizeof spool, err))
-        return -1;
     td_collect_opts pc = *collect;
     pc.pm_interval_ns = 0;
     pc.source = 1;
     pc.source_only = 1;
     launch_plan plan = *first;
-    plan.spool = spool;
     plan.collect = &pc;
-    plan.quiet = 1;
-    int status = 0;
-    int rc = td_profile_run_once(&plan, &status, err);
-    td_spool_summary sum;
-    memset(&sum, 0, sizeof sum);
-    if (rc == 0 && td_spool_load(spool, pass, &sum, err))
-        rc = td_fail_context(err, "--time-sampled, the PC-sampling run");
-    /* what the collector said in that run (lost samples, refusals) */
-    for (int i = 0; rc == 0 && i < 2; i++) {
-        const char *said = i == 0 ? sum.errors : sum.warnings;
-        if (said && td_result_append_note(pass, said))
-            rc = td_fail(err, "out of memory");
-    }
-    td_spool_summary_free(&sum);
-    if (!getenv("TOPDOWN_KEEP_SPOOL"))
-        unlink(spool);
-    int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-    if (rc == 0 && code != out->app_exit_code)
+    int code = 0;
+    if (td_profile_run_pass(&plan, out, pass, &code, err))
+        return td_fail_context(err, "--time-sampled, the PC-sampling run");
+    if (code != out->app_exit_code)
         snprintf(why, size, "the PC-sampling run of the app exited with %d where the first "
                  "exited with %d", code, out->app_exit_code);
-    return rc;
+    return 0;
 }
 
 /* The pass's section of dev's device and chip, or NULL. */
