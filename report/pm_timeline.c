@@ -354,7 +354,7 @@ static uint64_t span_end(const td_pm_timeline *t, size_t b)
 
 static void put_label(FILE *f, const td_summary *s, const char *kernel, double x, size_t n)
 {
-    char name[64], label[80];
+    char name[64], label[sizeof name + 24]; /* the name, " #" and a rank's digits */
     short_name(kernel, name, sizeof name, 32);
     size_t rank = kernel_rank(s, kernel);
     if (rank)
