@@ -72,7 +72,10 @@ static void print_line(FILE *out, const td_columns *cols, const line_fields *f, 
     for (size_t i = 0; i < cols->count; i++) {
         double v = f->b ? 100.0 * td_column_value(&cols->items[i], f->model, f->b) : NAN;
         /* -x lines are for machines: empty, as the CSV */
-        snprintf(num, sizeof num, isnan(v) ? (sep ? "" : TD_NOT_MEASURED) : "%.1f", v);
+        if (isnan(v))
+            snprintf(num, sizeof num, "%s", sep ? "" : TD_NOT_MEASURED);
+        else
+            snprintf(num, sizeof num, "%.1f", v);
         print_field(out, sep, column_width(&cols->items[i]), num);
     }
     const char *bottleneck = f->b ? td_bottleneck_path(f->model, f->verdict->bottleneck[level],
