@@ -396,7 +396,7 @@ static void print_block(FILE *out, const td_timeline *t, const td_summary *s,
         }
         if (unattributed)
             fprintf(out, " %12.1f", 100.0 * p->b.unattributed);
-        if (spread)
+        if (spread && p->samples > 1) /* one sample: no spread to show (as in --json) */
             fprintf(out, "  +-%.1f", widest_spread(p, s, cols));
         fputc('\n', out);
     }

@@ -10,6 +10,15 @@
 #include "report/timeline.h"
 #include "td_outputs_testlib.h"
 
+/* Occurrences of needle in text. */
+static size_t count_of(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *at = strstr(text, needle); at; at = strstr(at + 1, needle))
+        n++;
+    return n;
+}
+
 static td_arch_set archs;
 
 static int load(const char *name, td_result *res, td_summary *s)
@@ -116,6 +125,19 @@ static void test_sampled_bursts(void)
     CHECK(strstr(text, " samples ") != NULL && strstr(text, "  spread\n") != NULL);
     CHECK(strstr(text, "       5 ") != NULL);
     CHECK(strstr(text, "Phases: 1 ") != NULL);
+    CHECK(count_of(text, "  +-") == POINTS);
+    /* A point of one sample has no spread to show (--json leaves it out
+     * too; issue 39): its line ends without one. */
+    t.points[0].samples = 1;
+    f = tmpfile();
+    CHECK(f && td_timeline_text(f, &t, &s, 1, 5.0, &err) == 0);
+    text[0] = '\0';
+    if (f) {
+        rewind(f);
+        text[fread(text, 1, sizeof text - 1, f)] = '\0';
+        fclose(f);
+    }
+    CHECK(count_of(text, "  +-") == POINTS - 1);
     td_timeline_free(&t);
 
     /* A burst cut short (the run ended): its launches are left over. */
