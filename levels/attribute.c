@@ -219,22 +219,60 @@ static size_t mark_shared(const work *w, size_t *fit, int *alone)
     return n_fit;
 }
 
+/* The normal matrix of the fit, the same for every counter: the kernels
+ * that share samples (fit[k], n of them), their overlaps' products (G) and
+ * each one's overlap in all (ns). n is 0 where nothing is fitted (no
+ * shared sample, or more than TD_ATTRIB_MAX_FIT_KERNELS kernels: rate 1
+ * for all, shared samples split by overlap time). */
+typedef struct fit_system {
+    size_t n;
+    double *G, *ns;
+} fit_system;
+
+static int fit_prepare(const work *w, const size_t *fit, size_t n_fit, fit_system *fs,
+                       td_error *err)
+{
+    memset(fs, 0, sizeof *fs);
+    if (n_fit == 0 || n_fit > TD_ATTRIB_MAX_FIT_KERNELS)
+        return 0;
+    fs->G = calloc(n_fit * n_fit, sizeof *fs->G);
+    fs->ns = calloc(n_fit, sizeof *fs->ns);
+    if (!fs->G || !fs->ns) {
+        free(fs->G), free(fs->ns);
+        return td_fail(err, "out of memory");
+    }
+    fs->n = n_fit;
+    kernel_ns per[MAX_KERNELS_IN_SAMPLE];
+    for (size_t s = 0; s < w->pm->n; s++) {
+        size_t n = kernels_in(w, s, per, MAX_KERNELS_IN_SAMPLE);
+        for (size_t a = 0; a < n; a++) {
+            size_t i = fit[per[a].kernel];
+            if (i == SIZE_MAX)
+                continue;
+            fs->ns[i] += per[a].ns;
+            for (size_t c = 0; c < n; c++) {
+                size_t j = fit[per[c].kernel];
+                if (j != SIZE_MAX)
+                    fs->G[i * n_fit + j] += per[a].ns * per[c].ns;
+            }
+        }
+    }
+    return 0;
+}
+
 /* Rates (counts per ns of overlap) of the kernels that share samples, for
  * PM column col, into rate[] (indexed by kernel; 1 for the others, whose
  * samples have no other kernel to split with). */
-static int fit_rates(const work *w, const size_t *fit, size_t n_fit, int col, double *rate,
-                     td_error *err)
+static int fit_rates(const work *w, const size_t *fit, const fit_system *fs, int col,
+                     double *rate, td_error *err)
 {
     for (size_t k = 0; k < w->n_kernels; k++)
         rate[k] = 1;
-    if (n_fit == 0)
+    if (fs->n == 0)
         return 0;
-    if (n_fit > TD_ATTRIB_MAX_FIT_KERNELS)
-        return 0; /* rate 1 for all: shared samples split by overlap time */
-    double *G = calloc(n_fit * n_fit, sizeof *G), *b = calloc(n_fit, sizeof *b);
-    double *x = calloc(n_fit, sizeof *x), *ns = calloc(n_fit, sizeof *ns);
-    if (!G || !b || !x || !ns) {
-        free(G), free(b), free(x), free(ns);
+    double *b = calloc(fs->n, sizeof *b), *x = calloc(fs->n, sizeof *x);
+    if (!b || !x) {
+        free(b), free(x);
         return td_fail(err, "out of memory");
     }
     kernel_ns per[MAX_KERNELS_IN_SAMPLE];
@@ -247,21 +285,15 @@ static int fit_rates(const work *w, const size_t *fit, size_t n_fit, int col, do
                 continue;
             b[i] += per[a].ns * v;
             x[i] += v; /* the start: counts over overlap, as if alone */
-            ns[i] += per[a].ns;
-            for (size_t c = 0; c < n; c++) {
-                size_t j = fit[per[c].kernel];
-                if (j != SIZE_MAX)
-                    G[i * n_fit + j] += per[a].ns * per[c].ns;
-            }
         }
     }
-    for (size_t i = 0; i < n_fit; i++)
-        x[i] = ns[i] > 0 ? x[i] / ns[i] : 0;
-    td_attrib_nnls(G, b, n_fit, x);
+    for (size_t i = 0; i < fs->n; i++)
+        x[i] = fs->ns[i] > 0 ? x[i] / fs->ns[i] : 0;
+    td_attrib_nnls(fs->G, b, fs->n, x);
     for (size_t k = 0; k < w->n_kernels; k++)
         if (fit[k] != SIZE_MAX)
             rate[k] = x[fit[k]];
-    free(G), free(b), free(x), free(ns);
+    free(b), free(x);
     return 0;
 }
 
@@ -409,6 +441,9 @@ static int fill(work *w, td_attrib_stats *st, td_error *err)
     double *value[PM_ROLES] = {NULL};
     int rc = !fit || !alone || !rate || !pc ? td_fail(err, "out of memory") : 0;
     size_t n_fit = rc ? 0 : mark_shared(w, fit, alone);
+    fit_system fs = {0};
+    if (rc == 0)
+        rc = fit_prepare(w, fit, n_fit, &fs, err);
     for (int r = 0; rc == 0 && r < PM_ROLES; r++) {
         if (w->col[r] < 0)
             continue;
@@ -416,10 +451,11 @@ static int fill(work *w, td_attrib_stats *st, td_error *err)
             rc = td_fail(err, "out of memory");
             break;
         }
-        rc = fit_rates(w, fit, n_fit, w->col[r], rate, err);
+        rc = fit_rates(w, fit, &fs, w->col[r], rate, err);
         for (size_t s = 0; rc == 0 && s < w->pm->n; s++)
             split_sample(w, s, w->col[r], rate, value[r]);
     }
+    free(fs.G), free(fs.ns);
     if (rc == 0)
         rc = pc_counts(w, pc, err) || set_metrics(w, err);
     int *has_pc = rc == 0 ? calloc(K ? K : 1, sizeof *has_pc) : NULL;
