@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "td_gpu.h"
 
 #define OUT_CAP (1 << 20)
 #define MAX_KERNELS 32
@@ -79,6 +80,24 @@ static inline int load_kernels(const char *bench, bench_kernel *ks, int cap)
         n++;
     }
     return n;
+}
+
+/* A designed-kernel test's start: topdown (TOPDOWN_BIN) and td_bench, and
+ * td_bench's designed kernels into ks. TD_GPU_SKIP without a GPU or
+ * td_bench; -1 when topdown is missing (checked, so the test fails); else
+ * 0 with *n kernels, at least 9 checked (retire .. dependency). */
+static inline int bench_start(const char **topdown, char *bench, size_t size,
+                              bench_kernel *ks, int cap, int *n)
+{
+    *topdown = getenv("TOPDOWN_BIN");
+    if (!td_gpu_present() || !td_gpu_program(bench, size, "benchmarks/td_bench"))
+        return TD_GPU_SKIP;
+    CHECK(*topdown != NULL && access(*topdown, X_OK) == 0);
+    if (!*topdown || access(*topdown, X_OK) != 0)
+        return -1;
+    *n = load_kernels(bench, ks, cap);
+    CHECK(*n >= 9);
+    return 0;
 }
 
 /* The application tree: the lines after "Application:" up to the first

@@ -20,16 +20,14 @@ static double now_s(void)
 
 int main(void)
 {
-    const char *topdown = getenv("TOPDOWN_BIN");
+    const char *topdown;
     char bench[4096];
-    if (!td_gpu_present() || !td_gpu_program(bench, sizeof bench, "benchmarks/td_bench"))
-        return TD_GPU_SKIP;
-    CHECK(topdown != NULL && access(topdown, X_OK) == 0);
-    if (!topdown || access(topdown, X_OK) != 0)
-        return td_check_summary();
     static bench_kernel kernels[MAX_KERNELS];
-    int n = load_kernels(bench, kernels, MAX_KERNELS);
-    CHECK(n >= 9);
+    int n = 0, start = bench_start(&topdown, bench, sizeof bench, kernels, MAX_KERNELS, &n);
+    if (start == TD_GPU_SKIP)
+        return TD_GPU_SKIP;
+    if (start != 0)
+        return td_check_summary();
 
     static char out[OUT_CAP];
     char *alone[] = {bench, NULL};

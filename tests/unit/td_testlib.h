@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,6 +61,18 @@ static inline const char *td_test_write(const char *dir, const char *name,
     fputs(text, f);
     fclose(f);
     return buf;
+}
+
+/* DIR/archs holding the test table, named by TOPDOWN_ARCHS for the topdown
+ * runs that follow, then DIR as the current folder: chdir's result. */
+static inline int td_test_enter_with_archs(const char *dir)
+{
+    char archs[256], path[512];
+    snprintf(archs, sizeof archs, "%s/archs", dir);
+    mkdir(archs, 0700);
+    td_test_write(archs, "testarch.json", td_test_arch_json, path, sizeof path);
+    setenv("TOPDOWN_ARCHS", archs, 1);
+    return chdir(dir);
 }
 
 /* A fresh temp folder; removed by td_test_cleanup. */

@@ -96,12 +96,8 @@ int main(void)
         return 1;
     }
     td_test_tmpdir(dir, sizeof dir);
-    char path[256], archs[128];
-    snprintf(archs, sizeof archs, "%s/archs", dir);
-    mkdir(archs, 0700);
-    td_test_write(archs, "testarch.json", td_test_arch_json, path, sizeof path);
-    setenv("TOPDOWN_ARCHS", archs, 1);
-    if (chdir(dir) != 0)
+    char path[256];
+    if (td_test_enter_with_archs(dir) != 0)
         return 1;
     td_test_write(dir, "comm.json", comm_json, path, sizeof path);
     td_test_write(dir, "compute.json", compute_json, path, sizeof path);
