@@ -180,6 +180,24 @@ static void check_image_samples(void)
     CHECK(td_pms_image_samples(header, 0, 0) == TD_PMS_IMAGE_MIN_SAMPLES);
 }
 
+/* Issue 38 item 4: --pm-interval 20 on td_tiny (H200) decoded the GPU's
+ * idle samples for 40 s after the app's end, decoding slower (~48 us a
+ * sample) than the GPU sampled. The drain stops at the app's end. */
+static void check_drain(void)
+{
+    const uint64_t end = 5000000000ull, max = TD_PMS_DRAIN_MAX_NS;
+    CHECK(td_pms_drain_next(1, end - 1000, end, 0, max) == TD_PMS_DRAIN_MORE);
+    CHECK(td_pms_drain_next(0, end - 1000, end, 0, max) == TD_PMS_DRAIN_EMPTY);
+    CHECK(td_pms_drain_next(1, end, end, 0, max) == TD_PMS_DRAIN_CAUGHT_UP);
+    CHECK(td_pms_drain_next(1, end + 20000, end, 0, max) == TD_PMS_DRAIN_CAUGHT_UP);
+    /* behind the end, the buffer never empties: time runs out */
+    CHECK(td_pms_drain_next(1, end - 1000, end, max, max) == TD_PMS_DRAIN_OUT_OF_TIME);
+    /* no end known (no CUPTI timestamp): until empty or out of time */
+    CHECK(td_pms_drain_next(1, end, 0, 0, max) == TD_PMS_DRAIN_MORE);
+    CHECK(td_pms_drain_next(1, end, 0, max + 1, max) == TD_PMS_DRAIN_OUT_OF_TIME);
+    CHECK(max <= 1000000000ull); /* topdown ends within a second of the app */
+}
+
 static int find_nvperf_host(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
@@ -208,6 +226,7 @@ static void check_sample_times(void)
 int main(void)
 {
     check_image_samples();
+    check_drain();
     check_sample_times();
     /* Not loaded with libcupti: CUPTI loads it (and it registers its
      * destructors) at the first host call, after the injection library's

@@ -6,6 +6,7 @@
 #include <cupti_profiler_target.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +22,8 @@
  * decode thread empties it. */
 #define HW_BUFFER_BYTES (64u << 20)
 #define DECODE_PERIOD_NS 50000000L
-/* Decode calls per decode: during the run, and when draining at the end. */
+/* Decode calls per wake-up of the decode thread while the app runs. */
 #define RUN_ROUNDS 64
-#define DRAIN_ROUNDS 4096
 #define MAX_PM_METRICS (TD_COUNTER_COUNT + TD_MAX_STALLS)
 
 typedef struct sampler {
@@ -37,6 +37,11 @@ typedef struct sampler {
     size_t config_size, image_size, image_samples;
     uint64_t interval_ns, t0;
     uint64_t overflows;
+    uint64_t end_ts;      /* the app's end (CUPTI time): later samples are idle */
+    uint64_t last_end;    /* end of the last sample decoded */
+    uint64_t decoded, decode_ns; /* samples decoded, and the time it took */
+    uint64_t first_start, covered_ns; /* the first sample, and the time samples cover */
+    uint64_t lost_overflows; /* overflows over the whole run, for the warning */
     int started;
     int clock_said;       /* a sample before the run's start was reported */
     struct sampler *next;
@@ -49,7 +54,10 @@ static struct {
     int thread_running;
     int stopping;
     pthread_cond_t wake;
-} pms = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, PTHREAD_COND_INITIALIZER};
+    /* Set without the lock, so that a decode thread holding it through
+     * its rounds sees the end at its next round, not 64 rounds later. */
+    atomic_int stop_asked;
+} pms = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, PTHREAD_COND_INITIALIZER, 0};
 
 /* TOPDOWN_DEBUG: what the sampler does (debug.h). */
 #define DBG(...) td_debug("pms", __VA_ARGS__)
@@ -367,7 +375,7 @@ static int emit_samples(sampler *s)
         return -1;
     double values[MAX_PM_METRICS];
     int rc = 0;
-    size_t untimed = 0;
+    size_t untimed = 0, idle = 0;
     for (size_t i = 0; rc == 0 && i < info.numCompletedSamples; i++) {
         CUpti_PmSampling_CounterData_GetSampleInfo_Params si = {
             .structSize = CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
@@ -396,6 +404,15 @@ static int emit_samples(sampler *s)
             untimed++;
             continue;
         }
+        if (si.endTimestamp > s->last_end)
+            s->last_end = si.endTimestamp;
+        if (s->end_ts && si.startTimestamp >= s->end_ts) {
+            idle++; /* after the app's end: the GPU idles */
+            continue;
+        }
+        if (!s->first_start)
+            s->first_start = si.startTimestamp;
+        s->covered_ns += si.endTimestamp - si.startTimestamp;
         if (si.startTimestamp < s->t0 && !s->clock_said) {
             /* Not the launches' clock (CUPTI timestamps): the kernels
              * laid over the timeline would be misplaced. */
@@ -412,9 +429,11 @@ static int emit_samples(sampler *s)
                        values, &err);
     }
     batch->overflows = s->overflows;
+    s->lost_overflows += s->overflows;
     s->overflows = 0;
-    DBG("device %u: %zu samples evaluated (rc %d), %zu rows, %zu without their times",
-        s->device, info.numCompletedSamples, rc, batch->n, untimed);
+    s->decoded += info.numCompletedSamples;
+    DBG("device %u: %zu samples evaluated (rc %d), %zu rows, %zu without their times, %zu "
+        "after the end", s->device, info.numCompletedSamples, rc, batch->n, untimed, idle);
     cJSON *rec = batch->n ? td_pm_to_json(batch) : NULL;
     td_pm_free(batch);
     if (rec) {
@@ -427,40 +446,122 @@ static int emit_samples(sampler *s)
     return rc;
 }
 
-/* Empties the hardware buffer into spool records, one image at a time.
- * Caller holds pms.lock. */
-static void decode(sampler *s, int rounds)
+/* CUPTI's clock, the launches' and the samples' (0 if it fails). */
+static uint64_t cupti_now(const sampler *s)
 {
-    for (int round = 0; s->started && round < rounds; round++) {
-        CUpti_PmSampling_DecodeData_Params p = {
-            .structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
-        p.pPmSamplingObject = s->object;
-        p.pCounterDataImage = s->image;
-        p.counterDataImageSize = s->image_size;
-        CUptiResult rc = cuptiPmSamplingDecodeData(&p);
-        DBG("device %u: decode round %d: rc %d, stop reason %d, overflow %d", s->device, round,
-            (int)rc, (int)p.decodeStopReason, (int)p.overflow);
-        if (p.overflow || rc == CUPTI_ERROR_OUT_OF_MEMORY)
-            s->overflows++;
-        if (rc != CUPTI_SUCCESS && rc != CUPTI_ERROR_OUT_OF_MEMORY) {
-            report(s, "cuptiPmSamplingDecodeData", rc);
-            s->started = 0;
-            return;
-        }
-        int more = p.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
-        if (emit_samples(s) != 0) {
-            s->started = 0;
-            return;
-        }
-        CUpti_PmSampling_CounterDataImage_Initialize_Params init = {
-            .structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-        init.pPmSamplingObject = s->object;
-        init.counterDataSize = s->image_size;
-        init.pCounterData = s->image;
-        hook_exit(1);
-        if (cuptiPmSamplingCounterDataImageInitialize(&init) != CUPTI_SUCCESS || !more)
-            return;
+    uint64_t t = 0;
+    if (cuptiGetTimestamp(&t) != CUPTI_SUCCESS)
+        DBG("device %u: no CUPTI timestamp: the drain runs until the buffer is empty or "
+            "its time is spent", s ? s->device : 0u);
+    return t;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* One decode: fills the image from the hardware buffer and writes its
+ * samples as a spool record. 1: the buffer holds more (the image filled
+ * up), 0: it is empty, -1: sampling failed (said; the sampler stops).
+ * Caller holds pms.lock. */
+static int decode_round(sampler *s)
+{
+    uint64_t t = mono_ns();
+    CUpti_PmSampling_DecodeData_Params p = {.structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
+    p.pPmSamplingObject = s->object;
+    p.pCounterDataImage = s->image;
+    p.counterDataImageSize = s->image_size;
+    CUptiResult rc = cuptiPmSamplingDecodeData(&p);
+    DBG("device %u: decode: rc %d, stop reason %d, overflow %d", s->device, (int)rc,
+        (int)p.decodeStopReason, (int)p.overflow);
+    if (p.overflow || rc == CUPTI_ERROR_OUT_OF_MEMORY)
+        s->overflows++;
+    if (rc != CUPTI_SUCCESS && rc != CUPTI_ERROR_OUT_OF_MEMORY) {
+        report(s, "cuptiPmSamplingDecodeData", rc);
+        s->started = 0;
+        return -1;
     }
+    int more = p.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
+    if (emit_samples(s) != 0) {
+        s->started = 0;
+        return -1;
+    }
+    CUpti_PmSampling_CounterDataImage_Initialize_Params init = {
+        .structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    init.pPmSamplingObject = s->object;
+    init.counterDataSize = s->image_size;
+    init.pCounterData = s->image;
+    hook_exit(1);
+    int ok = cuptiPmSamplingCounterDataImageInitialize(&init) == CUPTI_SUCCESS;
+    s->decode_ns += mono_ns() - t;
+    return ok ? more : -1;
+}
+
+/* While the app runs: up to RUN_ROUNDS decodes, fewer when the end is asked
+ * for (the drain takes over). Caller holds pms.lock. */
+static void decode_running(sampler *s)
+{
+    for (int round = 0; s->started && round < RUN_ROUNDS && !atomic_load(&pms.stop_asked); round++)
+        if (decode_round(s) != 1)
+            return;
+}
+
+td_pms_drain td_pms_drain_next(int buffer_more, uint64_t last_end, uint64_t end_ts,
+                               uint64_t spent_ns, uint64_t max_ns)
+{
+    if (!buffer_more)
+        return TD_PMS_DRAIN_EMPTY;
+    if (end_ts && last_end >= end_ts)
+        return TD_PMS_DRAIN_CAUGHT_UP;
+    return spent_ns >= max_ns ? TD_PMS_DRAIN_OUT_OF_TIME : TD_PMS_DRAIN_MORE;
+}
+
+/* At the end: decodes up to the app's end (s->end_ts) and no further. The
+ * GPU goes on sampling its idle time into the buffer, and where decoding
+ * is slower than sampling (GH100: ~48 us a sample, four metrics) a drain
+ * "until empty" never ended: --pm-interval 20 on td_tiny decoded idle
+ * samples for 40 s after the app's 1 s loop. Caller holds pms.lock. */
+static void drain(sampler *s)
+{
+    uint64_t t0 = mono_ns();
+    td_pms_drain state = TD_PMS_DRAIN_MORE;
+    while (s->started && state == TD_PMS_DRAIN_MORE) {
+        int more = decode_round(s);
+        if (more < 0)
+            return;
+        state = td_pms_drain_next(more, s->last_end, s->end_ts, mono_ns() - t0,
+                                  TD_PMS_DRAIN_MAX_NS);
+    }
+    DBG("device %u: drained in %.1f ms (state %d)", s->device, (double)(mono_ns() - t0) / 1e6,
+        (int)state);
+    if (state == TD_PMS_DRAIN_OUT_OF_TIME)
+        td_sw_warning("PM sampling on device %u: the samples of the run's last %.0f ms were not "
+                      "decoded (decoding stops %.1f s after the app's end)", s->device,
+                      s->end_ts > s->last_end ? (double)(s->end_ts - s->last_end) / 1e6 : 0.0,
+                      (double)TD_PMS_DRAIN_MAX_NS / 1e9);
+}
+
+/* Samples were lost during the run: the GPU samples into its buffer
+ * faster than CUPTI decodes it. CUPTI flags an overflow only sometimes: at
+ * 20 us on GH100 (H200, four metrics) the samples came in bursts of ~14 ms
+ * with ~40 ms gaps and no overflow flag, so the gaps are measured too. */
+static void say_lost(const sampler *s)
+{
+    uint64_t span = s->end_ts > s->first_start && s->first_start ? s->end_ts - s->first_start : 0;
+    double covered = span ? (double)s->covered_ns / (double)span : 1.0;
+    if ((!s->lost_overflows && covered >= TD_PMS_COVERED_ENOUGH) || !s->decoded)
+        return;
+    double us_per_sample = (double)s->decode_ns / (double)s->decoded / 1e3;
+    td_sw_warning("PM sampling on device %u: samples cover %.0f%% of the run (%llu overflow%s): "
+                  "the GPU sampled every %.0f us into its buffer faster than CUPTI decoded it "
+                  "(%.0f us a sample), and dropped what came while the buffer was full; "
+                  "--pm-interval %.0f or more keeps them all", s->device, 100.0 * covered,
+                  (unsigned long long)s->lost_overflows, s->lost_overflows == 1 ? "" : "s",
+                  (double)s->interval_ns / 1e3, us_per_sample,
+                  (double)(uint64_t)(us_per_sample * 1.25 + 1));
 }
 
 static void *decode_loop(void *arg)
@@ -478,7 +579,7 @@ static void *decode_loop(void *arg)
         while (!pms.stopping && rc != ETIMEDOUT)
             rc = pthread_cond_timedwait(&pms.wake, &pms.lock, &until);
         for (sampler *s = pms.list; !pms.stopping && s; s = s->next)
-            decode(s, RUN_ROUNDS);
+            decode_running(s);
     }
     pthread_mutex_unlock(&pms.lock);
     DBG("decode thread ends");
@@ -489,10 +590,9 @@ static void stop(sampler *s)
 {
     if (!s->started)
         return;
-    /* Drained while sampling, as the decode thread does; what the GPU
-     * samples between the drain and the stop is not decoded (the app is
-     * done). */
-    decode(s, DRAIN_ROUNDS);
+    if (!s->end_ts)
+        s->end_ts = cupti_now(s);
+    drain(s);
     CUpti_PmSampling_Stop_Params p = {.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
     p.pPmSamplingObject = s->object;
     DBG("device %u: stopping", s->device);
@@ -501,6 +601,7 @@ static void stop(sampler *s)
     if (rc != CUPTI_SUCCESS)
         report(s, "cuptiPmSamplingStop", rc);
     s->started = 0;
+    say_lost(s);
 }
 
 /* ---- the interface ------------------------------------------------------- */
@@ -573,9 +674,13 @@ void td_pms_context_ending(uint32_t context)
 
 void td_pms_stop_all(void)
 {
+    uint64_t end_ts = cupti_now(NULL);
+    atomic_store(&pms.stop_asked, 1);
     pthread_mutex_lock(&pms.lock);
     DBG("stop all");
     pms.stopping = 1;
+    for (sampler *s = pms.list; s; s = s->next)
+        s->end_ts = end_ts;
     pthread_cond_broadcast(&pms.wake);
     int running = pms.thread_running;
     pms.thread_running = 0;

@@ -51,4 +51,21 @@ size_t td_pms_image_samples(size_t header_bytes, size_t sample_bytes, uint64_t i
  * left out, its counts with it, rather than drawn over the run from 0. */
 int td_pms_sample_timed(uint64_t start, uint64_t end);
 
+/* The drain at the end decodes up to the app's end and stops there: the
+ * buffer is empty, the last decoded sample ends at or after end_ts (the
+ * rest is the GPU's idle time), or TD_PMS_DRAIN_MAX_NS of decoding are
+ * spent (the samples left are said to be lost). Pure: no CUPTI. */
+#define TD_PMS_DRAIN_MAX_NS 1000000000ull
+/* Below this share of the run's time covered by samples, the sampler says
+ * that samples were lost (the GPU outran the decoding). */
+#define TD_PMS_COVERED_ENOUGH 0.9
+typedef enum td_pms_drain {
+    TD_PMS_DRAIN_MORE,
+    TD_PMS_DRAIN_EMPTY,
+    TD_PMS_DRAIN_CAUGHT_UP,
+    TD_PMS_DRAIN_OUT_OF_TIME
+} td_pms_drain;
+td_pms_drain td_pms_drain_next(int buffer_more, uint64_t last_end, uint64_t end_ts,
+                               uint64_t spent_ns, uint64_t max_ns);
+
 #endif
