@@ -182,7 +182,8 @@ static void generate(const td_device *dev, const size_t *profiled, size_t n_prof
         for (size_t t = timed_from; t <= i; t++) {
             const td_launch *src = &dev->launches[t % dev->n_launches];
             td_sw_emit_kernel_time(1, (uint32_t)(3 + 2 * t), 861945892ull + t * 25000ull,
-                                   (uint64_t)(src->duration_ns > 0 ? src->duration_ns : 1000));
+                                   (uint64_t)(src->duration_ns > 0 ? src->duration_ns : 1000),
+                                   NULL);
         }
         timed_from = i + 1;
     }

@@ -17,8 +17,10 @@
 # (sums over the kernel's launches), which explain the difference.
 # Target: within 2 points on every node of every kernel.
 #
-#   benchmarks/lib_agreement.sh [-c all|none] [-k base|none] [-r REPS] [-t POINTS] [-o OUT.md]
+#   benchmarks/lib_agreement.sh [-a APP] [-c all|none] [-k base|none] [-r REPS] [-t POINTS] [-o OUT.md]
 #
+#   -a  the app of build/benchmarks (default td_libs; td_bench: the designed
+#       kernels, bar 08 of issue 39), run with --reps R only if td_libs
 #   -c  cache control for both tools (default none)
 #   -k  clock control for both tools (default none; base needs root)
 #   -r  td_libs --reps (default 3)
@@ -36,12 +38,14 @@ cache=none
 clock=none
 reps=3
 target=2
+app_name=td_libs
 out_md=""
 
 die() { echo "lib_agreement.sh: $*" >&2; exit 2; }
 
-while getopts "c:k:r:t:o:h" opt; do
+while getopts "a:c:k:r:t:o:h" opt; do
     case $opt in
+        a) app_name=$OPTARG ;;
         c) cache=$OPTARG ;;
         k) clock=$OPTARG ;;
         r) reps=$OPTARG ;;
@@ -60,7 +64,9 @@ cd "$root" || die "cannot enter $root"
 build=${BUILD:-build}
 topdown=${TOPDOWN:-$build/topdown}
 ncu=${NCU:-ncu}
-app=$build/benchmarks/td_libs
+app=$build/benchmarks/$app_name
+app_args=()
+[ "$app_name" = td_libs ] && app_args=(--reps "$reps")
 [ -x "$topdown" ] || die "topdown not found at $topdown; build it (bash scripts/setup.sh) or set TOPDOWN"
 [ -x "$app" ] || die "$app not built (needs nvcc and the toolkit's libraries: cmake --build $build --target td_libs)"
 for tool in "$ncu" python3 c++filt; do
@@ -75,7 +81,7 @@ mkdir -p "$work"
 echo "lib_agreement: topdown, kernel replay of every launch..." >&2
 TOPDOWN_KEEP_SPOOL=1 "$topdown" --replay-mode kernel --overhead unlimited \
     --cache-control "$cache" --clock-control "$clock" --no-progress -f -l 1 \
-    -o "$work/topdown.json" -- "$app" --reps "$reps" > "$work/topdown.out" 2> "$work/topdown.err" ||
+    -o "$work/topdown.json" -- "$app" "${app_args[@]}" > "$work/topdown.out" 2> "$work/topdown.err" ||
     { cat "$work/topdown.err" >&2; die "topdown failed (its stderr above)"; }
 td_spool=$(find "$work" -maxdepth 1 -name "topdown.json.*.spool" | head -1)
 [ -n "$td_spool" ] || die "topdown kept no spool next to $work/topdown.json"
@@ -85,7 +91,7 @@ metrics=$(python3 -c 'import json,sys; print(",".join(json.load(open(sys.argv[1]
 
 echo "lib_agreement: ncu, the same metrics..." >&2
 "$ncu" --cache-control "$cache" --clock-control "$clock" --metrics "$metrics" --csv \
-    --print-units base --print-kernel-base mangled "$app" --reps "$reps" \
+    --print-units base --print-kernel-base mangled "$app" "${app_args[@]}" \
     > "$work/ncu.csv" 2> "$work/ncu.err" ||
     { tail -20 "$work/ncu.err" >&2; die "ncu failed (the end of its stderr above)"; }
 
@@ -102,7 +108,7 @@ date=$(date -u +%Y-%m-%d)
 ncu_version=$("$ncu" --version 2> /dev/null | tail -1)
 
 python3 - "$out_md" "$work/diff.csv" "$td_spool" "$work/ncu.spool" "$target" "$gpu" "$date" \
-    "cache-control $cache, clock-control $clock, td_libs --reps $reps" "$ncu_version" <<'PY'
+    "cache-control $cache, clock-control $clock, $app_name ${app_args[*]}" "$ncu_version" <<'PY'
 import csv, json, math, sys
 out, diff_csv, td_spool, ncu_spool, target, gpu, date, conditions, ncu_version = sys.argv[1:10]
 target = float(target)
@@ -140,7 +146,7 @@ def val(r, key):
 
 lines = [f"# Library kernels: topdown against ncu's raw counters, {gpu.replace('_', ' ')}, {date}",
          "",
-         "`benchmarks/lib_agreement.sh`: the toolkit's library kernels of `benchmarks/td_libs.cu` "
+         f"`benchmarks/lib_agreement.sh`: the kernels of `{conditions.split(', ')[-1].split()[0]}` "
          "measured by topdown (kernel replay of every launch) and by ncu "
          f"({ncu_version}) with the same metrics under the same conditions ({conditions}); "
          "both trees built by topdown's model (ncu's counters through "

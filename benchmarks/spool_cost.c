@@ -102,7 +102,7 @@ static void new_launch(const td_sw_launch *l)
 
 static void new_kernel_time(uint32_t context, uint32_t corr, uint64_t start, uint64_t dur)
 {
-    td_sw_emit_kernel_time(context, corr, start, dur);
+    td_sw_emit_kernel_time(context, corr, start, dur, NULL);
 }
 
 /* ---- the loop ----------------------------------------------------------- */

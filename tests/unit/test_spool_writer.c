@@ -96,7 +96,7 @@ static void *emitter(void *arg)
     for (uint64_t i = 0; i < PER_THREAD; i++) {
         uint64_t id = 2 * i + t;
         td_sw_launch l = launch_of(id, t * KERNELS_PER_THREAD + i % KERNELS_PER_THREAD);
-        if (td_sw_emit_launch(&l) != 0 || td_sw_emit_kernel_time(1, l.corr, id, id + 100) != 0)
+        if (td_sw_emit_launch(&l) != 0 || td_sw_emit_kernel_time(1, l.corr, id, id + 100, NULL) != 0)
             return (void *)1;
         if (i == PER_THREAD / 2)
             td_sw_warning("thread %llu is halfway", (unsigned long long)t);
@@ -127,10 +127,10 @@ static void test_two_threads(void)
     td_sw_warning("written at once");
     CHECK(file_size() > head);
     head = file_size();
-    CHECK(td_sw_emit_kernel_time(1, 0, 0, 1) == 0);
+    CHECK(td_sw_emit_kernel_time(1, 0, 0, 1, NULL) == 0);
     CHECK(file_size() == head);
     nanosleep(&(struct timespec){0, 600000000}, NULL);
-    CHECK(td_sw_emit_kernel_time(1, 0, 0, 1) == 0);
+    CHECK(td_sw_emit_kernel_time(1, 0, 0, 1, NULL) == 0);
     CHECK(file_size() > head);
 
     pthread_t threads[2];
@@ -208,10 +208,23 @@ static void test_lines_as_snprintf(void)
                  ",\"corr\":%" PRIu32 ",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64 "}\n",
                  pid, (uint32_t)r[0], (uint32_t)r[2], r[1], r[3]);
         n = td_sw_format_kernel_time(got, sizeof got, pid, (uint32_t)r[0], (uint32_t)r[2], r[1],
-                                     r[3]);
+                                     r[3], NULL);
         same &= n == strlen(want) && strcmp(got, want) == 0;
         short_refused &= td_sw_format_kernel_time(got, strlen(want), pid, (uint32_t)r[0],
-                                                  (uint32_t)r[2], r[1], r[3]) == 0;
+                                                  (uint32_t)r[2], r[1], r[3], NULL) == 0;
+        /* with the launch's resources, last (the reader's scanner takes
+         * them there) */
+        uint32_t res[TD_SW_RES_FIELDS] = {(uint32_t)r[4] % 256, (uint32_t)(r[5] % 49153),
+                                          (uint32_t)r[6], UINT32_MAX};
+        char with_res[400];
+        snprintf(with_res, sizeof with_res, "%.*s,\"res\":[%" PRIu32 ",%" PRIu32 ",%" PRIu32
+                 ",%" PRIu32 "]}\n", (int)(strlen(want) - 2), want, res[0], res[1], res[2],
+                 res[3]);
+        n = td_sw_format_kernel_time(got, sizeof got, pid, (uint32_t)r[0], (uint32_t)r[2], r[1],
+                                     r[3], res);
+        same &= n == strlen(with_res) && strcmp(got, with_res) == 0;
+        short_refused &= td_sw_format_kernel_time(got, strlen(with_res), pid, (uint32_t)r[0],
+                                                  (uint32_t)r[2], r[1], r[3], res) == 0;
         if (!same)
             fprintf(stderr, "want %sgot  %s", want, got);
     }

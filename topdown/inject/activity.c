@@ -60,6 +60,16 @@ static uint32_t graph_exec_of(const CUpti_ActivityKernel10 *k)
     return k->graphId;
 }
 
+/* Registers and shared memory, for launch statistics and occupancy
+ * (issue 42): the record's, as ncu's Launch Statistics shows them. */
+static void resources_of(const CUpti_ActivityKernel10 *k, uint32_t res[TD_SW_RES_FIELDS])
+{
+    res[0] = k->registersPerThread;
+    res[1] = k->staticSharedMemory > 0 ? (uint32_t)k->staticSharedMemory : 0;
+    res[2] = k->dynamicSharedMemory > 0 ? (uint32_t)k->dynamicSharedMemory : 0;
+    res[3] = k->sharedMemoryExecuted;
+}
+
 /* A kernel of a CUDA graph: no launch callback saw it, so it is a launch of
  * its own, timed; its tree is its graph's (levels/aggregate.c). */
 static void emit_graph_launch(const CUpti_ActivityKernel10 *k)
@@ -81,14 +91,23 @@ static void emit_graph_launch(const CUpti_ActivityKernel10 *k)
     cJSON_AddNumberToObject(rec, "duration_ns", (double)(k->end - k->start));
     cJSON_AddNumberToObject(rec, "graph", graph_exec_of(k));
     cJSON_AddNumberToObject(rec, "graph_node", (double)k->graphNodeId);
+    uint32_t res[TD_SW_RES_FIELDS];
+    resources_of(k, res);
+    cJSON *res_json = cJSON_CreateArray();
+    for (int i = 0; res_json && i < TD_SW_RES_FIELDS; i++)
+        cJSON_AddItemToArray(res_json, cJSON_CreateNumber(res[i]));
+    if (res_json)
+        cJSON_AddItemToObject(rec, "res", res_json);
     free(name);
     td_sw_emit(rec);
 }
 
 static void emit_kernel_time(const CUpti_ActivityKernel10 *k)
 {
+    uint32_t res[TD_SW_RES_FIELDS];
+    resources_of(k, res);
     td_sw_emit_kernel_time(k->contextId, k->correlationId,
-                           ns_since_start(k->start), k->end - k->start);
+                           ns_since_start(k->start), k->end - k->start, res);
 }
 
 /* ---- copies: memcpy, memset, peer copies -------------------------------- */

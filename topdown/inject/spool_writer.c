@@ -287,7 +287,8 @@ size_t td_sw_format_launch(char *buf, size_t size, long pid, const td_sw_launch 
 }
 
 size_t td_sw_format_kernel_time(char *buf, size_t size, long pid, uint32_t context,
-                                uint32_t corr, uint64_t start_ns, uint64_t duration_ns)
+                                uint32_t corr, uint64_t start_ns, uint64_t duration_ns,
+                                const uint32_t *res)
 {
     line_out o = {buf, buf + size};
     PUT(&o, "{\"type\":\"kernel_time\",\"pid\":");
@@ -300,6 +301,15 @@ size_t td_sw_format_kernel_time(char *buf, size_t size, long pid, uint32_t conte
     put_u64(&o, start_ns);
     PUT(&o, ",\"duration_ns\":");
     put_u64(&o, duration_ns);
+    if (res) {
+        PUT(&o, ",\"res\":[");
+        for (int i = 0; i < TD_SW_RES_FIELDS; i++) {
+            if (i)
+                PUT(&o, ",");
+            put_u64(&o, res[i]);
+        }
+        PUT(&o, "]");
+    }
     PUT(&o, "}");
     return line_end(&o, buf);
 }
@@ -312,11 +322,11 @@ int td_sw_emit_launch(const td_sw_launch *l)
 }
 
 int td_sw_emit_kernel_time(uint32_t context, uint32_t corr, uint64_t start_ns,
-                           uint64_t duration_ns)
+                           uint64_t duration_ns, const uint32_t *res)
 {
-    char line[200];
+    char line[256];
     size_t len = td_sw_format_kernel_time(line, sizeof line, spool_pid, context, corr, start_ns,
-                                          duration_ns);
+                                          duration_ns, res);
     return len ? add_line(line, len, 1) : -1;
 }
 

@@ -41,13 +41,18 @@ typedef struct td_sw_launch {
 size_t td_sw_format_launch(char *buf, size_t size, long pid, const td_sw_launch *l);
 /* Adds it with no allocation; 0 when the line was taken. */
 int td_sw_emit_launch(const td_sw_launch *l);
+/* What a launch held on the SM, from CUPTI's kernel record: registers per
+ * thread, static and dynamic shared memory per block, and the shared
+ * memory the driver configured the SM with (docs/COLLECTION.md, "res"). */
+#define TD_SW_RES_FIELDS 4
 /* A kernel_time record's line (CUPTI's activity record of a launch),
- * likewise. */
+ * likewise; res (TD_SW_RES_FIELDS values, or NULL: none) last. */
 size_t td_sw_format_kernel_time(char *buf, size_t size, long pid, uint32_t context,
-                                uint32_t corr, uint64_t start_ns, uint64_t duration_ns);
+                                uint32_t corr, uint64_t start_ns, uint64_t duration_ns,
+                                const uint32_t *res);
 /* A kernel_time record, likewise. */
 int td_sw_emit_kernel_time(uint32_t context, uint32_t corr, uint64_t start_ns,
-                           uint64_t duration_ns);
+                           uint64_t duration_ns, const uint32_t *res);
 /* The kernel record of k (once per kernel and process, before its first
  * launch); 0 when the line was taken. */
 int td_sw_emit_kernel(uint64_t k, const char *name, const char *mangled);
