@@ -5,7 +5,8 @@
  * designed node); the graph recording gives a graph-only kernel its
  * graph's tree; the collector's own spool/2 reads back with its groups;
  * the default-mode PyTorch recording has a full tree for every kernel over
- * 1% of GPU time. */
+ * 1% of GPU time, and so has the time-sampled one (issue 38: PM samples
+ * every 20 us, PC samples of a second run, no range, no replay). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -198,6 +199,30 @@ static void test_pytorch_default(void)
     td_result_free(&res);
 }
 
+static void test_pytorch_time_sampled(void)
+{
+    td_result res;
+    td_summary s;
+    if (load("h200_pytorch_time_sampled.topdown.json.xz", &res, &s) != 0) {
+        CHECK(0);
+        return;
+    }
+    CHECK(res.replay_mode && strcmp(res.replay_mode, "time-sampled") == 0);
+    size_t heavy = 0, full = 0;
+    for (size_t k = 0; k < s.n_kernels; k++) {
+        const td_kernel_summary *ks = &s.kernels[k];
+        if (ks->total_ns < 0.01 * s.total_ns)
+            continue;
+        heavy++;
+        full += ks->has_data && ks->stalls_missing == 0;
+    }
+    printf("  PyTorch loop, time-sampled: %zu of %zu kernels over 1%% of GPU time have a full "
+           "tree\n", full, heavy);
+    CHECK(heavy >= 10 && full == heavy);
+    td_summary_free(&s);
+    td_result_free(&res);
+}
+
 int main(void)
 {
     td_error err;
@@ -209,6 +234,7 @@ int main(void)
     test_graphs();
     test_collector_spool();
     test_pytorch_default();
+    test_pytorch_time_sampled();
     td_arch_set_free(&archs);
     return td_check_summary();
 }
