@@ -18,7 +18,7 @@
 #include "topdown/inject/debug.h"
 #include "topdown/inject/device_heap.h"
 #include "topdown/inject/budget.h"
-#include "topdown/inject/choose.h"
+#include "topdown/inject/group_sampler.h"
 #include "topdown/inject/collect_opts.h"
 #include "topdown/inject/inject_state.h"
 #include "topdown/inject/launch_callbacks.h"

@@ -1,5 +1,5 @@
 /* What the injection library's files share (inject.c and the files split
- * from it: emit.c, batch.c, rotation.c, choice.c, contexts.c, graphs.c,
+ * from it: emit.c, batch.c, rotation.c, measure_policy.c, contexts.c, graphs.c,
  * exit.c): a launch waiting for its counters, a context's state, the
  * process's state (td_g, guarded by td_g.lock) and the functions each file
  * lends the others. Internal to libtopdown_inject.so: nothing here is
@@ -193,7 +193,7 @@ int add_to_window(ctx_state *c, const launch_rec *l);
 /* rotation.c: the counter groups as passes of one configuration */
 int rotating(const ctx_state *c);
 
-/* choice.c: what each launch measures */
+/* measure_policy.c: what each launch measures */
 void budget_count_launch(const launch_rec *l);
 void pay_once(double *where, double s);
 int active_group(const ctx_state *c);
