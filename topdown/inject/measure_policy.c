@@ -5,7 +5,7 @@
 
 #include "topdown/inject/debug.h"
 #include "topdown/inject/group_sampler.h"
-#include "topdown/inject/inject_state.h"
+#include "topdown/inject/measure_policy.h"
 #include "topdown/inject/spool_writer.h"
 
 /* ---- the device heap ------------------------------------------------------ */
