@@ -783,11 +783,6 @@ const char *td_cli_command_near(const char *word)
     return best;
 }
 
-int td_cli_run(td_command command, int argc, char **argv, td_error *err)
-{
-    return td_commands[command].run(argc, argv, err);
-}
-
 int td_usage_fail(td_error *err, const char *fmt, ...)
 {
     if (err) {

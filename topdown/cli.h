@@ -1,5 +1,5 @@
 /* topdown's command line: one table of commands (command_table.c: name,
- * handler, the options it takes, its help) and one table of options
+ * the options it takes, its help) and one table of options
  * (cli.c: how each is applied, listed and completed). topdown --help, each
  * COMMAND --help, the man page (help2man) and the bash completion (topdown
  * help --commands / --options) are made from them. A new option is a new
@@ -87,8 +87,6 @@ const char *td_cli_command_near(const char *word);
 /* Levenshtein distance, case-insensitive, of two short words ((size_t)-1
  * for words over 127 characters). */
 size_t td_edit_distance(const char *a, const char *b);
-/* Runs its handler on its arguments (argv[0] the command's name). */
-int td_cli_run(td_command command, int argc, char **argv, td_error *err);
 
 /* Profiling's options, up to the first non-option (the app); optind is
  * left on it. Returns 0 or TD_USAGE_ERROR. */

@@ -1,13 +1,14 @@
-/* The table of commands: for each, its name, handler, the options it
- * takes, its summary in topdown --help, its usage and examples. main.c
- * dispatches from it; cli.c makes the help (and so the man page, help2man)
- * and the completion's lists (topdown help --commands / --options) from
- * it and from its table of options. A new command is a row here, an enum
- * value in command_table.h and its handler. */
+/* The table of commands: for each, its name, the options it takes, its
+ * summary in topdown --help, its usage and examples. cli.c parses and
+ * makes the help (and so the man page, help2man) and the completion's
+ * lists (topdown help --commands / --options) from it and from its table
+ * of options; main.c dispatches to the handlers by the same enum. A new
+ * command is a row here, an enum value in command_table.h, its handler
+ * (commands.h) and its line in main.c's table of handlers. The rows name
+ * no handler: the handlers use the parser, which reads this table. */
 #include <stddef.h>
 
 #include "topdown/command_table.h"
-#include "topdown/commands.h"
 
 /* A command's own list of option usages, for td_command_def.own. */
 #define USAGES(...) ((const td_option_usage[]){__VA_ARGS__, {NULL, NULL}})
@@ -19,7 +20,7 @@
 
 const td_command_def td_commands[TD_CMD_COUNT] = {
     [TD_CMD_PROFILE] = {
-        "", cmd_profile, "app",
+        "", "app",
         TREE_OPTIONS "version output kernel-name launch-skip launch-count per-kernel "
         "replay-mode overhead graph-profiling source source-only pc-sampling-period "
         "cache-control clock-control nvtx-include nvtx-exclude no-nvtx sample-every "
@@ -32,7 +33,7 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
         "  topdown -k 'regex:^sgemm_\\d+' -s 2 -c 5 -- ./app   (ncu's forms)\n"
         "  topdown --overhead 10 -- python train.py\n", NULL},
     [TD_CMD_REPORT] = {
-        "report", cmd_report, "file", TREE_OPTIONS "pm-timeline kernel-name input page",
+        "report", "file", TREE_OPTIONS "pm-timeline kernel-name input page",
         "       topdown report FILE [options]          print the tree of a result file\n",
         "usage: topdown report FILE [options]\n"
         "Prints the tree of a result file (no GPU needed).\n",
@@ -50,12 +51,12 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
                 "                       shows it or in full, or a Perl-style regex (or\n"
                 "                       regex:RE) on the --kernel-name-base name\n"})},
     [TD_CMD_LIST_ARCHS] = {
-        "list-archs", cmd_list_archs, "", "help",
+        "list-archs", "", "help",
         "       topdown list-archs                     list the architecture tables\n",
         "usage: topdown list-archs\nLists the architecture tables.\n",
         "  topdown list-archs\n", NULL},
     [TD_CMD_LIST_NODES] = {
-        "list-nodes", cmd_list_nodes, "", "level json help",
+        "list-nodes", "", "level json help",
         "       topdown list-nodes [-l N]              list the model's nodes\n",
         "usage: topdown list-nodes [-l N] [--json]\n"
         "Lists the model's nodes and thresholds.\n",
@@ -65,7 +66,7 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
                {"json", "      --json           the nodes (with -l 4 each table's stall reasons)\n"
                         "                       as JSON instead of the text\n"})},
     [TD_CMD_DESCRIBE] = {
-        "describe", cmd_describe, "node", "json help",
+        "describe", "node", "json help",
         "       topdown describe NODE                  explain one node\n",
         "usage: topdown describe NODE [--json]\n"
         "Explains one node (a name or path of `topdown list-nodes`).\n",
@@ -73,7 +74,7 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
         USAGES({"json", "      --json           the node (or stall reason) as JSON instead of the\n"
                         "                       text\n"})},
     [TD_CMD_IMPORT_NVPROF] = {
-        "import-nvprof", cmd_import_nvprof, "file", "times arch output force help",
+        "import-nvprof", "file", "times arch output force help",
         "       topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json\n"
         "                                              legacy GPUs (CC < 7.5): nvprof CSV to a result\n",
         "usage: topdown import-nvprof METRICS.csv [--times TIMES.csv] --arch NAME -o OUT.json [-f]\n"
@@ -81,7 +82,7 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
         "  topdown import-nvprof m.csv --times t.csv --arch gp100 -o old.json\n",
         USAGES({"output", "  -o, --output FILE    the result file to write\n"})},
     [TD_CMD_PLOT] = {
-        "plot", cmd_plot, "file",
+        "plot", "file",
         "level output force kernel-name kernel-name-base top diff timeline pm-timeline "
         "phase-threshold arch input help",
         "       topdown plot FILE [-l N] [-o OUT.png|OUT.svg] [--top K] [--timeline KERNEL]\n"
@@ -103,7 +104,7 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
                 "                       Perl-style regex (or regex:RE) on the\n"
                 "                       --kernel-name-base name\n"})},
     [TD_CMD_DIFF] = {
-        "diff", cmd_diff, "file",
+        "diff", "file",
         "level verbose csv json kernels kernel-name fail-if force kernel-name-base input wide "
         "help",
         "       topdown diff A.json B.json [-l N] [--csv FILE] [--kernels N]\n"
@@ -123,14 +124,14 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
                {"json", "      --json           the comparison as JSON (topdown-diff/1) instead of\n"
                         "                       the text\n"})},
     [TD_CMD_IMPORT_SPOOL] = {
-        "import-spool", cmd_import_spool, "file", "output force help",
+        "import-spool", "file", "output force help",
         "       topdown import-spool SPOOL -o OUT.json  the result of a run whose saving failed\n",
         "usage: topdown import-spool SPOOL -o OUT.json [-f]\n"
         "Makes the result of a run whose saving failed from its spool.\n",
         "  topdown import-spool run.json.Ab12Cd.spool -o run.json\n",
         USAGES({"output", "  -o, --output FILE    the result file to write\n"})},
     [TD_CMD_MERGE] = {
-        "merge", cmd_merge, "file", "output force help",
+        "merge", "file", "output force help",
         "       topdown merge A.json B.json ... -o ALL.json  one result of several processes (ranks)\n",
         "usage: topdown merge A.json B.json ... -o ALL.json [-f]\n"
         "One result holding every input's device sections, each tagged with its\n"
@@ -144,7 +145,7 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
                {"force", "  -f, --force          overwrite ALL.json, and merge results that are not\n"
                          "                       the ranks of one job\n"})},
     [TD_CMD_IMBALANCE] = {
-        "imbalance", cmd_imbalance, "file", "kernels arch json input help",
+        "imbalance", "file", "kernels arch json input help",
         "       topdown imbalance ALL.json | A.json B.json ...  kernels' time and level 1 per rank\n",
         "usage: topdown imbalance ALL.json | A.json B.json ... [--kernels N] [--json]\n"
         "Each rank's totals (a merged result's sources, or each file; at least\n"
@@ -156,7 +157,7 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
         USAGES({"json", "      --json           the ranks' totals and the kernels as JSON\n"
                         "                       (topdown-imbalance/1) instead of the text\n"})},
     [TD_CMD_TRACE] = {
-        "trace", cmd_trace, "file",
+        "trace", "file",
         "output force arch input kernel-name kernel-name-base from to help",
         "       topdown trace FILE -o TRACE.json       Chrome trace-event JSON (Perfetto, chrome://tracing)\n",
         "usage: topdown trace FILE -o TRACE.json[.gz] [-k K] [--from MS] [--to MS] [-f]\n"
@@ -176,7 +177,7 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
                 "                       report's rank), a whole name, or a Perl-style regex\n"
                 "                       (or regex:RE) on the --kernel-name-base name\n"})},
     [TD_CMD_SOURCE] = {
-        "source", cmd_source, "file", "lines node sass csv force arch input help",
+        "source", "file", "lines node sass csv force arch input help",
         "       topdown source FILE KERNEL [-n 20] [--node NODE] [--sass] [--csv FILE]\n"
         "                                              a kernel's hottest source lines (--source runs)\n",
         "usage: topdown source FILE KERNEL [-n N] [--node NODE] [--sass] [--csv FILE]\n"
@@ -193,7 +194,7 @@ const td_command_def td_commands[TD_CMD_COUNT] = {
                        "                       stdout); docs/SOURCE.md\n"})},
     /* Its summary is the -h/--help row's ("topdown help COMMAND"). */
     [TD_CMD_HELP] = {
-        "help", cmd_help, "command", "commands options help", NULL,
+        "help", "command", "commands options help", NULL,
         "usage: topdown help [COMMAND]\n"
         "topdown --help, or COMMAND --help (COMMAND: a command of topdown --help).\n",
         "  topdown help report\n", NULL},

@@ -1,8 +1,9 @@
 /* The table of commands (command_table.c): each command's one row, and
  * the commands' enum that indexes it. cli.c parses, prints the help and
- * answers the completion from it; main.c dispatches through it. It
- * includes nothing of topdown/ (cli.h includes it), so the table and the
- * parser make no circle. */
+ * answers the completion from it; main.c dispatches by the enum to the
+ * handlers (commands.h). It includes nothing of topdown/ (cli.h includes
+ * it) and names no handler, so the table, the parser and the commands,
+ * which use the parser, make no circle. */
 #ifndef TD_COMMAND_TABLE_H
 #define TD_COMMAND_TABLE_H
 
@@ -27,9 +28,6 @@ typedef enum td_command {
     TD_CMD_COUNT
 } td_command;
 
-/* A command's handler: an exit code, or -1 / TD_USAGE_ERROR with a td_error. */
-typedef int (*td_command_fn)(int argc, char **argv, td_error *err);
-
 /* An option's help line(s) in one command, where that command uses it its
  * own way (-o's file, report's -k, source's --csv). */
 typedef struct td_option_usage {
@@ -37,12 +35,12 @@ typedef struct td_option_usage {
     const char *usage;
 } td_option_usage;
 
-/* A command: its name, what runs it, the options it takes (long names of
- * cli.c's option table: exactly those it honours; any other is a usage
- * error naming it), its lines in topdown --help and its own help. */
+/* A command: its name, the options it takes (long names of cli.c's option
+ * table: exactly those it honours; any other is a usage error naming it),
+ * its lines in topdown --help and its own help. Its handler is in main.c's
+ * table, by the same enum. */
 typedef struct td_command_def {
     const char *name;     /* as typed; "" for profiling */
-    td_command_fn run;
     const char *operands; /* what its words other than options are, for the
                            * completion: "file", "node", "command", "app"
                            * (profiling's) or "" (none) */

@@ -11,6 +11,10 @@
 
 #include "metrics/error.h"
 
+/* A command's handler: an exit code, or -1 / TD_USAGE_ERROR with a td_error.
+ * main.c's table holds one for each command of the table (command_table.h). */
+typedef int (*td_command_fn)(int argc, char **argv, td_error *err);
+
 struct cli;         /* topdown/cli.h */
 struct td_arch_set; /* metrics/arch/arch.h */
 struct td_result;   /* metrics/result/result.h */

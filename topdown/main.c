@@ -1,7 +1,7 @@
 /* topdown: main, which runs the command named first (the table of
- * topdown/command_table.c), else profiles an app. Every command returns an
- * exit code or -1 / TD_USAGE_ERROR with a td_error; only main prints
- * errors and exits. */
+ * topdown/command_table.c, its handler from the table below), else
+ * profiles an app. Every command returns an exit code or -1 /
+ * TD_USAGE_ERROR with a td_error; only main prints errors and exits. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
@@ -10,6 +10,26 @@
 #include "report/wrap.h"
 #include "topdown/cli.h"
 #include "topdown/commands.h"
+
+/* Each command's handler, by the enum of the table of commands: kept here,
+ * above the commands, because they parse with cli.c, which reads that
+ * table (a table naming them would make a circle). */
+static const td_command_fn handlers[TD_CMD_COUNT] = {
+    [TD_CMD_PROFILE] = cmd_profile,
+    [TD_CMD_REPORT] = cmd_report,
+    [TD_CMD_LIST_ARCHS] = cmd_list_archs,
+    [TD_CMD_LIST_NODES] = cmd_list_nodes,
+    [TD_CMD_DESCRIBE] = cmd_describe,
+    [TD_CMD_IMPORT_NVPROF] = cmd_import_nvprof,
+    [TD_CMD_PLOT] = cmd_plot,
+    [TD_CMD_DIFF] = cmd_diff,
+    [TD_CMD_IMPORT_SPOOL] = cmd_import_spool,
+    [TD_CMD_MERGE] = cmd_merge,
+    [TD_CMD_IMBALANCE] = cmd_imbalance,
+    [TD_CMD_TRACE] = cmd_trace,
+    [TD_CMD_SOURCE] = cmd_source,
+    [TD_CMD_HELP] = cmd_help,
+};
 
 /* Text fits the terminal standard output is, else TD_TEXT_WIDTH; coloured
  * there unless NO_COLOR (--color overrides). */
@@ -35,9 +55,9 @@ int main(int argc, char **argv)
     }
     td_command k = td_cli_command_named(cmd);
     if (k != TD_CMD_COUNT)
-        rc = td_cli_run(k, argc - 1, argv + 1, &err);
+        rc = handlers[k](argc - 1, argv + 1, &err);
     else
-        rc = td_cli_run(TD_CMD_PROFILE, argc, argv, &err);
+        rc = handlers[TD_CMD_PROFILE](argc, argv, &err);
     if (rc < 0) {
         fflush(stdout);
         /* on a terminal, a long message in lines that fit it; one line

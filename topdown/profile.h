@@ -102,9 +102,10 @@ int td_profile_check_app(const char *app, td_error *err);
 int td_profile_run(const td_profile_options *opts, td_profile_outcome *out,
                    td_result *res, td_error *err);
 
-/* ---- the launcher's parts that --replay-mode application reuses for its
- * later runs of the app (topdown/app_replay.c): one run's plan, running
- * it quietly, the spool next to the result. Launcher-internal. */
+/* ---- the launcher's parts that a whole run (topdown/profile_run.c) and
+ * --replay-mode application and --time-sampled reuse for their later runs
+ * of the app (topdown/app_replay.c, time_sampled.c): one run's plan,
+ * running it quietly, the spool next to the result. Launcher-internal. */
 
 typedef struct launch_plan {
     const td_profile_options *opts;
@@ -121,6 +122,20 @@ typedef struct launch_plan {
  * the clocks locked around it as the options ask, and waits for it:
  * *status is waitpid's. */
 int td_profile_run_once(const launch_plan *plan, int *status, td_error *err);
+
+/* Before anything starts (profile.c): the options, the app (its path into
+ * app), the injection library (lib), the arch tables' folder (archs, each
+ * PATH_MAX) and that -o is a good pattern. */
+int td_profile_prepare(const td_profile_options *opts, char *app, char *lib, char *archs,
+                       td_error *err);
+
+/* The first run of the app as plan says (profile.c): the result named
+ * (*reserved: its name was reserved), the spool created in spool, the
+ * clocks locked around the run, the result built from the spool into *res
+ * and out, the spool then removed unless TOPDOWN_KEEP_SPOOL is set. */
+int td_profile_run_first(const launch_plan *plan, char *spool, size_t spool_size,
+                         td_profile_outcome *out, td_result *res, int *reserved,
+                         td_error *err);
 
 /* <result>.XXXXXX.spool, created with O_EXCL. */
 int td_profile_create_spool(const char *result, char *spool, size_t size, td_error *err);

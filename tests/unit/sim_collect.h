@@ -1,7 +1,7 @@
 /* A simulated collector run, for the tests of the budget and the choice:
- * the decisions of topdown/inject/choice.c in auto mode (each kernel's
+ * the decisions of topdown/inject/measure_policy.c in auto mode (each kernel's
  * first launch replayed, the replay's object kept while new kernels come,
- * then counter groups chosen by choose.c under budget.c) against the GPU
+ * then counter groups chosen by group_sampler.c under budget.c) against the GPU
  * queue of sim_queue.h. Costs as measured on the H100: a sample in an open
  * session 1.3 ms (sample_s: another), a move to another group's pass 12 ms
  * more, a replay 25 ms and the fresh rotation object after replays 0.2 s
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "topdown/inject/budget.h"
-#include "topdown/inject/choose.h"
+#include "topdown/inject/group_sampler.h"
 #include "sim_queue.h"
 
 #define SIM_MAX_KERNELS 96
@@ -22,8 +22,8 @@
 #define SIM_MOVE_S 12e-3
 #define SIM_REPLAY_S 25e-3
 #define SIM_RETURN_S 0.2
-#define SIM_RETURN_AFTER 16  /* TD_RETURN_AFTER of choice.c */
-#define SIM_COVER_LAUNCHES 4 /* TD_COVER_LAUNCHES of choice.c */
+#define SIM_RETURN_AFTER 16  /* TD_RETURN_AFTER of measure_policy.c */
+#define SIM_COVER_LAUNCHES 4 /* TD_COVER_LAUNCHES of measure_policy.c */
 
 typedef struct sim_launch {
     unsigned kernel;
@@ -97,7 +97,7 @@ static double sim_native(const sim_run *r)
     return q.host_s;
 }
 
-/* The kernel's GPU time for its share, as choice.c's kernel_gpu_s. */
+/* The kernel's GPU time for its share, as measure_policy.c's kernel_gpu_s. */
 static double sim_kernel_gpu(const sim_run *r, const sim_kernel *k)
 {
     if (r->before || k->gpu_est_s > 0 || k->durations <= 0)
@@ -105,7 +105,7 @@ static double sim_kernel_gpu(const sim_run *r, const sim_kernel *k)
     return k->duration_sum / (double)k->durations;
 }
 
-/* The launch's configuration as choice.c decides it: -2 none, -1 the full
+/* The launch's configuration as measure_policy.c decides it: -2 none, -1 the full
  * set (a replay, coverage), else a counter group under the budget. */
 static int sim_decide(const sim_run *r, td_budget *b, sim_kernel *k, const sim_launch *l,
                       double now, int active, int on_replay, size_t since_new)

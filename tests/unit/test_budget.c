@@ -1,5 +1,5 @@
 /* The cost budget (topdown/inject/budget.c) with the choice of launches
- * (choose.c) against a simulated GPU: the host queues launches (5 us
+ * (group_sampler.c) against a simulated GPU: the host queues launches (5 us
  * each, up to a queue of 1,024), the GPU runs them in order, and a sample
  * drains the queue, costs its profiling time, and waits for its launch.
  * A short GPU-bound run of one kernel (1,000 launches of 0.28 ms, as
@@ -7,14 +7,14 @@
  * within the budget; the host's clock alone (inject.c before the GPU time
  * was counted) leaves its last third unsampled, as measured on the H100.
  * Whole runs of td_manykernels, td_bfs, td_phases2 and two kernels, with
- * choice.c's decisions (sim_collect.h), before and after issue 22's
+ * measure_policy.c's decisions (sim_collect.h), before and after issue 22's
  * budget for moves: within the budget, samples in every third of the
  * heaviest kernels' runs. */
 #include <string.h>
 
 #include "../check.h"
 #include "topdown/inject/budget.h"
-#include "topdown/inject/choose.h"
+#include "topdown/inject/group_sampler.h"
 #include "metrics/xorshift.h"
 #include "sim_collect.h"
 #include "sim_queue.h"

@@ -1,4 +1,4 @@
-/* Coverage under a spent budget (topdown/inject/choose.c, as inject.c's
+/* Coverage under a spent budget (topdown/inject/group_sampler.c, as inject.c's
  * choose_group uses it), without CUPTI: a simulated run in which each
  * kernel is launched many times in a row and the budget refuses every
  * launch the choice does not owe for coverage. Every kernel must still end

@@ -1,6 +1,6 @@
 /* The sampled collection against the truth, on simulated launch streams
  * whose every launch is known: the choice of launches and groups
- * (topdown/inject/choose.c, as the collector makes it) and the estimator
+ * (topdown/inject/group_sampler.c, as the collector makes it) and the estimator
  * (levels/estimate.c, as the report computes it) must give every L1-L3
  * node within 2 points of the tree of every launch measured with the full
  * set, with a 95% spread that covers the error on at least 95% of the
@@ -28,7 +28,7 @@
 #include "td_testlib.h"
 #include "td_testreport.h"
 #include "topdown/inject/budget.h"
-#include "topdown/inject/choose.h"
+#include "topdown/inject/group_sampler.h"
 #include "sim_queue.h"
 
 static const char arch_json[] =

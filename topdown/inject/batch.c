@@ -1,54 +1,16 @@
 /* Batches of profiled launches under one configuration of the Range
  * Profiler (kernel replay of the full set, or user replay of one counter
- * group): selecting the configuration, adding a launch, closing the batch
- * (stop, decode, write, re-arm) and what failures do; also what the
- * rotation shares with them (close_window, wait_for_gpu, stop_profiling). */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+ * group): adding a launch, closing the batch (stop, decode, write,
+ * re-arm) and what failures do. The configuration is selected for it
+ * (window.c); what the rotation shares with it is in collector.c. */
+#include "topdown/inject/batch.h"
 
 #include "topdown/inject/debug.h"
+#include "topdown/inject/emit.h"
 #include "topdown/inject/pcsampling.h"
-#include "topdown/inject/probe.h"
-#include "topdown/inject/inject_state.h"
 #include "topdown/inject/spool_writer.h"
 
 /* ---- batches of profiled launches --------------------------------------- */
-
-void close_configs(ctx_state *c)
-{
-    for (size_t i = 0; i < c->groups.n; i++)
-        td_rp_config_free(&c->group_cfg[i]);
-    c->n_group_cfg = 0;
-    if (c->has_rotation)
-        td_rp_config_free(&c->rotation);
-    c->has_rotation = 0;
-    if (c->has_full)
-        td_rp_config_free(&c->full);
-    c->has_full = 0;
-}
-
-void stop_profiling(ctx_state *c, const char *why)
-{
-    char what[256];
-    td_rp_describe(&c->rp, what, sizeof what);
-    td_sw_error("profiler_failed", "context %u: %s (%s); later launches are timed only",
-                c->uid, why, what);
-    close_configs(c);
-    td_rp_close(&c->rp);
-    c->profiling = 0;
-}
-
-/* Waits for the context's queued work; the wait is the app's GPU time,
- * not profiling cost, so the budget leaves it out. */
-void wait_for_gpu(void)
-{
-    double t0 = now_s();
-    unsigned long long since = td_probe_now();
-    cuCtxSynchronize();
-    td_probe_count(TD_SPAN_WAIT, since);
-    td_g.waited_s += now_s() - t0;
-}
 
 /* A replayed launch failed (the app's kernel cannot be replayed
  * faithfully, or CUPTI failed): its kernels are measured without replay
@@ -69,36 +31,6 @@ static void replay_failed(ctx_state *c)
     }
     if (td_rp_reset(&c->rp) != 0)
         stop_profiling(c, "restarting the profiler after a failed replay failed");
-}
-
-/* A replay-free launch failed to decode: start over, give up after a few. */
-void group_failed(ctx_state *c)
-{
-    if (++c->failures > 8) {
-        stop_profiling(c, "decoding the counters failed repeatedly");
-        return;
-    }
-    if (td_rp_reset(&c->rp) != 0)
-        stop_profiling(c, "restarting the profiler after a failed decode failed");
-}
-
-/* A kernel's measurements on this context (each device rotates and covers
- * its kernels on its own); a blank entry when out of memory. */
-td_kernel_progress *progress_of(ctx_state *c, const td_kernel *k)
-{
-    static td_kernel_progress blank;
-    td_kernel_progress *p = td_progress_of(&c->progress, k->ordinal, k->matches);
-    if (p)
-        return p;
-    memset(&blank, 0, sizeof blank);
-    return &blank;
-}
-
-/* What a measured launch adds to its kernel's progress. */
-void count_measurement(ctx_state *c, const launch_rec *l)
-{
-    if (l->kernel)
-        td_progress_measured(progress_of(c, l->kernel), l->group);
 }
 
 /* Stops the profiler, decodes the batch, writes its launches in launch
@@ -143,107 +75,14 @@ static void close_batch(ctx_state *c)
     c->n_window = 0;
 }
 
-/* Writes what the profiler holds: the open batch, or the rotation's cycle. */
-void close_window(ctx_state *c)
-{
-    if (!c->profiling)
-        return;
-    double t0 = now_s();
-    /* At exit or on a signal the context may not be current here. */
-    int pushed = cuCtxPushCurrent(c->ctx) == CUDA_SUCCESS;
-    collector_of(c)->flush(c);
-    td_g.decode_s += now_s() - t0;
-    if (!td_g.in_profiled_launch) {
-        td_g.budget.spent_s += now_s() - t0 - td_g.waited_s;
-        td_g.waited_s = 0;
-    }
-    if (pushed) {
-        CUcontext popped;
-        cuCtxPopCurrent(&popped);
-    }
-}
-
 /* Launches a batch of this configuration holds: one in user replay (one
  * Start/Stop session makes one range) and for a replay in auto mode (so a
  * failing replay is pinned on its kernel), the batch size otherwise. */
-static size_t window_capacity(int group)
+size_t window_capacity(int group)
 {
     /* --cache-control all: a flush before each launch, so one per session. */
     return group == TD_GROUP_ALL && td_g.mode == TD_REPLAY_KERNEL && !td_g.flush_caches
                ? td_g.batch : 1;
-}
-
-/* --cache-control all: the app's queued work drained (it would refill the
- * L2), then the flush, before the session starts (so the flush is in no
- * range). Under kernel replay CUPTI's own save of device memory still runs
- * between this flush and the first pass (docs/COLLECTION.md). */
-void flush_before_pass(ctx_state *c)
-{
-    if (!c->flush.ready)
-        return;
-    wait_for_gpu();
-    if (td_flush_run(&c->flush) != 0 && !c->flush_failed_said++)
-        td_sw_warning("--cache-control all: the cache flush failed in context %u; launches "
-                      "are measured with the caches as they were", c->uid);
-}
-
-static td_rp_config *config_of(ctx_state *c, int group)
-{
-    if (group == TD_GROUP_ALL)
-        return &c->full;
-    return c->has_rotation ? &c->rotation : &c->group_cfg[group];
-}
-
-/* exit() runs atexit handlers in the reverse order of their registration,
- * and CUPTI loads libnvperf_host (whose destructors free what a decode
- * needs) only at its first profiler host call, after InitializeInjection
- * registered at_exit: a decode at exit then corrupted the heap (issue 24,
- * the PM sampler's; a batch left open at exit, the Range Profiler's). So
- * at_exit is registered again once a configuration was built; it runs
- * once. */
-static void register_exit_after_cupti(void)
-{
-    static int registered;
-    if (!registered++)
-        atexit(at_exit);
-}
-
-/* Makes the launch's configuration active (a fresh profiler object when
- * it is another one); 0 when it is. A rotation CUPTI cannot build gives
- * way to a configuration per group. */
-static int select_config(ctx_state *c, const launch_rec *l)
-{
-    double t0 = now_s();
-    int switching = c->rp.active != config_of(c, l->group);
-    int selected = td_rp_select(&c->rp, config_of(c, l->group));
-    if (selected != 0 && l->group != TD_GROUP_ALL && c->has_rotation) {
-        char what[256];
-        td_rp_describe(&c->rp, what, sizeof what);
-        if (td_debug_on())
-            td_debug("inject", "the counter groups as passes of one configuration failed "
-                     "(%s): a configuration per group", what);
-        td_rp_config_free(&c->rotation);
-        c->has_rotation = 0;
-        selected = td_rp_reset(&c->rp) == 0 ? td_rp_select(&c->rp, config_of(c, l->group)) : -1;
-    }
-    if (switching) {
-        td_g.switches++;
-        td_g.switch_s += now_s() - t0;
-    }
-    if (selected != 0 && l->group != TD_GROUP_ALL && c->has_full) {
-        char what[256];
-        td_rp_describe(&c->rp, what, sizeof what);
-        td_sw_warning("counter group %d cannot be collected without replay on this device "
-                      "(%s): profiled launches are replayed from now on", l->group, what);
-        c->n_group_cfg = 0;
-        return -1;
-    }
-    if (selected != 0) {
-        stop_profiling(c, "setting the counter configuration failed");
-        return -1;
-    }
-    register_exit_after_cupti();
-    return 0;
 }
 
 /* Starts that may fail in a row before the context's launches are timed
@@ -308,36 +147,18 @@ static int add_to_batch(ctx_state *c, const launch_rec *l)
     return 1;
 }
 
-int add_to_window(ctx_state *c, const launch_rec *l)
+/* Writes the open batch (close_window when the batch is the collector in
+ * use, which it is wherever the batch's own functions run). */
+static void close_batch_window(ctx_state *c)
 {
-    if (c->rp.active && c->rp.active != config_of(c, l->group))
-        close_window(c); /* another configuration: what the active one holds first */
-    else if (c->n_window > 0 && !rotating(c) &&
-             (c->window_group != l->group || c->n_window >= window_capacity(c->window_group)))
-        close_window(c);
-    double t0 = now_s(), waited0 = td_g.waited_s;
-    int from_replay = c->rp.active == &c->full && l->group != TD_GROUP_ALL;
-    if (!c->profiling || select_config(c, l) != 0)
-        return 0;
-    int rotation = rotating(c);
-    int added = collector_of(c)->launch_begin(c, l);
-    /* The rotation's first object (building it, its first Start:
-     * 150-250 ms, H100) is set-up; a fresh one after replays is their
-     * cost, coverage: neither is the budget's. */
-    if (rotation && (!c->rotation_warm || from_replay)) {
-        double once = now_s() - t0 - (td_g.waited_s - waited0);
-        pay_once(c->rotation_warm ? &td_g.coverage_s : &td_g.setup_s, once);
-        td_g.excluded_in_launch_s += once;
-        c->rotation_warm = 1;
-    }
-    return added;
+    close_window_with(c, close_batch);
 }
 
 /* After a measured launch: the batch is closed once full. */
 static void batch_launch_end(ctx_state *c)
 {
     if (c->n_window >= window_capacity(c->window_group))
-        close_window(c);
+        close_batch_window(c);
 }
 
 /* The batch's collector: kernel replay of the full set, or the per-group
@@ -348,7 +169,7 @@ const td_collector td_batch_collector = {
     .name = "batch",
     .launch_begin = add_to_batch,
     .launch_end = batch_launch_end,
-    .graph_end = close_window,
-    .unmeasured = close_window,
+    .graph_end = close_batch_window,
+    .unmeasured = close_batch_window,
     .flush = close_batch,
 };

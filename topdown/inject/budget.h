@@ -12,8 +12,8 @@
  * its GPU time, and a budget on the host's clock alone spends itself on
  * the first launches of a short run and leaves the rest unsampled
  * (td_phases2 on the H100: 39 samples, all in launches 2-74 of 1,000).
- * choice.c estimates a launch's GPU time by its kernel's measured time per
- * thread launched.
+ * measure_policy.c estimates a launch's GPU time by its kernel's measured
+ * time per thread launched.
  *
  * The app's time before its first launch pays for samples at most as
  * fast as its launches' own time does (TD_BUDGET_START_PACE): spent at
@@ -72,7 +72,7 @@ int td_budget_kernel_allows(const td_budget *b, double now_s, double kernel_spen
 /* 1: a sample of the kernel may move the rotation to another counter
  * group's pass: its moves so far and this one, TD_BUDGET_MOVE_S each,
  * within TD_BUDGET_MOVE_SHARE of its share of the allowance. Else its
- * samples keep the open pass's group (choose.h): a move costs ten samples,
+ * samples keep the open pass's group (group_sampler.h): a move costs ten samples,
  * and one of nbody_forces' in a simulated td_manykernels took a third of
  * the run's budget and left the kernel's middle third unsampled
  * (test_budget). A kernel whose GPU time is not known yet may move. */

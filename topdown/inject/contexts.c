@@ -7,11 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topdown/inject/batch.h"
+#include "topdown/inject/collector.h"
+#include "topdown/inject/contexts.h"
 #include "topdown/inject/debug.h"
-#include "topdown/inject/inject_state.h"
+#include "topdown/inject/measure_policy.h"
 #include "topdown/inject/pcsampling.h"
 #include "topdown/inject/pmsampling.h"
 #include "topdown/inject/spool_writer.h"
+#include "topdown/inject/window.h"
 
 /* ---- contexts ----------------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /* Whether a cubin's code calls the device heap (malloc, free; device-side
  * new and delete compile to them): kernel replay cannot repeat such
- * kernels faithfully (topdown/inject/choice.c). Pure, tested on the CPU
+ * kernels faithfully (topdown/inject/measure_policy.c). Pure, tested on the CPU
  * (tests/unit/test_device_heap.c). */
 #ifndef TD_DEVICE_HEAP_H
 #define TD_DEVICE_HEAP_H

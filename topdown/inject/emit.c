@@ -2,7 +2,7 @@
  * context's configuration's order, and TOPDOWN_DEBUG's batch records. */
 #include <string.h>
 
-#include "topdown/inject/inject_state.h"
+#include "topdown/inject/emit.h"
 #include "topdown/inject/spool_writer.h"
 
 /* ---- records ------------------------------------------------------------ */

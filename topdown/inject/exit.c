@@ -6,14 +6,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "topdown/inject/exit.h"
+
 #include "topdown/inject/activity.h"
+#include "topdown/inject/batch.h"
 #include "topdown/inject/debug.h"
-#include "topdown/inject/inject_state.h"
 #include "topdown/inject/probe.h"
 #include "topdown/inject/launch_gate.h"
 #include "topdown/inject/pcsampling.h"
 #include "topdown/inject/pmsampling.h"
 #include "topdown/inject/spool_writer.h"
+#include "topdown/inject/state.h"
+#include "topdown/inject/window.h"
 
 /* ---- flushing at exit and on signals ------------------------------------ */
 

@@ -2,11 +2,17 @@
  * measured as a whole in one user range. */
 #include <stdio.h>
 
+#include "topdown/inject/graphs.h"
+
 #include "topdown/inject/activity.h"
-#include "topdown/inject/inject_state.h"
+#include "topdown/inject/contexts.h"
 #include "topdown/inject/launch_gate.h"
+#include "topdown/inject/measure_policy.h"
+#include "topdown/inject/measured_launch.h"
 #include "topdown/inject/nvtx.h"
 #include "topdown/inject/spool_writer.h"
+#include "topdown/inject/state.h"
+#include "topdown/inject/window.h"
 
 /* ---- CUDA graphs --------------------------------------------------------
 

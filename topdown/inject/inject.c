@@ -18,17 +18,23 @@
 #include "topdown/inject/debug.h"
 #include "topdown/inject/device_heap.h"
 #include "topdown/inject/budget.h"
-#include "topdown/inject/choose.h"
 #include "topdown/inject/collect_opts.h"
-#include "topdown/inject/inject_state.h"
+#include "topdown/inject/contexts.h"
+#include "topdown/inject/emit.h"
+#include "topdown/inject/exit.h"
+#include "topdown/inject/graphs.h"
 #include "topdown/inject/launch_callbacks.h"
 #include "topdown/inject/launch_gate.h"
+#include "topdown/inject/measure_policy.h"
+#include "topdown/inject/measured_launch.h"
 #include "topdown/inject/probe.h"
 #include "topdown/inject/kernels.h"
 #include "topdown/inject/nvtx.h"
 #include "topdown/inject/pcsampling.h"
 #include "metrics/spool/spool.h"
 #include "topdown/inject/spool_writer.h"
+#include "topdown/inject/state.h"
+#include "topdown/inject/window.h"
 
 #define TD_EXPORT __attribute__((visibility("default")))
 /* DEFAULT_BATCH: kernel-replay launches per profiler session. With 64,
@@ -39,31 +45,7 @@
  * a GPU run shows more is safe. TOPDOWN_BATCH raises it. */
 enum { DEFAULT_BATCH = 1, MAX_BATCH = 4096 };
 
-td_inject_state td_g;
-
-_Thread_local int in_our_code;
-_Thread_local int holding_launch;
-_Thread_local launch_rec td_current;
-_Thread_local ctx_state *td_current_ctx;
-_Thread_local int td_current_profiled;
 static _Thread_local unsigned long long profiled_since; /* TOPDOWN_DEBUG */
-
-/* The Range Profiler's collectors, by the configuration in use. */
-enum { TD_COLLECT_BATCH, TD_COLLECT_ROTATION };
-static const td_collector *const collectors[] = {
-    [TD_COLLECT_BATCH] = &td_batch_collector,
-    [TD_COLLECT_ROTATION] = &td_rotation_collector,
-};
-
-const td_collector *collector_of(const ctx_state *c)
-{
-    return collectors[rotating(c) ? TD_COLLECT_ROTATION : TD_COLLECT_BATCH];
-}
-
-uint64_t next_launch_id(void)
-{
-    return atomic_fetch_add(&td_g.next_id, 1);
-}
 
 /* ---- launches ----------------------------------------------------------- */
 
@@ -121,50 +103,6 @@ static int is_captured(CUstream stream, int per_thread)
     if (cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS)
         return 0;
     return status != CU_STREAM_CAPTURE_STATUS_NONE;
-}
-
-/* A launch (or graph launch) is being profiled: count it, and time what it
- * costs from t0, its enter callback, to its exit callback. */
-static void begin_profiled_launch(ctx_state *c, const launch_rec *l, double t0)
-{
-    td_filter_count_profiled(&td_g.filter);
-    progress_of(c, l->kernel)->profiled++;
-    td_g.in_profiled_launch = 1;
-    td_g.launch_t0 = t0;
-}
-
-/* Its cost, less the waits for the app's own GPU work. */
-void end_profiled_launch(void)
-{
-    double cost = now_s() - td_g.launch_t0 - td_g.waited_s - td_g.excluded_in_launch_s;
-    if (td_g.launch_covers) {
-        pay_once(&td_g.coverage_s, cost);
-    } else {
-        td_g.budget.spent_s += cost;
-        if (td_g.launch_kernel)
-            td_g.launch_kernel->budget_spent_s += cost;
-    }
-    td_g.launch_kernel = NULL;
-    td_g.waited_s = 0;
-    td_g.excluded_in_launch_s = 0;
-    td_g.launch_covers = 0;
-    td_g.in_profiled_launch = 0;
-}
-
-/* Measures a chosen launch. Its clock runs from t0, its enter callback:
- * what setting it up spends (the batch before it written, another
- * configuration) is its cost, also when it then could not be measured. */
-int profile_launch(ctx_state *c, launch_rec *l, double t0)
-{
-    td_g.in_profiled_launch = 1; /* close_window: the launch pays */
-    td_g.launch_t0 = t0;
-    td_g.launch_kernel = l->kernel;
-    if (add_to_window(c, l)) {
-        begin_profiled_launch(c, l, t0);
-        return 1;
-    }
-    end_profiled_launch();
-    return 0;
 }
 
 /* Loads the module of a kernel about to be launched for the first time (the
@@ -463,6 +401,7 @@ TD_EXPORT int InitializeInjection(void)
     if (!td_g.opts.spool || td_sw_open(td_g.opts.spool) != 0)
         return 1; /* nowhere to report: stay out of the app's way */
     atexit(at_exit);
+    set_exit_flush(at_exit); /* registered again after CUPTI's libraries (window.c) */
     /* a refused option line left the filter off (collect_opts.h) */
     int filter_ok = td_filter_from_opts(&td_g.filter, &td_g.opts, msg, sizeof msg) == 0 && opts_ok;
     td_g.batch = batch_of(&td_g.opts);

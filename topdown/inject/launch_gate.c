@@ -3,7 +3,7 @@
 
 #include <pthread.h>
 
-#include "topdown/inject/inject_state.h"
+#include "topdown/inject/state.h"
 
 static pthread_rwlock_t gate = PTHREAD_RWLOCK_INITIALIZER;
 static _Thread_local int depth, exclusive;

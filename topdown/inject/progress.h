@@ -1,5 +1,5 @@
 /* What each kernel has measured on one context (device): whether a replay
- * gave the full set, its choice of launches and groups (choose.h), and how
+ * gave the full set, its choice of launches and groups (group_sampler.h), and how
  * many launches were profiled. One table per context, so a process driving
  * two GPUs samples and covers each GPU on its own: a kernel measured on
  * device 0 still gets its full tree on device 1. Pure logic (no CUDA):
@@ -9,14 +9,14 @@
 
 #include <stddef.h>
 
-#include "topdown/inject/choose.h"
+#include "topdown/inject/group_sampler.h"
 
 typedef struct td_kernel_progress {
     int seen;           /* launched on this context */
     int matches;        /* the kernel-name filter selects it */
     int full_measured;  /* a replayed launch gave the full set here */
     long profiled;      /* launches profiled here (--per-kernel) */
-    td_choose_kernel choose; /* which of its launches are measured (choose.h) */
+    td_choose_kernel choose; /* which of its launches are measured (group_sampler.h) */
 } td_kernel_progress;
 
 typedef struct td_progress {

@@ -1,11 +1,13 @@
 /* The rotation: the replay-free counter groups as the passes of one
  * configuration, a sampled launch a user range in its group's session,
  * the image decoded once every pass was measured. */
+#include "topdown/inject/rotation.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "topdown/inject/debug.h"
-#include "topdown/inject/inject_state.h"
+#include "topdown/inject/emit.h"
 
 /* ---- the rotation ----------------------------------------------------------
  * One configuration whose passes are the counter groups (pass_groups.h):
@@ -15,11 +17,6 @@
  * pass ended. Moving to another group costs a Stop and a Start (about
  * 5-13 ms on the H100) where a configuration of its own costs a fresh
  * profiler object (150-250 ms at its first Start). */
-
-int rotating(const ctx_state *c)
-{
-    return c->has_rotation && c->rp.active == &c->rotation;
-}
 
 /* Ends the open session (one pad range if it holds none: a pass is
  * measured only by a session with a range in it). */

@@ -1,7 +1,7 @@
 /* --sample-every: each kernel profiled periodically over the whole run, so
  * that `report --timeline KERNEL` spans it at bounded cost. Pure policy
  * (no CUPTI): the injection library asks it at each launch of a kernel
- * (topdown/inject/choice.c, graphs.c) and tests drive it with simulated launches.
+ * (topdown/inject/measure_policy.c, graphs.c) and tests drive it with simulated launches.
  *
  * A timeline point is a burst of consecutive invocations that together
  * measure every replay-free counter group once (one invocation when the

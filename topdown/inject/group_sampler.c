@@ -1,4 +1,4 @@
-#include "topdown/inject/choose.h"
+#include "topdown/inject/group_sampler.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -23,15 +23,15 @@
  *  - a sample that would move waits up to TD_CHOOSE_DEFER of the
  *    kernel's launches for another kernel to move the rotation (PyTorch,
  *    H100, none mode: 265 sessions for 1,181 samples, now 160 for 1,347;
- *    tests/unit/test_choose.c);
+ *    tests/unit/test_group_sampler.c);
  *  - a kernel that lacks a group altogether is measured at once with the
  *    nearest such group ahead (coverage: every kernel gets a whole tree as
  *    early as it can), unless
  *    a replay already gave it every counter: its first launches would all
  *    be spent on coverage, and the budget would then leave the rest of a
  *    short run unsampled. */
-#ifndef TD_CHOOSE_H
-#define TD_CHOOSE_H
+#ifndef TD_GROUP_SAMPLER_H
+#define TD_GROUP_SAMPLER_H
 
 #include <stddef.h>
 #include <stdint.h>

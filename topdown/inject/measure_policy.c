@@ -1,11 +1,11 @@
 /* What each launch measures: replay of the full set, a counter group
- * (choose.h) under the budget (budget.h) or --sample-every's points, or
+ * (group_sampler.h) under the budget (budget.h) or --sample-every's points, or
  * nothing; and the device-heap check that turns replay off. */
 #include <string.h>
 
-#include "topdown/inject/choose.h"
 #include "topdown/inject/debug.h"
-#include "topdown/inject/inject_state.h"
+#include "topdown/inject/group_sampler.h"
+#include "topdown/inject/measure_policy.h"
 #include "topdown/inject/spool_writer.h"
 
 /* ---- the device heap ------------------------------------------------------ */
@@ -30,7 +30,7 @@ static void say_no_replay_for_heap(void)
 
 /* Which configuration measures a launch. A kernel the mode wants replayed
  * (auto: its first launch; kernel: every launch) takes the full set; else
- * the choice (choose.h) spreads each kernel's counter groups over its size
+ * the choice (group_sampler.h) spreads each kernel's counter groups over its size
  * classes and its whole run, for the estimator (levels/estimate.h). */
 static int wants_replay(ctx_state *c, const td_kernel *k)
 {

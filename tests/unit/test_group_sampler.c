@@ -1,4 +1,4 @@
-/* What the choice of counter groups (topdown/inject/choose.c) costs the
+/* What the choice of counter groups (topdown/inject/group_sampler.c) costs the
  * rotation, on simulated launch streams: the counter groups are the passes
  * of one configuration, measured in order, so a move from the configured
  * group to one d passes ahead ends d sessions (a Stop and a Start each,
@@ -13,7 +13,7 @@
 
 #include "../check.h"
 #include "metrics/xorshift.h"
-#include "topdown/inject/choose.h"
+#include "topdown/inject/group_sampler.h"
 
 #define GROUPS 5
 

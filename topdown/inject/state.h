@@ -1,8 +1,9 @@
-/* What the injection library's files share (inject.c and the files split
- * from it: emit.c, batch.c, rotation.c, choice.c, contexts.c, graphs.c,
- * exit.c): a launch waiting for its counters, a context's state, the
- * process's state (td_g, guarded by td_g.lock) and the functions each file
- * lends the others. Internal to libtopdown_inject.so: nothing here is
+/* The collector's state, at the bottom of its files (state.c): a launch
+ * waiting for its counters, a context's state, the process's state (td_g,
+ * guarded by td_g.lock), this thread's launch between its callbacks, and
+ * the few questions every file asks of them. The files above include it
+ * and each other's headers downward only (docs/COLLECTION.md, "The
+ * injection library"). Internal to libtopdown_inject.so: nothing here is
  * exported (hidden visibility). */
 #ifndef TD_INJECT_STATE_H
 #define TD_INJECT_STATE_H
@@ -81,7 +82,7 @@ typedef struct ctx_state {
     struct ctx_state *next;
 } ctx_state;
 
-/* The process's collection state, one for the process (inject.c). */
+/* The process's collection state, one for the process. */
 typedef struct td_inject_state {
     pthread_mutex_t lock;     /* recursive; held from launch enter to exit */
     int initialized;
@@ -132,29 +133,8 @@ typedef struct td_inject_state {
                                                       after the start record */
 } td_inject_state;
 
+/* The process's collection state (state.c). */
 extern td_inject_state td_g;
-
-/* One way a context's Range Profiler collects, a record of functions
- * (like LIKWID's NvmonFunctions): the batch (batch.c: kernel replay of the
- * full set, or the per-group fallback) and the rotation (rotation.c). The
- * configuration in use picks it (collector_of, inject.c); a context moves
- * between them launch by launch. Set-up and end are the context's
- * (contexts.c), shared by both. */
-typedef struct td_collector {
-    const char *name;
-    /* A chosen launch, its configuration selected: 1 when it is measured. */
-    int (*launch_begin)(ctx_state *c, const launch_rec *l);
-    /* After a measured launch's call returned. */
-    void (*launch_end)(ctx_state *c);
-    /* After a measured graph launch. */
-    void (*graph_end)(ctx_state *c);
-    /* Before a launch or graph launch that is not measured. */
-    void (*unmeasured)(ctx_state *c);
-    /* Writes what it holds (inside close_window: the context current). */
-    void (*flush)(ctx_state *c);
-} td_collector;
-
-extern const td_collector td_batch_collector, td_rotation_collector;
 
 /* Set while this thread runs our code or holds td_g.lock through a launch:
  * a signal arriving then must not flush (the state is mid-change). */
@@ -166,50 +146,10 @@ extern _Thread_local launch_rec td_current;
 extern _Thread_local ctx_state *td_current_ctx;
 extern _Thread_local int td_current_profiled;
 
-/* inject.c: the collectors' table, launches */
-const td_collector *collector_of(const ctx_state *c);
 uint64_t next_launch_id(void);
-int profile_launch(ctx_state *c, launch_rec *l, double t0);
-void end_profiled_launch(void);
-
-/* emit.c: launch and debug records */
-void emit_launch(const ctx_state *c, const launch_rec *l, const double *values);
-void emit_batch_debug(ctx_state *c, int decoded, size_t ranges, size_t dropped,
-                      size_t expected);
-
-/* batch.c: batches of profiled launches, and what every configuration shares */
-void close_configs(ctx_state *c);
-void stop_profiling(ctx_state *c, const char *why);
-/* Starts that failed at the context's last launches and were not said. */
-void say_start_failures(ctx_state *c);
-void wait_for_gpu(void);
-void group_failed(ctx_state *c);
+/* A kernel's measurements on this context; a blank entry when out of memory. */
 td_kernel_progress *progress_of(ctx_state *c, const td_kernel *k);
-void count_measurement(ctx_state *c, const launch_rec *l);
-void close_window(ctx_state *c);
-void flush_before_pass(ctx_state *c);
-int add_to_window(ctx_state *c, const launch_rec *l);
-
-/* rotation.c: the counter groups as passes of one configuration */
+/* The context's profiler holds the rotation's configuration (rotation.c). */
 int rotating(const ctx_state *c);
-
-/* choice.c: what each launch measures */
-void budget_count_launch(const launch_rec *l);
-void pay_once(double *where, double s);
-int active_group(const ctx_state *c);
-int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group);
-int choose_config(ctx_state *c, td_kernel *k, const launch_rec *l, int *group);
-
-/* contexts.c: a context's set-up and end */
-ctx_state *context_for(CUcontext ctx, uint32_t uid);
-void forget_context(uint32_t uid);
-
-/* graphs.c: CUDA graph launches */
-void graph_enter(const CUpti_CallbackData *cb);
-void graph_exit(void);
-
-/* exit.c: flushing at exit and on signals */
-void at_exit(void);
-void install_signal_handlers(void);
 
 #endif
