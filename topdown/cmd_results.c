@@ -238,6 +238,7 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
         return rc == 1 ? 0 : rc; /* 1: done, no tree */
     td_report_options o = c->report;
     o.origin = path;
+    o.details = c->page && strcmp(c->page, "details") == 0; /* ncu's Launch Statistics, Occupancy */
     /* several device sections: a tree each, modelled on their own */
     td_summary *device_sums = NULL;
     if (td_device_summaries(res, archs, c->arch, &device_sums, &o.n_device_sums, err))
