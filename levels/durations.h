@@ -18,7 +18,7 @@ typedef struct td_duration_stats {
                          StdDev); 0 for one launch */
 } td_duration_stats;
 
-/* The figures of the n durations in ns, which are sorted in place. */
+/* The figures of the n durations in ns, which are reordered in place. */
 void td_duration_stats_of(double *ns, size_t n, td_duration_stats *out);
 
 #endif

@@ -1,6 +1,7 @@
 #include "levels/launch_stats.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,13 +20,19 @@ static int by_name(const void *a, const void *b)
 }
 
 /* Names are looked up once per pointer: each device section interns its
- * own copy of a name, which its launches share. */
+ * own copy of a name, which its launches share; the pointers last seen
+ * are remembered in a few slots, so a launch of a kernel seen before
+ * hashes nothing. */
+enum { RECENT = 64 };
+
 typedef struct kernel_lookup {
     named *sorted;
     size_t n;
     td_keyset pointers; /* const char * of the launches */
     long *kernel;       /* per pointer: the kernel's index, -1 for none */
     size_t cap;
+    const char *recent_name[RECENT];
+    long recent_kernel[RECENT];
 } kernel_lookup;
 
 static long lookup_name(const kernel_lookup *t, const char *name)
@@ -38,6 +45,9 @@ static long lookup_name(const kernel_lookup *t, const char *name)
 /* The kernel index of name, -1 for none, -2 when out of memory. */
 static long kernel_of(kernel_lookup *t, const char *name)
 {
+    size_t slot = (size_t)(((uintptr_t)name >> 4) * 0x9e3779b97f4a7c15ull >> 58);
+    if (t->recent_name[slot] == name)
+        return t->recent_kernel[slot];
     int added;
     long p = td_keyset_add(&t->pointers, &name, &added);
     if (p < 0)
@@ -53,6 +63,8 @@ static long kernel_of(kernel_lookup *t, const char *name)
         }
         t->kernel[p] = lookup_name(t, name);
     }
+    t->recent_name[slot] = name;
+    t->recent_kernel[slot] = t->kernel[p];
     return t->kernel[p];
 }
 
@@ -67,6 +79,7 @@ typedef struct config_key {
 typedef struct gathered {
     long *kernel_of_launch;  /* per launch of the result, in device order */
     size_t *count;           /* per kernel: launches */
+    long *last_config;       /* per kernel: its last launch's configuration, -1: none */
     td_keyset configs;       /* config_key */
     size_t *config_count, *config_dev, cap_configs;
     double *warps, *cycles;  /* per kernel: achieved occupancy's sums */
@@ -82,10 +95,16 @@ static int note_config(gathered *g, size_t k, const td_launch *l, size_t dev)
     memcpy(key.block, l->block, sizeof key.block);
     if (l->resources.recorded)
         key.resources = l->resources;
+    long last = g->last_config[k];
+    if (last >= 0 && memcmp(td_keyset_key(&g->configs, (size_t)last), &key, sizeof key) == 0) {
+        g->config_count[last]++; /* the launch before's: no hash */
+        return 0;
+    }
     int added;
     long c = td_keyset_add(&g->configs, &key, &added);
     if (c < 0)
         return -1;
+    g->last_config[k] = c;
     if ((size_t)c >= g->cap_configs) {
         size_t cap = g->cap_configs ? 2 * g->cap_configs : 64;
         size_t *count = realloc(g->config_count, cap * sizeof *count);
@@ -226,6 +245,7 @@ static void gathered_free(gathered *g)
 {
     free(g->kernel_of_launch);
     free(g->count);
+    free(g->last_config);
     td_keyset_free(&g->configs);
     free(g->config_count);
     free(g->config_dev);
@@ -249,13 +269,17 @@ int td_launch_stats_of(const td_result *res, const td_model *models,
     t.sorted = malloc((n ? n : 1) * sizeof *t.sorted);
     g.kernel_of_launch = malloc((total ? total : 1) * sizeof *g.kernel_of_launch);
     g.count = calloc(n ? n : 1, sizeof *g.count);
+    g.last_config = malloc((n ? n : 1) * sizeof *g.last_config);
     g.warps = calloc(n ? n : 1, sizeof *g.warps);
     g.cycles = calloc(n ? n : 1, sizeof *g.cycles);
     g.measured = calloc(n ? n : 1, sizeof *g.measured);
-    int rc = t.sorted && g.kernel_of_launch && g.count && g.warps && g.cycles && g.measured
+    int rc = t.sorted && g.kernel_of_launch && g.count && g.last_config && g.warps && g.cycles &&
+                     g.measured
                  ? 0 : td_fail(err, "out of memory");
-    for (size_t k = 0; rc == 0 && k < n; k++)
+    for (size_t k = 0; rc == 0 && k < n; k++) {
         t.sorted[k] = (named){names[k], k};
+        g.last_config[k] = -1;
+    }
     t.n = n;
     if (rc == 0) {
         qsort(t.sorted, n, sizeof *t.sorted, by_name);
