@@ -206,6 +206,12 @@ static void pick_configs(const gathered *g, td_launch_stats *stats)
     }
 }
 
+/* x, or the largest 32-bit count: no real block or SM comes near it. */
+static unsigned at_most_32_bits(unsigned long long x)
+{
+    return x > 0xffffffffull ? 0xffffffffu : (unsigned)x;
+}
+
 /* The theoretical occupancy of the configuration, its waves and the
  * occupancy achieved, on its device's SM. */
 static void occupancy_of(const td_result *res, const td_model *models, const gathered *g,
@@ -228,10 +234,8 @@ static void occupancy_of(const td_result *res, const td_model *models, const gat
     if (!r->recorded)
         return;
     const unsigned *b = s->config.block;
-    unsigned long long threads = (unsigned long long)b[0] * b[1] * b[2];
-    td_occ_launch l = {threads > 0xffffffffull ? 0xffffffffu : (unsigned)threads, r->registers,
-                       r->static_shared + r->dynamic_shared < r->static_shared
-                           ? 0xffffffffu : r->static_shared + r->dynamic_shared,
+    td_occ_launch l = {at_most_32_bits((unsigned long long)b[0] * b[1] * b[2]), r->registers,
+                       at_most_32_bits((unsigned long long)r->static_shared + r->dynamic_shared),
                        r->shared_config};
     td_occupancy_theoretical(sm, &l, &s->theoretical);
     s->has_theoretical = 1;

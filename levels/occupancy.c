@@ -7,7 +7,7 @@
 
 static unsigned divide_up(unsigned x, unsigned y)
 {
-    return (x + y - 1) / y;
+    return (unsigned)(((unsigned long long)x + y - 1) / y);
 }
 
 /* Registers go to warps in units, and to each sub-partition's share of the

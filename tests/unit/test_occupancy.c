@@ -71,6 +71,9 @@ static void hopper(void)
     /* a block of 33 threads holds 2 warps */
     o = occupancy(9, 0, 33, 0, 0, 0);
     CHECK(o.blocks == 32 && o.warps == 64);
+    /* a block no SM holds (a damaged record): none, never a division by 0 */
+    o = occupancy(9, 0, 0xffffffffu, 32, 0, 0);
+    CHECK(o.blocks == 0 && o.pct == 0);
 }
 
 static void carveout(void)
