@@ -417,6 +417,23 @@ static void finish_means(td_summary *s, const double *weights)
     qsort(s->kernels, s->n_kernels, sizeof *s->kernels, by_time_desc);
 }
 
+/* Each kernel's launch statistics (levels/launch_stats.h), in its final place. */
+static int launch_stats(td_summary *s, const td_result *res, td_error *err)
+{
+    const char **names = malloc((s->n_kernels ? s->n_kernels : 1) * sizeof *names);
+    td_launch_stats *stats = malloc((s->n_kernels ? s->n_kernels : 1) * sizeof *stats);
+    int rc = names && stats ? 0 : td_fail(err, "out of memory");
+    for (size_t k = 0; rc == 0 && k < s->n_kernels; k++)
+        names[k] = s->kernels[k].name;
+    if (rc == 0)
+        rc = td_launch_stats_of(res, s->models, s->bindings, names, s->n_kernels, stats, err);
+    for (size_t k = 0; rc == 0 && k < s->n_kernels; k++)
+        s->kernels[k].launch = stats[k];
+    free(names);
+    free(stats);
+    return rc;
+}
+
 static void kernel_work_free(kernel_work *w, size_t n_kernels)
 {
     for (size_t k = 0; w->launches && k < n_kernels; k++)
@@ -463,6 +480,8 @@ int td_summarize_nodes(const td_result *res, const td_arch_set *archs,
         inherit_graph_trees(out, w.weights);
     if (rc == 0)
         finish_means(out, w.weights);
+    if (rc == 0)
+        rc = launch_stats(out, res, err);
     kernel_work_free(&w, out->n_kernels);
     free(idx.slots);
     if (rc)

@@ -2,6 +2,7 @@
 #ifndef TD_AGGREGATE_H
 #define TD_AGGREGATE_H
 
+#include "levels/launch_stats.h"
 #include "levels/model.h"
 
 /* No NVIDIA GPU's SM clock reaches it (GH100 boosts to 1980 MHz). The
@@ -45,6 +46,7 @@ typedef struct td_kernel_summary {
     size_t clocks;
     double clock_min_mhz, clock_median_mhz, clock_max_mhz;
     size_t clocks_unreal; /* launches whose cycles over duration exceed TD_SM_CLOCK_MAX_MHZ */
+    td_launch_stats launch; /* its durations, commonest configuration, occupancy */
 } td_kernel_summary;
 
 typedef struct td_summary {

@@ -18,10 +18,14 @@ static void write_names(FILE *out, const char *const *names, size_t n)
     }
 }
 
-/* The header; with_spread appends a "<node>_spread" column per node,
- * with_region a last "region" column (NVTX regions). */
+/* A kernel's per-launch durations after its spreads (levels/durations.h). */
+static const char *const duration_columns = ",mean_ns,min_ns,median_ns,max_ns,std_ns";
+
+/* The header; per_kernel (the kernel tables) appends a "<node>_spread"
+ * column per node and the per-launch durations, with_region a last
+ * "region" column (NVTX regions). */
 static void write_header(FILE *out, const char *const *fixed, size_t n_fixed,
-                         const td_columns *cols, int with_spread, int with_region)
+                         const td_columns *cols, int per_kernel, int with_region)
 {
     write_names(out, fixed, n_fixed);
     for (size_t i = 0; i < cols->count; i++) {
@@ -29,12 +33,14 @@ static void write_header(FILE *out, const char *const *fixed, size_t n_fixed,
         td_csv_field(out, cols->items[i].path);
     }
     fputs(",unattributed,bottleneck,kernel_function", out);
-    for (size_t i = 0; with_spread && i < cols->count; i++) {
+    for (size_t i = 0; per_kernel && i < cols->count; i++) {
         char name[TD_PATH_MAX + 16];
         snprintf(name, sizeof name, "%s_spread", cols->items[i].path);
         fputc(',', out);
         td_csv_field(out, name);
     }
+    if (per_kernel)
+        fputs(duration_columns, out);
     fputs(with_region ? ",region\n" : "\n", out);
 }
 
@@ -57,6 +63,18 @@ static void write_spread(FILE *out, const td_columns *cols, const td_model *m,
         if (has_data)
             td_csv_number(out, 100.0 * td_column_value(&cols->items[i], m, spread),
                           PCT_DECIMALS);
+    }
+}
+
+/* The duration figures of a kernel row; the application's are empty. */
+static void write_durations(FILE *out, const td_duration_stats *d)
+{
+    const double figures[] = {d ? d->mean_ns : 0, d ? d->min_ns : 0, d ? d->median_ns : 0,
+                              d ? d->max_ns : 0, d ? d->std_ns : 0};
+    for (size_t i = 0; i < sizeof figures / sizeof *figures; i++) {
+        fputc(',', out);
+        if (d && d->count)
+            td_csv_number(out, figures[i], 0);
     }
 }
 
@@ -120,6 +138,7 @@ static void write_kernel_row(FILE *out, const td_summary *s, const td_columns *c
         td_csv_number(out, ks->mean.ipc, PCT_DECIMALS);
     write_tree(out, cols, m, &ks->mean, &ks->verdict, ks->has_data, level, ks->name);
     write_spread(out, cols, m, &ks->spread, ks->has_data);
+    write_durations(out, &ks->launch.durations);
     write_region(out, with_region, region);
     fputc('\n', out);
 }
@@ -136,6 +155,7 @@ static void write_app_row(FILE *out, const td_summary *s, const td_columns *cols
     write_tree(out, cols, td_summary_model(s), &s->app, &s->app_verdict, s->app_has_data, level,
                NULL);
     write_spread(out, cols, td_summary_model(s), &s->app_spread, s->app_has_data);
+    write_durations(out, NULL);
     write_region(out, with_region, region);
     fputc('\n', out);
 }

@@ -73,6 +73,16 @@ int td_diff_match(const td_summary *a, const td_summary *b, td_diff *out, td_err
     return 0;
 }
 
+double td_diff_kernel_launch_ns(const td_kernel_summary *k)
+{
+    return k->launch.durations.count ? k->launch.durations.median_ns : NAN;
+}
+
+double td_diff_app_launch_ns(const td_summary *s)
+{
+    return s->launches ? s->total_ns / (double)s->launches : NAN;
+}
+
 void td_diff_free(td_diff *d)
 {
     free(d->rows);
@@ -106,6 +116,9 @@ typedef struct side_view {
     const td_verdict *verdict;
     size_t launches;
     double total_ns, share_pct;
+    double launch_ns;        /* the time of a launch diff compares (TD_DIFF_*_PER_LAUNCH) */
+    const char *per_launch;  /* which: "median" or "mean" */
+    const td_duration_stats *durations; /* a kernel's; NULL: the application */
 } side_view;
 
 static side_view kernel_view(const td_summary *s, const td_kernel_summary *ks)
@@ -122,13 +135,17 @@ static side_view kernel_view(const td_summary *s, const td_kernel_summary *ks)
     v.launches = ks->launches;
     v.total_ns = ks->total_ns;
     v.share_pct = s->total_ns > 0 ? 100.0 * (ks->total_ns / s->total_ns) : 0;
+    v.launch_ns = td_diff_kernel_launch_ns(ks);
+    v.per_launch = TD_DIFF_KERNEL_PER_LAUNCH;
+    v.durations = &ks->launch.durations;
     return v;
 }
 
 static side_view app_view(const td_summary *s)
 {
     side_view v = {1, s->app_has_data, td_summary_model(s), &s->app, &s->app_spread,
-                   &s->app_verdict, s->launches, s->total_ns, 100.0};
+                   &s->app_verdict, s->launches, s->total_ns, 100.0,
+                   td_diff_app_launch_ns(s), TD_DIFF_APP_PER_LAUNCH, NULL};
     return v;
 }
 
@@ -153,6 +170,18 @@ static double view_unattributed(const side_view *v)
 static double view_ipc(const side_view *v)
 {
     return v->present && v->has_data ? v->b->ipc : NAN;
+}
+
+/* A side's mean and median time per launch: NAN where absent; the
+ * application has no median. */
+static double view_mean_ns(const side_view *v)
+{
+    return v->present && v->launches ? v->total_ns / (double)v->launches : NAN;
+}
+
+static double view_median_ns(const side_view *v)
+{
+    return v->present && v->durations && v->durations->count ? v->durations->median_ns : NAN;
 }
 
 static const char *view_bottleneck(const side_view *v, int level, char *buf, size_t size)
@@ -284,20 +313,21 @@ static void print_size(FILE *out, const char *tag, const side_view *v)
         fprintf(out, " (%.1f%% of GPU time)", v->share_pct);
 }
 
-/* Mean GPU time of one launch in ns; NAN without launches. */
-static double per_launch_ns(const side_view *v)
+/* B's speedup over A per launch (A's time over B's); NAN where B took none. */
+static double speedup(const side_view *a, const side_view *b)
 {
-    return v->launches ? v->total_ns / (double)v->launches : NAN;
+    return a->present && b->present && b->launch_ns > 0 ? a->launch_ns / b->launch_ns : NAN;
 }
 
-/* Time per launch on each side and B's speedup over A (A's time over B's):
- * sides of different launch counts compare per launch, not in total. */
+/* Time per launch on each side (the median or mean, said) and B's speedup
+ * over A: sides of different launch counts compare per launch, not in total. */
 static void print_per_launch(FILE *out, const side_view *a, const side_view *b)
 {
-    double na = per_launch_ns(a), nb = per_launch_ns(b);
+    double na = a->launch_ns, nb = b->launch_ns;
     if (isnan(na) || isnan(nb))
         return;
-    fprintf(out, "  per launch: A %.3f ms, B %.3f ms, speedup ", na / 1e6, nb / 1e6);
+    fprintf(out, "  per launch (%s): A %.3f ms, B %.3f ms, speedup ", a->per_launch, na / 1e6,
+            nb / 1e6);
     if (nb > 0)
         fprintf(out, "%.2fx (A/B)\n", na / nb);
     else
@@ -490,7 +520,16 @@ static void csv_header(FILE *out, const td_columns *cols)
             td_csv_field(out, cols->items[i].path);
         }
     fputs(",a:unattributed,b:unattributed,diff:unattributed,a_bottleneck,b_bottleneck,"
-          "kernel_function\n", out);
+          "kernel_function,a_mean_ns,b_mean_ns,a_median_ns,b_median_ns,speedup,"
+          "speedup_per_launch\n", out);
+}
+
+static void csv_pair(FILE *out, double a, double b, int decimals)
+{
+    fputc(',', out);
+    td_csv_number(out, a, decimals);
+    fputc(',', out);
+    td_csv_number(out, b, decimals);
 }
 
 static void csv_triple(FILE *out, double a, double b)
@@ -504,12 +543,18 @@ static void csv_triple(FILE *out, double a, double b)
     td_csv_number(out, !isnan(d) && fabs(d) < 0.00005 ? 0 : d, 4); /* never "-0.0000" */
 }
 
-static void csv_pair(FILE *out, double a, double b, int decimals)
+
+/* Per-launch times and the speedup diff gives, and which figure it compares. */
+static void csv_per_launch(FILE *out, const side_view *a, const side_view *b)
 {
+    csv_pair(out, view_mean_ns(a), view_mean_ns(b), 0);
+    csv_pair(out, view_median_ns(a), view_median_ns(b), 0);
+    double x = speedup(a, b);
     fputc(',', out);
-    td_csv_number(out, a, decimals);
+    td_csv_number(out, x, 4);
     fputc(',', out);
-    td_csv_number(out, b, decimals);
+    if (!isnan(x))
+        fputs(a->per_launch, out);
 }
 
 static void csv_row(FILE *out, const char *name, const side_view *a, const side_view *b,
@@ -535,6 +580,7 @@ static void csv_row(FILE *out, const char *name, const side_view *a, const side_
         td_kernel_base_name(name, base, sizeof base);
         td_csv_field(out, base);
     }
+    csv_per_launch(out, a, b);
     fputc('\n', out);
 }
 
@@ -600,6 +646,8 @@ static void json_side(cJSON *o, const char *key, const side_view *v, int level)
     cJSON_AddNumberToObject(s, "total_ns", v->total_ns);
     cJSON_AddNumberToObject(s, "gpu_time_pct", v->share_pct);
     json_number(s, "ipc", view_ipc(v));
+    json_number(s, "mean_ns", view_mean_ns(v));
+    json_number(s, "median_ns", view_median_ns(v));
     const char *bottleneck = view_bottleneck(v, level, path, sizeof path);
     if (v->has_data)
         cJSON_AddStringToObject(s, "bottleneck", bottleneck);
@@ -615,6 +663,12 @@ static cJSON *json_row(const char *name, const char *in, const side_view *a, con
     cJSON_AddStringToObject(o, "in", in);
     json_side(o, "a", a, level);
     json_side(o, "b", b, level);
+    double x = speedup(a, b);
+    json_number(o, "speedup", x);
+    if (isnan(x))
+        cJSON_AddNullToObject(o, "speedup_per_launch");
+    else
+        cJSON_AddStringToObject(o, "speedup_per_launch", a->per_launch);
     cJSON *nodes = cJSON_AddArrayToObject(o, "nodes");
     for (size_t i = 0; i < cols->count; i++) {
         const td_column *c = &cols->items[i];

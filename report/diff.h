@@ -28,6 +28,15 @@ typedef struct td_diff {
 } td_diff;
 
 int td_diff_match(const td_summary *a, const td_summary *b, td_diff *out, td_error *err);
+
+/* The GPU time of a launch that diff compares (and its --fail-if time
+ * rules): a kernel's median, which a cold first launch or a slow one moves
+ * little; the application's mean, its launches being of several kernels.
+ * NAN without launches. */
+#define TD_DIFF_KERNEL_PER_LAUNCH "median"
+#define TD_DIFF_APP_PER_LAUNCH "mean"
+double td_diff_kernel_launch_ns(const td_kernel_summary *k);
+double td_diff_app_launch_ns(const td_summary *s);
 void td_diff_free(td_diff *d);
 
 /* The node columns of a level over both sides' tables. */

@@ -116,7 +116,7 @@ typedef struct gate_row {
     const char *name;
     const td_model *model[2];
     const td_breakdown *value[2]; /* NULL: no counters on that side */
-    double ns[2]; /* mean GPU time of a launch */
+    double ns[2]; /* GPU time of a launch: a kernel's median, the application's mean */
 } gate_row;
 
 static void check_row(const gate_row *row, const td_fail_rule *rules, size_t n_rules,
@@ -143,14 +143,14 @@ static void kernel_row(const td_summary *s, const td_kernel_summary *k, int side
 {
     row->model[side] = &s->models[k->model];
     row->value[side] = k->has_data ? &k->mean : NULL;
-    row->ns[side] = k->launches ? k->total_ns / (double)k->launches : NAN;
+    row->ns[side] = td_diff_kernel_launch_ns(k);
 }
 
 static void app_row(const td_summary *s, int side, gate_row *row)
 {
     row->model[side] = td_summary_model(s);
     row->value[side] = s->app_has_data && row->model[side] ? &s->app : NULL;
-    row->ns[side] = s->launches ? s->total_ns / (double)s->launches : NAN;
+    row->ns[side] = td_diff_app_launch_ns(s);
 }
 
 int td_fail_if_check(const td_diff_side *a, const td_diff_side *b, const td_fail_rule *rules,
@@ -193,8 +193,11 @@ void td_fail_if_print(FILE *out, const td_fail_rule *rules, const td_fail_hit *h
     for (size_t i = 0; i < n_hits; i++) {
         const td_fail_hit *h = &hits[i];
         if (rules[h->rule].time)
-            fprintf(out, "  %-28s B/A %+6.1f%% (A %.3f ms, B %.3f ms per launch)  %s\n",
-                    rules[h->rule].text, h->change, h->a / 1e6, h->b / 1e6, h->kernel);
+            fprintf(out, "  %-28s B/A %+6.1f%% (A %.3f ms, B %.3f ms per launch, %s)  %s\n",
+                    rules[h->rule].text, h->change, h->a / 1e6, h->b / 1e6,
+                    strcmp(h->kernel, TD_FAIL_IF_APP) == 0 ? TD_DIFF_APP_PER_LAUNCH
+                                                            : TD_DIFF_KERNEL_PER_LAUNCH,
+                    h->kernel);
         else
             fprintf(out, "  %-28s B-A %+6.1f (A %5.1f, B %5.1f)  %s\n", rules[h->rule].text,
                     h->change, h->a, h->b, h->kernel);

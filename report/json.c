@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "report/columns.h"
+#include "report/launch_report.h"
 #include "report/output.h"
 
 /* One modelled breakdown (a kernel's mean or the application's) and what
@@ -18,6 +19,7 @@ typedef struct json_view {
     const td_breakdown *spread; /* each node's spread (levels/spread.h) */
     const td_verdict *v;
     const char *nodes;  /* --nodes: the nodes listed (td_node_selected); NULL: all */
+    const td_launch_stats *launch; /* a kernel's launch statistics; NULL: the application */
 } json_view;
 
 static int add_node(cJSON *nodes, const json_view *view, int node, int level)
@@ -91,7 +93,8 @@ static cJSON *view_object(const json_view *view, int level)
         ok = bottleneck >= 0
                  ? cJSON_AddStringToObject(obj, "bottleneck", view->model->tree[bottleneck].path) != NULL
                  : cJSON_AddNullToObject(obj, "bottleneck") != NULL;
-    if (!ok || add_tree(obj, view, level)) {
+    if (!ok || (view->launch && td_launch_stats_add_json(obj, view->launch)) ||
+        add_tree(obj, view, level)) {
         cJSON_Delete(obj);
         return NULL;
     }
@@ -101,7 +104,7 @@ static cJSON *view_object(const json_view *view, int level)
 static json_view app_view(const td_summary *s, const char *nodes)
 {
     json_view v = {TD_APP_ROW, s->launches, s->profiled, s->total_ns, 100.0, s->app_has_data,
-                   td_summary_model(s), &s->app, &s->app_spread, &s->app_verdict, nodes};
+                   td_summary_model(s), &s->app, &s->app_spread, &s->app_verdict, nodes, NULL};
     return v;
 }
 
@@ -110,7 +113,8 @@ static json_view kernel_view(const td_summary *s, const td_kernel_summary *ks,
 {
     json_view v = {ks->name, ks->launches, ks->profiled, ks->total_ns,
                    s->total_ns > 0 ? 100.0 * ks->total_ns / s->total_ns : 0, ks->has_data,
-                   &s->models[ks->model], &ks->mean, &ks->spread, &ks->verdict, nodes};
+                   &s->models[ks->model], &ks->mean, &ks->spread, &ks->verdict, nodes,
+                   &ks->launch};
     return v;
 }
 

@@ -8,6 +8,7 @@
 #include "report/comm.h"
 #include "report/copies.h"
 #include "report/kname.h"
+#include "report/launch_report.h"
 #include "report/select.h"
 #include "report/wrap.h"
 
@@ -645,11 +646,15 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
     else if (passes > 0 && ks->profiled > 0)
         fprintf(out, ", %d replay pass%s each", passes, passes == 1 ? "" : "es");
     fprintf(out, "), %s ms, %.1f%% of GPU time, ", TD_MS(ks->total_ns), share);
-    if (!ks->has_data) {
+    if (!ks->has_data)
         fprintf(out, "no profiled launch with active cycles: time counted only\n");
+    else
+        print_rates(out, &ks->mean, m->arch->ipc_max);
+    td_print_durations(out, &ks->launch.durations);
+    if (o->details)
+        td_print_launch_details(out, res, ks);
+    if (!ks->has_data)
         return;
-    }
-    print_rates(out, &ks->mean, m->arch->ipc_max);
     if (ks->graph_whole)
         fprintf(out, "  whole launches of CUDA graph %llu (its kernels' time is theirs)\n",
                 (unsigned long long)ks->graph);

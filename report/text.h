@@ -26,6 +26,8 @@ typedef struct td_report_options {
     int no_header;        /* leave out the header (each region after the first) */
     int wide;             /* --wide: full lines and names (default: TD_TEXT_WIDTH
                              columns, report/wrap.h) */
+    int details;          /* --page details: each kernel's Launch and Occupancy
+                             lines (report/launch_report.h) */
     const td_summary *device_sums; /* one per device section when there are
                                       several (report/copies.h): a tree each */
     size_t n_device_sums;

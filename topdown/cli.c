@@ -442,10 +442,12 @@ static const cli_option options[] = {
      "                       tree, the CSVs' node columns and --json; the\n"
      "                       --print-summary columns: these nodes\n"},
     {"page", 0, WORDS("details", "raw", "session"), OWN(set_page), S_REPORT,
-     "      --page PAGE      report: details (the tree, default), raw (each kernel's\n"
-     "                       counter values the model read; --csv: kernel,metric,value,\n"
-     "                       launches), session (the header only); source: see\n"
-     "                       topdown source FILE KERNEL (ncu's --page)\n"},
+     "      --page PAGE      report: details (the tree and each kernel's launch,\n"
+     "                       registers, shared memory and occupancy; without --page:\n"
+     "                       the tree), raw (each kernel's counter values the model\n"
+     "                       read; --csv: kernel,metric,value,launches), session (the\n"
+     "                       header only); source: see topdown source FILE KERNEL\n"
+     "                       (ncu's --page)\n"},
     {"input", 'i', VALUE(V_FILE), STRING(input), S_REPORT,
      "  -i, --input FILE     the result file to read (ncu's -i), as the first file\n"},
     {"top", 0, VALUE(V_TEXT), COUNT(top, 0, LONG_MAX), S_PLOT,

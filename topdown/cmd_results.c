@@ -167,6 +167,13 @@ static int print_timeline(const td_result *res, const td_summary *s, const cli *
     return rc;
 }
 
+/* --page details named: each kernel's Launch, Resources and Occupancy lines
+ * (ncu's Launch Statistics and Occupancy) under its line in the tree. */
+static int details_page(const cli *c)
+{
+    return c->page && strcmp(c->page, "details") == 0;
+}
+
 /* --by-region: --csv per region and kernel, then one tree per region. */
 static int write_region_outputs(const char *path, const td_result *res, const td_summary *s,
                                 const td_arch_set *archs, const cli *c, td_error *err)
@@ -188,6 +195,7 @@ static int write_region_outputs(const char *path, const td_result *res, const td
     if (rc == 0 && !to_stdout) {
         td_report_options o = c->report;
         o.origin = path;
+        o.details = details_page(c);
         rc = td_report_by_region(stdout, res, s, &set, &o, err);
     }
     td_region_set_free(&set);
@@ -238,6 +246,7 @@ static int write_outputs(const char *path, const td_result *res, const td_summar
         return rc == 1 ? 0 : rc; /* 1: done, no tree */
     td_report_options o = c->report;
     o.origin = path;
+    o.details = details_page(c);
     /* several device sections: a tree each, modelled on their own */
     td_summary *device_sums = NULL;
     if (td_device_summaries(res, archs, c->arch, &device_sums, &o.n_device_sums, err))

@@ -327,7 +327,10 @@ static int parse_arch(const cJSON *root, td_arch *arch, const char *path,
                    parse_thresholds(root, arch, path, err) ||
                    parse_groups(root, arch, path, err) ||
                    parse_pc_reasons(root, arch, path, err) ||
-                   parse_pm_sampling(root, arch, path, err)
+                   parse_pm_sampling(root, arch, path, err) ||
+                   td_sm_limits_parse(cJSON_GetObjectItemCaseSensitive(root, "occupancy"),
+                                      arch->ccs, arch->n_ccs, &arch->sm_limits,
+                                      &arch->n_sm_limits, path, err)
                ? -1
                : 0;
 }
@@ -591,6 +594,7 @@ void td_arch_free(td_arch *arch)
         free(arch->pc_reasons[i].node);
     }
     free(arch->pc_reasons);
+    free(arch->sm_limits);
     memset(arch, 0, sizeof *arch);
 }
 

@@ -9,6 +9,7 @@
 
 #include "metrics/error.h"
 #include "metrics/arch/backend.h"
+#include "metrics/arch/sm_limits.h"
 
 #define TD_ARCH_SCHEMA "topdown-arch/1"
 #define TD_MAX_STALLS 48
@@ -67,6 +68,9 @@ typedef struct td_arch {
     char *pm_thread_inst;     /* optional "pm_sampling" "thread_inst_executed": the
                                  metric of pm_metrics that stands in for the thread
                                  instructions PM sampling cannot read; NULL: none */
+    td_sm_limits *sm_limits;  /* optional "occupancy": per compute capability, what
+                                 an SM holds (metrics/arch/sm_limits.h) */
+    size_t n_sm_limits;
 } td_arch;
 
 typedef struct td_arch_set {

@@ -16,6 +16,18 @@
 #define TD_RESULT_SCHEMA "topdown-result/2"    /* written */
 #define TD_RESULT_SCHEMA_V1 "topdown-result/1" /* still read */
 
+/* What a launch held on the SM, from CUPTI's kernel activity record
+ * (docs/RESULT_FORMAT.md, "config_resources"); recorded = 0 in results
+ * written before it was recorded, and where the record never came. */
+typedef struct td_launch_resources {
+    uint32_t registers;      /* per thread (registersPerThread) */
+    uint32_t static_shared;  /* bytes per block (staticSharedMemory) */
+    uint32_t dynamic_shared; /* bytes per block (dynamicSharedMemory) */
+    uint32_t shared_config;  /* bytes of shared memory per SM the driver set
+                                (sharedMemoryExecuted); 0: unknown */
+    uint32_t recorded;       /* 1: the fields above hold the record's values */
+} td_launch_resources;
+
 typedef struct td_launch {
     uint64_t id;          /* launch order within the process, from 0 */
     const char *kernel;   /* demangled name, never empty; borrowed from the
@@ -36,6 +48,7 @@ typedef struct td_launch {
     uint64_t graph_node;  /* its node in that graph; 0: unknown/none */
     const char *region;   /* NVTX ranges it was launched in (topdown/inject/nvtx_filter.h);
                              NULL: none; borrowed like kernel */
+    td_launch_resources resources; /* registers and shared memory; optional */
 } td_launch;
 
 #define TD_GROUP_ALL (-1)

@@ -1,6 +1,8 @@
 /* The identity of a device section, which both layouts share: index,
  * context, names, compute capability, passes, metrics and counter groups;
- * read, checked before writing as the reader would, and written. */
+ * read, checked before writing as the reader would, and written. Also a
+ * launch's registers and shared memory, which the file and the spool
+ * write alike. */
 #include "metrics/result/conditions.h"
 #include "metrics/result/result_io.h"
 
@@ -162,6 +164,29 @@ int td_result_read_group_counters(const cJSON *arr, const td_device *dev, int gr
 }
 
 /* ---- writing ------------------------------------------------------------- */
+
+int td_result_read_resources(const cJSON *row, const char *what, long index,
+                             td_launch_resources *out, const td_jctx *c)
+{
+    if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != 4) {
+        char at[32] = "";
+        if (index >= 0)
+            snprintf(at, sizeof at, "[%ld]", index);
+        return td_fail(c->err, "%s: %s%s must be [registers, static shared, dynamic shared, "
+                       "shared config]", c->where, what, at);
+    }
+    uint64_t v[4];
+    int j = 0;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, row) {
+        if (td_json_uint_value(c, item, what, index, UINT32_MAX, &v[j]))
+            return -1;
+        j++;
+    }
+    *out = (td_launch_resources){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2],
+                                 (uint32_t)v[3], 1};
+    return 0;
+}
 
 int td_result_check_device_head(const td_device *dev, size_t d, td_error *err)
 {

@@ -40,6 +40,12 @@ int td_result_read_group_counters(const cJSON *arr, const td_device *dev, int gr
 /* "groups": [[metric indices], ...], optional; checked: indices in range,
  * no group empty, no metric twice in a group. */
 int td_result_read_groups(const cJSON *obj, td_device *dev, const td_jctx *c);
+/* A launch's registers and shared memory: [registers, static shared,
+ * dynamic shared, shared config], each an integer that fits 32 bits
+ * ("config_resources" rows, the spool's "res"); recorded set to 1. what
+ * and index (>= 0) name the array in messages. */
+int td_result_read_resources(const cJSON *row, const char *what, long index,
+                             td_launch_resources *out, const td_jctx *c);
 /* What the reader would refuse in device section d's identity. */
 int td_result_check_device_head(const td_device *dev, size_t d, td_error *err);
 cJSON *td_result_device_head_json(const td_device *dev);

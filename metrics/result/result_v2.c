@@ -21,6 +21,7 @@ typedef struct config_key {
     const char *kernel, *mangled;
     uint64_t stream;
     unsigned grid[3], block[3];
+    td_launch_resources resources;
 } config_key;
 
 /* The file's kernel table: names interned once more, file-wide. */
@@ -61,6 +62,31 @@ static cJSON *configs_json(const td_keyset *configs, kernel_table *kernels)
         double row[8] = {(double)kernel, k->grid[0],  k->grid[1],  k->grid[2],
                          k->block[0],    k->block[1], k->block[2], (double)k->stream};
         if (kernel < 0 || attach(arr, NULL, td_json_exact_numbers(row, 8))) {
+            cJSON_Delete(arr);
+            arr = NULL;
+        }
+    }
+    return arr;
+}
+
+/* Whether some configuration holds recorded registers and shared memory. */
+static int any_resources(const td_keyset *configs)
+{
+    for (size_t i = 0; i < configs->count; i++)
+        if (((const config_key *)td_keyset_key(configs, i))->resources.recorded)
+            return 1;
+    return 0;
+}
+
+/* "config_resources": one row per configuration, [registers, static
+ * shared, dynamic shared, shared config], or null where not recorded. */
+static cJSON *config_resources_json(const td_keyset *configs)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; arr && i < configs->count; i++) {
+        const td_launch_resources *r = &((const config_key *)td_keyset_key(configs, i))->resources;
+        double row[4] = {r->registers, r->static_shared, r->dynamic_shared, r->shared_config};
+        if (attach(arr, NULL, r->recorded ? td_json_exact_numbers(row, 4) : cJSON_CreateNull())) {
             cJSON_Delete(arr);
             arr = NULL;
         }
@@ -216,6 +242,8 @@ static int index_configs(const td_device *dev, td_keyset *configs, long *config_
         key.stream = l->stream;
         memcpy(key.grid, l->grid, sizeof key.grid);
         memcpy(key.block, l->block, sizeof key.block);
+        if (l->resources.recorded)
+            key.resources = l->resources;
         int added;
         if ((config_of[i] = td_keyset_add(configs, &key, &added)) < 0)
             return -1;
@@ -232,6 +260,8 @@ static cJSON *device_json(const td_device *dev, kernel_table *kernels)
     if (config_of && index_configs(dev, &configs, config_of) == 0)
         obj = td_result_device_head_json(dev);
     int rc = !obj || attach(obj, "configs", configs_json(&configs, kernels)) ||
+             (any_resources(&configs) &&
+              attach(obj, "config_resources", config_resources_json(&configs))) ||
              add_launches(obj, dev, config_of) || attach(obj, "profiled", profiled_json(dev));
     for (const td_section *const *s = td_sections; !rc && *s; s++)
         rc = (*s)->write_device && (*s)->write_device(obj, dev);
@@ -333,6 +363,7 @@ typedef struct config {
     const char *kernel, *mangled;
     unsigned grid[3], block[3];
     uint64_t stream;
+    td_launch_resources resources;
 } config;
 
 static int read_config(const cJSON *row, size_t i, const kernel_names *kernels,
@@ -376,6 +407,29 @@ static int read_configs(const cJSON *obj, const kernel_names *kernels, td_device
     const cJSON *row;
     cJSON_ArrayForEach(row, arr) {
         if (read_config(row, i, kernels, dev, &(*out)[i], c))
+            return -1;
+        i++;
+    }
+    return 0;
+}
+
+/* The optional "config_resources": one row per configuration. */
+static int read_config_resources(const cJSON *obj, config *configs, size_t n_configs,
+                                 const td_jctx *c)
+{
+    const cJSON *arr, *row;
+    size_t n;
+    if (td_json_array(c, obj, "config_resources", 0, &arr, &n))
+        return -1;
+    if (!arr)
+        return 0;
+    if (n != n_configs)
+        return td_fail(c->err, "%s: \"config_resources\" holds %zu rows for %zu configurations",
+                       c->where, n, n_configs);
+    size_t i = 0;
+    cJSON_ArrayForEach(row, arr) {
+        if (!cJSON_IsNull(row) && td_result_read_resources(row, "\"config_resources\"", (long)i,
+                                                            &configs[i].resources, c))
             return -1;
         i++;
     }
@@ -439,6 +493,7 @@ static int read_config_column(const cJSON *col, td_device *dev, const config *co
         memcpy(l->grid, configs[k].grid, sizeof l->grid);
         memcpy(l->block, configs[k].block, sizeof l->block);
         l->stream = configs[k].stream;
+        l->resources = configs[k].resources;
     }
     return 0;
 }
@@ -611,6 +666,7 @@ static int read_device(const cJSON *obj, size_t d, const kernel_names *kernels,
     size_t n_configs = 0;
     int rc = !dev || td_result_read_device_head(obj, dev, &c) ||
              read_configs(obj, kernels, dev, &configs, &n_configs, &c) ||
+             read_config_resources(obj, configs, n_configs, &c) ||
              read_launch_table(obj, dev, configs, n_configs, &c) || read_profiled(obj, dev, &c);
     for (const td_section *const *s = td_sections; !rc && *s; s++)
         rc = (*s)->read_device && (*s)->read_device(obj, dev, &c);

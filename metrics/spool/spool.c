@@ -1,7 +1,8 @@
 /* Reading the collection spool (docs/COLLECTION.md): JSON lines written by
  * the injection library, turned into a td_result. Launch records carry the
  * counters; kernel_time records carry durations measured by CUPTI's
- * activity API and are joined to their launch by correlation id. */
+ * activity API (and, optionally, the kernel record's registers and shared
+ * memory) and are joined to their launch by correlation id. */
 #include "metrics/spool/spool.h"
 #include "metrics/result/pm_samples.h"
 
@@ -35,6 +36,7 @@ typedef struct kernel_time {
     uint64_t pid, context, corr;
     uint64_t start_ns;
     double duration_ns;
+    td_launch_resources resources; /* optional "res" */
 } kernel_time;
 
 /* A kernel record (spool/2): launches of its process name it by k. */
@@ -381,6 +383,14 @@ static int remember_corr(reader *r, dev_slot *slot, uint64_t corr)
     return 0;
 }
 
+/* The optional "res": [registers, static shared, dynamic shared, shared
+ * config] of CUPTI's kernel record. */
+static int read_resources(reader *r, const cJSON *obj, td_launch_resources *out)
+{
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(obj, "res");
+    return res ? td_result_read_resources(res, "\"res\"", -1, out, &r->c) : 0;
+}
+
 static int fill_launch(reader *r, const cJSON *obj, td_launch *l)
 {
     return td_json_uint(&r->c, obj, "id", 1, TD_JSON_MAX_UINT64, &l->id) ||
@@ -391,7 +401,8 @@ static int fill_launch(reader *r, const cJSON *obj, td_launch *l)
                    td_json_uint(&r->c, obj, "graph", 0, TD_JSON_MAX_UINT64, &l->graph_id) ||
                    td_json_uint(&r->c, obj, "graph_node", 0, TD_JSON_MAX_UINT64, &l->graph_node) ||
                    td_json_dim3(&r->c, obj, "grid", l->grid) ||
-                   td_json_dim3(&r->c, obj, "block", l->block)
+                   td_json_dim3(&r->c, obj, "block", l->block) ||
+                   read_resources(r, obj, &l->resources)
                ? -1
                : 0;
 }
@@ -445,7 +456,8 @@ static int read_kernel_time(reader *r, const cJSON *obj)
         td_json_uint(&r->c, obj, "context", 1, UINT32_MAX, &t.context) ||
         td_json_uint(&r->c, obj, "corr", 1, UINT32_MAX, &t.corr) ||
         td_json_uint(&r->c, obj, "start_ns", 0, TD_JSON_MAX_UINT64, &t.start_ns) ||
-        td_json_amount(&r->c, obj, "duration_ns", 1, TD_JSON_MAX_DURATION_NS, &t.duration_ns))
+        td_json_amount(&r->c, obj, "duration_ns", 1, TD_JSON_MAX_DURATION_NS, &t.duration_ns) ||
+        read_resources(r, obj, &t.resources))
         return -1;
     return add_kernel_time(r, &t);
 }
@@ -710,6 +722,8 @@ static int join_times(reader *r, dev_slot *slot)
          * may be any of its passes). */
         if (l->duration_ns <= 0 || (l->counters && l->group != TD_GROUP_ALL))
             l->duration_ns = kt->duration_ns;
+        if (kt->resources.recorded && !l->resources.recorded)
+            l->resources = kt->resources;
     }
     free(idx);
     free(timed);
@@ -840,6 +854,13 @@ static int scan_kernel_time(reader *r, const char *text, size_t len)
         !whole_upto(s.start_ns, TD_JSON_MAX_UINT64, &t.start_ns) ||
         !(s.duration_ns <= TD_JSON_MAX_DURATION_NS))
         return 0;
+    uint64_t res[4];
+    for (int i = 0; s.has_res && i < 4; i++)
+        if (!whole_upto(s.res[i], UINT32_MAX, &res[i]))
+            return 0;
+    if (s.has_res)
+        t.resources = (td_launch_resources){(uint32_t)res[0], (uint32_t)res[1], (uint32_t)res[2],
+                                            (uint32_t)res[3], 1};
     t.duration_ns = s.duration_ns;
     return add_kernel_time(r, &t) ? -1 : 1;
 }

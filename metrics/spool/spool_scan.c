@@ -85,6 +85,16 @@ int td_scan_kernel_time_line(const char *line, size_t len, td_scan_kernel_time *
     out->start_ns = number(&c);
     expect(&c, ",\"duration_ns\":");
     out->duration_ns = number(&c);
+    out->has_res = c.ok && c.at < c.end && *c.at == ',';
+    if (out->has_res) {
+        expect(&c, ",\"res\":[");
+        for (int i = 0; i < 4; i++) {
+            if (i)
+                expect(&c, ",");
+            out->res[i] = number(&c);
+        }
+        expect(&c, "]");
+    }
     expect(&c, "}");
     return c.ok && c.at == c.end;
 }

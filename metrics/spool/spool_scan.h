@@ -18,9 +18,12 @@ typedef struct td_scan_launch {
 } td_scan_launch;
 
 /* {"type":"kernel_time","pid":P,"context":C,"corr":R,"start_ns":T,
- *  "duration_ns":D} */
+ *  "duration_ns":D}, or with ,"res":[R,S,D,C] before the brace (registers,
+ *  static and dynamic shared memory, shared memory config: has_res 1) */
 typedef struct td_scan_kernel_time {
     double pid, context, corr, start_ns, duration_ns;
+    int has_res;
+    double res[4];
 } td_scan_kernel_time;
 
 /* 1 when the line (len bytes, no newline) is that record, its values in

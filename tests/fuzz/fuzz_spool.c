@@ -14,19 +14,21 @@
 static void same(const cJSON *obj, const char *key, int index, double x)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    int n = strcmp(key, "res") == 0 ? 4 : 3;
     if (index >= 0)
-        v = cJSON_IsArray(v) && cJSON_GetArraySize(v) == 3 ? cJSON_GetArrayItem(v, index) : NULL;
+        v = cJSON_IsArray(v) && cJSON_GetArraySize(v) == n ? cJSON_GetArrayItem(v, index) : NULL;
     if (!cJSON_IsNumber(v) || v->valuedouble != x) {
         fprintf(stderr, "fuzz_spool: the scanner read \"%s\" as %.17g, cJSON does not\n", key, x);
         abort();
     }
 }
 
-static void same_type(const cJSON *obj, const char *type)
+/* fields: the members the scanned form has */
+static void same_type(const cJSON *obj, const char *type, int fields)
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(obj, "type");
     if (!cJSON_IsString(t) || strcmp(t->valuestring, type) != 0 ||
-        cJSON_GetArraySize(obj) != (strcmp(type, "launch") == 0 ? 9 : 6))
+        cJSON_GetArraySize(obj) != fields)
         abort();
 }
 
@@ -42,7 +44,7 @@ static void check_scanned_line(const char *line, size_t len)
     if (!cJSON_IsObject(obj))
         abort(); /* the scanner read what is no JSON object */
     if (is_launch) {
-        same_type(obj, "launch");
+        same_type(obj, "launch", 9);
         same(obj, "pid", -1, l.pid);
         same(obj, "context", -1, l.context);
         same(obj, "id", -1, l.id);
@@ -54,12 +56,14 @@ static void check_scanned_line(const char *line, size_t len)
             same(obj, "block", d, l.block[d]);
         }
     } else {
-        same_type(obj, "kernel_time");
+        same_type(obj, "kernel_time", t.has_res ? 7 : 6);
         same(obj, "pid", -1, t.pid);
         same(obj, "context", -1, t.context);
         same(obj, "corr", -1, t.corr);
         same(obj, "start_ns", -1, t.start_ns);
         same(obj, "duration_ns", -1, t.duration_ns);
+        for (int i = 0; t.has_res && i < 4; i++)
+            same(obj, "res", i, t.res[i]);
     }
     cJSON_Delete(obj);
 }

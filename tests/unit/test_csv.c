@@ -31,15 +31,21 @@ static const char *const kernel_fixed[] = {
     "kernel", "launches", "profiled_launches", "total_ns", "gpu_time_pct", "ipc"};
 
 /* Header: the fixed columns, the node columns in tree order, then the
- * trailing three, then (kernel CSV) "<node>_spread" per node column;
- * returns the columns the level should have. */
+ * trailing three, then (kernel CSV) "<node>_spread" per node column and
+ * the per-launch durations; returns the columns the level should have. */
+static const char *const duration_names[] = {"mean_ns", "min_ns", "median_ns", "max_ns",
+                                              "std_ns"};
+#define N_DURATIONS 5
 static void check_header(const td_csv_record *h, const char *const *fixed, size_t n_fixed,
                          const td_summary *s, int level, td_columns *cols, int spread)
 {
     td_error err;
     const td_model *models[1] = {&s->models[0]};
     CHECK(td_columns_build(cols, models, 1, level, 3, &err) == 0);
-    CHECK(h->count == n_fixed + cols->count * (spread ? 2 : 1) + 3);
+    CHECK(h->count == n_fixed + cols->count * (spread ? 2 : 1) + 3 + (spread ? N_DURATIONS : 0));
+    for (size_t i = 0; spread && i < N_DURATIONS && n_fixed + 2 * cols->count + 3 + i < h->count;
+         i++)
+        CHECK_STR(h->fields[n_fixed + 2 * cols->count + 3 + i], duration_names[i]);
     for (size_t i = 0; spread && i < cols->count && n_fixed + cols->count + 3 + i < h->count;
          i++) {
         char name[TD_PATH_MAX + 16];
@@ -83,6 +89,20 @@ static void check_tree(const td_csv_record *r, size_t first, const td_columns *c
     }
 }
 
+/* The duration fields of a kernel row against its launches' figures;
+ * the application's are empty. */
+static void check_durations(const td_csv_record *r, size_t first, const td_duration_stats *d)
+{
+    const double want[N_DURATIONS] = {d ? d->mean_ns : 0, d ? d->min_ns : 0, d ? d->median_ns : 0,
+                                      d ? d->max_ns : 0, d ? d->std_ns : 0};
+    for (size_t i = 0; i < N_DURATIONS; i++) {
+        if (d)
+            CHECK_NEAR(fx_number(r->fields[first + i]), want[i], 0.5);
+        else
+            CHECK_STR(r->fields[first + i], "");
+    }
+}
+
 /* The spread fields of a kernel row against the summary's. */
 static void check_spread(const td_csv_record *r, size_t first, const td_columns *cols,
                          const td_model *m, const td_breakdown *spread, int has_data)
@@ -112,8 +132,8 @@ static void check_kernels_csv(FILE *f, const td_summary *s, int level)
     check_header(&r, kernel_fixed, 6, s, level, &cols, 1);
     size_t rows = 0;
     while (td_csv_next(f, &r) == 1) {
-        CHECK(r.count == 6 + 2 * cols.count + 3);
-        if (r.count != 6 + 2 * cols.count + 3)
+        CHECK(r.count == 6 + 2 * cols.count + 3 + N_DURATIONS);
+        if (r.count != 6 + 2 * cols.count + 3 + N_DURATIONS)
             break;
         int app = rows == s->n_kernels;
         const td_kernel_summary *ks = app ? NULL : &s->kernels[rows];
@@ -131,6 +151,8 @@ static void check_kernels_csv(FILE *f, const td_summary *s, int level)
         check_tree(&r, 6, &cols, td_summary_model(s), b, has_data, level);
         check_spread(&r, 6 + cols.count + 3, &cols, td_summary_model(s),
                      app ? &s->app_spread : &ks->spread, has_data);
+        check_durations(&r, 6 + 2 * cols.count + 3, app ? NULL : &ks->launch.durations);
+        CHECK(app || ks->launch.durations.count == ks->launches);
         rows++;
     }
     CHECK(rows == s->n_kernels + 1);

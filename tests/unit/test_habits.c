@@ -164,7 +164,8 @@ static void test_nodes(void)
     free(csv);
     CHECK(run("%s report %s --by-region --nodes Retire --csv -", bin, bench) == 0 &&
           starts("out.txt", "kernel,launches,profiled_launches,total_ns,gpu_time_pct,ipc,Retire,"
-                 "unattributed,bottleneck,kernel_function,Retire_spread,region\n"));
+                 "unattributed,bottleneck,kernel_function,Retire_spread,mean_ns,min_ns,"
+                 "median_ns,max_ns,std_ns,region\n"));
     CHECK(run("%s report %s -l 3 --nodes Memory_Bound,Retire --json", bin, bench) == 0 &&
           has("out.txt", "\"path\":\t\"Backend.Memory_Bound.L1_Bound\"") &&
           has("out.txt", "\"path\":\t\"Retire\"") &&

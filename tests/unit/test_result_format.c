@@ -59,7 +59,9 @@ static void build(td_result *res)
     l->block[0] = 256;
     l->stream = 7;
     l->start_ns = 9007199254740991ull; /* 2^53 - 1: exact in a double */
+    l->resources = (td_launch_resources){255, 49152, 4294967295u, 233472, 1};
     l = add(dev, LONG_NAME, grp0, 1, 100);
+    l->resources = (td_launch_resources){32, 0, 0, 0, 1};
     l->group = 0;
     l->graph_id = 3;
     l->graph_node = 12;
@@ -93,6 +95,7 @@ static void check_same_launch(const td_device *da, const td_launch *a, const td_
     CHECK(a->duration_ns == b->duration_ns);
     CHECK(a->profiled == b->profiled && a->group == b->group);
     CHECK(a->graph_id == b->graph_id && a->graph_node == b->graph_node);
+    CHECK(memcmp(&a->resources, &b->resources, sizeof a->resources) == 0);
     for (size_t m = 0; a->profiled && b->profiled && m < da->n_metrics; m++)
         CHECK(a->counters[m] == b->counters[m]);
 }
@@ -175,6 +178,11 @@ static void test_round_trip(const char *dir)
     CHECK(text && strstr(text, "\"schema\":\"topdown-result/2\""));
     CHECK(text && count_of(text, "ns::Policy<4, 2>") == 1); /* once, for 2 devices */
     CHECK(text && count_of(text, LONG_MANGLED) == 1);
+    /* registers and shared memory once per configuration; a configuration
+     * without them is null, a section without any has no key */
+    CHECK(text && count_of(text, "\"config_resources\"") == 1);
+    CHECK(text && strstr(text, "[255,49152,4294967295,233472]"));
+    CHECK(text && strstr(text, "[32,0,0,0]"));
     free(text);
     td_result_free(&res);
 }
@@ -355,6 +363,33 @@ static void test_v1_hardening(void)
                            ", \"duration_ns\": " dur "}"
 #define GOOD_LAUNCHES V2L("[[0, 2]]", "[0, 1]", "[5, 6]")
 
+/* "config_resources": a row per configuration, null where not recorded. */
+static void test_v2_resources(void)
+{
+    td_result res;
+    td_error err = {{0}};
+    const char *text = V2 ", \"config_resources\": [null, [40, 1024, 2048, 102400]]" GOOD_LAUNCHES
+                       "}]}";
+    CHECK(td_result_parse(text, strlen(text), "r.json", &res, &err) == 0);
+    if (res.n_devices == 1 && res.devices[0].n_launches == 2) {
+        const td_launch *a = &res.devices[0].launches[0], *b = &res.devices[0].launches[1];
+        CHECK(!a->resources.recorded);
+        CHECK(b->resources.recorded && b->resources.registers == 40 &&
+              b->resources.static_shared == 1024 && b->resources.dynamic_shared == 2048 &&
+              b->resources.shared_config == 102400);
+    }
+    td_result_free(&res);
+    expect_error(V2 ", \"config_resources\": [null]" GOOD_LAUNCHES "}]}",
+                 "1 rows for 2 configurations");
+    expect_error(V2 ", \"config_resources\": [null, [40, 1024, 2048]]" GOOD_LAUNCHES "}]}",
+                 "\"config_resources\"[1] must be");
+    expect_error(V2 ", \"config_resources\": [null, [40, 1024, 2048, 5e9]]" GOOD_LAUNCHES "}]}",
+                 "config_resources");
+    expect_error(V2 ", \"config_resources\": [null, [-1, 0, 0, 0]]" GOOD_LAUNCHES "}]}",
+                 "config_resources");
+    expect_error(V2 ", \"config_resources\": 5" GOOD_LAUNCHES "}]}", "config_resources");
+}
+
 static void test_v2_reader(void)
 {
     expect_ok(V2 GOOD_LAUNCHES "}]}");
@@ -375,6 +410,7 @@ static void test_v2_reader(void)
     }
     td_result_free(&res);
     expect_error(V2 V2L("[[0, 2]]", "[0, 2]", "[5, 6]") "}]}", "\"config\"[1]");
+    test_v2_resources();
     expect_error(V2 V2L("[[0, 2]]", "[0]", "[5, 6]") "}]}", "1 values for 2 launches");
     /* a count the file does not hold is refused before anything is allocated */
     expect_error(V2 ", \"launches\": {\"count\": 3000000000, \"id_runs\": [[0, 2]], "

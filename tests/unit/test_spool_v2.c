@@ -1,6 +1,7 @@
 /* The spool, format topdown-spool/2: kernel records and launches that name
  * them by "k", counter groups and group launches (expanded into every
- * metric), graph ids, the start record's replay mode and overhead; bad
+ * metric), graph ids, registers and shared memory, the start record's
+ * replay mode and overhead; bad
  * records refused with one line naming the line; values out of range
  * refused instead of converted. */
 #include <stdio.h>
@@ -105,6 +106,54 @@ static void test_group_launch_time(void)
     td_result_free(&res);
 }
 
+/* Registers and shared memory ("res", CUPTI's kernel record): from a
+ * kernel_time line in the collector's own form (scanned), from one read as
+ * JSON (other spacing), and on a graph kernel's launch record; the first
+ * kernel_time of a launch wins, as for its time. */
+static void test_resources(void)
+{
+    const char *text =
+        START DEVICE KERNEL
+        LAUNCH "\"id\":0,\"k\":0}\n"
+        "{\"type\":\"launch\",\"pid\":7,\"context\":1,\"corr\":2,\"grid\":[1,1,1],"
+        "\"block\":[32,1,1],\"duration_ns\":10,\"id\":1,\"k\":0}\n"
+        BARE_LAUNCH "\"id\":2,\"k\":0,\"res\":[24,0,512,8192],\"graph\":4}\n"
+        "{\"type\":\"kernel_time\",\"pid\":7,\"context\":1,\"corr\":1,\"start_ns\":5,"
+        "\"duration_ns\":8,\"res\":[32,1024,4294967295,233472]}\n"
+        "{\"type\":\"kernel_time\",\"pid\":7,\"context\":1,\"corr\":1,\"start_ns\":6,"
+        "\"duration_ns\":9,\"res\":[99,0,0,0]}\n"
+        "{\"type\": \"kernel_time\", \"pid\": 7, \"context\": 1, \"corr\": 2, \"start_ns\": 7, "
+        "\"duration_ns\": 9, \"res\": [128, 0, 0, 0]}\n" END;
+    td_result res;
+    td_spool_summary sum;
+    td_error err;
+    int ok = parse(text, &res, &sum, &err) == 0;
+    if (!ok)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(ok);
+    if (ok && res.n_devices == 1 && res.devices[0].n_launches == 3) {
+        const td_launch *l = res.devices[0].launches;
+        CHECK(l[0].resources.recorded && l[0].resources.registers == 32);
+        CHECK(l[0].resources.static_shared == 1024 &&
+              l[0].resources.dynamic_shared == 4294967295u &&
+              l[0].resources.shared_config == 233472);
+        CHECK(l[1].resources.recorded && l[1].resources.registers == 128);
+        CHECK(l[2].resources.recorded && l[2].resources.registers == 24 &&
+              l[2].resources.dynamic_shared == 512 && l[2].resources.shared_config == 8192);
+    } else {
+        CHECK(!"three launches");
+    }
+    td_spool_summary_free(&sum);
+    td_result_free(&res);
+    /* a kernel_time without "res" leaves them not recorded */
+    ok = parse(START DEVICE KERNEL LAUNCH "\"id\":0,\"k\":0}\n"
+               "{\"type\":\"kernel_time\",\"pid\":7,\"context\":1,\"corr\":1,\"start_ns\":5,"
+               "\"duration_ns\":8}\n" END, &res, &sum, &err) == 0;
+    CHECK(ok && res.n_devices == 1 && !res.devices[0].launches[0].resources.recorded);
+    td_spool_summary_free(&sum);
+    td_result_free(&res);
+}
+
 /* The error names the line and says what is wrong, in one line. */
 static void expect_error(const char *text, const char *needle)
 {
@@ -185,6 +234,11 @@ static void test_hardening(void)
     expect_error(START "{\"type\":\"signal\",\"pid\":7,\"signal\":1e20}\n", "\"signal\"");
     expect_error(START "{\"type\":\"kernel_time\",\"pid\":7,\"context\":1,\"corr\":1e10,"
                  "\"duration_ns\":1}\n", "\"corr\"");
+    expect_error(START "{\"type\":\"kernel_time\",\"pid\":7,\"context\":1,\"corr\":1,"
+                 "\"duration_ns\":1,\"res\":[1,2,3]}\n", "\"res\" must be");
+    expect_error(START "{\"type\":\"kernel_time\",\"pid\":7,\"context\":1,\"corr\":1,"
+                 "\"duration_ns\":1,\"res\":[1,2,3,4294967296]}\n", "\"res\"");
+    expect_error(START DEVICE KERNEL LAUNCH "\"id\":0,\"k\":0,\"res\":[1,-2,3,4]}\n", "\"res\"");
     expect_error(START DEVICE "{\"type\":\"end\",\"pid\":7} trailing\n" END, "line 3");
     expect_error(START DEVICE "{\"type\":\"end\",\"pid\":7}{}\n" END, "after the end");
     expect_error(START "{\"type\":\"kernel\",\"pid\":7,\"k\":0,\"name\":\"a\x01z\"}\n" END,
@@ -218,6 +272,7 @@ int main(void)
 {
     test_v2_records();
     test_group_launch_time();
+    test_resources();
     test_v2_errors();
     test_hardening();
     test_v1_start();
