@@ -5,7 +5,11 @@
  * blocks are known to fill the SMs one each, and, once registers and
  * shared memory are given to its launches as a collector records them,
  * the theoretical occupancy, its limiter and the waves, in the text of
- * --page details, the default tree and --json; "not recorded" without. */
+ * --page details, the default tree and --json; "not recorded" without.
+ * Then an H200 recording whose collector wrote them (tests/fixtures/h200,
+ * bdf0674): every kernel's figures as ncu's LaunchStats and Occupancy
+ * sections gave them for the same app on the same H200
+ * (benchmarks/results/ncu_occupancy_NVIDIA_H200_2026-11-29.md). */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 
@@ -172,6 +176,50 @@ static void test_json(void)
     free(r);
 }
 
+/* ncu 2025.3.1 on the H200, td_bench: registers per thread, theoretical
+ * and achieved occupancy (%). */
+static const struct {
+    const char *kernel;
+    unsigned registers;
+    double theoretical, achieved;
+} ncu_h200[] = {
+    {"bench_ifetch", 16, 100, 85.2},     {"bench_constant", 16, 100, 76.2},
+    {"bench_divergence", 20, 100, 61.7}, {"bench_retire", 20, 100, 61.7},
+    {"bench_math_pipe", 24, 100, 56.3},  {"bench_dependency", 16, 100, 6.2},
+    {"bench_mio_bound", 19, 100, 66.0},  {"bench_sgemm", 64, 50, 43.5},
+    {"bench_sync", 16, 100, 97.7},       {"bench_l1_bound", 16, 100, 49.5},
+};
+
+static void test_h200_against_ncu(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/fixtures/h200/h200_bench_resources.topdown.json.xz",
+             getenv("TOPDOWN_REPO_DIR"));
+    td_result res;
+    td_summary s;
+    td_error err = {{0}};
+    CHECK(td_result_load(path, &res, &err) == 0);
+    CHECK(td_summarize(&res, &archs, NULL, &s, &err) == 0);
+    for (size_t i = 0; i < sizeof ncu_h200 / sizeof *ncu_h200; i++) {
+        const td_kernel_summary *k = kernel_named(&s, ncu_h200[i].kernel);
+        CHECK(k != NULL);
+        if (!k)
+            continue;
+        const td_launch_stats *ls = &k->launch;
+        CHECK(ls->config.resources.recorded && ls->has_theoretical);
+        CHECK(ls->config.resources.registers == ncu_h200[i].registers);
+        CHECK_NEAR(ls->theoretical.pct, ncu_h200[i].theoretical, 0.05);
+        CHECK_NEAR(ls->achieved_pct, ncu_h200[i].achieved, 0.5);
+    }
+    /* bench_sgemm: 64 registers x 256 threads, 4 blocks of 65,536 registers */
+    const td_kernel_summary *sgemm = kernel_named(&s, "bench_sgemm");
+    if (sgemm)
+        CHECK(sgemm->launch.theoretical.blocks == 4 &&
+              sgemm->launch.theoretical.limiters == 1u << TD_OCC_REGISTERS);
+    td_summary_free(&s);
+    td_result_free(&res);
+}
+
 int main(void)
 {
     char archs_dir[512];
@@ -188,6 +236,7 @@ int main(void)
     write_with_resources();
     test_details_text();
     test_json();
+    test_h200_against_ncu();
     td_arch_set_free(&archs);
     td_test_cleanup(dir);
     return td_check_summary();
