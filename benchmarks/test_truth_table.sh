@@ -3,6 +3,8 @@
 #  1. hand-made trees whose errors and spreads are known: a passing app and
 #     a failing one (error over 2 points, spread not covering, inflated
 #     spread, a node missing in the sampled run, a kernel without truth);
+#     the bottleneck rule of issue 39 (the truth's wherever its top leaf
+#     leads by more than 5 points, else either of its two);
 #  2. the recorded H100 td_bench result against itself: error 0 everywhere,
 #     PASS;
 #  3. that result against the 64 MiB one: the same kernels and nodes, some
@@ -16,7 +18,7 @@ bin=${TOPDOWN_BIN:-$src/build/topdown}
 tt="$src/benchmarks/truth_table.py"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-header="app,device,kernel,gpu_time_share,node,sampled,truth,spread"
+header="app,device,kernel,gpu_time_share,node,sampled,truth,spread,lo,hi"
 fail() { echo "FAIL: $*"; exit 1; }
 
 # passes TAG WHAT APP...: each APP meets the bar in the summary $tmp/TAG.txt.
@@ -28,13 +30,14 @@ passes() {
     done
 }
 
-# 1. Hand-made trees. tree NAME KERNEL:SHARE:PATH=VALUE/SPREAD,... ...
+# 1. Hand-made trees. tree NAME KERNEL:SHARE:PATH=VALUE/SPREAD,...[|BOTTLENECK] ...
 tree() {
     python3 - "$@" <<'EOF'
 import json, sys
 out, kernels = sys.argv[1], []
 for spec in sys.argv[2:]:
     name, share, nodes = spec.split(":", 2)
+    nodes, _, bottleneck = nodes.partition("|")
     ns = []
     for item in nodes.split(",") if nodes else []:
         path, vs = item.split("=")
@@ -43,7 +46,7 @@ for spec in sys.argv[2:]:
                    "kind": "computed", "pct_slots": None if v == "null" else float(v),
                    "spread": float(s), "over_threshold": False, "bottleneck": False})
     kernels.append({"name": name, "gpu_time_pct": float(share), "has_data": bool(ns),
-                    "nodes": ns})
+                    "nodes": ns, "bottleneck": bottleneck or None})
 doc = {"schema": "topdown-tree/1", "level": 3, "application": dict(kernels[0], name="<application>"),
        "kernels": kernels}
 json.dump(doc, open(out, "w"))
@@ -63,14 +66,39 @@ grep -q '^good: 2 kernel(s) .*max |sampled-truth| 0.50 .*within spread 4/4 .*: P
 grep -q '^bad: .*max |sampled-truth| 3.00 .*missing 1; without a truth tree, not judged: heap: FAIL' \
     "$tmp/t1.txt" || fail "bad app: max error 3.00, 1 missing, heap not judged, FAIL"
 grep -q '^all apps: FAIL$' "$tmp/t1.txt" || fail "all apps FAIL"
-grep -qx 'good,Test,k2,9.0000,Backend,80.0000,79.8000,0.5000' "$tmp/t1.csv" || fail "good k2 Backend row"
-grep -qx 'bad,Test,k1,80.0000,Frontend,,4.0000,0.0000' "$tmp/t1.csv" || fail "bad k1 Frontend row (sampled empty)"
-grep -qx 'bad,Test,heap,20.0000,Retire,10.0000,,9.0000' "$tmp/t1.csv" || fail "bad heap row (truth empty)"
+grep -qx 'good,Test,k2,9.0000,Backend,80.0000,79.8000,0.5000,79.5000,80.5000' "$tmp/t1.csv" ||
+    fail "good k2 Backend row"
+grep -qx 'bad,Test,k1,80.0000,Frontend,,4.0000,,,' "$tmp/t1.csv" || fail "bad k1 Frontend row (sampled empty)"
+grep -qx 'bad,Test,heap,20.0000,Retire,10.0000,,9.0000,1.0000,19.0000' "$tmp/t1.csv" ||
+    fail "bad heap row (truth empty)"
 # Spread scaled: 0.5 -> 1.0 on k2. Into a file: grep -q in a pipe may
 # stop reading first, and pipefail then fails on python3's broken pipe.
 python3 "$tt" --spread-scale 2 good "$tmp/good_s.json" "$tmp/good_t.json" 2>/dev/null \
     > "$tmp/scaled.csv" || fail "truth_table.py --spread-scale: exit $?"
-grep -qx 'good,,k2,9.0000,Backend,80.0000,79.8000,1.0000' "$tmp/scaled.csv" || fail "--spread-scale"
+grep -qx 'good,,k2,9.0000,Backend,80.0000,79.8000,1.0000,79.0000,81.0000' "$tmp/scaled.csv" ||
+    fail "--spread-scale"
+
+# The bottleneck (issue 39): the sampled run's first named must be the
+# truth's where the truth names one; where the truth names two (its top
+# leaf leads by 5 points or less), either. near: k1's truth "Backend or
+# Frontend" (41 against 39), the run names Frontend: agrees. far: k2's
+# truth leads by 10 (Backend, 45 against 35), the run names Frontend, its
+# nodes within their spreads: FAIL on the bottleneck alone. A run naming
+# two, "Backend or Frontend", names Backend.
+tree "$tmp/near_s.json" "k1:90:Retire=20/1,Frontend=39.5/1,Backend=40.5/1|Frontend"
+tree "$tmp/near_t.json" "k1:90:Retire=20/0,Frontend=39/0,Backend=41/0|Backend or Frontend"
+tree "$tmp/far_s.json" "k2:90:Retire=20/1,Frontend=35.5/6,Backend=44.5/6|Frontend" \
+    "k3:9:Retire=20/1,Frontend=39/1,Backend=41/1|Backend or Frontend"
+tree "$tmp/far_t.json" "k2:90:Retire=20/0,Frontend=35/0,Backend=45/0|Backend" \
+    "k3:9:Retire=20/0,Frontend=39/0,Backend=41/0|Backend"
+python3 "$tt" --device Test --csv "$tmp/tb.csv" --summary "$tmp/tb.txt" \
+    near "$tmp/near_s.json" "$tmp/near_t.json" far "$tmp/far_s.json" "$tmp/far_t.json" \
+    2>/dev/null || fail "truth_table.py on the bottleneck trees: exit $?"
+cat "$tmp/tb.txt"
+grep -q '^near: .*bottleneck agrees 1/1; .*: PASS$' "$tmp/tb.txt" ||
+    fail "near: either of the truth's two bottlenecks should be accepted"
+grep -q '^far: .*within spread 6/6 .*bottleneck agrees 1/2; .*: FAIL (bottleneck differs: k2 (Frontend, truth Backend))$' \
+    "$tmp/tb.txt" || fail "far: a bottleneck other than a clear truth's should fail, and only that"
 
 # 2. A recorded result against itself.
 rec="$src/benchmarks/results/h100_td_bench.topdown.json"
