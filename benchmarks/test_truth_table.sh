@@ -228,10 +228,13 @@ done
 # 10. Third-party kernels on the H200 (benchmarks/results/truth_h200_libs:
 # td_libs' cuBLAS, cuFFT, cuSPARSE, CUB and cuRAND; a PyTorch loop), one
 # sampled run against both truths. td_libs is within 2.35 points of kernel
-# replay (the spread covering 99%); PyTorch's short kernels are 24.7 points
-# off kernel replay (reduce_kernel's L1_Bound and Instruction_Fetch: kernel
-# replay's later passes run with warm caches) and 11.0 off application
-# replay, whose spread covers 96% of its nodes.
+# replay (the spread covering 98%: 99% before issue 39, when four launches
+# of DeviceRadixSortOnesweepKernel's 12, all early in its run, said +-34 to
+# +-61 from the bound for thirds never measured; alike, they now say the
+# floor, 1.4-2.4 points off); PyTorch's short kernels are 10 points off
+# kernel replay (kernel replay's later passes run with warm caches; the
+# 24.7 of reduce_kernel's Instruction_Fetch is not known since issue 39)
+# and 11.0 off application replay, whose spread covers 96% of its nodes.
 L="$src/benchmarks/results/truth_h200_libs"
 for m in kernel application; do
     python3 "$tt" --topdown "$bin" --device NVIDIA_H200 --csv "$tmp/t10$m.csv" \
@@ -250,8 +253,8 @@ def verdicts(path):
             out[m.group(1)] = (float(m.group(2)), int(m.group(3)) / int(m.group(4)))
     return out
 k, a = verdicts(sys.argv[1]), verdicts(sys.argv[2])
-assert k["td_libs"][0] <= 2.4 and k["td_libs"][1] >= 0.99, k
-assert k["pytorch"][0] > 20 and a["pytorch"][0] < 11.5, (k, a)
+assert k["td_libs"][0] <= 2.4 and k["td_libs"][1] >= 0.98, k
+assert k["pytorch"][0] > 5 and a["pytorch"][0] < 11.5, (k, a)
 assert a["pytorch"][1] >= 0.96, a
 EOF
 

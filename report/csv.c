@@ -18,8 +18,9 @@ static void write_names(FILE *out, const char *const *names, size_t n)
     }
 }
 
-/* The header; with_spread appends a "<node>_spread" column per node,
- * with_region a last "region" column (NVTX regions). */
+/* The header; with_spread appends "<node>_lo" and "<node>_hi" columns per
+ * node (its 95% interval), with_region a last "region" column (NVTX
+ * regions). */
 static void write_header(FILE *out, const char *const *fixed, size_t n_fixed,
                          const td_columns *cols, int with_spread, int with_region)
 {
@@ -29,12 +30,13 @@ static void write_header(FILE *out, const char *const *fixed, size_t n_fixed,
         td_csv_field(out, cols->items[i].path);
     }
     fputs(",unattributed,bottleneck,kernel_function", out);
-    for (size_t i = 0; with_spread && i < cols->count; i++) {
-        char name[TD_PATH_MAX + 16];
-        snprintf(name, sizeof name, "%s_spread", cols->items[i].path);
-        fputc(',', out);
-        td_csv_field(out, name);
-    }
+    for (size_t i = 0; with_spread && i < cols->count; i++)
+        for (int end = 0; end < 2; end++) {
+            char name[TD_PATH_MAX + 16];
+            snprintf(name, sizeof name, "%s_%s", cols->items[i].path, end ? "hi" : "lo");
+            fputc(',', out);
+            td_csv_field(out, name);
+        }
     fputs(with_region ? ",region\n" : "\n", out);
 }
 
@@ -48,15 +50,21 @@ static void write_region(FILE *out, int with_region, const char *region)
         td_csv_field(out, region);
 }
 
-/* Each node's spread (levels/spread.h), after the tree: kernel rows end. */
+/* Each node's 95% interval (levels/spread.h), its two ends, after the
+ * tree: kernel rows end. Empty where the node has no measured value; a
+ * node not known (its value empty) keeps its wide interval. */
 static void write_spread(FILE *out, const td_columns *cols, const td_model *m,
-                         const td_breakdown *spread, int has_data)
+                         const td_breakdown *mean, const td_breakdown *spread, int has_data)
 {
     for (size_t i = 0; i < cols->count; i++) {
+        td_interval in;
+        int has = has_data && td_column_interval(&cols->items[i], m, mean, spread, &in);
         fputc(',', out);
-        if (has_data)
-            td_csv_number(out, 100.0 * td_column_value(&cols->items[i], m, spread),
-                          PCT_DECIMALS);
+        if (has)
+            td_csv_number(out, 100.0 * in.lo, PCT_DECIMALS);
+        fputc(',', out);
+        if (has)
+            td_csv_number(out, 100.0 * in.hi, PCT_DECIMALS);
     }
 }
 
@@ -75,9 +83,9 @@ static void write_tree(FILE *out, const td_columns *cols, const td_model *m,
     if (has_data)
         td_csv_number(out, 100.0 * b->unattributed, PCT_DECIMALS);
     fputc(',', out);
-    char path[200];
+    char path[420];
     if (has_data)
-        td_csv_field(out, td_bottleneck_path(m, v->bottleneck[level], path, sizeof path));
+        td_csv_field(out, td_verdict_names(m, v, level, path, sizeof path));
     fputc(',', out);
     if (kernel) {
         char base[512];
@@ -119,7 +127,7 @@ static void write_kernel_row(FILE *out, const td_summary *s, const td_columns *c
     if (ks->has_data)
         td_csv_number(out, ks->mean.ipc, PCT_DECIMALS);
     write_tree(out, cols, m, &ks->mean, &ks->verdict, ks->has_data, level, ks->name);
-    write_spread(out, cols, m, &ks->spread, ks->has_data);
+    write_spread(out, cols, m, &ks->mean, &ks->spread, ks->has_data);
     write_region(out, with_region, region);
     fputc('\n', out);
 }
@@ -135,7 +143,7 @@ static void write_app_row(FILE *out, const td_summary *s, const td_columns *cols
         td_csv_number(out, s->app.ipc, PCT_DECIMALS);
     write_tree(out, cols, td_summary_model(s), &s->app, &s->app_verdict, s->app_has_data, level,
                NULL);
-    write_spread(out, cols, td_summary_model(s), &s->app_spread, s->app_has_data);
+    write_spread(out, cols, td_summary_model(s), &s->app, &s->app_spread, s->app_has_data);
     write_region(out, with_region, region);
     fputc('\n', out);
 }
