@@ -165,13 +165,18 @@ EOF
 # td_manykernels, which the bound for the thirds never measured covers (the
 # node's range: how the kernel moves over its run was not seen); td_stencil's
 # spread covers 91% of its nodes. td_bench and td_few, whose kernels are
-# launched a few times, meet the whole bar.
+# launched a few times, meet the whole bar. Since issue 39 a node whose
+# interval is wider than 30 points is not known: td_bfs and td_phases2 give
+# no value, td_manykernels 176 of 198 nodes none (its 19.4 on one it knows,
+# whose interval holds it), td_stencil 44 of 66.
 check_runs "$src/benchmarks/results/truth_h100" "$tmp/t4" 40 90
 
 # 5. The same apps after the rotation (benchmarks/results/truth_h100_rotation,
 # the counter groups as passes of one configuration): the launch-varying
 # apps are nearer the truth: td_bfs within 6 points (31.6 before), td_stencil
-# within 6 (10.1).
+# within 6 (10.1). Since issue 39 td_phases2 (41 points off, its memory
+# phase's level 1 never measured) and td_stencil are not known (n/k), their
+# intervals holding the truth.
 check_runs "$src/benchmarks/results/truth_h100_rotation" "$tmp/t5" 6 95
 
 # 6. The H200 runs with the budget on the launches' GPU time, the start's
