@@ -1063,6 +1063,7 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
         out->mean.reasons_missing = out->reasons_total - out->reasons_measured;
         /* before the bootstrap, which leaves its last resample in the cells */
         td_breakdown term, method, cold;
+        memset(&method, 0, sizeof method);
         cold_term(&w, &out->mean, &cold);
         int blind[2] = {1, 1};
         rc = blind_spots(&w, blind, err);
