@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/wrap.h"
+
 typedef struct builder {
     td_columns *cols;
     size_t cap;
@@ -218,6 +220,11 @@ int td_models_min_depth(const td_model *const *models, size_t n_models)
         if (models[m]->depth < depth)
             depth = models[m]->depth;
     return depth;
+}
+
+const char *td_verdict_none(const td_verdict *v)
+{
+    return v->not_known ? TD_NOT_KNOWN : "none";
 }
 
 const char *td_bottleneck_path(const td_model *m, int bottleneck, char *buf, size_t size)

@@ -76,6 +76,10 @@ int td_nodes_check(const char *selection, td_error *err);
 /* Shallowest depth (deepest fixed level filled) over the models. */
 int td_models_min_depth(const td_model *const *models, size_t n_models);
 
+/* What the text says where a verdict names no bottleneck: "n/k" where
+ * level 1 is not known, else "none". */
+const char *td_verdict_none(const td_verdict *v);
+
 /* Path of a tree node returned by td_bottleneck ("" for none). */
 const char *td_bottleneck_path(const td_model *m, int bottleneck, char *buf, size_t size);
 

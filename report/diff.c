@@ -206,7 +206,8 @@ typedef struct row_values {
     const char *a_none, *b_none;
 } row_values;
 
-/* One row; within: B-A lies within the spread of A and B (marked '~'). */
+/* One row; within: B-A lies within the spread of A and B (marked '~'). B-A
+ * of a side not known is not known. */
 static void print_row(FILE *out, const char *name, row_values r, int decimals, int within)
 {
     char shown[TD_TEXT_WIDTH];
@@ -214,7 +215,11 @@ static void print_row(FILE *out, const char *name, row_values r, int decimals, i
     fprintf(out, "  %-*s", PATH_WIDTH, shown);
     print_value(out, r.a, r.a_none, 8, decimals);
     print_value(out, r.b, r.b_none, 8, decimals);
-    print_change(out, r.b - r.a, 8, decimals);
+    if ((isnan(r.a) && strcmp(r.a_none, TD_NOT_KNOWN) == 0) ||
+        (isnan(r.b) && strcmp(r.b_none, TD_NOT_KNOWN) == 0))
+        print_value(out, NAN, TD_NOT_KNOWN, 8, decimals);
+    else
+        print_change(out, r.b - r.a, 8, decimals);
     fputs(within ? " ~\n" : "\n", out);
 }
 
@@ -266,8 +271,8 @@ static void print_views(FILE *out, const side_view *a, const side_view *b,
     const char *ba = view_bottleneck(a, level, pa, sizeof pa);
     const char *bb = view_bottleneck(b, level, pb, sizeof pb);
     fprintf(out, "  Bottleneck  A: %s\n              B: %s%s\n",
-            a->present && a->has_data ? (*ba ? ba : "none") : TD_NOT_MEASURED,
-            b->present && b->has_data ? (*bb ? bb : "none") : TD_NOT_MEASURED,
+            a->present && a->has_data ? (*ba ? ba : td_verdict_none(a->verdict)) : TD_NOT_MEASURED,
+            b->present && b->has_data ? (*bb ? bb : td_verdict_none(b->verdict)) : TD_NOT_MEASURED,
             a->has_data && b->has_data && strcmp(ba, bb) != 0 ? "   (differs)" : "");
 }
 

@@ -227,6 +227,8 @@ static void print_rank_line(FILE *out, const rank *rk, size_t r, const kernel_ro
         else
             fprintf(out, " %10s", td_node_measured(m, b, level1[i]) ? TD_NOT_KNOWN : TD_NOT_MEASURED);
     const char *bottleneck = td_verdict_names(m, &k->verdict, 1, path, sizeof path);
+    if (!bottleneck[0] && k->verdict.not_known)
+        bottleneck = TD_NOT_KNOWN;
     fprintf(out, "%s%s\n", bottleneck[0] ? "  " : "", bottleneck);
 }
 

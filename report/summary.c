@@ -84,7 +84,7 @@ static void print_line(FILE *out, const td_columns *cols, const line_fields *f, 
     if (sep)
         fprintf(out, "%s%s\n", sep, *bottleneck || !f->b ? bottleneck : "none");
     else
-        fprintf(out, "  %s\n", *bottleneck ? bottleneck : "none");
+        fprintf(out, "  %s\n", *bottleneck ? bottleneck : td_verdict_none(f->verdict));
 }
 
 static void print_header(FILE *out, const td_columns *cols, const char *sep)

@@ -563,6 +563,27 @@ static void test_plot(const char *dir)
     CHECK(rows == 7); /* the application and the six kernels */
 }
 
+/* diff and --print-summary say n/k as the tree does: a difference with a
+ * side not known is not known, and so is a verdict of level 1 not known. */
+static void test_diff_summary(const char *dir)
+{
+    char args[2200];
+    fx_output r;
+    const char *repo = getenv("TOPDOWN_REPO_DIR");
+    snprintf(args, sizeof args, "diff '%s/tests/fixtures/h100/td_smoke.topdown.json' "
+             "'%s/tests/fixtures/h200/h200_smoke.topdown.json' -l 1 --kernels 1", repo, repo);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 0);
+    CHECK(strstr(r.out, "  Divergence                                            0.6      n/k      "
+                        "n/k\n") != NULL);
+    CHECK(strstr(r.out, "  Bottleneck  A: n/k\n              B: n/k\n") != NULL);
+    snprintf(args, sizeof args, "report '%s/tests/fixtures/h100/td_smoke.topdown.json' "
+             "--print-summary per-kernel", repo);
+    fx_run(dir, NULL, args, &r);
+    CHECK(r.status == 0 && strstr(r.out, "<application>                             100.0        n/k"
+                                         "        0.6        n/k        n/k  n/k\n") != NULL);
+}
+
 int main(void)
 {
     char dir[64];
@@ -578,6 +599,7 @@ int main(void)
     test_five_identical_recorded();
     test_outputs_agree();
     test_plot(dir);
+    test_diff_summary(dir);
     td_arch_set_free(&archs);
     td_test_cleanup(dir);
     return td_check_summary();
