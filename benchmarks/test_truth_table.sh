@@ -3,6 +3,8 @@
 #  1. hand-made trees whose errors and spreads are known: a passing app and
 #     a failing one (error over 2 points, spread not covering, inflated
 #     spread, a node missing in the sampled run, a kernel without truth);
+#     the bottleneck rule of issue 39 (the truth's wherever its top leaf
+#     leads by more than 5 points, else either of its two);
 #  2. the recorded H100 td_bench result against itself: error 0 everywhere,
 #     PASS;
 #  3. that result against the 64 MiB one: the same kernels and nodes, some
@@ -16,7 +18,7 @@ bin=${TOPDOWN_BIN:-$src/build/topdown}
 tt="$src/benchmarks/truth_table.py"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-header="app,device,kernel,gpu_time_share,node,sampled,truth,spread"
+header="app,device,kernel,gpu_time_share,node,sampled,truth,spread,lo,hi"
 fail() { echo "FAIL: $*"; exit 1; }
 
 # passes TAG WHAT APP...: each APP meets the bar in the summary $tmp/TAG.txt.
@@ -28,13 +30,14 @@ passes() {
     done
 }
 
-# 1. Hand-made trees. tree NAME KERNEL:SHARE:PATH=VALUE/SPREAD,... ...
+# 1. Hand-made trees. tree NAME KERNEL:SHARE:PATH=VALUE/SPREAD,...[|BOTTLENECK] ...
 tree() {
     python3 - "$@" <<'EOF'
 import json, sys
 out, kernels = sys.argv[1], []
 for spec in sys.argv[2:]:
     name, share, nodes = spec.split(":", 2)
+    nodes, _, bottleneck = nodes.partition("|")
     ns = []
     for item in nodes.split(",") if nodes else []:
         path, vs = item.split("=")
@@ -43,7 +46,7 @@ for spec in sys.argv[2:]:
                    "kind": "computed", "pct_slots": None if v == "null" else float(v),
                    "spread": float(s), "over_threshold": False, "bottleneck": False})
     kernels.append({"name": name, "gpu_time_pct": float(share), "has_data": bool(ns),
-                    "nodes": ns})
+                    "nodes": ns, "bottleneck": bottleneck or None})
 doc = {"schema": "topdown-tree/1", "level": 3, "application": dict(kernels[0], name="<application>"),
        "kernels": kernels}
 json.dump(doc, open(out, "w"))
@@ -63,14 +66,39 @@ grep -q '^good: 2 kernel(s) .*max |sampled-truth| 0.50 .*within spread 4/4 .*: P
 grep -q '^bad: .*max |sampled-truth| 3.00 .*missing 1; without a truth tree, not judged: heap: FAIL' \
     "$tmp/t1.txt" || fail "bad app: max error 3.00, 1 missing, heap not judged, FAIL"
 grep -q '^all apps: FAIL$' "$tmp/t1.txt" || fail "all apps FAIL"
-grep -qx 'good,Test,k2,9.0000,Backend,80.0000,79.8000,0.5000' "$tmp/t1.csv" || fail "good k2 Backend row"
-grep -qx 'bad,Test,k1,80.0000,Frontend,,4.0000,0.0000' "$tmp/t1.csv" || fail "bad k1 Frontend row (sampled empty)"
-grep -qx 'bad,Test,heap,20.0000,Retire,10.0000,,9.0000' "$tmp/t1.csv" || fail "bad heap row (truth empty)"
+grep -qx 'good,Test,k2,9.0000,Backend,80.0000,79.8000,0.5000,79.5000,80.5000' "$tmp/t1.csv" ||
+    fail "good k2 Backend row"
+grep -qx 'bad,Test,k1,80.0000,Frontend,,4.0000,,,' "$tmp/t1.csv" || fail "bad k1 Frontend row (sampled empty)"
+grep -qx 'bad,Test,heap,20.0000,Retire,10.0000,,9.0000,1.0000,19.0000' "$tmp/t1.csv" ||
+    fail "bad heap row (truth empty)"
 # Spread scaled: 0.5 -> 1.0 on k2. Into a file: grep -q in a pipe may
 # stop reading first, and pipefail then fails on python3's broken pipe.
 python3 "$tt" --spread-scale 2 good "$tmp/good_s.json" "$tmp/good_t.json" 2>/dev/null \
     > "$tmp/scaled.csv" || fail "truth_table.py --spread-scale: exit $?"
-grep -qx 'good,,k2,9.0000,Backend,80.0000,79.8000,1.0000' "$tmp/scaled.csv" || fail "--spread-scale"
+grep -qx 'good,,k2,9.0000,Backend,80.0000,79.8000,1.0000,79.0000,81.0000' "$tmp/scaled.csv" ||
+    fail "--spread-scale"
+
+# The bottleneck (issue 39): the sampled run's first named must be the
+# truth's where the truth names one; where the truth names two (its top
+# leaf leads by 5 points or less), either. near: k1's truth "Backend or
+# Frontend" (41 against 39), the run names Frontend: agrees. far: k2's
+# truth leads by 10 (Backend, 45 against 35), the run names Frontend, its
+# nodes within their spreads: FAIL on the bottleneck alone. A run naming
+# two, "Backend or Frontend", names Backend.
+tree "$tmp/near_s.json" "k1:90:Retire=20/1,Frontend=39.5/1,Backend=40.5/1|Frontend"
+tree "$tmp/near_t.json" "k1:90:Retire=20/0,Frontend=39/0,Backend=41/0|Backend or Frontend"
+tree "$tmp/far_s.json" "k2:90:Retire=20/1,Frontend=35.5/6,Backend=44.5/6|Frontend" \
+    "k3:9:Retire=20/1,Frontend=39/1,Backend=41/1|Backend or Frontend"
+tree "$tmp/far_t.json" "k2:90:Retire=20/0,Frontend=35/0,Backend=45/0|Backend" \
+    "k3:9:Retire=20/0,Frontend=39/0,Backend=41/0|Backend"
+python3 "$tt" --device Test --csv "$tmp/tb.csv" --summary "$tmp/tb.txt" \
+    near "$tmp/near_s.json" "$tmp/near_t.json" far "$tmp/far_s.json" "$tmp/far_t.json" \
+    2>/dev/null || fail "truth_table.py on the bottleneck trees: exit $?"
+cat "$tmp/tb.txt"
+grep -q '^near: .*bottleneck agrees 1/1; .*: PASS$' "$tmp/tb.txt" ||
+    fail "near: either of the truth's two bottlenecks should be accepted"
+grep -q '^far: .*within spread 6/6 .*bottleneck agrees 1/2; .*: FAIL (bottleneck differs: k2 (Frontend, truth Backend))$' \
+    "$tmp/tb.txt" || fail "far: a bottleneck other than a clear truth's should fail, and only that"
 
 # 2. A recorded result against itself.
 rec="$src/benchmarks/results/h100_td_bench.topdown.json"
@@ -137,13 +165,18 @@ EOF
 # td_manykernels, which the bound for the thirds never measured covers (the
 # node's range: how the kernel moves over its run was not seen); td_stencil's
 # spread covers 91% of its nodes. td_bench and td_few, whose kernels are
-# launched a few times, meet the whole bar.
+# launched a few times, meet the whole bar. Since issue 39 a node whose
+# interval is wider than 30 points is not known: td_bfs and td_phases2 give
+# no value, td_manykernels 176 of 198 nodes none (its 19.4 on one it knows,
+# whose interval holds it), td_stencil 44 of 66.
 check_runs "$src/benchmarks/results/truth_h100" "$tmp/t4" 40 90
 
 # 5. The same apps after the rotation (benchmarks/results/truth_h100_rotation,
 # the counter groups as passes of one configuration): the launch-varying
 # apps are nearer the truth: td_bfs within 6 points (31.6 before), td_stencil
-# within 6 (10.1).
+# within 6 (10.1). Since issue 39 td_phases2 (41 points off, its memory
+# phase's level 1 never measured) and td_stencil are not known (n/k), their
+# intervals holding the truth.
 check_runs "$src/benchmarks/results/truth_h100_rotation" "$tmp/t5" 6 95
 
 # 6. The H200 runs with the budget on the launches' GPU time, the start's
@@ -200,10 +233,13 @@ done
 # 10. Third-party kernels on the H200 (benchmarks/results/truth_h200_libs:
 # td_libs' cuBLAS, cuFFT, cuSPARSE, CUB and cuRAND; a PyTorch loop), one
 # sampled run against both truths. td_libs is within 2.35 points of kernel
-# replay (the spread covering 99%); PyTorch's short kernels are 24.7 points
-# off kernel replay (reduce_kernel's L1_Bound and Instruction_Fetch: kernel
-# replay's later passes run with warm caches) and 11.0 off application
-# replay, whose spread covers 96% of its nodes.
+# replay (the spread covering 98%: 99% before issue 39, when four launches
+# of DeviceRadixSortOnesweepKernel's 12, all early in its run, said +-34 to
+# +-61 from the bound for thirds never measured; alike, they now say the
+# floor, 1.4-2.4 points off); PyTorch's short kernels are 10 points off
+# kernel replay (kernel replay's later passes run with warm caches; the
+# 24.7 of reduce_kernel's Instruction_Fetch is not known since issue 39)
+# and 11.0 off application replay, whose spread covers 96% of its nodes.
 L="$src/benchmarks/results/truth_h200_libs"
 for m in kernel application; do
     python3 "$tt" --topdown "$bin" --device NVIDIA_H200 --csv "$tmp/t10$m.csv" \
@@ -222,8 +258,8 @@ def verdicts(path):
             out[m.group(1)] = (float(m.group(2)), int(m.group(3)) / int(m.group(4)))
     return out
 k, a = verdicts(sys.argv[1]), verdicts(sys.argv[2])
-assert k["td_libs"][0] <= 2.4 and k["td_libs"][1] >= 0.99, k
-assert k["pytorch"][0] > 20 and a["pytorch"][0] < 11.5, (k, a)
+assert k["td_libs"][0] <= 2.4 and k["td_libs"][1] >= 0.98, k
+assert k["pytorch"][0] > 5 and a["pytorch"][0] < 11.5, (k, a)
 assert a["pytorch"][1] >= 0.96, a
 EOF
 

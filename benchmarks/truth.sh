@@ -6,11 +6,12 @@
 # trees (`topdown report FILE -l 3 --json`) into
 # benchmarks/results/truth_<device>.csv, columns
 #
-#   app,device,kernel,gpu_time_share,node,sampled,truth,spread
+#   app,device,kernel,gpu_time_share,node,sampled,truth,spread,lo,hi
 #
 # and writes its verdict per app (the bar: every node of every kernel with
-# >= 1% of GPU time within 2 points of the truth, the spread covering >= 95%
-# of the errors, median spread <= max(3 x median error, 1 point)) with each
+# >= 1% of GPU time within 2 points of the truth, its 95% interval holding
+# the truth on >= 95% of the nodes, median spread <= max(3 x median error,
+# 1 point), the bottleneck the truth's where the truth names one) with each
 # run's exit code and time to benchmarks/results/truth_<device>.txt.
 #
 #   benchmarks/truth.sh [-o DIR] [-a "APP ..."] [-t SECONDS] [-c OUT.csv] [-m MODE]
@@ -158,7 +159,7 @@ table_of() {
         "$python" benchmarks/truth_table.py --topdown "$topdown" --device "$device" --csv "$out" \
             --summary "$work/summary.txt" "$@" 2> /dev/null || true
     else
-        echo "app,device,kernel,gpu_time_share,node,sampled,truth,spread" > "$out"
+        echo "app,device,kernel,gpu_time_share,node,sampled,truth,spread,lo,hi" > "$out"
         echo "no app compared yet" > "$work/summary.txt"
     fi
     { echo "# truth.sh on $device, $(date -u +%Y-%m-%dT%H:%MZ), $("$topdown" --version 2>/dev/null | head -n 1)"

@@ -14,26 +14,36 @@ else $TOPDOWN, else build/topdown).
 
 The CSV (stdout without --csv) has exactly the columns
 
-    app,device,kernel,gpu_time_share,node,sampled,truth,spread
+    app,device,kernel,gpu_time_share,node,sampled,truth,spread,lo,hi
 
 one row per kernel (the application first, as `<application>`, then the
 kernels by their share of GPU time in the truth run) and per node of levels
-1 to 3 that either tree has: shares in percent of issue slots, spread the
-sampled run's reported spread of the node in points (the JSON's `spread`,
-times --spread-scale, default 1: as reported). An empty cell: the run has
-no value for it (kernel not in that run, no counters, or `null` for a node
-that was not measured).
+1 to 3 that either tree has: shares in percent of issue slots; lo and hi
+the sampled run's 95% interval of the node (the JSON's `lo` and `hi`; a
+tree of an older build gives `pct_slots` +- `spread`), its reaches from
+the value times --spread-scale (default 1: as reported), and spread half
+its width. An empty cell: the run has no value for it (kernel not in that
+run, no counters, `null` for a node that was not measured, or one not
+known: its interval, too wide for a number, is still given).
 
 The summary (stderr, and --summary) gives per app, over the kernels with at
 least --min-share (default 1) percent of GPU time in the truth run (the
 application row is not judged): the nodes compared, the largest
-|sampled - truth| and where, how many nodes have |error| <= spread, the
-median spread against the median error, and PASS or FAIL by the bar of
-issue 22: every node within 2 points, the spread covering the error on at
-least 95% of the nodes, median spread <= max(3 x median error, 1 point),
-and no node of the truth missing from the sampled run. Kernels of 1% or
-more that have no truth tree (kernel replay refused them) are listed, not
-judged.
+|sampled - truth| and where, how many nodes' intervals hold the truth
+(the nodes not known among them), the median spread against the median
+error, the kernels whose bottleneck agrees, the nodes not known, and PASS
+or FAIL by the bar of issue 22: every node with a value within 2 points,
+the interval holding the truth on at least 95% of the nodes, median spread
+<= max(3 x median error, 1 point), no node of the truth missing from the
+sampled run, and the bottleneck of issue 39: the sampled run's (the first
+it names) must be the truth's wherever the truth's top leaf leads its
+runner-up by more than 5 points (the truth names one); where it leads by
+5 or less (the truth names both, "A or B"), either is accepted. A node the
+sampled run does not know (n/k, its interval wider than 30 points) claims
+no value: it counts in the coverage, not in the errors, and a kernel
+whose level 1 it does not know has no bottleneck to judge. Kernels of 1%
+or more that have no truth tree (kernel replay refused them) are listed,
+not judged.
 
 Exit status: 0, 1 when an app's trees could not be read (its rows are
 missing; the others are written), 2 on a usage error. Python 3 standard
@@ -47,7 +57,8 @@ import statistics
 import subprocess
 import sys
 
-COLUMNS = ["app", "device", "kernel", "gpu_time_share", "node", "sampled", "truth", "spread"]
+COLUMNS = ["app", "device", "kernel", "gpu_time_share", "node", "sampled", "truth", "spread",
+           "lo", "hi"]
 APP_ROW = "<application>"
 MAX_ERROR = 2.0        # points
 COVERAGE = 0.95        # share of nodes whose error the spread covers
@@ -78,9 +89,26 @@ def load_tree(path, topdown):
     return doc
 
 
+def interval(node):
+    """(lo, hi) of a JSON node: its `lo` and `hi`, else (an older build's
+    tree) pct_slots +- spread; None where it has none."""
+    lo, hi = num(node.get("lo")), num(node.get("hi"))
+    if lo is not None and hi is not None:
+        return lo, hi
+    v, sp = num(node.get("pct_slots")), num(node.get("spread"))
+    return (v - sp, v + sp) if v is not None and sp is not None else None
+
+
+def named(bottleneck):
+    """The paths a kernel's `bottleneck` names, first the top: "A or B"
+    names two (issue 39), null none."""
+    return bottleneck.split(" or ") if isinstance(bottleneck, str) and bottleneck else []
+
+
 def views(tree):
-    """name -> (gpu_time_pct, {path: (pct_slots, spread)}, order), the
-    application first; a name seen twice gets ' #2', ' #3'."""
+    """name -> (gpu_time_pct, {path: (pct_slots, interval, not_known)},
+    order, the bottleneck's paths), the application first; a name seen
+    twice gets ' #2', ' #3'."""
     out = {}
     order = []
     entries = [tree.get("application")] + list(tree.get("kernels") or [])
@@ -97,10 +125,12 @@ def views(tree):
         for node in k.get("nodes") or []:
             if not isinstance(node, dict) or node.get("level", 0) > 3 or "path" not in node:
                 continue
-            nodes[node["path"]] = (node.get("pct_slots"), node.get("spread"))
+            nodes[node["path"]] = (node.get("pct_slots"), interval(node),
+                                   node.get("not_known") is True)
             paths.append(node["path"])
         share = k.get("gpu_time_pct")
-        out[name] = (share, nodes, paths)
+        level1_known = not any(v[2] for p, v in nodes.items() if "." not in p)
+        out[name] = (share, nodes, paths, named(k.get("bottleneck")), level1_known)
         order.append(name)
     return out, order
 
@@ -113,15 +143,24 @@ def fmt(x):
     return "" if x is None else "%.4f" % x
 
 
+def scaled(value, bounds, scale):
+    """bounds (lo, hi) with their reaches from value times scale."""
+    if bounds is None or value is None:
+        return bounds
+    return value - (value - bounds[0]) * scale, value + (bounds[1] - value) * scale
+
+
 def app_rows(app, device, sampled, truth, spread_scale):
-    """The CSV rows of one app, as dicts with numbers (None: empty)."""
+    """The CSV rows of one app, as dicts with numbers (None: empty), and
+    per kernel judged the bottleneck's paths of each run: {kernel:
+    (sampled, truth)}, where the sampled run knows its level 1."""
     s_views, s_order = views(sampled)
     t_views, t_order = views(truth)
     kernels = [APP_ROW] if (APP_ROW in s_views or APP_ROW in t_views) else []
     rest = [k for k in t_order if k != APP_ROW]
     rest.sort(key=lambda k: -(num(t_views[k][0]) or 0.0))
     kernels += rest + [k for k in s_order if k != APP_ROW and k not in t_views]
-    rows = []
+    rows, bottlenecks = [], {}
     for kernel in kernels:
         s = s_views.get(kernel)
         t = t_views.get(kernel)
@@ -130,44 +169,73 @@ def app_rows(app, device, sampled, truth, spread_scale):
         if s:
             paths += [p for p in s[2] if p not in (t[1] if t else {})]
         for path in paths:
-            sv, sp = (s[1].get(path, (None, None)) if s else (None, None))
-            tv = t[1].get(path, (None, None))[0] if t else None
-            sp = num(sp)
+            sv, bounds, not_known = s[1].get(path, (None, None, False)) if s else (None, None, False)
+            tv = t[1].get(path, (None, None, False))[0] if t else None
+            sv = num(sv)
+            mid = sv if sv is not None else (None if bounds is None else sum(bounds) / 2)
+            bounds = scaled(mid, bounds, spread_scale)
             rows.append({"app": app, "device": device, "kernel": kernel,
-                         "gpu_time_share": share, "node": path, "sampled": num(sv),
-                         "truth": num(tv),
-                         "spread": None if sp is None else sp * spread_scale})
-    return rows
+                         "gpu_time_share": share, "node": path, "sampled": sv,
+                         "truth": num(tv), "not_known": not_known,
+                         "spread": None if bounds is None else (bounds[1] - bounds[0]) / 2,
+                         "lo": None if bounds is None else bounds[0],
+                         "hi": None if bounds is None else bounds[1]})
+        if s and t and s[4]:
+            bottlenecks[kernel] = (s[3], t[3])
+    return rows, bottlenecks
 
 
-def judge(app, rows, min_share):
+def bottleneck_agrees(sampled, truth):
+    """Issue 39: the sampled run's bottleneck (the first it names) must be
+    the truth's where the truth names one (its top leaf leads the runner-up
+    by more than 5 points); where the truth names two, either; where it
+    names none, none."""
+    top = sampled[0] if sampled else None
+    return top is None if not truth else top in truth
+
+
+def covers(r):
+    """Whether a row's interval holds the truth (no interval: an exact
+    value must equal it)."""
+    if r["lo"] is None:
+        return r["sampled"] is not None and r["sampled"] == r["truth"]
+    return r["lo"] - 1e-9 <= r["truth"] <= r["hi"] + 1e-9
+
+
+def judge(app, rows, bottlenecks, min_share):
     """The summary line of one app and whether it passes."""
     judged = [r for r in rows if r["kernel"] != APP_ROW and (r["gpu_time_share"] or 0) >= min_share]
     no_truth = sorted({r["kernel"] for r in judged
                        if all(x["truth"] is None for x in judged if x["kernel"] == r["kernel"])})
-    compared, missing = [], []
+    compared, missing, unknown = [], [], []
     for r in judged:
         if r["kernel"] in no_truth or r["truth"] is None:
             continue
-        if r["sampled"] is None:
-            missing.append(r)
-        else:
+        if r["sampled"] is not None:
             compared.append(r)
+        elif r["not_known"]:
+            unknown.append(r)
+        else:
+            missing.append(r)
     kernels = sorted({r["kernel"] for r in judged})
-    if not compared and not missing:
+    if not compared and not missing and not unknown:
         line = "%s: no node to compare (%d kernel(s) >= %g%% of GPU time, %d without a truth " \
                "tree)" % (app, len(kernels), min_share, len(no_truth))
         return line + ": FAIL", False
     errors = [abs(r["sampled"] - r["truth"]) for r in compared]
     spreads = [r["spread"] or 0.0 for r in compared]
-    covered = sum(1 for e, s in zip(errors, spreads) if e <= s)
+    covered = sum(1 for r in compared + unknown if covers(r))
     worst = max(compared, key=lambda r: abs(r["sampled"] - r["truth"])) if compared else None
     max_err = max(errors) if errors else 0.0
     med_err = statistics.median(errors) if errors else 0.0
     med_spread = statistics.median(spreads) if spreads else 0.0
-    n = len(compared) + len(missing)
+    n = len(compared) + len(missing) + len(unknown)
     coverage = covered / n
+    judged_kernels = [k for k in kernels if k not in no_truth and k in bottlenecks]
+    differ = [k for k in judged_kernels if not bottleneck_agrees(*bottlenecks[k])]
     why = []
+    if not compared:
+        why.append("no node with a value (%d not known)" % len(unknown))
     if missing:
         why.append("%d node(s) of the truth missing in the sampled run" % len(missing))
     if max_err > MAX_ERROR:
@@ -177,11 +245,19 @@ def judge(app, rows, min_share):
     bound = max(3 * med_err, SPREAD_FLOOR)
     if med_spread > bound:
         why.append("median spread %.2f > max(3 x %.2f, %g)" % (med_spread, med_err, SPREAD_FLOOR))
+    if differ:
+        why.append("bottleneck differs: %s" % "; ".join(
+            "%s (%s, truth %s)" % (k, " or ".join(bottlenecks[k][0]) or "none",
+                                   " or ".join(bottlenecks[k][1]) or "none") for k in differ[:3])
+                   + ("; and %d more" % (len(differ) - 3) if len(differ) > 3 else ""))
     line = ("%s: %d kernel(s) >= %g%% of GPU time, %d node(s); max |sampled-truth| %.2f%s; "
-            "within spread %d/%d (%.1f%%); median spread %.2f vs median error %.2f; missing %d"
+            "within spread %d/%d (%.1f%%); median spread %.2f vs median error %.2f; "
+            "bottleneck agrees %d/%d; not known %d; missing %d"
             % (app, len(kernels) - len(no_truth), min_share, n, max_err,
-               " (%s, %s)" % (worst["kernel"], worst["node"]) if worst else "",
-               covered, n, 100 * coverage, med_spread, med_err, len(missing)))
+               " (%s, %s)" % (worst["kernel"], worst["node"]) if worst else " (none)",
+               covered, n, 100 * coverage, med_spread, med_err,
+               len(judged_kernels) - len(differ), len(judged_kernels), len(unknown),
+               len(missing)))
     if no_truth:
         line += "; without a truth tree, not judged: %s" % ", ".join(no_truth)
     line += ": PASS" if not why else ": FAIL (%s)" % "; ".join(why)
@@ -216,9 +292,9 @@ def main():
             all_pass = False
             status = 1
             continue
-        r = app_rows(app, args.device, sampled, truth, args.spread_scale)
+        r, bottlenecks = app_rows(app, args.device, sampled, truth, args.spread_scale)
         rows += r
-        line, ok = judge(app, r, args.min_share)
+        line, ok = judge(app, r, bottlenecks, args.min_share)
         lines.append(line)
         all_pass = all_pass and ok
     lines.append("all apps: %s" % ("PASS" if all_pass else "FAIL"))
@@ -228,7 +304,8 @@ def main():
     w.writerow(COLUMNS)
     for r in rows:
         w.writerow([r["app"], r["device"], r["kernel"], fmt(r["gpu_time_share"]), r["node"],
-                    fmt(r["sampled"]), fmt(r["truth"]), fmt(r["spread"])])
+                    fmt(r["sampled"]), fmt(r["truth"]), fmt(r["spread"]), fmt(r["lo"]),
+                    fmt(r["hi"])])
     if args.csv:
         out.close()
     text = "\n".join(lines) + "\n"

@@ -395,7 +395,8 @@ static void finish_means(td_summary *s, const double *weights)
         /* Unprofiled launches count with the kernel's mean (section 6). */
         double w = ks->total_ns > 0 ? ks->total_ns : weights[k];
         td_breakdown_accumulate(&s->app, &ks->mean, w);
-        td_spread_accumulate_sq(&s->app_spread, &ks->spread, w);
+        td_spread_accumulate_sq(&s->app_spread, &ks->mean, &ks->spread, w);
+        td_spread_mark(&s->models[ks->model], &ks->mean, &ks->spread);
         s->covered_ns += w;
         s->app_has_data = 1;
     }
@@ -410,6 +411,8 @@ static void finish_means(td_summary *s, const double *weights)
         td_breakdown_keep_shared(td_summary_model(s), &s->app, min_model_depth(s));
         td_breakdown_keep_shared(td_summary_model(s), &s->app_spread, min_model_depth(s));
     }
+    if (s->app_has_data)
+        td_spread_mark(td_summary_model(s), &s->app, &s->app_spread);
     td_model_judge(td_summary_model(s), &s->app, &s->app_verdict);
     for (size_t k = 0; k < s->n_kernels; k++)
         td_model_judge(&s->models[s->kernels[k].model], &s->kernels[k].mean,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "levels/spread.h"
 #include "metrics/arch/groups.h"
 #include "metrics/xorshift.h"
 
@@ -173,6 +174,13 @@ static void find_formula_nodes(work *w)
         if (w->m->nodes->nodes[n].formula)
             w->formula[w->n_formula++] = n;
     w->n_l1 = w->n_formula + 3;
+}
+
+/* Whether tree node n's value comes from the issue counters alone. */
+static int issue_node(const td_model *m, int n)
+{
+    return n < m->n_tree && m->tree[n].kind != TD_KIND_STALL_SPLIT &&
+           m->tree[n].kind != TD_KIND_STALL;
 }
 
 /* Sample x's reasons under tree node `node` (-1: none) into x->aside; 1 if
@@ -417,6 +425,35 @@ static double partly_elsewhere(const work *w, size_t s)
     return borrowed / (double)(1 + w->n_stalls);
 }
 
+/* Whether some third of the duration class starting at stratum first
+ * measured a quantity (cell counts cnt[(stratum * stride + off)]). */
+static int class_has(const work *w, const double *cnt, size_t stride, size_t off, size_t first)
+{
+    (void)w;
+    for (size_t t = 0; t < TD_EST_TIME_BINS; t++)
+        if (cnt[(first + t) * stride + off] > 0)
+            return 1;
+    return 0;
+}
+
+/* Whether stratum s's duration class measured, at some time, what the
+ * issue counters' nodes need (issue: level 1) or the stall split's (level
+ * 1 and every stall reason some launch of the kernel measured). */
+static int class_measured(const work *w, size_t s, int issue)
+{
+    size_t first = s / TD_EST_TIME_BINS * TD_EST_TIME_BINS;
+    if (!class_has(w, w->cells.n1, 1, 0, first))
+        return 0;
+    for (size_t r = 0; !issue && r < w->n_stalls; r++) {
+        int anywhere = 0;
+        for (size_t c = 0; c < w->n_strata && !anywhere; c++)
+            anywhere = w->cells.nr[c * w->n_stalls + r] > 0;
+        if (anywhere && !class_has(w, w->cells.nr, w->n_stalls, r, first))
+            return 0;
+    }
+    return 1;
+}
+
 /* 1 when no launch was measured in stratum s's third within its octave
  * of duration: its values come from another time or a class unlike it. */
 static int measured_elsewhere(const work *w, size_t s)
@@ -581,9 +618,16 @@ static int borrowed_swing(const work *w, size_t s, const td_breakdown *one, doub
  * there is bounded by TD_EST_EXTRAP_K times the farthest a measured
  * stratum lies from the kernel's value when launches were measured in
  * TD_EST_EXTRAP_THIRDS thirds of the run or more (so how the kernel moves
- * over its run was seen); else nothing bounds it but the node's range
- * (max(v, 1 - v)): a phase never sampled can be anything. Their share of
- * the time times that bound is added to the spread in quadrature.
+ * over its run was seen), and their share of the time times that bound
+ * is added to the spread in quadrature. Measured in fewer thirds, a
+ * stratum whose duration class was measured at another time is taken
+ * to run as its sample did where the sample shows how much launches vary
+ * (two in some bucket): its spread is its sample's (it was the node's
+ * whole range, max(v, 1 - v): five alike launches of 25, all in the
+ * first third, said Backend 78.7 +-50.4; issue 39); where the sample
+ * cannot show it (blind: one launch to a bucket), or the stratum's launch
+ * size was never measured, it can be anything (max(v, 1 - v); td_phases2
+ * on the host clock, one phase measured: 41 points off).
  * A measured stratum may still borrow some quantities (a counter group's
  * stall reasons) from other thirds of its class: its share of the time
  * times how far its tree moves when they come from each of those thirds
@@ -594,30 +638,66 @@ static int borrowed_swing(const work *w, size_t s, const td_breakdown *one, doub
  * measured count as unmeasured for their share of the stratum. It is
  * computed before the bootstrap, which leaves its last resample in the
  * cells. */
-static void extrapolation(const work *w, const td_breakdown *mean, td_breakdown *term)
+/* The kernel's time whose values come from elsewhere, as shares of it,
+ * by kind of node ([0] the stall split's, [1] the issue counters' alone):
+ * of strata no launch measured whose class measured what the nodes need
+ * at another time (time); of those whose class never did, or that
+ * borrowed level 1 or stall reasons from another class (unseen); and all
+ * of it, a stratum's borrowed quantities weighed by their count (any, the
+ * bound of a run seen in two thirds). */
+typedef struct elsewhere_time {
+    double time[2], unseen[2], any;
+} elsewhere_time;
+
+/* Stratum s (share ws of the time), measured (by its own class or one of
+ * its octave), which its class never measured at all for a kind of node
+ * (seen[kind] 0: an octave's neighbour stood for it), or which borrowed
+ * some quantities from another class: level 1 leaves every node unseen,
+ * stall reasons the stall split's. */
+static void note_borrowed(const work *w, size_t s, double ws, elsewhere_time *e)
+{
+    int seen[2] = {class_measured(w, s, 0), class_measured(w, s, 1)};
+    for (int issue = 0; issue < 2; issue++)
+        e->unseen[issue] += seen[issue] ? 0 : ws;
+    double part = partly_elsewhere(w, s);
+    if (!(part > 0))
+        return;
+    e->any += part * ws;
+    if (quantity_elsewhere(w, w->cells.n1, 1, 0, s)) {
+        for (int issue = 0; issue < 2; issue++)
+            e->unseen[issue] += seen[issue] ? ws : 0;
+    } else if (w->n_stalls && seen[0]) {
+        e->unseen[0] += ws * part * (double)(1 + w->n_stalls) / (double)w->n_stalls;
+    }
+}
+
+static void extrapolation(const work *w, const td_breakdown *mean, const int blind[2],
+                          td_breakdown *term)
 {
     memset(term, 0, sizeof *term);
-    double share = 0, far[TD_TREE_MAX] = {0}, borrowed[TD_TREE_MAX] = {0};
+    elsewhere_time e = {{0, 0}, {0, 0}, 0};
+    double far[TD_TREE_MAX] = {0}, borrowed[TD_TREE_MAX] = {0};
     unsigned char third_measured[TD_EST_TIME_BINS] = {0};
     for (size_t s = 0; s < w->n_strata; s++) {
         if (!(w->stratum_ns[s] > 0))
             continue;
+        double ws = w->stratum_ns[s] / w->total_ns;
         td_breakdown one;
         memset(&one, 0, sizeof one);
         int elsewhere = add_stratum(w, s, 1.0, &one);
         td_model_roll_up(w->m, &one);
         if (elsewhere) {
-            share += w->stratum_ns[s] / w->total_ns;
+            e.any += ws;
+            for (int issue = 0; issue < 2; issue++)
+                *(class_measured(w, s, issue) ? &e.time[issue] : &e.unseen[issue]) += ws;
             continue;
         }
-        double swing[TD_TREE_MAX] = {0}, part = partly_elsewhere(w, s);
-        if (part > 0) {
-            if (borrowed_swing(w, s, &one, swing))
-                for (int n = 0; n < TD_TREE_MAX; n++)
-                    borrowed[n] += w->stratum_ns[s] / w->total_ns * swing[n];
-            else
-                share += part * w->stratum_ns[s] / w->total_ns;
-        }
+        double swing[TD_TREE_MAX] = {0};
+        if (partly_elsewhere(w, s) > 0 && borrowed_swing(w, s, &one, swing))
+            for (int n = 0; n < TD_TREE_MAX; n++)
+                borrowed[n] += ws * swing[n];
+        else
+            note_borrowed(w, s, ws, &e);
         third_measured[s % TD_EST_TIME_BINS] = 1;
         for (int n = 0; n < TD_TREE_MAX; n++)
             far[n] = fmax(far[n], fabs(one.value[n] - mean->value[n]));
@@ -627,11 +707,13 @@ static void extrapolation(const work *w, const td_breakdown *mean, td_breakdown 
         thirds += third_measured[t];
     for (int n = 0; n < TD_TREE_MAX; n++) {
         double anything = fmax(mean->value[n], 1.0 - mean->value[n]);
+        int issue = issue_node(w->m, n);
         term->value[n] = borrowed[n];
-        if (share > 0)
-            term->value[n] += share * (thirds < TD_EST_EXTRAP_THIRDS
-                                           ? anything
-                                           : fmin(TD_EST_EXTRAP_K * far[n], anything));
+        if (thirds >= TD_EST_EXTRAP_THIRDS)
+            term->value[n] += e.any * fmin(TD_EST_EXTRAP_K * far[n], anything);
+        else
+            term->value[n] += fmin(1.0, e.unseen[issue] + (blind[issue] ? e.time[issue] : 0)) *
+                              anything;
     }
 }
 
@@ -717,6 +799,7 @@ typedef struct pools {
     size_t *items[TD_MAX_GROUPS + 1];
     size_t *bucket_end[TD_MAX_GROUPS + 1];
     size_t n[TD_MAX_GROUPS + 1], all[TD_MAX_GROUPS + 1], buckets[TD_MAX_GROUPS + 1];
+    unsigned char level1[TD_MAX_GROUPS + 1]; /* some launch of the pool measured level 1 */
 } pools;
 
 typedef struct keyed {
@@ -763,8 +846,10 @@ static int pools_build(const work *w, pools *p, td_error *err)
 {
     memset(p, 0, sizeof *p);
     for (size_t i = 0; i < w->n_samples; i++)
-        if (w->samples[i].pool <= TD_MAX_GROUPS)
+        if (w->samples[i].pool <= TD_MAX_GROUPS) {
             p->all[w->samples[i].pool]++;
+            p->level1[w->samples[i].pool] |= (unsigned char)w->samples[i].has_l1;
+        }
     for (size_t k = 0; k <= TD_MAX_GROUPS; k++) {
         if (!p->all[k])
             continue;
@@ -808,42 +893,50 @@ static double measured_fraction(const pools *p, size_t n_launches)
     return f > 1 ? 1 : f;
 }
 
-/* Student's t, 97.5% quantile, by degrees of freedom 1..30 (z beyond). */
-static double t975(double df)
-{
-    static const double t[31] = {0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
-                                 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
-                                 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-                                 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-    if (df < 1)
-        df = 1;
-    return df <= 30 ? t[(int)df] : TD_EST_Z95;
-}
-
 /* The bootstrap's SD under-states the spread of a mean of few launches
  * (by sqrt((n-1)/n), n the launches per bucket) and z under-states its
  * tail: the 95% half-width is t(df) x sqrt(n/(n-1)) x SD, with df the
- * launches less the buckets. A group's quantities come from its own
+ * launches less the buckets; below 1 (one launch a bucket) no variance
+ * can be estimated and the factor is infinite: not known. A group's quantities come from its own
  * launches and the full-set ones (pool 0), so each group counts both; the
  * group with the fewest sets the factor (pool 0 alone when no launch
  * measured one group). */
+static double pool_df(const pools *p, size_t k)
+{
+    return (double)(p->n[k] + (k ? p->n[0] : 0)) - (double)(p->buckets[k] + (k ? p->buckets[0] : 0));
+}
+
 static double pool_factor(const pools *p, size_t k)
 {
     double launches = (double)(p->n[k] + (k ? p->n[0] : 0));
-    double buckets = (double)(p->buckets[k] + (k ? p->buckets[0] : 0));
-    double per = launches / buckets, df = launches - buckets;
+    double per = launches / (double)(p->buckets[k] + (k ? p->buckets[0] : 0));
     if (per < 2)
         per = 2;
-    return t975(df) * sqrt(per / (per - 1));
+    /* one launch a bucket shows no variance (the bootstrap's is 0): what
+     * that leaves unmeasured, the extrapolation bounds (blind_spots) */
+    return td_spread_t975(fmax(pool_df(p, k), 1.0)) * sqrt(per / (per - 1));
 }
 
-static double small_sample_factor(const pools *p)
+/* The factor of the group with the fewest launches, among those that
+ * measured level 1 (level1: for the nodes of the issue counters alone)
+ * or all of them (the stall split's nodes, which every group feeds). */
+static double small_sample_factor(const pools *p, int level1)
 {
     double worst = 0;
     for (size_t k = 1; k <= TD_MAX_GROUPS; k++)
-        if (p->all[k])
+        if (p->all[k] && (!level1 || p->level1[k]))
             worst = fmax(worst, pool_factor(p, k));
     return worst > 0 ? worst : pool_factor(p, 0);
+}
+
+/* The fewest degrees of freedom among the same groups. */
+static double least_df(const pools *p, int level1)
+{
+    double least = INFINITY;
+    for (size_t k = 1; k <= TD_MAX_GROUPS; k++)
+        if (p->all[k] && (!level1 || p->level1[k]))
+            least = fmin(least, pool_df(p, k));
+    return least < INFINITY ? least : pool_df(p, 0);
 }
 
 static int bootstrap(work *w, size_t n_launches, td_breakdown *spread, td_error *err)
@@ -884,14 +977,31 @@ static int bootstrap(work *w, size_t n_launches, td_breakdown *spread, td_error 
         }
     }
     /* A pool thinned to BOOT_CAP launches varies as much as BOOT_CAP would. */
-    double scale = small_sample_factor(&p) * sqrt(fpc * (double)kept / (double)all);
+    double thinned = sqrt(fpc * (double)kept / (double)all);
+    double factor[2] = {small_sample_factor(&p, 0), small_sample_factor(&p, 1)};
     for (int n = 0; n < TD_TREE_MAX; n++) {
         double mean = sum[n] / TD_EST_RESAMPLES;
         double var = sq[n] / TD_EST_RESAMPLES - mean * mean;
-        spread->value[n] = var > 0 ? scale * sqrt(var) : 0.0;
+        spread->value[n] = var > 0 ? factor[issue_node(w->m, n)] * thinned * sqrt(var) : 0.0;
     }
     pools_free(&p);
     return 0;
+}
+
+/* Whether the kernel's samples show no variance, one launch to each
+ * bucket, for the nodes of the stall split ([0]) and of the issue
+ * counters alone ([1]): then nothing vouches for the time they left
+ * unmeasured (extrapolation). */
+static int blind_spots(const work *w, int blind[2], td_error *err)
+{
+    pools p;
+    int rc = pools_build(w, &p, err);
+    if (rc == 0) {
+        blind[0] = least_df(&p, 0) < 1;
+        blind[1] = least_df(&p, 1) < 1;
+    }
+    pools_free(&p);
+    return rc;
 }
 
 /* ---- the whole ------------------------------------------------------------- */
@@ -953,12 +1063,16 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
         out->mean.reasons_missing = out->reasons_total - out->reasons_measured;
         /* before the bootstrap, which leaves its last resample in the cells */
         td_breakdown term, method, cold;
+        memset(&method, 0, sizeof method);
         cold_term(&w, &out->mean, &cold);
-        extrapolation(&w, &out->mean, &term);
+        int blind[2] = {1, 1};
+        rc = blind_spots(&w, blind, err);
+        extrapolation(&w, &out->mean, blind, &term);
         /* The set-aside moves the tree, it does not narrow the spread: the
          * two ways of measuring are compared as measured. */
         use_aside(&w, 1);
-        rc = conditions(&w, &method, err);
+        if (rc == 0)
+            rc = conditions(&w, &method, err);
         use_aside(&w, 0);
         out->conditions = method;
         if (rc == 0)

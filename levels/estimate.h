@@ -23,9 +23,12 @@
  *    shares; the kernel's tree is the strata's trees weighted by duration.
  *  - Spread: the half-width of a 95% interval, from a bootstrap over the
  *    profiled launches (resampled within each counter group's strata, or
- *    its duration class where a stratum holds one launch of the group),
- *    with the finite-population correction of the share of launches
- *    measured, a bound on what unmeasured strata can add, how far the
+ *    its duration class where a stratum holds one launch of the group)
+ *    times Student's t, with the finite-population correction of the
+ *    share of launches measured, a bound on what unmeasured strata can
+ *    add (how far the measured ones lie apart where two thirds of the run
+ *    were measured; else anything for a launch size never measured, or
+ *    where the sample shows no variance, one launch to a bucket), how far the
  *    quantities a stratum borrowed from other thirds of its class swing
  *    between those thirds, how far the full set's launches (kernel
  *    replay) and the groups' (without replay) of like duration disagree,
@@ -50,7 +53,6 @@
 /* ... when each side holds this many launches: a kernel's few first
  * launches (replayed, cold) keep the class of the launches like them. */
 #define TD_EST_CLASS_MIN 16
-#define TD_EST_Z95 1.959964
 /* The least spread of any kernel's node, what no resampling of launches
  * can show: the counters' own repeatability from run to run (up to 0.60
  * points on td_stencil's heat_stencil, H200) and between a tree from

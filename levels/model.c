@@ -253,6 +253,11 @@ int td_node_measured(const td_model *m, const td_breakdown *b, int node)
     return !b->reasons_missing || (kind != TD_KIND_STALL_SPLIT && kind != TD_KIND_STALL);
 }
 
+int td_node_known(const td_model *m, const td_breakdown *b, int node)
+{
+    return td_node_measured(m, b, node) && !b->not_known[node];
+}
+
 int td_node_present(const td_model *m, const td_breakdown *b, int node)
 {
     int stall = m->tree[node].stall;
@@ -300,14 +305,100 @@ int td_bottleneck(const td_model *m, const td_breakdown *b, int max_level)
     return found;
 }
 
+/* The search's node with the path above it cut at its first node not
+ * known: its parent then (-1 at level 1). */
+static int cut_at_not_known(const td_model *m, const td_breakdown *b, int node)
+{
+    int cut = node;
+    for (int n = node; n >= 0; n = m->tree[n].parent)
+        if (b->not_known[n])
+            cut = m->tree[n].parent;
+    return cut;
+}
+
+/* The largest child of parent (-1: level 1) over its threshold and known,
+ * other than but; -1 when none. */
+static int largest_other_child(const td_model *m, const td_breakdown *b, int parent, int but)
+{
+    int best = -1;
+    for (int n = td_model_next_child(m, parent, -1); n >= 0; n = td_model_next_child(m, parent, n))
+        if (n != but && td_node_present(m, b, n) && td_node_known(m, b, n) &&
+            td_over_threshold(m, b, n) && (best < 0 || b->value[n] > b->value[best]))
+            best = n;
+    return best;
+}
+
+/* The node the search reaches from node down to level, as td_bottleneck
+ * descends, stopping above a node not known. */
+static int descend(const td_model *m, const td_breakdown *b, int node, int level)
+{
+    while (m->tree[node].level < level) {
+        int child = largest_other_child(m, b, node, -1);
+        if (child < 0)
+            break;
+        node = child;
+    }
+    return node;
+}
+
+/* The search's closest call: at the step where the bottleneck's path led
+ * the best other node over its threshold by the least, if by
+ * TD_BOTTLENECK_TIE or less, where the search would have gone from that
+ * other node down to the bottleneck's level; else -1. */
+static int runner_up(const td_model *m, const td_breakdown *b, int bottleneck)
+{
+    int closest = -1;
+    double least = TD_BOTTLENECK_TIE + 1e-12; /* a hair over 5 points of rounding is 5 */
+    for (int n = bottleneck; n >= 0; n = m->tree[n].parent) {
+        int other = largest_other_child(m, b, m->tree[n].parent, n);
+        if (other >= 0 && b->value[n] - b->value[other] <= least) {
+            least = b->value[n] - b->value[other];
+            closest = other;
+        }
+    }
+    return closest < 0 ? -1 : descend(m, b, closest, m->tree[bottleneck].level);
+}
+
+/* Whether some level-1 node of b was measured but is not known. */
+static int level1_not_known(const td_model *m, const td_breakdown *b)
+{
+    for (int n = td_model_next_child(m, -1, -1); n >= 0; n = td_model_next_child(m, -1, n))
+        if (td_node_present(m, b, n) && td_node_measured(m, b, n) && !td_node_known(m, b, n))
+            return 1;
+    return 0;
+}
+
 void td_model_judge(const td_model *m, const td_breakdown *b, td_verdict *out)
 {
     memset(out, 0, sizeof *out);
-    out->bottleneck[0] = -1;
+    out->bottleneck[0] = out->runner_up[0] = -1;
     out->not_enough_data = b->has_slots && b->unattributed > TD_UNATTRIBUTED_MAX;
-    for (int level = 1; level <= TD_MAX_LEVEL; level++)
-        out->bottleneck[level] = out->not_enough_data ? -1 : td_bottleneck(m, b, level);
+    /* level 1 not known: the search has nothing to start from */
+    out->not_known = !out->not_enough_data && b->has_slots && level1_not_known(m, b);
+    for (int level = 1; level <= TD_MAX_LEVEL; level++) {
+        int found = out->not_enough_data || out->not_known ? -1 : td_bottleneck(m, b, level);
+        out->bottleneck[level] = cut_at_not_known(m, b, found);
+        out->runner_up[level] = runner_up(m, b, out->bottleneck[level]);
+    }
     for (int n = 0; n < m->n_tree; n++)
-        out->over[n] = (unsigned char)(td_node_present(m, b, n) && td_node_measured(m, b, n) &&
+        out->over[n] = (unsigned char)(td_node_present(m, b, n) && td_node_known(m, b, n) &&
                                        td_over_threshold(m, b, n));
+}
+
+const char *td_verdict_names(const td_model *m, const td_verdict *v, int level, char *buf,
+                             size_t size)
+{
+    int top = v->bottleneck[level], second = v->runner_up[level];
+    if (top < 0)
+        snprintf(buf, size, "%s", "");
+    else if (second < 0)
+        snprintf(buf, size, "%s", m->tree[top].path);
+    else
+        snprintf(buf, size, "%s or %s", m->tree[top].path, m->tree[second].path);
+    return buf;
+}
+
+int td_verdict_names_node(const td_verdict *v, int level, int node)
+{
+    return node >= 0 && (node == v->bottleneck[level] || node == v->runner_up[level]);
 }

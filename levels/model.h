@@ -98,6 +98,9 @@ typedef struct td_breakdown {
     double warp_eff;   /* 0..1 */
     double unattributed; /* stalled slots not split: no stall sample (S == 0),
                             or a split that was not made (reasons_missing) */
+    unsigned char not_known[TD_TREE_MAX]; /* the node's 95% interval is too wide
+                            to give a number (levels/spread.h td_spread_mark);
+                            never set by the model itself */
     size_t reasons_missing; /* stall reasons no launch measured: the split below
                                Frontend/Backend is not made, and those nodes are
                                shown as not measured (n/m), never renormalised */
@@ -129,6 +132,10 @@ int td_node_present(const td_model *m, const td_breakdown *b, int node);
  * when the split was not made (b->reasons_missing). An unmeasured node is
  * shown as n/m and never marked. */
 int td_node_measured(const td_model *m, const td_breakdown *b, int node);
+/* Whether b's value of node is known: measured, and its 95% interval no
+ * wider than levels/spread.h allows (b->not_known). A node not known is
+ * shown as n/k, never as a number, and never marked. */
+int td_node_known(const td_model *m, const td_breakdown *b, int node);
 
 /* Bottleneck per MODEL.md section 7, searched down to max_level (1..4).
  * Returns a tree index, or -1 if none. */
@@ -140,14 +147,32 @@ int td_over_threshold(const td_model *m, const td_breakdown *b, int node);
  * every output. */
 typedef struct td_verdict {
     int bottleneck[TD_MAX_LEVEL + 1]; /* [l]: searched down to level l (1..4); -1: none */
+    int runner_up[TD_MAX_LEVEL + 1];  /* [l]: named with the bottleneck where the
+                                         search chose by TD_BOTTLENECK_TIE or less;
+                                         -1: none */
     unsigned char over[TD_TREE_MAX];  /* each tree node over its threshold */
     int not_enough_data; /* most slots unattributed: no bottleneck is named */
+    int not_known;       /* a level-1 node is not known (levels/spread.h): no
+                            bottleneck is named; deeper, the search stops
+                            above a node not known */
 } td_verdict;
+
+/* Where the bottleneck search chose a node over its best sibling (over
+ * its threshold) by this share of the slots or less, the node it would
+ * have reached the other way, at the bottleneck's level, is named with
+ * it: its runner-up ("A or B", MODEL.md section 7). */
+#define TD_BOTTLENECK_TIE 0.05
 
 /* Share of the slots past which unattributed slots leave too little data
  * for a verdict (MODEL.md section 7). */
 #define TD_UNATTRIBUTED_MAX 0.5
 
 void td_model_judge(const td_model *m, const td_breakdown *b, td_verdict *out);
+/* The bottleneck at level as named everywhere: "A", "A or B" with its
+ * runner-up, "" for none (MODEL.md section 7). */
+const char *td_verdict_names(const td_model *m, const td_verdict *v, int level, char *buf,
+                             size_t size);
+/* Whether node is named as the bottleneck at level (itself or the runner-up). */
+int td_verdict_names_node(const td_verdict *v, int level, int node);
 
 #endif

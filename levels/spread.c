@@ -7,6 +7,48 @@
 
 #include "metrics/xorshift.h"
 
+td_interval td_spread_interval(double value, double half)
+{
+    td_interval in = {0.0, 1.0, INFINITY, 0};
+    if (!(half < INFINITY)) /* infinite or NaN: nothing can be said */
+        return in;
+    in.half = half;
+    in.lo = fmax(0.0, value - half);
+    in.hi = fmin(1.0, value + half);
+    /* a value just outside 0..1 by rounding keeps lo <= value <= hi */
+    in.lo = fmin(in.lo, fmax(value, 0.0));
+    in.hi = fmax(in.hi, fmin(value, 1.0));
+    in.known = in.hi - in.lo <= TD_SPREAD_KNOWN_MAX + 1e-12;
+    return in;
+}
+
+double td_spread_t975(double df)
+{
+    static const double t[31] = {0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                                 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                                 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                                 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+    if (!(df >= 1))
+        return INFINITY;
+    return df <= 30 ? t[(int)df] : TD_SPREAD_Z95;
+}
+
+void td_spread_mark(const td_model *m, td_breakdown *mean, const td_breakdown *spread)
+{
+    for (int n = 0; n < m->n_tree && n < TD_TREE_MAX; n++)
+        mean->not_known[n] = (unsigned char)(
+            td_node_measured(m, mean, n) &&
+            !td_spread_interval(mean->value[n], spread->value[n]).known);
+}
+
+/* Weighted mean and sum of squared deviations (West's update), per node. */
+typedef struct td_spread_acc {
+    double w, w2;               /* sum of weights, of squared weights */
+    double mean[TD_TREE_MAX];
+    double m2[TD_TREE_MAX];
+    double unattributed_mean, unattributed_m2;
+} td_spread_acc;
+
 /* share: w / (sum of weights so far, w included). */
 static void welford(double *mean, double *m2, double x, double w, double share)
 {
@@ -142,11 +184,21 @@ static void boot_finish(const td_spread_acc *acc, double scale, td_breakdown *ou
         scale * sqrt(acc->unattributed_m2 > 0 ? acc->unattributed_m2 / (acc->w - 1.0) : 0.0);
 }
 
+/* Degrees of freedom of keys[0..n), ordered by group: launches less groups. */
+static double group_df(const group_key *keys, size_t n)
+{
+    size_t groups = 0;
+    for (size_t i = 0; i < n; i++)
+        groups += i == 0 || keys[i].group != keys[i - 1].group;
+    return (double)n - (double)groups;
+}
+
 int td_spread_bootstrap(const td_boot_set *set, const td_model *models,
                         const td_binding *bindings, const td_device *devices, size_t kdev,
-                        td_breakdown *out, td_error *err)
+                        td_breakdown *out, int *has_spread, td_error *err)
 {
     memset(out, 0, sizeof *out);
+    *has_spread = 0;
     if (set->n < 2)
         return 0;
     td_combine *single = calloc(set->n + 1, sizeof *single);
@@ -164,18 +216,32 @@ int td_spread_bootstrap(const td_boot_set *set, const td_model *models,
         keys[i].index = i;
     }
     qsort(keys, set->n, sizeof *keys, by_group);
-    boot_ctx c = {set, models, bindings, devices, kdev};
-    boot_resamples(&c, single, keys, &single[set->n], acc);
-    boot_finish(acc, sqrt((double)set->n / (double)set->total), out);
+    double t = td_spread_t975(group_df(keys, set->n));
+    if (t < INFINITY) {
+        boot_ctx c = {set, models, bindings, devices, kdev};
+        boot_resamples(&c, single, keys, &single[set->n], acc);
+        boot_finish(acc, t * sqrt((double)set->n / (double)set->total), out);
+        *has_spread = 1;
+    }
     free(single), free(keys), free(acc);
     return 0;
 }
 
-void td_spread_accumulate_sq(td_breakdown *acc, const td_breakdown *x, double w)
+/* The farthest a share of value can move inside 0..1. */
+static double reach_cap(double value)
 {
-    for (int n = 0; n < TD_TREE_MAX; n++)
-        acc->value[n] += w * w * x->value[n] * x->value[n];
-    acc->unattributed += w * w * x->unattributed * x->unattributed;
+    return fmax(value, 1.0 - value);
+}
+
+void td_spread_accumulate_sq(td_breakdown *acc, const td_breakdown *mean,
+                             const td_breakdown *x, double w)
+{
+    for (int n = 0; n < TD_TREE_MAX; n++) {
+        double half = fmin(x->value[n], reach_cap(mean->value[n]));
+        acc->value[n] += w * w * half * half;
+    }
+    double half = fmin(x->unattributed, reach_cap(mean->unattributed));
+    acc->unattributed += w * w * half * half;
 }
 
 void td_spread_sqrt(td_breakdown *acc)
@@ -183,21 +249,4 @@ void td_spread_sqrt(td_breakdown *acc)
     for (int n = 0; n < TD_TREE_MAX; n++)
         acc->value[n] = sqrt(acc->value[n]);
     acc->unattributed = sqrt(acc->unattributed);
-}
-
-int td_spread_rival(const td_model *m, const td_breakdown *b, const td_breakdown *spread,
-                    const td_verdict *v, int node)
-{
-    if (node < 0)
-        return -1;
-    int rival = -1;
-    for (int n = td_model_next_child(m, m->tree[node].parent, -1); n >= 0;
-         n = td_model_next_child(m, m->tree[node].parent, n))
-        if (n != node && v->over[n] && (rival < 0 || b->value[n] > b->value[rival]))
-            rival = n;
-    if (rival < 0)
-        return -1;
-    double gap = b->value[node] - b->value[rival];
-    double reach = spread->value[node] + spread->value[rival];
-    return reach > 0 && gap <= reach ? rival : -1;
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/wrap.h"
+
 typedef struct builder {
     td_columns *cols;
     size_t cap;
@@ -147,29 +149,68 @@ void td_columns_free(td_columns *cols)
     memset(cols, 0, sizeof *cols);
 }
 
-double td_column_value(const td_column *c, const td_model *m, const td_breakdown *b)
+/* The tree node a column reads in b: its own, or the stall reason's
+ * node under it; -1 where b has none. */
+static int column_node(const td_column *c, const td_model *m, const td_breakdown *b)
 {
     if (!b->has_slots || !td_node_measured(m, b, c->node))
-        return NAN; /* no value, or a stall split that was not made */
+        return -1; /* no value, or a stall split that was not made */
     if (!c->reason)
-        return m->tree[c->node].measured ? b->value[c->node] : NAN;
+        return m->tree[c->node].measured ? c->node : -1;
     for (int n = td_model_next_child(m, c->node, -1); n >= 0; n = td_model_next_child(m, c->node, n))
         if (m->tree[n].stall >= 0 && td_node_present(m, b, n) &&
             strcmp(m->tree[n].name, c->reason) == 0)
-            return b->value[n];
-    return NAN;
+            return n;
+    return -1;
 }
 
-double td_column_spread(const td_column *c, const td_model *m, const td_breakdown *mean,
-                        const td_breakdown *spread)
+double td_column_value(const td_column *c, const td_model *m, const td_breakdown *b)
 {
-    if (isnan(td_column_value(c, m, mean)))
-        return NAN;
-    /* a spread records no slots or stall count of its own: the mean's */
-    td_breakdown s = *spread;
-    s.has_slots = 1;
-    s.n_stalls = mean->n_stalls;
-    return td_column_value(c, m, &s);
+    int n = column_node(c, m, b);
+    return n >= 0 && td_node_known(m, b, n) ? b->value[n] : NAN;
+}
+
+int td_column_not_known(const td_column *c, const td_model *m, const td_breakdown *b)
+{
+    int n = column_node(c, m, b);
+    return n >= 0 && !td_node_known(m, b, n);
+}
+
+double td_column_not_known_share(const td_column *c, const td_model *m, const td_breakdown *b)
+{
+    int n = column_node(c, m, b);
+    return n >= 0 && !td_node_known(m, b, n) ? b->value[n] : 0.0;
+}
+
+int td_column_interval(const td_column *c, const td_model *m, const td_breakdown *mean,
+                       const td_breakdown *spread, td_interval *out)
+{
+    int n = column_node(c, m, mean);
+    if (n < 0)
+        return 0;
+    *out = td_spread_interval(mean->value[n], spread->value[n]);
+    return 1;
+}
+
+const char *td_interval_text(double value, td_interval in, char *buf, size_t size)
+{
+    char above[32], below[32];
+    if (value - in.half >= 0.0 && value + in.half <= 1.0) { /* not clipped */
+        snprintf(buf, size, "+-%.1f", 100.0 * in.half);
+        return buf;
+    }
+    snprintf(above, sizeof above, "%.1f", 100.0 * fmax(0.0, in.hi - value));
+    snprintf(below, sizeof below, "%.1f", 100.0 * fmax(0.0, value - in.lo));
+    if (strcmp(above, below) == 0)
+        snprintf(buf, size, "+-%s", above);
+    else
+        snprintf(buf, size, "+%s-%s", above, below);
+    return buf;
+}
+
+double td_interval_reach(double value, td_interval in)
+{
+    return 100.0 * fmax(0.0, fmax(in.hi - value, value - in.lo));
 }
 
 int td_models_min_depth(const td_model *const *models, size_t n_models)
@@ -179,6 +220,11 @@ int td_models_min_depth(const td_model *const *models, size_t n_models)
         if (models[m]->depth < depth)
             depth = models[m]->depth;
     return depth;
+}
+
+const char *td_verdict_none(const td_verdict *v)
+{
+    return v->not_known ? TD_NOT_KNOWN : "none";
 }
 
 const char *td_bottleneck_path(const td_model *m, int bottleneck, char *buf, size_t size)

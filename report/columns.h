@@ -6,6 +6,7 @@
 #define TD_REPORT_COLUMNS_H
 
 #include "levels/aggregate.h"
+#include "levels/spread.h"
 #include "report/output.h"
 
 typedef struct td_column {
@@ -38,13 +39,28 @@ void td_columns_free(td_columns *cols);
 
 /* A column's value (fraction of issue slots) in b, computed with model m;
  * NAN where m has no counter behind it (legacy level 3, a stall reason the
- * table lacks, Tensor before Hopper) or b has no slots. */
+ * table lacks, Tensor before Hopper), b has no slots, or the value is not
+ * known (td_column_not_known). */
 double td_column_value(const td_column *c, const td_model *m, const td_breakdown *b);
+/* Whether the column's node was measured but its interval is too wide to
+ * give a number (levels/spread.h): "n/k" in text, never a value. */
+int td_column_not_known(const td_column *c, const td_model *m, const td_breakdown *b);
+/* The column's share of the slots where it is not known, else 0: what
+ * leaves not known hold together (a plot's "Not known" segment). */
+double td_column_not_known_share(const td_column *c, const td_model *m, const td_breakdown *b);
 
-/* A column's spread (fraction of issue slots) in spread, the spread of
- * mean (levels/spread.h): NAN where the column has no value in mean. */
-double td_column_spread(const td_column *c, const td_model *m, const td_breakdown *mean,
-                        const td_breakdown *spread);
+/* The column's 95% interval (levels/spread.h td_spread_interval) from the
+ * half-widths in spread, the spread of mean; 0 where the column has no
+ * measured value in mean (not measured: no interval), else 1, known or not. */
+int td_column_interval(const td_column *c, const td_model *m, const td_breakdown *mean,
+                       const td_breakdown *spread, td_interval *out);
+
+/* A node's interval as the text shows it after its value, in points:
+ * "+-1.1" where both ends lie as far from it (to the 0.1 shown), else
+ * "+1.1-0.4" (above, then below), clipped at 0 or 100. */
+const char *td_interval_text(double value, td_interval in, char *buf, size_t size);
+/* The farther end's distance from value, in points. */
+double td_interval_reach(double value, td_interval in);
 
 /* toplev's --nodes: whether the node at path is shown under selection, a
  * comma list of node paths or bare names (NULL: every node): a node
@@ -59,6 +75,10 @@ int td_nodes_check(const char *selection, td_error *err);
 
 /* Shallowest depth (deepest fixed level filled) over the models. */
 int td_models_min_depth(const td_model *const *models, size_t n_models);
+
+/* What the text says where a verdict names no bottleneck: "n/k" where
+ * level 1 is not known, else "none". */
+const char *td_verdict_none(const td_verdict *v);
 
 /* Path of a tree node returned by td_bottleneck ("" for none). */
 const char *td_bottleneck_path(const td_model *m, int bottleneck, char *buf, size_t size);

@@ -18,12 +18,12 @@ static void write_names(FILE *out, const char *const *names, size_t n)
     }
 }
 
-/* A kernel's per-launch durations after its spreads (levels/durations.h). */
+/* A kernel's per-launch durations after its intervals (levels/durations.h). */
 static const char *const duration_columns = ",mean_ns,min_ns,median_ns,max_ns,std_ns";
 
-/* The header; per_kernel (the kernel tables) appends a "<node>_spread"
- * column per node and the per-launch durations, with_region a last
- * "region" column (NVTX regions). */
+/* The header; per_kernel (the kernel tables) appends "<node>_lo" and
+ * "<node>_hi" columns per node (its 95% interval) and the per-launch
+ * durations, with_region a last "region" column (NVTX regions). */
 static void write_header(FILE *out, const char *const *fixed, size_t n_fixed,
                          const td_columns *cols, int per_kernel, int with_region)
 {
@@ -33,12 +33,13 @@ static void write_header(FILE *out, const char *const *fixed, size_t n_fixed,
         td_csv_field(out, cols->items[i].path);
     }
     fputs(",unattributed,bottleneck,kernel_function", out);
-    for (size_t i = 0; per_kernel && i < cols->count; i++) {
-        char name[TD_PATH_MAX + 16];
-        snprintf(name, sizeof name, "%s_spread", cols->items[i].path);
-        fputc(',', out);
-        td_csv_field(out, name);
-    }
+    for (size_t i = 0; per_kernel && i < cols->count; i++)
+        for (int end = 0; end < 2; end++) {
+            char name[TD_PATH_MAX + 16];
+            snprintf(name, sizeof name, "%s_%s", cols->items[i].path, end ? "hi" : "lo");
+            fputc(',', out);
+            td_csv_field(out, name);
+        }
     if (per_kernel)
         fputs(duration_columns, out);
     fputs(with_region ? ",region\n" : "\n", out);
@@ -54,15 +55,21 @@ static void write_region(FILE *out, int with_region, const char *region)
         td_csv_field(out, region);
 }
 
-/* Each node's spread (levels/spread.h), after the tree: kernel rows end. */
+/* Each node's 95% interval (levels/spread.h), its two ends, after the
+ * tree: kernel rows end. Empty where the node has no measured value; a
+ * node not known (its value empty) keeps its wide interval. */
 static void write_spread(FILE *out, const td_columns *cols, const td_model *m,
-                         const td_breakdown *spread, int has_data)
+                         const td_breakdown *mean, const td_breakdown *spread, int has_data)
 {
     for (size_t i = 0; i < cols->count; i++) {
+        td_interval in;
+        int has = has_data && td_column_interval(&cols->items[i], m, mean, spread, &in);
         fputc(',', out);
-        if (has_data)
-            td_csv_number(out, 100.0 * td_column_value(&cols->items[i], m, spread),
-                          PCT_DECIMALS);
+        if (has)
+            td_csv_number(out, 100.0 * in.lo, PCT_DECIMALS);
+        fputc(',', out);
+        if (has)
+            td_csv_number(out, 100.0 * in.hi, PCT_DECIMALS);
     }
 }
 
@@ -93,9 +100,9 @@ static void write_tree(FILE *out, const td_columns *cols, const td_model *m,
     if (has_data)
         td_csv_number(out, 100.0 * b->unattributed, PCT_DECIMALS);
     fputc(',', out);
-    char path[200];
+    char path[420];
     if (has_data)
-        td_csv_field(out, td_bottleneck_path(m, v->bottleneck[level], path, sizeof path));
+        td_csv_field(out, td_verdict_names(m, v, level, path, sizeof path));
     fputc(',', out);
     if (kernel) {
         char base[512];
@@ -137,7 +144,7 @@ static void write_kernel_row(FILE *out, const td_summary *s, const td_columns *c
     if (ks->has_data)
         td_csv_number(out, ks->mean.ipc, PCT_DECIMALS);
     write_tree(out, cols, m, &ks->mean, &ks->verdict, ks->has_data, level, ks->name);
-    write_spread(out, cols, m, &ks->spread, ks->has_data);
+    write_spread(out, cols, m, &ks->mean, &ks->spread, ks->has_data);
     write_durations(out, &ks->launch.durations);
     write_region(out, with_region, region);
     fputc('\n', out);
@@ -154,7 +161,7 @@ static void write_app_row(FILE *out, const td_summary *s, const td_columns *cols
         td_csv_number(out, s->app.ipc, PCT_DECIMALS);
     write_tree(out, cols, td_summary_model(s), &s->app, &s->app_verdict, s->app_has_data, level,
                NULL);
-    write_spread(out, cols, td_summary_model(s), &s->app_spread, s->app_has_data);
+    write_spread(out, cols, td_summary_model(s), &s->app, &s->app_spread, s->app_has_data);
     write_durations(out, NULL);
     write_region(out, with_region, region);
     fputc('\n', out);

@@ -112,7 +112,7 @@ typedef struct side_view {
     int present, has_data;
     const td_model *model;
     const td_breakdown *b;
-    const td_breakdown *spread; /* each node's spread over launches */
+    const td_breakdown *spread; /* each node's half-width (levels/spread.h) */
     const td_verdict *verdict;
     size_t launches;
     double total_ns, share_pct;
@@ -154,12 +154,23 @@ static double view_value(const side_view *v, const td_column *c)
     return v->present && v->has_data ? 100.0 * td_column_value(c, v->model, v->b) : NAN;
 }
 
-/* A node column's spread in points (NAN: none known, or a stall reason). */
-static double view_spread(const side_view *v, const td_column *c)
+/* What the text prints for a column without a value: n/k where it was
+ * measured but not known, else n/m. */
+static const char *view_none(const side_view *v, const td_column *c)
 {
-    if (!v->present || !v->has_data || c->reason || !v->model->tree[c->node].measured)
+    return v->present && v->has_data && td_column_not_known(c, v->model, v->b) ? TD_NOT_KNOWN
+                                                                             : TD_NOT_MEASURED;
+}
+
+/* How far a column's 95% interval reaches from its value, in points,
+ * upward (up) or downward; NAN without a known value. */
+static double view_reach(const side_view *v, const td_column *c, int up)
+{
+    td_interval in;
+    double value = view_value(v, c) / 100.0;
+    if (isnan(value) || !td_column_interval(c, v->model, v->b, v->spread, &in))
         return NAN;
-    return 100.0 * v->spread->value[c->node];
+    return 100.0 * (up ? in.hi - value : value - in.lo);
 }
 
 static double view_unattributed(const side_view *v)
@@ -188,17 +199,23 @@ static const char *view_bottleneck(const side_view *v, int level, char *buf, siz
 {
     if (!v->present || !v->has_data)
         return "";
-    return td_bottleneck_path(v->model, v->verdict->bottleneck[level], buf, size);
+    return td_verdict_names(v->model, v->verdict, level, buf, size);
 }
 
 /* ---- text ---------------------------------------------------------------- */
 
-static void print_number(FILE *out, double v, int width, int decimals)
+/* v, or none (n/m, n/k) where it is NAN. */
+static void print_value(FILE *out, double v, const char *none, int width, int decimals)
 {
     if (isnan(v))
-        fprintf(out, " %*s", width, TD_NOT_MEASURED);
+        fprintf(out, " %*s", width, none);
     else
         fprintf(out, " %*.*f", width, decimals, v);
+}
+
+static void print_number(FILE *out, double v, int width, int decimals)
+{
+    print_value(out, v, TD_NOT_MEASURED, width, decimals);
 }
 
 /* B-A with its sign ("+0.2", "-0.2"); one that rounds to 0 is "0.0", never "-0.0". */
@@ -212,16 +229,26 @@ static void print_change(FILE *out, double d, int width, int decimals)
         fprintf(out, " %+*.*f", width, decimals, d);
 }
 
-/* One row; within: B-A lies within the spread of A and B (marked '~'). */
-static void print_row(FILE *out, const char *name, double a, double b, int decimals,
-                      int within)
+/* A row's two values and what each side prints without one. */
+typedef struct row_values {
+    double a, b;
+    const char *a_none, *b_none;
+} row_values;
+
+/* One row; within: B-A lies within the spread of A and B (marked '~'). B-A
+ * of a side not known is not known. */
+static void print_row(FILE *out, const char *name, row_values r, int decimals, int within)
 {
     char shown[TD_TEXT_WIDTH];
     td_elide_middle(name, ROW_NAME_MAX, shown, sizeof shown);
     fprintf(out, "  %-*s", PATH_WIDTH, shown);
-    print_number(out, a, 8, decimals);
-    print_number(out, b, 8, decimals);
-    print_change(out, b - a, 8, decimals);
+    print_value(out, r.a, r.a_none, 8, decimals);
+    print_value(out, r.b, r.b_none, 8, decimals);
+    if ((isnan(r.a) && strcmp(r.a_none, TD_NOT_KNOWN) == 0) ||
+        (isnan(r.b) && strcmp(r.b_none, TD_NOT_KNOWN) == 0))
+        print_value(out, NAN, TD_NOT_KNOWN, 8, decimals);
+    else
+        print_change(out, r.b - r.a, 8, decimals);
     fputs(within ? " ~\n" : "\n", out);
 }
 
@@ -231,9 +258,13 @@ static int moved(double a, double b)
     return isnan(a) != isnan(b) || (!isnan(a) && fabs(b - a) >= 0.05);
 }
 
-static int within_spread(double d, double sa, double sb)
+/* Whether B-A lies within the reach of A's and B's intervals towards
+ * each other (the root of the sum of their squares). */
+static int within_spread(const side_view *a, const side_view *b, const td_column *c)
 {
-    double s = isnan(sa) || isnan(sb) ? NAN : sqrt(sa * sa + sb * sb);
+    double d = view_value(b, c) - view_value(a, c);
+    double ra = view_reach(a, c, d > 0), rb = view_reach(b, c, !(d > 0));
+    double s = isnan(ra) || isnan(rb) ? NAN : sqrt(ra * ra + rb * rb);
     return !isnan(d) && s > 0 && fabs(d) <= s;
 }
 
@@ -249,25 +280,28 @@ static void print_views(FILE *out, const side_view *a, const side_view *b,
             hidden += !isnan(va) || !isnan(vb);
             continue;
         }
-        int within = within_spread(vb - va, view_spread(a, c), view_spread(b, c));
+        int within = within_spread(a, b, c);
         marked += within;
-        print_row(out, c->path, va, vb, 1, within);
+        print_row(out, c->path, (row_values){va, vb, view_none(a, c), view_none(b, c)}, 1,
+                  within);
     }
     double ua = view_unattributed(a), ub = view_unattributed(b);
     if ((!isnan(ua) && ua >= 0.05) || (!isnan(ub) && ub >= 0.05))
-        print_row(out, "Unattributed", ua, ub, 1, 0);
-    print_row(out, "IPC", view_ipc(a), view_ipc(b), 2, 0);
+        print_row(out, "Unattributed", (row_values){ua, ub, TD_NOT_MEASURED, TD_NOT_MEASURED},
+                  1, 0);
+    print_row(out, "IPC", (row_values){view_ipc(a), view_ipc(b), TD_NOT_MEASURED,
+                                       TD_NOT_MEASURED}, 2, 0);
     if (hidden)
         fprintf(out, "  (%zu node%s moved less than 0.05 points; -v lists every node)\n", hidden,
                 hidden == 1 ? "" : "s");
     if (marked)
         fprintf(out, "  (~: B-A within the spread of A and B over their launches)\n");
-    char pa[200], pb[200];
+    char pa[420], pb[420];
     const char *ba = view_bottleneck(a, level, pa, sizeof pa);
     const char *bb = view_bottleneck(b, level, pb, sizeof pb);
     fprintf(out, "  Bottleneck  A: %s\n              B: %s%s\n",
-            a->present && a->has_data ? (*ba ? ba : "none") : TD_NOT_MEASURED,
-            b->present && b->has_data ? (*bb ? bb : "none") : TD_NOT_MEASURED,
+            a->present && a->has_data ? (*ba ? ba : td_verdict_none(a->verdict)) : TD_NOT_MEASURED,
+            b->present && b->has_data ? (*bb ? bb : td_verdict_none(b->verdict)) : TD_NOT_MEASURED,
             a->has_data && b->has_data && strcmp(ba, bb) != 0 ? "   (differs)" : "");
 }
 
@@ -569,7 +603,7 @@ static void csv_row(FILE *out, const char *name, const side_view *a, const side_
     for (size_t i = 0; i < cols->count; i++)
         csv_triple(out, view_value(a, &cols->items[i]), view_value(b, &cols->items[i]));
     csv_triple(out, view_unattributed(a), view_unattributed(b));
-    char pa[200], pb[200];
+    char pa[420], pb[420];
     fputc(',', out);
     td_csv_field(out, view_bottleneck(a, level, pa, sizeof pa));
     fputc(',', out);
@@ -640,7 +674,7 @@ static void json_side(cJSON *o, const char *key, const side_view *v, int level)
         cJSON_AddNullToObject(o, key);
         return;
     }
-    char path[200];
+    char path[420];
     cJSON *s = cJSON_AddObjectToObject(o, key);
     cJSON_AddNumberToObject(s, "launches", (double)v->launches);
     cJSON_AddNumberToObject(s, "total_ns", v->total_ns);
@@ -678,8 +712,7 @@ static cJSON *json_row(const char *name, const char *in, const side_view *a, con
         json_number(n, "a_pct", va);
         json_number(n, "b_pct", vb);
         json_number(n, "diff", !isnan(d) && fabs(d) < 0.00005 ? 0 : d);
-        cJSON_AddBoolToObject(n, "within_spread",
-                              within_spread(d, view_spread(a, c), view_spread(b, c)));
+        cJSON_AddBoolToObject(n, "within_spread", within_spread(a, b, c));
         cJSON_AddItemToArray(nodes, n);
     }
     return o;

@@ -219,13 +219,16 @@ static void print_rank_line(FILE *out, const rank *rk, size_t r, const kernel_ro
     }
     const td_breakdown *b = &k->mean;
     const td_model *m = &rk->sum.models[k->model];
-    char path[TD_PATH_MAX];
-    fprintf(out, " %10.1f %10.1f", 100 * b->node[TD_N_RETIRE], 100 * b->node[TD_N_DIVERGENCE]);
-    if (b->reasons_missing) /* a stall split that was not made: no value */
-        fprintf(out, " %10s %10s", TD_NOT_MEASURED, TD_NOT_MEASURED);
-    else
-        fprintf(out, " %10.1f %10.1f", 100 * b->node[TD_N_FRONTEND], 100 * b->node[TD_N_BACKEND]);
-    const char *bottleneck = td_bottleneck_path(m, k->verdict.bottleneck[1], path, sizeof path);
+    char path[2 * TD_PATH_MAX + 8];
+    static const int level1[] = {TD_N_RETIRE, TD_N_DIVERGENCE, TD_N_FRONTEND, TD_N_BACKEND};
+    for (size_t i = 0; i < 4; i++) /* a split not made (n/m), an interval too wide (n/k) */
+        if (td_node_known(m, b, level1[i]))
+            fprintf(out, " %10.1f", 100 * b->node[level1[i]]);
+        else
+            fprintf(out, " %10s", td_node_measured(m, b, level1[i]) ? TD_NOT_KNOWN : TD_NOT_MEASURED);
+    const char *bottleneck = td_verdict_names(m, &k->verdict, 1, path, sizeof path);
+    if (!bottleneck[0] && k->verdict.not_known)
+        bottleneck = TD_NOT_KNOWN;
     fprintf(out, "%s%s\n", bottleneck[0] ? "  " : "", bottleneck);
 }
 
@@ -272,16 +275,16 @@ static cJSON *json_rank(const rank *rk, size_t r, const kernel_row *row)
     cJSON_AddNumberToObject(o, "total_ns", k ? k->total_ns : 0);
     static const char *const names[] = {"Retire", "Divergence", "Frontend", "Backend"};
     static const int nodes[] = {TD_N_RETIRE, TD_N_DIVERGENCE, TD_N_FRONTEND, TD_N_BACKEND};
-    char path[TD_PATH_MAX];
-    for (size_t i = 0; i < 4; i++) /* null: no data, or a split that was not made */
-        if (k && k->has_data && td_node_measured(&rk->sum.models[k->model], &k->mean, nodes[i]))
+    char path[2 * TD_PATH_MAX + 8];
+    for (size_t i = 0; i < 4; i++) /* null: no data, a split that was not made, not known */
+        if (k && k->has_data && td_node_known(&rk->sum.models[k->model], &k->mean, nodes[i]))
             cJSON_AddNumberToObject(o, names[i], 100 * k->mean.node[nodes[i]]);
         else
             cJSON_AddNullToObject(o, names[i]);
     if (k && k->has_data)
-        cJSON_AddStringToObject(o, "bottleneck",
-                                td_bottleneck_path(&rk->sum.models[k->model],
-                                                   k->verdict.bottleneck[1], path, sizeof path));
+        cJSON_AddStringToObject(o, "bottleneck", td_verdict_names(&rk->sum.models[k->model],
+                                                                  &k->verdict, 1, path,
+                                                                  sizeof path));
     else
         cJSON_AddNullToObject(o, "bottleneck");
     return o;

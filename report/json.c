@@ -22,24 +22,35 @@ typedef struct json_view {
     const td_launch_stats *launch; /* a kernel's launch statistics; NULL: the application */
 } json_view;
 
+/* key: value where has, else null. */
+static int add_number(cJSON *obj, const char *key, int has, double value)
+{
+    return (has ? cJSON_AddNumberToObject(obj, key, value) : cJSON_AddNullToObject(obj, key)) !=
+           NULL;
+}
+
 static int add_node(cJSON *nodes, const json_view *view, int node, int level)
 {
     const td_tree_node *t = &view->model->tree[node];
     cJSON *item = cJSON_CreateObject();
     if (!item || !cJSON_AddItemToArray(nodes, item))
         return cJSON_Delete(item), -1;
-    /* a node of a stall split that was not made: null, never a guess */
+    /* a node of a stall split that was not made: null, never a guess; one
+     * not known: null, with its (wide) interval */
     int measured = td_node_measured(view->model, view->b, node);
+    int known = td_node_known(view->model, view->b, node);
+    double value = view->b->value[node];
+    td_interval in = td_spread_interval(value, view->spread->value[node]);
     int ok = cJSON_AddStringToObject(item, "path", t->path) &&
              cJSON_AddStringToObject(item, "name", t->name) &&
              cJSON_AddNumberToObject(item, "level", t->level) &&
              cJSON_AddStringToObject(item, "kind", td_kind_name(t->kind)) &&
-             (measured ? cJSON_AddNumberToObject(item, "pct_slots", 100.0 * view->b->value[node])
-                       : cJSON_AddNullToObject(item, "pct_slots")) &&
-             (measured ? cJSON_AddNumberToObject(item, "spread", 100.0 * view->spread->value[node])
-                       : cJSON_AddNullToObject(item, "spread")) &&
+             add_number(item, "pct_slots", known, 100.0 * value) &&
+             add_number(item, "lo", measured, 100.0 * in.lo) &&
+             add_number(item, "hi", measured, 100.0 * in.hi) &&
+             cJSON_AddBoolToObject(item, "not_known", measured && !known) &&
              cJSON_AddBoolToObject(item, "over_threshold", view->v->over[node]) &&
-             cJSON_AddBoolToObject(item, "bottleneck", view->v->bottleneck[level] == node);
+             cJSON_AddBoolToObject(item, "bottleneck", td_verdict_names_node(view->v, level, node));
     return ok ? 0 : -1;
 }
 
@@ -78,7 +89,9 @@ static int add_tree(cJSON *obj, const json_view *view, int level)
 static cJSON *view_object(const json_view *view, int level)
 {
     cJSON *obj = cJSON_CreateObject();
-    int bottleneck = view->has_data ? view->v->bottleneck[level] : -1;
+    char names[420] = "";
+    if (view->has_data)
+        td_verdict_names(view->model, view->v, level, names, sizeof names);
     int ok = obj && cJSON_AddStringToObject(obj, "name", view->name) &&
              cJSON_AddStringToObject(obj, "arch", view->model->arch->name) &&
              cJSON_AddNumberToObject(obj, "launches", (double)view->launches) &&
@@ -90,9 +103,8 @@ static cJSON *view_object(const json_view *view, int level)
         ok = cJSON_AddNumberToObject(obj, "ipc", view->b->ipc) &&
              cJSON_AddNumberToObject(obj, "unattributed_pct", 100.0 * view->b->unattributed);
     if (ok)
-        ok = bottleneck >= 0
-                 ? cJSON_AddStringToObject(obj, "bottleneck", view->model->tree[bottleneck].path) != NULL
-                 : cJSON_AddNullToObject(obj, "bottleneck") != NULL;
+        ok = names[0] ? cJSON_AddStringToObject(obj, "bottleneck", names) != NULL
+                      : cJSON_AddNullToObject(obj, "bottleneck") != NULL;
     if (!ok || (view->launch && td_launch_stats_add_json(obj, view->launch)) ||
         add_tree(obj, view, level)) {
         cJSON_Delete(obj);

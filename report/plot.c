@@ -69,6 +69,8 @@ static const colour reason_colours[] = {
 };
 
 #define UNATTRIBUTED_COLOUR "#bdbdbd"
+#define NOT_KNOWN_COLOUR "#f2f2f2"
+#define NOT_KNOWN_TITLE "Not known (n/k)"
 #define UNKNOWN_COLOUR "#7f7f7f"
 
 const char *td_plot_colour(const char *path_or_reason)
@@ -194,7 +196,10 @@ typedef struct plot_row {
 
 typedef struct segments {
     td_columns cols;    /* the leaves drawn */
+    td_columns all;     /* every leaf of the level, drawn or not */
     int unattributed;   /* an "Unattributed" segment on top */
+    int not_known;      /* then a "Not known" one: the leaves whose 95% interval
+                           is too wide to give a number, together */
 } segments;
 
 static double row_value(const plot_row *r, const td_column *c)
@@ -203,11 +208,29 @@ static double row_value(const plot_row *r, const td_column *c)
     return isnan(v) ? 0.0 : 100.0 * v;
 }
 
-/* The level's leaves that some row has, plus Unattributed if any row has. */
+/* The share of a row's slots in leaves not known, in %. */
+static double row_not_known(const plot_row *r, const segments *seg)
+{
+    double sum = 0;
+    for (size_t c = 0; c < seg->all.count; c++)
+        sum += td_column_not_known_share(&seg->all.items[c], r->model, r->b);
+    return 100.0 * sum;
+}
+
+static void segments_free(segments *seg)
+{
+    td_columns_free(&seg->cols);
+    td_columns_free(&seg->all);
+}
+
+/* The level's leaves that some row has, plus Unattributed and Not known
+ * if any row has. */
 static int choose_segments(segments *seg, const td_model *const *models, size_t n_models,
                            int level, const plot_row *rows, size_t n_rows, td_error *err)
 {
-    if (td_columns_segments(&seg->cols, models, n_models, level, err))
+    memset(&seg->all, 0, sizeof seg->all);
+    if (td_columns_segments(&seg->cols, models, n_models, level, err) ||
+        td_columns_segments(&seg->all, models, n_models, level, err))
         return -1;
     size_t kept = 0;
     for (size_t c = 0; c < seg->cols.count; c++) {
@@ -218,25 +241,31 @@ static int choose_segments(segments *seg, const td_model *const *models, size_t 
             seg->cols.items[kept++] = seg->cols.items[c];
     }
     seg->cols.count = kept;
-    seg->unattributed = 0;
-    for (size_t r = 0; r < n_rows; r++)
+    seg->unattributed = seg->not_known = 0;
+    for (size_t r = 0; r < n_rows; r++) {
         seg->unattributed |= rows[r].b->unattributed > MIN_SHARE;
+        seg->not_known |= row_not_known(&rows[r], seg) > 100 * MIN_SHARE;
+    }
     return 0;
 }
 
 static size_t segment_count(const segments *seg)
 {
-    return seg->cols.count + (size_t)seg->unattributed;
+    return seg->cols.count + (size_t)seg->unattributed + (size_t)seg->not_known;
 }
 
 static const char *segment_title(const segments *seg, size_t i)
 {
-    return i < seg->cols.count ? seg->cols.items[i].path : "Unattributed";
+    if (i < seg->cols.count)
+        return seg->cols.items[i].path;
+    return i == seg->cols.count && seg->unattributed ? "Unattributed" : NOT_KNOWN_TITLE;
 }
 
 static const char *segment_colour(const segments *seg, size_t i)
 {
-    return i < seg->cols.count ? column_colour(&seg->cols.items[i]) : UNATTRIBUTED_COLOUR;
+    if (i < seg->cols.count)
+        return column_colour(&seg->cols.items[i]);
+    return i == seg->cols.count && seg->unattributed ? UNATTRIBUTED_COLOUR : NOT_KNOWN_COLOUR;
 }
 
 static void dat_header(FILE *f, const char *first, const segments *seg)
@@ -253,6 +282,8 @@ static void dat_values(FILE *f, const plot_row *r, const segments *seg)
         fprintf(f, "\t%.4f", row_value(r, &seg->cols.items[c]));
     if (seg->unattributed)
         fprintf(f, "\t%.4f", 100.0 * r->b->unattributed);
+    if (seg->not_known)
+        fprintf(f, "\t%.4f", row_not_known(r, seg));
     fputc('\n', f);
 }
 
@@ -666,7 +697,7 @@ int td_plot_bars(const td_summary *s, const td_plot_options *o, td_error *err)
     if (rc == 0)
         rc = make_plot(o, bars_script, bars_data, &c, err);
     td_kernel_labels_free(labels, labels ? s->n_kernels : 0);
-    td_columns_free(&c.seg.cols);
+    segments_free(&c.seg);
     free(c.rows);
     free(models);
     return rc;
@@ -819,7 +850,7 @@ int td_plot_timeline(const td_timeline *t, const td_summary *s, const td_plot_op
     if (rc == 0)
         rc = make_plot(o, timeline_script, timeline_data, &c, err);
     free(c.phases);
-    td_columns_free(&c.seg.cols);
+    segments_free(&c.seg);
     free(c.rows);
     free(models);
     return rc;
@@ -966,7 +997,7 @@ int td_plot_diff(const td_diff_side *a, const td_diff_side *b, const td_plot_opt
     }
     if (rc == 0)
         rc = make_plot(o, diff_script, diff_data, &c, err);
-    td_columns_free(&c.seg.cols);
+    segments_free(&c.seg);
     free(c.rows);
     free(c.groups);
     free(c.names);

@@ -52,7 +52,7 @@ static void fit_name(const line_fields *f, char *out, size_t size)
 static void print_line(FILE *out, const td_columns *cols, const line_fields *f, const char *sep,
                        int level)
 {
-    char name[NAME_WIDTH + 1], num[32], path[TD_PATH_MAX];
+    char name[NAME_WIDTH + 1], num[32], path[2 * TD_PATH_MAX + 8];
     if (sep && strpbrk(f->name, "\"") == NULL && strstr(f->name, sep) == NULL) {
         fputs(f->name, out);
     } else if (sep) { /* quoted as CSV quotes: "" for a quote */
@@ -72,19 +72,19 @@ static void print_line(FILE *out, const td_columns *cols, const line_fields *f, 
     for (size_t i = 0; i < cols->count; i++) {
         double v = f->b ? 100.0 * td_column_value(&cols->items[i], f->model, f->b) : NAN;
         /* -x lines are for machines: empty, as the CSV */
+        int not_known = f->b && td_column_not_known(&cols->items[i], f->model, f->b);
         if (isnan(v))
-            snprintf(num, sizeof num, "%s", sep ? "" : TD_NOT_MEASURED);
+            snprintf(num, sizeof num, "%s", sep ? "" : not_known ? TD_NOT_KNOWN : TD_NOT_MEASURED);
         else
             snprintf(num, sizeof num, "%.1f", v);
         print_field(out, sep, column_width(&cols->items[i]), num);
     }
-    const char *bottleneck = f->b ? td_bottleneck_path(f->model, f->verdict->bottleneck[level],
-                                                       path, sizeof path)
+    const char *bottleneck = f->b ? td_verdict_names(f->model, f->verdict, level, path, sizeof path)
                              : sep ? "" : TD_NOT_MEASURED;
     if (sep)
         fprintf(out, "%s%s\n", sep, *bottleneck || !f->b ? bottleneck : "none");
     else
-        fprintf(out, "  %s\n", *bottleneck ? bottleneck : "none");
+        fprintf(out, "  %s\n", *bottleneck ? bottleneck : td_verdict_none(f->verdict));
 }
 
 static void print_header(FILE *out, const td_columns *cols, const char *sep)

@@ -52,7 +52,6 @@ typedef struct tree_ctx {
     const td_verdict *v;
     const td_report_options *o;
     described_set *described;
-    int spread_known;  /* kernel_spread_known: a spread can be said */
     const char *fix;   /* the bottleneck's advice in place of its node's
                           (communication kernels'); NULL: the node's */
 } tree_ctx;
@@ -77,42 +76,26 @@ static const char *node_fix(const td_model *m, int node)
     return text ? strstr(text, "Fix: ") : NULL;
 }
 
-/* " +-1.1" where the node's spread exceeds the threshold (0: always);
- * nothing where one launch cannot give a spread. */
+/* The node's 95% interval (" +-1.1", " +1.1-0.4") where it reaches
+ * farther than the threshold (0: always). */
 static void print_spread(const tree_ctx *t, int node)
 {
-    if (!t->spread_known)
-        return;
-    double points = 100.0 * t->spread->value[node];
-    if (t->o->spread_threshold <= 0 || points > t->o->spread_threshold)
-        fprintf(t->out, " +-%.1f", points);
-}
-
-/* The bottleneck marker, and its runner-up when their ranges overlap: on
- * the line while it fits (written is what the line holds), else under it. */
-static void print_marker(const tree_ctx *t, int node, long written)
-{
-    fputs("  <==", t->out);
-    int rival = td_spread_rival(t->model, t->b, t->spread, t->v, node);
-    if (rival < 0)
-        return;
-    const char *path = t->model->tree[rival].path;
-    long inline_len = written + 5 + 20 + (long)strlen(path);
-    if (t->o->wide || inline_len <= td_text_width())
-        fprintf(t->out, " (within spread of %s)", path);
-    else
-        fprintf(t->out, "\n        (within spread of %s)", path);
+    double value = t->b->value[node];
+    td_interval in = td_spread_interval(value, t->spread->value[node]);
+    char text[64];
+    if (t->o->spread_threshold <= 0 || td_interval_reach(value, in) > t->o->spread_threshold)
+        fprintf(t->out, " %s", td_interval_text(value, in, text, sizeof text));
 }
 
 static void print_line(const tree_ctx *t, int node, int below)
 {
     const td_tree_node *n = &t->model->tree[node];
-    int bottleneck = node == t->v->bottleneck[t->o->level];
-    long start = ftell(t->out);
-    if (!td_node_measured(t->model, t->b, node)) {
-        /* a stall split that was not made: no value, never a guess */
+    int bottleneck = td_verdict_names_node(t->v, t->o->level, node);
+    if (!td_node_known(t->model, t->b, node)) {
+        /* a stall split that was not made (n/m), an interval too wide to
+         * give a number (n/k): no value, never a guess */
         fprintf(t->out, "  %-4s  %-*s  %% Slots %6s\n", n->area, name_width(t->o), n->path,
-                TD_NOT_MEASURED);
+                td_node_measured(t->model, t->b, node) ? TD_NOT_KNOWN : TD_NOT_MEASURED);
         return;
     }
     /* coloured on a terminal: the bottleneck, the other losses over their threshold */
@@ -123,8 +106,7 @@ static void print_line(const tree_ctx *t, int node, int below)
             100.0 * t->b->value[node]);
     print_spread(t, node);
     fputs(below ? " <" : "", t->out);
-    if (bottleneck)
-        print_marker(t, node, ftell(t->out) - start - (long)strlen(mark));
+    fputs(bottleneck ? "  <==" : "", t->out);
     fputs(*mark ? TD_MARK_END "\n" : "\n", t->out);
     if (t->o->no_desc)
         return;
@@ -165,6 +147,10 @@ static void print_no_bottleneck(const tree_ctx *t)
 {
     if (t->v->bottleneck[t->o->level] >= 0 || !t->b->has_slots)
         return;
+    if (t->v->not_known) {
+        fputs("        No verdict: its level-1 shares are not known (n/k)\n", t->out);
+        return;
+    }
     if (t->v->not_enough_data) {
         fprintf(t->out, "        Not enough data: %.1f%% of slots Unattributed, no verdict; "
                 "--overhead unlimited\n        measures more launches, --replay-mode kernel "
@@ -185,10 +171,10 @@ static void print_no_bottleneck(const tree_ctx *t)
 }
 
 static void print_tree(FILE *out, const td_model *m, const td_breakdown *b,
-                       const td_breakdown *spread, int spread_known, const td_verdict *v,
+                       const td_breakdown *spread, const td_verdict *v,
                        const td_report_options *o, described_set *d, const char *fix)
 {
-    tree_ctx t = {out, m, b, spread, v, o, d, spread_known, fix};
+    tree_ctx t = {out, m, b, spread, v, o, d, fix};
     for (int n = td_model_next_child(m, -1, -1); n >= 0; n = td_model_next_child(m, -1, n))
         print_subtree(&t, n, 0);
     print_no_bottleneck(&t);
@@ -297,25 +283,58 @@ static size_t list_wide_kernels(FILE *out, const td_summary *s, level1_width_fn 
     return listed;
 }
 
-/* The level-1 spread, where measuring more launches would narrow it. */
-static double unsure_width(const td_summary *s, const td_kernel_summary *ks)
+/* Whether some node of b down to level is not known (n/k). */
+static int some_not_known(const td_model *m, const td_breakdown *b, int level)
 {
-    return conditions_dominate(s, ks) ? 0 : widest_level1_spread(s, ks);
+    for (int n = 0; n < m->n_tree; n++)
+        if (m->tree[n].level <= level && td_node_present(m, b, n) &&
+            td_node_measured(m, b, n) && !td_node_known(m, b, n))
+            return 1;
+    return 0;
 }
 
-/* The kernels of 1% of GPU time or more whose level 1 is not known within
- * TD_SPREAD_UNSURE points (too few of their launches, or of their run, were
- * measured), and what measures more. */
-static void print_unsure(FILE *out, const td_summary *s)
+/* The kernels of 1% of GPU time or more with nodes down to level not
+ * known (their 95% interval wider than TD_SPREAD_KNOWN_MAX); each
+ * kernel's own NOTE says why and what measures it. */
+static void print_not_known(FILE *out, const td_summary *s, int level)
 {
-    double widest;
-    size_t listed = list_wide_kernels(out, s, unsure_width, "NOTE:     too few launches "
-                                      "measured to know level 1 within 10 points: kernel ",
-                                      &widest);
-    if (listed && widest > 0)
-        fprintf(out, " (spread up to +-%.0f)", widest);
+    size_t listed = 0, others = 0;
+    for (size_t k = 0; k < s->n_kernels; k++) {
+        const td_kernel_summary *ks = &s->kernels[k];
+        if (!ks->has_data || !some_not_known(&s->models[ks->model], &ks->mean, level))
+            continue;
+        if (time_share_pct(s, ks) < 1.0 || listed == 5) {
+            others++;
+            continue;
+        }
+        if (!listed)
+            fprintf(out, "NOTE:     not known (n/k: a 95%% interval wider than %.0f points): "
+                    "kernel ", 100.0 * TD_SPREAD_KNOWN_MAX);
+        fprintf(out, "%s#%zu (%.1f%%)", listed ? ", " : "", k + 1, time_share_pct(s, ks));
+        listed++;
+    }
     if (listed)
-        fputs("; --overhead unlimited measures every launch\n", out);
+        fprintf(out, "%s; each kernel's NOTE says why and what measures it\n",
+                others ? ", and others under 1% of GPU time" : "");
+}
+
+/* Why a kernel's nodes are not known, and what makes them known. */
+static void print_kernel_not_known(FILE *out, const td_summary *s, const td_kernel_summary *ks,
+                                   int level)
+{
+    if (!some_not_known(&s->models[ks->model], &ks->mean, level))
+        return;
+    fprintf(out, "  NOTE: not known (n/k): a 95%% interval wider than %.0f points (%s of %s "
+            "launch%s measured", 100.0 * TD_SPREAD_KNOWN_MAX, TD_COUNT(ks->profiled),
+            TD_COUNT(ks->launches), ks->launches == 1 ? "" : "es");
+    if (conditions_dominate(s, ks))
+        fputs(", kernel replay and the counter groups disagreeing); --replay-mode kernel or "
+              "application measures it one way\n", out);
+    else if (ks->group_launches)
+        fputs(", each with one counter group); --overhead unlimited measures more launches, "
+              "--replay-mode kernel every counter group of each\n", out);
+    else
+        fputs("); --overhead unlimited measures every launch\n", out);
 }
 
 /* The SM clock of the kernel's measured launches; a warning when they
@@ -591,7 +610,7 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
         fprintf(out, "WARNING:  the cost budget was exceeded: %s\n", over);
     print_coverage_note(out, res, s);
     print_incomplete(out, s);
-    print_unsure(out, s);
+    print_not_known(out, s, o->level);
     print_conditions_differ(out, s);
     print_conditions(out, res, s);
     /* What the collection said (an option refused, launches left timed
@@ -601,24 +620,6 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
         fprintf(out, "Note:     %s\n", res->note);
     if (s->mixed_arch && o->level >= 4)
         fprintf(out, "NOTE: devices use different arch tables; the application tree stops at level 3\n");
-}
-
-/* A kernel's spread can be said from two profiled launches or more, or
- * where the estimator bounds what its unmeasured launches can change
- * (levels/estimate.h); one launch measured whole cannot give one. */
-static int kernel_spread_known(const td_kernel_summary *ks)
-{
-    return ks->profiled >= 2 || ks->sampled;
-}
-
-/* The application's spread is its kernels': known when some kernel with
- * counters has one. */
-static int app_spread_known(const td_summary *s)
-{
-    for (size_t k = 0; k < s->n_kernels; k++)
-        if (s->kernels[k].has_data && kernel_spread_known(&s->kernels[k]))
-            return 1;
-    return 0;
 }
 
 static void print_rates(FILE *out, const td_breakdown *b, double ipc_max)
@@ -670,7 +671,8 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
         fprintf(out, "  NOTE: launches under different arch tables; only the levels they share are shown\n");
     char fix[320];
     const char *library = td_comm_library(ks->name);
-    print_tree(out, m, &ks->mean, &ks->spread, kernel_spread_known(ks), &ks->verdict, o, d,
+    print_kernel_not_known(out, s, ks, o->level);
+    print_tree(out, m, &ks->mean, &ks->spread, &ks->verdict, o, d,
                library ? td_comm_fix(library, 1.0, fix, sizeof fix) : NULL);
 }
 
@@ -715,7 +717,7 @@ static void print_devices(FILE *out, const td_result *res, const td_report_optio
         const td_model *m = td_summary_model(s);
         print_rates(out, &s->app, m->arch->ipc_max);
         char fix[320];
-        print_tree(out, m, &s->app, &s->app_spread, app_spread_known(s), &s->app_verdict, o,
+        print_tree(out, m, &s->app, &s->app_spread, &s->app_verdict, o,
                    d, app_fix(s, o, fix, sizeof fix));
     }
 }
@@ -808,7 +810,7 @@ static int report_text(FILE *out, const td_result *res, const td_summary *s,
             fprintf(out, "(%.1f%% of GPU time has counters) ", 100.0 * (s->covered_ns / s->total_ns));
         print_rates(out, &s->app, m->arch->ipc_max);
         char fix[320];
-        print_tree(out, m, &s->app, &s->app_spread, app_spread_known(s), &s->app_verdict, o,
+        print_tree(out, m, &s->app, &s->app_spread, &s->app_verdict, o,
                    &described, app_fix(s, o, fix, sizeof fix));
     }
     print_devices(out, res, o, &described);

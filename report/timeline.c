@@ -150,7 +150,9 @@ static int gather_add(gather *g, const td_result *res, const td_summary *s,
                               &missing, err);
     if (rc == 0)
         rc = td_spread_bootstrap(&g->boot, s->models, s->bindings, res->devices, d,
-                                 &point->spread, err);
+                                 &point->spread, &point->has_spread, err);
+    if (rc == 0 && point->has_spread)
+        td_spread_mark(&s->models[d], &point->b, &point->spread);
     gather_reset(g);
     return rc ? -1 : 1;
 }
@@ -346,17 +348,24 @@ static size_t drop_unused(td_columns *cols, const td_timeline *t, const td_summa
     return dropped;
 }
 
-/* A combined point's largest spread over the shown nodes, in points. */
-static double widest_spread(const td_timeline_point *p, const td_summary *s,
-                            const td_columns *cols)
+/* A combined point's interval that reaches farthest among the shown
+ * nodes with a value ("+-1.1", "+1.1-0.4"); "" where none has one. */
+static const char *widest_spread(const td_timeline_point *p, const td_summary *s,
+                                 const td_columns *cols, char *buf, size_t size)
 {
-    double widest = 0;
+    const td_model *m = &s->models[p->dev];
+    double widest = -1;
+    buf[0] = '\0';
     for (size_t c = 0; c < cols->count; c++) {
-        double v = td_column_spread(&cols->items[c], &s->models[p->dev], &p->b, &p->spread);
-        if (!isnan(v) && 100.0 * v > widest)
-            widest = 100.0 * v;
+        double v = td_column_value(&cols->items[c], m, &p->b);
+        td_interval in;
+        if (isnan(v) || !td_column_interval(&cols->items[c], m, &p->b, &p->spread, &in) ||
+            !(td_interval_reach(v, in) > widest))
+            continue;
+        widest = td_interval_reach(v, in);
+        td_interval_text(v, in, buf, size);
     }
-    return widest;
+    return buf;
 }
 
 /* The width of column c's cells. */
@@ -390,14 +399,17 @@ static void print_block(FILE *out, const td_timeline *t, const td_summary *s,
             const td_column *col = &cols->items[c];
             double v = td_column_value(col, &s->models[p->dev], &p->b);
             if (isnan(v))
-                fprintf(out, " %*s", column_width(col), TD_NOT_MEASURED);
+                fprintf(out, " %*s", column_width(col),
+                        td_column_not_known(col, &s->models[p->dev], &p->b) ? TD_NOT_KNOWN
+                                                                          : TD_NOT_MEASURED);
             else
                 fprintf(out, " %*.1f", column_width(col), 100.0 * v);
         }
         if (unattributed)
             fprintf(out, " %12.1f", 100.0 * p->b.unattributed);
-        if (spread && p->samples > 1) /* one sample: no spread to show (as in --json) */
-            fprintf(out, "  +-%.1f", widest_spread(p, s, cols));
+        char widest[64];
+        if (spread && p->has_spread) /* one sample a group: none to show (as in --json) */
+            fprintf(out, "  %s", widest_spread(p, s, cols, widest, sizeof widest));
         fputc('\n', out);
     }
 }
@@ -448,8 +460,8 @@ static void print_phases(FILE *out, const td_timeline *t, const td_summary *s,
                 fprintf(out, " %s %.1f", names[j], shares[j]);
         td_verdict v;
         td_model_judge(m, &ph->mean, &v);
-        char path[200];
-        td_bottleneck_path(m, v.bottleneck[level], path, sizeof path);
+        char path[420];
+        td_verdict_names(m, &v, level, path, sizeof path);
         fprintf(out, "; bottleneck %s\n", path[0] ? path : "none");
     }
 }
@@ -466,7 +478,7 @@ static int timeline_text(FILE *out, const td_timeline *t, const td_summary *s, i
             t->combined ? (t->n_points == 1 ? "point" : "points") : "profiled", level);
     if (t->combined)
         fprintf(out, "  %zu point%s consecutive sampled invocations, one per counter "
-                "group (samples); spread: the widest node's bootstrap spread, in points\n",
+                "group (samples); spread: the widest node's 95%% interval, in points\n",
                 t->combined, t->combined == 1 ? " combines" : "s combine");
     if (t->leftover)
         fprintf(out, "  (%zu sampled invocation%s after the last complete point not shown)\n",

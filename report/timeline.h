@@ -33,7 +33,9 @@ typedef struct td_timeline_point {
     double duration_ns; /* a combined point: the mean of its launches */
     td_breakdown b;
     size_t samples;     /* launches it combines (1: one full-set launch) */
-    td_breakdown spread; /* a combined point's spread per node; 0 for one launch */
+    td_breakdown spread; /* a combined point's half-widths per node (levels/spread.h) */
+    int has_spread;     /* some group of a combined point holds two launches:
+                           else (one launch, or one a group) it shows none */
 } td_timeline_point;
 
 typedef struct td_timeline {

@@ -22,7 +22,7 @@ static cJSON *point_object(const td_timeline_point *p, const td_summary *s,
                            const td_columns *cols)
 {
     const td_model *m = &s->models[p->dev];
-    cJSON *obj = cJSON_CreateObject(), *nodes = NULL, *spread = NULL;
+    cJSON *obj = cJSON_CreateObject(), *nodes = NULL, *lo = NULL, *hi = NULL, *unknown = NULL;
     int ok = obj && cJSON_AddNumberToObject(obj, "invocation", (double)p->invocation) &&
              cJSON_AddNumberToObject(obj, "launch_id", (double)p->launch_id) &&
              cJSON_AddNumberToObject(obj, "device_section", (double)p->dev) &&
@@ -30,12 +30,19 @@ static cJSON *point_object(const td_timeline_point *p, const td_summary *s,
              cJSON_AddNumberToObject(obj, "samples", (double)p->samples) &&
              cJSON_AddNumberToObject(obj, "unattributed_pct", 100.0 * p->b.unattributed) &&
              (nodes = cJSON_AddObjectToObject(obj, "pct_slots")) != NULL;
-    if (ok && p->samples > 1)
-        ok = (spread = cJSON_AddObjectToObject(obj, "spread")) != NULL;
+    if (ok && p->has_spread)
+        ok = (lo = cJSON_AddObjectToObject(obj, "lo")) != NULL &&
+             (hi = cJSON_AddObjectToObject(obj, "hi")) != NULL &&
+             (unknown = cJSON_AddArrayToObject(obj, "not_known")) != NULL;
     for (size_t c = 0; ok && c < cols->count; c++) {
         const td_column *col = &cols->items[c];
+        td_interval in;
+        int has = td_column_interval(col, m, &p->b, &p->spread, &in);
         ok = add_pct(nodes, col->path, td_column_value(col, m, &p->b)) &&
-             (!spread || add_pct(spread, col->path, td_column_spread(col, m, &p->b, &p->spread)));
+             (!lo || (add_pct(lo, col->path, has ? in.lo : NAN) &&
+                      add_pct(hi, col->path, has ? in.hi : NAN))) &&
+             (!unknown || !td_column_not_known(col, m, &p->b) ||
+              cJSON_AddItemToArray(unknown, cJSON_CreateString(col->path)));
     }
     if (!ok) {
         cJSON_Delete(obj);
@@ -55,8 +62,8 @@ static cJSON *phase_object(const td_timeline *t, const td_summary *s, const td_p
     td_level1_shares(&ph->mean, shares);
     td_verdict v;
     td_model_judge(m, &ph->mean, &v);
-    char path[200];
-    td_bottleneck_path(m, v.bottleneck[level], path, sizeof path);
+    char path[420];
+    td_verdict_names(m, &v, level, path, sizeof path);
     cJSON *obj = cJSON_CreateObject(), *level1 = NULL;
     int ok = obj &&
              cJSON_AddNumberToObject(obj, "first_invocation",

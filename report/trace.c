@@ -4,6 +4,7 @@
 #include "report/ranks.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,10 +132,11 @@ static int events_by_start(const td_result *res, const td_summary *s,
 }
 
 /* Chrome's reserved colour names, by level-1 bottleneck; grey where level
- * 1 was not all measured (a stall split not made: Frontend, Backend n/m). */
+ * 1 was not all measured (a stall split not made: Frontend, Backend n/m)
+ * or its largest loss is not known (n/k). */
 static const char *colour_of(const td_kernel_summary *k)
 {
-    if (!k || !k->has_data || k->mean.reasons_missing)
+    if (!k || !k->has_data || k->mean.reasons_missing || k->verdict.not_known)
         return "grey";
     switch (k->verdict.bottleneck[1]) {
     case -1: /* no loss over its threshold: retiring */
@@ -142,6 +144,29 @@ static const char *colour_of(const td_kernel_summary *k)
     case TD_N_DIVERGENCE: return "yellow";
     case TD_N_FRONTEND: return "rail_response";
     default: return "terrible";
+    }
+}
+
+/* A level-1 node's share (null where not measured or not known) and its
+ * interval's ends as NAME_lo and NAME_hi (null where not measured). */
+static void add_level1(cJSON *args, const td_summary *s, const td_kernel_summary *k,
+                       const char *name, int node)
+{
+    const td_model *m = k && k->has_data ? &s->models[k->model] : NULL;
+    int measured = m && td_node_measured(m, &k->mean, node);
+    double value = m ? k->mean.node[node] : 0;
+    td_interval in = td_spread_interval(value, m ? k->spread.value[node] : INFINITY);
+    char key[64];
+    if (m && td_node_known(m, &k->mean, node))
+        cJSON_AddNumberToObject(args, name, 100 * value);
+    else
+        cJSON_AddNullToObject(args, name);
+    for (int end = 0; end < 2; end++) {
+        snprintf(key, sizeof key, "%s_%s", name, end ? "hi" : "lo");
+        if (measured)
+            cJSON_AddNumberToObject(args, key, 100 * (end ? in.hi : in.lo));
+        else
+            cJSON_AddNullToObject(args, key);
     }
 }
 
@@ -156,25 +181,21 @@ static cJSON *kernel_args(const td_summary *s, const td_kernel_summary *k, const
     static const struct { const char *name; int node; } level1[] = {
         {"Retire", TD_N_RETIRE}, {"Divergence", TD_N_DIVERGENCE},
         {"Frontend", TD_N_FRONTEND}, {"Backend", TD_N_BACKEND}};
-    /* not measured (no profiled launch, a stall split not made): null */
-    for (size_t i = 0; i < sizeof level1 / sizeof *level1; i++) {
-        int known = k && k->has_data &&
-                    td_node_measured(&s->models[k->model], &k->mean, level1[i].node);
-        if (known)
-            cJSON_AddNumberToObject(args, level1[i].name, 100 * k->mean.node[level1[i].node]);
-        else
-            cJSON_AddNullToObject(args, level1[i].name);
-    }
+    /* not measured (no profiled launch, a stall split not made) or not
+     * known: null; the 95% interval's ends (levels/spread.h) where measured */
+    for (size_t i = 0; i < sizeof level1 / sizeof *level1; i++)
+        add_level1(args, s, k, level1[i].name, level1[i].node);
     if (!k || !k->has_data) {
         cJSON_AddNullToObject(args, "bottleneck");
         return args;
     }
     const td_model *m = &s->models[k->model];
-    char path[TD_PATH_MAX];
-    td_bottleneck_path(m, k->verdict.bottleneck[1], path, sizeof path);
+    char path[2 * TD_PATH_MAX + 8];
+    td_verdict_names(m, &k->verdict, 1, path, sizeof path);
     if (path[0])
         cJSON_AddStringToObject(args, "bottleneck", path);
-    else if (k->mean.reasons_missing) /* no verdict over what was not measured */
+    else if (k->mean.reasons_missing || k->verdict.not_known) /* no verdict over what was not
+                                                                 measured, or is not known */
         cJSON_AddNullToObject(args, "bottleneck");
     else
         cJSON_AddStringToObject(args, "bottleneck", "none");

@@ -67,6 +67,10 @@ int td_write_wrapped(FILE *out, int wide, td_text_writer write, const void *ctx,
  * stall split not made, a kernel without a profiled launch): the CSVs
  * leave the field empty, the JSON outputs and the trace write null. */
 #define TD_NOT_MEASURED "n/m"
+/* ... and for a value measured but not known: its 95% interval wider than
+ * levels/spread.h allows (the CSVs leave the field empty, the JSON
+ * outputs write null with "not_known": true). */
+#define TD_NOT_KNOWN "n/k"
 
 /* n in buf with a comma between each three digits ("114,022"): counts
  * in the text outputs (not in CSV or JSON). */

@@ -394,8 +394,8 @@ static const cli_option options[] = {
     {"app-only", 0, FLAG_ONLY, FLAG(report.app_only), S_REPORT,
      "      --app-only       only the application tree\n"},
     {"spread-threshold", 0, VALUE(V_TEXT), OWN(set_spread_threshold), S_REPORT,
-     "      --spread-threshold POINTS  show a node's spread over launches (+-P) above\n"
-     "                       this many points (default 1, 0 = always)\n"},
+     "      --spread-threshold POINTS  show a node's 95% interval (+-P, +P-M) where it\n"
+     "                       reaches past this many points (default 1, 0 = always)\n"},
     {"arch", 0, VALUE(V_ARCH), OWN(set_arch),
      S_REPORT,
      "      --arch NAME      arch table to use instead of the detected/recorded one\n"},

@@ -31,8 +31,9 @@ static const char *const kernel_fixed[] = {
     "kernel", "launches", "profiled_launches", "total_ns", "gpu_time_pct", "ipc"};
 
 /* Header: the fixed columns, the node columns in tree order, then the
- * trailing three, then (kernel CSV) "<node>_spread" per node column and
- * the per-launch durations; returns the columns the level should have. */
+ * trailing three, then (kernel CSV) "<node>_lo" and "<node>_hi" per node
+ * column and the per-launch durations; returns the columns the level
+ * should have. */
 static const char *const duration_names[] = {"mean_ns", "min_ns", "median_ns", "max_ns",
                                               "std_ns"};
 #define N_DURATIONS 5
@@ -42,14 +43,14 @@ static void check_header(const td_csv_record *h, const char *const *fixed, size_
     td_error err;
     const td_model *models[1] = {&s->models[0]};
     CHECK(td_columns_build(cols, models, 1, level, 3, &err) == 0);
-    CHECK(h->count == n_fixed + cols->count * (spread ? 2 : 1) + 3 + (spread ? N_DURATIONS : 0));
-    for (size_t i = 0; spread && i < N_DURATIONS && n_fixed + 2 * cols->count + 3 + i < h->count;
+    CHECK(h->count == n_fixed + cols->count * (spread ? 3 : 1) + 3 + (spread ? N_DURATIONS : 0));
+    for (size_t i = 0; spread && i < N_DURATIONS && n_fixed + 3 * cols->count + 3 + i < h->count;
          i++)
-        CHECK_STR(h->fields[n_fixed + 2 * cols->count + 3 + i], duration_names[i]);
-    for (size_t i = 0; spread && i < cols->count && n_fixed + cols->count + 3 + i < h->count;
+        CHECK_STR(h->fields[n_fixed + 3 * cols->count + 3 + i], duration_names[i]);
+    for (size_t i = 0; spread && i < 2 * cols->count && n_fixed + cols->count + 3 + i < h->count;
          i++) {
         char name[TD_PATH_MAX + 16];
-        snprintf(name, sizeof name, "%s_spread", cols->items[i].path);
+        snprintf(name, sizeof name, "%s_%s", cols->items[i / 2].path, i % 2 ? "hi" : "lo");
         CHECK_STR(h->fields[n_fixed + cols->count + 3 + i], name);
     }
     for (size_t i = 0; i < n_fixed && i < h->count; i++)
@@ -66,6 +67,7 @@ static void check_tree(const td_csv_record *r, size_t first, const td_columns *c
                        const td_model *m, const td_breakdown *b, int has_data, int level)
 {
     double level1 = 0;
+    int all_level1 = 1; /* a level-1 node not known (empty) leaves the sum short */
     for (size_t i = 0; i < cols->count; i++) {
         double got = fx_number(r->fields[first + i]);
         double want = has_data ? 100.0 * td_column_value(&cols->items[i], m, b) : NAN;
@@ -75,14 +77,18 @@ static void check_tree(const td_csv_record *r, size_t first, const td_columns *c
             CHECK_NEAR(got, want, 1e-4);
         if (cols->items[i].level == 1 && !isnan(got))
             level1 += got;
+        all_level1 &= cols->items[i].level != 1 || !td_column_not_known(&cols->items[i], m, b);
     }
     double unattributed = fx_number(r->fields[first + cols->count]);
     if (has_data) {
         CHECK_NEAR(unattributed, 100.0 * b->unattributed, 1e-4);
-        CHECK_NEAR(level1 + unattributed, 100.0, 1e-3);
-        char path[200];
-        CHECK_STR(r->fields[first + cols->count + 1],
-                  td_bottleneck_path(m, td_bottleneck(m, b, level), path, sizeof path));
+        if (all_level1)
+            CHECK_NEAR(level1 + unattributed, 100.0, 1e-3);
+        char path[420];
+        td_verdict v;
+        td_model_judge(m, b, &v);
+        CHECK_STR(r->fields[first + cols->count + 1], td_verdict_names(m, &v, level, path,
+                                                                       sizeof path));
     } else {
         CHECK(isnan(unattributed));
         CHECK_STR(r->fields[first + cols->count + 1], "");
@@ -103,17 +109,24 @@ static void check_durations(const td_csv_record *r, size_t first, const td_durat
     }
 }
 
-/* The spread fields of a kernel row against the summary's. */
+/* The interval fields of a kernel row against the summary's: inside
+ * 0..100, around the value. */
 static void check_spread(const td_csv_record *r, size_t first, const td_columns *cols,
-                         const td_model *m, const td_breakdown *spread, int has_data)
+                         const td_model *m, const td_breakdown *mean,
+                         const td_breakdown *spread, int has_data)
 {
     for (size_t i = 0; i < cols->count; i++) {
-        double got = fx_number(r->fields[first + i]);
-        double want = has_data ? 100.0 * td_column_value(&cols->items[i], m, spread) : NAN;
-        if (isnan(want))
-            CHECK(isnan(got));
-        else
-            CHECK(got >= 0 && fabs(got - want) <= 1e-4);
+        double lo = fx_number(r->fields[first + 2 * i]), hi = fx_number(r->fields[first + 2 * i + 1]);
+        td_interval in;
+        if (!has_data || !td_column_interval(&cols->items[i], m, mean, spread, &in)) {
+            CHECK(isnan(lo) && isnan(hi));
+            continue;
+        }
+        CHECK_NEAR(lo, 100.0 * in.lo, 1e-4);
+        CHECK_NEAR(hi, 100.0 * in.hi, 1e-4);
+        CHECK(lo >= 0 && lo <= hi && hi <= 100);
+        double v = 100.0 * td_column_value(&cols->items[i], m, mean);
+        CHECK(isnan(v) || (lo <= v + 1e-4 && v <= hi + 1e-4));
     }
 }
 
@@ -132,8 +145,8 @@ static void check_kernels_csv(FILE *f, const td_summary *s, int level)
     check_header(&r, kernel_fixed, 6, s, level, &cols, 1);
     size_t rows = 0;
     while (td_csv_next(f, &r) == 1) {
-        CHECK(r.count == 6 + 2 * cols.count + 3 + N_DURATIONS);
-        if (r.count != 6 + 2 * cols.count + 3 + N_DURATIONS)
+        CHECK(r.count == 6 + 3 * cols.count + 3 + N_DURATIONS);
+        if (r.count != 6 + 3 * cols.count + 3 + N_DURATIONS)
             break;
         int app = rows == s->n_kernels;
         const td_kernel_summary *ks = app ? NULL : &s->kernels[rows];
@@ -149,9 +162,9 @@ static void check_kernels_csv(FILE *f, const td_summary *s, int level)
         else
             CHECK(isnan(fx_number(r.fields[5])));
         check_tree(&r, 6, &cols, td_summary_model(s), b, has_data, level);
-        check_spread(&r, 6 + cols.count + 3, &cols, td_summary_model(s),
+        check_spread(&r, 6 + cols.count + 3, &cols, td_summary_model(s), b,
                      app ? &s->app_spread : &ks->spread, has_data);
-        check_durations(&r, 6 + 2 * cols.count + 3, app ? NULL : &ks->launch.durations);
+        check_durations(&r, 6 + 3 * cols.count + 3, app ? NULL : &ks->launch.durations);
         CHECK(app || ks->launch.durations.count == ks->launches);
         rows++;
     }

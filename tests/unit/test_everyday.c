@@ -68,9 +68,9 @@ static void test_names(void)
     CHECK(r.status != 0 && strstr(r.err, "function, demangled or mangled") != NULL);
     /* the CSV: full names, and the base name in a column of its own */
     run("report names.json -l 1 --csv -", &r);
-    CHECK(strstr(r.out, ",bottleneck,kernel_function,Retire_spread,") != NULL);
+    CHECK(strstr(r.out, ",bottleneck,kernel_function,Retire_lo,Retire_hi,") != NULL);
     CHECK(strstr(r.out, "\"void gemm<float, 4>(float const*, int)\",") != NULL);
-    CHECK(strstr(r.out, ",gemm,") != NULL); /* then the spreads */
+    CHECK(strstr(r.out, ",gemm,") != NULL); /* then the intervals */
     /* plot labels: base names, the colliding ones kept apart */
     run("plot names.json -l 1 -o bars.png", &r);
     char dat[1 << 14];

@@ -151,7 +151,7 @@ static void test_nodes(void)
                          "Backend,Backend.Memory_Bound,Backend.Memory_Bound.L1_Bound,"
                          "Backend.Memory_Bound.MIO_Bound,Backend.Memory_Bound.Constant_Memory,"
                          "Backend.Memory_Bound.Drain,unattributed,bottleneck,kernel_function,"
-                         "Backend_spread,Backend.Memory_Bound_spread,"));
+                         "Backend_lo,Backend_hi,Backend.Memory_Bound_lo,"));
     free(csv);
     CHECK(run("%s report %s -l 4 --nodes L1_Bound --csv-launches -", bin, bench) == 0);
     csv = td_shell_read_file(dir, "out.txt");
@@ -164,7 +164,7 @@ static void test_nodes(void)
     free(csv);
     CHECK(run("%s report %s --by-region --nodes Retire --csv -", bin, bench) == 0 &&
           starts("out.txt", "kernel,launches,profiled_launches,total_ns,gpu_time_pct,ipc,Retire,"
-                 "unattributed,bottleneck,kernel_function,Retire_spread,mean_ns,min_ns,"
+                 "unattributed,bottleneck,kernel_function,Retire_lo,Retire_hi,mean_ns,min_ns,"
                  "median_ns,max_ns,std_ns,region\n"));
     CHECK(run("%s report %s -l 3 --nodes Memory_Bound,Retire --json", bin, bench) == 0 &&
           has("out.txt", "\"path\":\t\"Backend.Memory_Bound.L1_Bound\"") &&

@@ -3,11 +3,13 @@
  * model resolved (tree order, path, level, kind), their values, which are
  * over threshold and the one bottleneck, as td_summarize computes them. */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../check.h"
 #include "levels/aggregate.h"
+#include "levels/spread.h"
 #include "report/json.h"
 #include "td_testlib.h"
 
@@ -51,7 +53,7 @@ static void check_view(const cJSON *view, const td_model *m, const td_breakdown 
         expected_nodes(m, b, n, level, want, &n_want);
     CHECK(cJSON_GetArraySize(nodes) == n_want);
     double level1 = 0;
-    int flagged = 0, i = 0;
+    int flagged = 0, i = 0, all_known = 1;
     const cJSON *node;
     cJSON_ArrayForEach(node, nodes) {
         if (i >= n_want)
@@ -62,24 +64,39 @@ static void check_view(const cJSON *view, const td_model *m, const td_breakdown 
         CHECK(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(node, "level")) == t->level);
         CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(node, "kind")),
                   td_kind_name(t->kind));
-        double pct = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(node, "pct_slots"));
-        CHECK_NEAR(pct, 100.0 * b->value[want[i]], 1e-9);
+        const cJSON *value = cJSON_GetObjectItemCaseSensitive(node, "pct_slots");
+        double pct = cJSON_GetNumberValue(value);
+        double lo = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(node, "lo"));
+        double hi = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(node, "hi"));
+        int not_known = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(node, "not_known"));
+        CHECK(not_known == (td_node_measured(m, b, want[i]) && !td_node_known(m, b, want[i])));
+        if (td_node_known(m, b, want[i])) { /* its value inside its interval, inside 0..100 */
+            CHECK_NEAR(pct, 100.0 * b->value[want[i]], 1e-9);
+            CHECK(0 <= lo && lo <= pct + 1e-9 && pct <= hi + 1e-9 && hi <= 100);
+            CHECK(hi - lo <= 100.0 * TD_SPREAD_KNOWN_MAX + 1e-9);
+        } else { /* no number: n/m, or n/k with its wide interval */
+            CHECK(cJSON_IsNull(value));
+            CHECK(!not_known || hi - lo > 100.0 * TD_SPREAD_KNOWN_MAX);
+            all_known &= t->level != 1;
+        }
         CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(node, "over_threshold")) ==
               v->over[want[i]]);
         int is_bottleneck = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(node, "bottleneck"));
-        CHECK(is_bottleneck == (v->bottleneck[level] == want[i]));
+        CHECK(is_bottleneck == td_verdict_names_node(v, level, want[i]));
         flagged += is_bottleneck;
-        if (t->level == 1)
+        if (t->level == 1 && !isnan(pct))
             level1 += pct;
         i++;
     }
-    CHECK(flagged == (has_data && v->bottleneck[level] >= 0));
+    CHECK(flagged == (has_data ? (v->bottleneck[level] >= 0) + (v->runner_up[level] >= 0) : 0));
     const cJSON *bottleneck = cJSON_GetObjectItemCaseSensitive(view, "bottleneck");
+    char names[420];
     if (has_data && v->bottleneck[level] >= 0)
-        CHECK_STR(cJSON_GetStringValue(bottleneck), m->tree[v->bottleneck[level]].path);
+        CHECK_STR(cJSON_GetStringValue(bottleneck), td_verdict_names(m, v, level, names,
+                                                                     sizeof names));
     else
         CHECK(cJSON_IsNull(bottleneck));
-    if (has_data)
+    if (has_data && all_known)
         CHECK_NEAR(level1 + cJSON_GetNumberValue(
                                 cJSON_GetObjectItemCaseSensitive(view, "unattributed_pct")),
                    100.0, 1e-6);

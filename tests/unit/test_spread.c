@@ -4,7 +4,8 @@
  * launch kinds of which half were only timed give a spread, the same
  * launches all measured none; the
  * counter groups of a real H200 run give small, reproducible bootstrap
- * spreads; a bottleneck within its rival's spread is marked as such. */
+ * spreads. The interval, "not known" and the bottleneck's runner-up:
+ * test_interval. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,47 +149,6 @@ static void test_application_spread(void)
     td_result_free(&res);
 }
 
-/* Frontend and Backend close, the launches far apart: the bottleneck is
- * marked as within its rival's spread; well apart, it is not. */
-static void test_within_spread_marker(void)
-{
-    const fx_shares fe = {.retire = 0.2, .noinst = 6, .longsb = 2};
-    const fx_shares be = {.retire = 0.2, .noinst = 2, .longsb = 6};
-    td_result res;
-    memset(&res, 0, sizeof res);
-    td_device *dev = fx_device(&res, "testarch", 0);
-    for (int i = 0; i < 4; i++) {
-        fx_launch(dev, "close", 100, fe);
-        fx_launch(dev, "close", 101, be);
-        fx_unprofiled(dev, "close", 100);
-        fx_launch(dev, "apart", 10, be);
-        fx_launch(dev, "apart", 10, be);
-    }
-    td_summary s;
-    CHECK(summarize(&res, &s) == 0);
-    const char *text = report_text(&res, &s, 1, TD_SPREAD_THRESHOLD_DEFAULT);
-    /* past 100 columns, the runner-up goes under the line */
-    char line[128];
-    int be_node = td_model_find(&s.models[0], "Backend");
-    snprintf(line, sizeof line, "%% Slots %6.1f +-%.1f  <==\n        (within spread of Frontend)\n",
-             100.0 * s.kernels[0].mean.value[be_node], 100.0 * s.kernels[0].spread.value[be_node]);
-    CHECK(strstr(text, line) != NULL);
-    const char *apart = strstr(text, "Kernel 2/2: apart");
-    CHECK(apart != NULL && strstr(apart, "within spread") == NULL);
-    CHECK(apart != NULL && strstr(apart, "<==\n") != NULL);
-    const td_kernel_summary *close = &s.kernels[0];
-    int backend = td_model_find(&s.models[0], "Backend");
-    int frontend = td_model_find(&s.models[0], "Frontend");
-    CHECK(close->verdict.bottleneck[1] == backend);
-    CHECK(td_spread_rival(&s.models[0], &close->mean, &close->spread, &close->verdict,
-                          backend) == frontend);
-    td_breakdown none;
-    memset(&none, 0, sizeof none);
-    CHECK(td_spread_rival(&s.models[0], &close->mean, &none, &close->verdict, backend) == -1);
-    td_summary_free(&s);
-    td_result_free(&res);
-}
-
 /* The counter groups of the replay-free H200 run: bootstrap spreads. */
 static void test_groups_bootstrap(void)
 {
@@ -249,7 +209,7 @@ static void test_cli(const char *dir)
     CHECK(r.status == 2 && strstr(r.err, "--spread-threshold") != NULL);
     snprintf(args, sizeof args, "report '%s/%s' --csv -", getenv("TOPDOWN_REPO_DIR"), file);
     fx_run(dir, NULL, args, &r);
-    CHECK(r.status == 0 && strstr(r.out, ",kernel_function,Retire_spread,Divergence_spread,"));
+    CHECK(r.status == 0 && strstr(r.out, ",kernel_function,Retire_lo,Retire_hi,Divergence_lo,"));
 }
 
 int main(void)
@@ -261,7 +221,6 @@ int main(void)
     test_identical_launches();
     test_sampled_launches();
     test_application_spread();
-    test_within_spread_marker();
     td_arch_set_free(&archs);
     fx_real_archs(&real);
     archs = real;
