@@ -647,6 +647,7 @@ static int borrowed_swing(const work *w, size_t s, const td_breakdown *one, doub
  * bound of a run seen in two thirds). */
 typedef struct elsewhere_time {
     double time[2], unseen[2], any;
+    double class_unseen[2]; /* of unseen: strata whose class never measured the kind */
 } elsewhere_time;
 
 /* Stratum s (share ws of the time), measured (by its own class or one of
@@ -657,8 +658,10 @@ typedef struct elsewhere_time {
 static void note_borrowed(const work *w, size_t s, double ws, elsewhere_time *e)
 {
     int seen[2] = {class_measured(w, s, 0), class_measured(w, s, 1)};
-    for (int issue = 0; issue < 2; issue++)
+    for (int issue = 0; issue < 2; issue++) {
         e->unseen[issue] += seen[issue] ? 0 : ws;
+        e->class_unseen[issue] += seen[issue] ? 0 : ws;
+    }
     double part = partly_elsewhere(w, s);
     if (!(part > 0))
         return;
@@ -675,7 +678,7 @@ static void extrapolation(const work *w, const td_breakdown *mean, const int bli
                           td_breakdown *term)
 {
     memset(term, 0, sizeof *term);
-    elsewhere_time e = {{0, 0}, {0, 0}, 0};
+    elsewhere_time e = {{0, 0}, {0, 0}, 0, {0, 0}};
     double far[TD_TREE_MAX] = {0}, borrowed[TD_TREE_MAX] = {0};
     unsigned char third_measured[TD_EST_TIME_BINS] = {0};
     for (size_t s = 0; s < w->n_strata; s++) {
@@ -688,8 +691,11 @@ static void extrapolation(const work *w, const td_breakdown *mean, const int bli
         td_model_roll_up(w->m, &one);
         if (elsewhere) {
             e.any += ws;
-            for (int issue = 0; issue < 2; issue++)
-                *(class_measured(w, s, issue) ? &e.time[issue] : &e.unseen[issue]) += ws;
+            for (int issue = 0; issue < 2; issue++) {
+                int seen = class_measured(w, s, issue);
+                *(seen ? &e.time[issue] : &e.unseen[issue]) += ws;
+                e.class_unseen[issue] += seen ? 0 : ws;
+            }
             continue;
         }
         double swing[TD_TREE_MAX] = {0};
@@ -705,12 +711,24 @@ static void extrapolation(const work *w, const td_breakdown *mean, const int bli
     size_t thirds = 0;
     for (size_t t = 0; t < TD_EST_TIME_BINS; t++)
         thirds += third_measured[t];
+    size_t level1_classes = 0; /* duration classes that measured level 1 */
+    for (size_t first = 0; first < w->n_strata; first += TD_EST_TIME_BINS)
+        level1_classes += class_measured(w, first, 1);
     for (int n = 0; n < TD_TREE_MAX; n++) {
         double anything = fmax(mean->value[n], 1.0 - mean->value[n]);
         int issue = issue_node(w->m, n);
         term->value[n] = borrowed[n];
         if (thirds >= TD_EST_EXTRAP_THIRDS)
-            term->value[n] += e.any * fmin(TD_EST_EXTRAP_K * far[n], anything);
+            /* a run seen in two thirds bounds how its time moves, not
+             * how another launch size behaves: where level 1 was
+             * measured in one duration class alone, the classes that
+             * never measured it can be anything
+             * (td_sort's radix_scatter, H200: level 1 measured only on
+             * its 1-block launches said Divergence 4.3 [3.0, 5.5] where
+             * every launch measured gave 26.7) */
+            term->value[n] += fmin(anything, e.any * fmin(TD_EST_EXTRAP_K * far[n], anything) +
+                                                 (level1_classes < 2 ? fmin(1.0, e.class_unseen[1])
+                                                                     : 0) * anything);
         else
             term->value[n] += fmin(1.0, e.unseen[issue] + (blind[issue] ? e.time[issue] : 0)) *
                               anything;

@@ -650,6 +650,34 @@ static void test_spread_borrowed_drift(void)
     CHECK(sc.covered == sc.nodes); /* and the spread says by how much (18 of 22 before) */
 }
 
+/* td_sort's radix_scatter on the H200: the same grid for launches of 1 to
+ * 32,768 blocks' work, level 1 (the issue counters' group) measured only
+ * on the short ones, the stall groups on both. The long ones, most of the
+ * time, diverge otherwise: borrowed level 1 said Divergence 4.3 [3.0,
+ * 5.5] where every launch measured gave 26.7. With level 1 from one
+ * duration class alone, the classes that never measured it can be
+ * anything, and the spread must say so. */
+static void test_level1_one_class(void)
+{
+    td_result truth_res, sampled_res;
+    td_device *truth_dev = new_device(&truth_res), *sampled_dev = new_device(&sampled_res);
+    uint32_t rng = 37;
+    for (size_t i = 0; i < 600; i++) {
+        int big = i % 2;
+        sim_launch l = lasting(simulate(big ? 0.9 : 0.1, 0, &rng), big ? 500e3 : 5e3);
+        add(truth_dev, "varying", &l, 1, TD_GROUP_ALL);
+        int group = (int)((i / 2) % 3);
+        int measured = i % 2 == 0 || group != 0; /* level 1 on short launches only */
+        add(sampled_dev, "varying", &l, measured, group);
+    }
+    scores sc = {0};
+    double errors[64], spreads[64];
+    sc.errors = errors, sc.spreads = spreads;
+    score_said(&truth_res, &sampled_res, "level 1 from the short launches alone", &sc);
+    CHECK(sc.worst > 5.0);          /* the borrowed level 1 is wrong, */
+    CHECK(sc.covered == sc.nodes);  /* and the spread says it may be */
+}
+
 /* td_phases2 as the H100 ran it (truth_h100_stride): compute and memory
  * phases of 50 launches, 318 and 280 us, one octave; the issue counters'
  * group measured launches 16-62 of 1,000 (30 of the compute phase, 5 of
@@ -914,6 +942,7 @@ int main(void)
     test_spread_unmeasured_third();
     test_spread_borrowed_drift();
     test_phases_one_octave();
+    test_level1_one_class();
     test_conditions_differ();
     test_session_opening_cold();
     test_context_opening_cold();
