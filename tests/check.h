@@ -9,6 +9,15 @@
 
 static int td_checks_passed, td_checks_failed;
 
+/* How many times needle occurs in text (overlaps counted; 0 for NULL). */
+static inline int td_count(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text ? strstr(text, needle) : NULL; p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
 #define CHECK(cond) \
     do { \
         if (cond) { \

@@ -26,6 +26,14 @@ static const char td_test_arch_json[] =
     "  {\"reason\": \"wait\", \"metric\": \"s.wait\", \"node\": \"Backend.Core_Bound.Dependency_Wait\"}"
     " ]}";
 
+/* A launch's counters under td_test_arch_json, as a result's JSON holds
+ * them: one profile, its duration ns (a string literal). */
+#define TD_TEST_COUNTERS(ns)                                                               \
+    "\"smsp__inst_executed.sum\": 2000, \"smsp__inst_issued.sum\": 2200,"                  \
+    " \"smsp__thread_inst_executed.sum\": 48000, \"sm__cycles_active.sum\": 1000,"         \
+    " \"gpu__time_duration.sum\": " ns ", \"s.no_instruction\": 100,"                      \
+    " \"s.long_scoreboard\": 240, \"s.lg_throttle\": 60, \"s.wait\": 100"
+
 /* The counters of td_test_arch_json, in the order the tests store them. */
 static const char *const td_test_metric_names[9] = {
     "smsp__inst_executed.sum", "smsp__inst_issued.sum", "smsp__thread_inst_executed.sum",
@@ -84,6 +92,19 @@ static inline char *td_test_tmpdir(char *buf, size_t size)
         exit(2);
     }
     return buf;
+}
+
+/* The start of a test that runs the topdown binary (TOPDOWN_BIN) on
+ * result files: a fresh temp folder with the test table (dir), entered.
+ * 0, or 1 (said) when it cannot start. */
+static inline int td_test_start_cli(char *dir, size_t size)
+{
+    if (!getenv("TOPDOWN_BIN")) {
+        fprintf(stderr, "TOPDOWN_BIN is not set\n");
+        return 1;
+    }
+    td_test_tmpdir(dir, size);
+    return td_test_enter_with_archs(dir) != 0;
 }
 
 static inline void td_test_cleanup(const char *dir)

@@ -244,14 +244,9 @@ static void test_command_words(void)
 
 int main(void)
 {
-    if (!getenv("TOPDOWN_BIN")) {
-        fprintf(stderr, "TOPDOWN_BIN is not set\n");
+    if (td_test_start_cli(dir, sizeof dir) != 0)
         return 1;
-    }
-    td_test_tmpdir(dir, sizeof dir);
     char path[256];
-    if (td_test_enter_with_archs(dir) != 0)
-        return 1;
     td_test_write(dir, "good.json", result_json, path, sizeof path);
     char truncated[sizeof result_json];
     memcpy(truncated, result_json, 120);

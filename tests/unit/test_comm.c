@@ -11,20 +11,7 @@
 
 static char dir[64];
 
-static int count(const char *text, const char *needle)
-{
-    int n = 0;
-    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
-
-#define COUNTERS(ns)                                                                       \
-    "\"smsp__inst_executed.sum\": 2000, \"smsp__inst_issued.sum\": 2200,"                  \
-    " \"smsp__thread_inst_executed.sum\": 48000, \"sm__cycles_active.sum\": 1000,"         \
-    " \"gpu__time_duration.sum\": " ns ", \"s.no_instruction\": 100,"                      \
-    " \"s.long_scoreboard\": 240, \"s.lg_throttle\": 60, \"s.wait\": 100"
-#define LAUNCH(name, ns) "{\"kernel\": \"" name "\", \"duration_ns\": " ns ", \"counters\": {" COUNTERS(ns) "}}"
+#define LAUNCH(name, ns) "{\"kernel\": \"" name "\", \"duration_ns\": " ns ", \"counters\": {" TD_TEST_COUNTERS(ns) "}}"
 #define RESULT(launches)                                                                   \
     "{\"schema\": \"topdown-result/1\", \"app\": {\"argv\": [\"./app\"], \"exit_code\": 0},"  \
     " \"devices\": [{\"arch\": \"testarch\", \"name\": \"Test GPU\","                       \
@@ -67,10 +54,10 @@ static void test_report(void)
     CHECK(strstr(r.out, "\nComms:    1 NCCL kernel, 1 launch, 0.008 ms: 80.0% of GPU time, "
                         "compute 20.0%\n") != NULL);
     /* the NCCL kernel's bottleneck, and the app's, get communication's advice */
-    CHECK(count(r.out, "NCCL communication waiting for other ranks") == 2);
+    CHECK(td_count(r.out, "NCCL communication waiting for other ranks") == 2);
     CHECK(strstr(r.out, "Fix: 80% of these slots are NCCL communication") != NULL);
     /* the compute kernel keeps the node's advice, and only it */
-    CHECK(count(r.out, "Fix: coalesce accesses") == 1);
+    CHECK(td_count(r.out, "Fix: coalesce accesses") == 1);
     const char *gemm = strstr(r.out, "Kernel 2/2: gemm");
     CHECK(gemm && strstr(gemm, "Fix: coalesce accesses") != NULL);
 
@@ -78,8 +65,8 @@ static void test_report(void)
     CHECK(r.status == 0);
     CHECK(strstr(r.out, "20.0% of GPU time, compute 80.0%\n") != NULL);
     /* the app's bottleneck is mostly compute: the node's advice */
-    CHECK(count(r.out, "Fix: coalesce accesses") == 2);
-    CHECK(count(r.out, "communication waiting for other ranks") == 1);
+    CHECK(td_count(r.out, "Fix: coalesce accesses") == 2);
+    CHECK(td_count(r.out, "communication waiting for other ranks") == 1);
 
     /* -k keeps the run's line; a run without communication has none */
     td_test_run_topdown(dir, "report compute.json -l 3 -k gemm", &r);
@@ -91,14 +78,9 @@ static void test_report(void)
 
 int main(void)
 {
-    if (!getenv("TOPDOWN_BIN")) {
-        fprintf(stderr, "TOPDOWN_BIN is not set\n");
+    if (td_test_start_cli(dir, sizeof dir) != 0)
         return 1;
-    }
-    td_test_tmpdir(dir, sizeof dir);
     char path[256];
-    if (td_test_enter_with_archs(dir) != 0)
-        return 1;
     td_test_write(dir, "comm.json", comm_json, path, sizeof path);
     td_test_write(dir, "compute.json", compute_json, path, sizeof path);
     td_test_write(dir, "gemm.json", gemm_json, path, sizeof path);

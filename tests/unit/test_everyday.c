@@ -19,22 +19,9 @@ static void run(const char *args, run_output *r)
     td_test_run_topdown(dir, args, r);
 }
 
-static int count(const char *text, const char *needle)
-{
-    int n = 0;
-    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
-
-#define COUNTERS(scale)                                                                    \
-    "\"smsp__inst_executed.sum\": 2000, \"smsp__inst_issued.sum\": 2200,"                  \
-    " \"smsp__thread_inst_executed.sum\": 48000, \"sm__cycles_active.sum\": 1000,"         \
-    " \"gpu__time_duration.sum\": " scale ", \"s.no_instruction\": 100,"                   \
-    " \"s.long_scoreboard\": 240, \"s.lg_throttle\": 60, \"s.wait\": 100"
 #define LAUNCH(name, mangled, ns)                                                          \
     "{\"kernel\": \"" name "\", \"mangled\": \"" mangled "\", \"duration_ns\": " ns          \
-    ", \"counters\": {" COUNTERS(ns) "}}"
+    ", \"counters\": {" TD_TEST_COUNTERS(ns) "}}"
 
 /* Three kernels, two of one base name (they differ in a template argument). */
 static const char result_json[] =
@@ -90,13 +77,13 @@ static void test_descriptions(void)
     /* the bottleneck's description once, its advice under each <== */
     run("report names.json -l 3 --kernels 0", &r);
     CHECK(r.status == 0);
-    CHECK(count(r.out, "<==") == 4);
-    CHECK(count(r.out, "Waiting for L1TEX") == 1);
-    CHECK(count(r.out, "        Fix: coalesce accesses") == 4);
+    CHECK(td_count(r.out, "<==") == 4);
+    CHECK(td_count(r.out, "Waiting for L1TEX") == 1);
+    CHECK(td_count(r.out, "        Fix: coalesce accesses") == 4);
     CHECK(strstr(r.out, "Issue slots that retired") == NULL);
     run("report names.json -l 3 --kernels 0 --desc", &r);
-    CHECK(count(r.out, "Issue slots that retired") == 4);
-    CHECK(count(r.out, "Waiting for L1TEX") == 4);
+    CHECK(td_count(r.out, "Issue slots that retired") == 4);
+    CHECK(td_count(r.out, "Waiting for L1TEX") == 4);
     run("report names.json -l 3 --no-desc", &r);
     CHECK(strstr(r.out, "Fix:") == NULL && strstr(r.out, "Waiting for L1TEX") == NULL);
 }
@@ -256,14 +243,9 @@ static void test_script_name(void)
 
 int main(void)
 {
-    if (!getenv("TOPDOWN_BIN")) {
-        fprintf(stderr, "TOPDOWN_BIN is not set\n");
+    if (td_test_start_cli(dir, sizeof dir) != 0)
         return 1;
-    }
-    td_test_tmpdir(dir, sizeof dir);
     char path[256];
-    if (td_test_enter_with_archs(dir) != 0)
-        return 1;
     td_test_write(dir, "names.json", result_json, path, sizeof path);
     test_names();
     test_descriptions();

@@ -26,14 +26,6 @@ static char bundle[2048];
 
 #define run(...) td_shell_run(dir, __VA_ARGS__)
 
-static int count(const char *text, const char *needle)
-{
-    int n = 0;
-    for (const char *p = text ? strstr(text, needle) : NULL; p; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
-
 /* Whether text has a level-1 tree (its Retire and Backend lines) between
  * from and the next occurrence of to (or the end). */
 static int tree_between(const char *text, const char *from, const char *to)
@@ -92,14 +84,14 @@ static void test_peer_report(void)
 {
     CHECK(run("%s report '%s/td_peer.json.xz' -l 2 --kernels 0", bin, bundle) == 0);
     char *out = td_shell_read_file(dir, "out.txt");
-    CHECK(out && count(out, "NVIDIA H200 (GH100, CC 9.0, 132 SMs)") == 2);
+    CHECK(out && td_count(out, "NVIDIA H200 (GH100, CC 9.0, 132 SMs)") == 2);
     CHECK(out && strstr(out, "\nCopies:   7 copies, 1879.0 MB (HtoD 2: 536.9 MB, DtoH 1: 268.4 MB, "
                              "memset 2: 536.9 MB,\n          peer 2: 536.9 MB), copy time "));
     CHECK(out && strstr(out, "\nDevice 1/2: GPU 0 (NVIDIA H200), context 1: 40 launches,"));
     CHECK(out && strstr(out, "\nDevice 2/2: GPU 1 (NVIDIA H200), context 2: 40 launches,"));
     CHECK(tree_between(out, "\nDevice 1/2: GPU 0", "\nDevice 2/2: "));
     CHECK(tree_between(out, "\nDevice 2/2: GPU 1", "\nKernel 1/2: "));
-    CHECK(out && count(out, "peer 1: 268.4 MB") == 2); /* one out of each device */
+    CHECK(out && td_count(out, "peer 1: 268.4 MB") == 2); /* one out of each device */
     free(out);
 }
 
@@ -149,14 +141,14 @@ static void test_imbalance(void)
     char *out = td_shell_read_file(dir, "out.txt");
     CHECK(out && strstr(out, "Imbalance across 2 ranks"));
     CHECK(out && strstr(out, "\nKernel 35/35: "));
-    int r0 = count(out, ": slowest r0 "), r1 = count(out, ": slowest r1 ");
+    int r0 = td_count(out, ": slowest r0 "), r1 = td_count(out, ": slowest r1 ");
     printf("  imbalance: %d kernels slowest on r0, %d on r1\n", r0, r1);
     CHECK(r0 + r1 == 35);
     CHECK(r1 > r0); /* in this recording: rank 1, of the 1.5x batch, is slower on more */
     CHECK(out && strstr(out, "\nKernel 1/35: ncclDevKernel_AllReduce_Sum_f32_RING_LL\n  lost "
                              "184.168 ms: slowest r1 1748.186 ms, mean 1564.018 ms (max/mean "
                              "1.12); communication\n"));
-    CHECK(count(out, "; communication\n") >= 3);
+    CHECK(td_count(out, "; communication\n") >= 3);
     /* the ranks' totals, communication apart */
     CHECK(out && strstr(out, "\n  r1   *      32     11624    2493.817    1770.374     723.444  "));
     free(out);

@@ -155,14 +155,6 @@ static void test_region_set(void)
     td_result_free(&res);
 }
 
-static int count(const char *text, const char *what)
-{
-    int n = 0;
-    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
-        n++;
-    return n;
-}
-
 static void test_cli(const char *dir)
 {
     static fx_output r;
@@ -181,8 +173,8 @@ static void test_cli(const char *dir)
     CHECK(strstr(r.out, "=== NVTX region 1/3: step/forward | 3 launches, 0.003 ms, 25.0% of GPU time ===") != NULL);
     CHECK(strstr(r.out, "=== NVTX region 2/3: step/backward (epoch 1) | 5 launches, 0.008 ms, 66.7% of GPU time ===") != NULL);
     CHECK(strstr(r.out, "=== NVTX region 3/3: (no NVTX region) | 2 launches") != NULL);
-    CHECK(count(r.out, "topdown " TOPDOWN_VERSION " | ") == 1); /* the header once */
-    CHECK(count(r.out, "Application: ") == 3);  /* a tree per region */
+    CHECK(td_count(r.out, "topdown " TOPDOWN_VERSION " | ") == 1); /* the header once */
+    CHECK(td_count(r.out, "Application: ") == 3);  /* a tree per region */
     const char *fwd = strstr(r.out, "NVTX region 1/3"), *bwd = strstr(r.out, "NVTX region 2/3");
     CHECK(fwd && bwd && fwd < bwd);
 
@@ -197,8 +189,8 @@ static void test_cli(const char *dir)
     CHECK(eol && eol - 7 >= csv && strncmp(eol - 7, ",region", 7) == 0);
     CHECK(strstr(csv, "\ngemm,3,3,") != NULL);
     CHECK(strstr(csv, "\ngemm,2,2,") != NULL);
-    CHECK(count(csv, ",step/backward (epoch 1)\n") == 3); /* gemm, grad, app */
-    CHECK(count(csv, "<application>") == 3);
+    CHECK(td_count(csv, ",step/backward (epoch 1)\n") == 3); /* gemm, grad, app */
+    CHECK(td_count(csv, "<application>") == 3);
 
     /* --csv-launches: a region column when the result has regions. */
     snprintf(args, sizeof args, "report '%s' --csv-launches '%s/l.csv'", path, dir);
@@ -206,7 +198,7 @@ static void test_cli(const char *dir)
     CHECK(r.status == 0);
     snprintf(file, sizeof file, "%s/l.csv", dir);
     fx_slurp(file, csv, sizeof csv);
-    CHECK(count(csv, ",step/forward\n") == 3);
+    CHECK(td_count(csv, ",step/forward\n") == 3);
     eol = strchr(csv, '\n');
     CHECK(eol && strncmp(eol - 7, ",region", 7) == 0);
 
