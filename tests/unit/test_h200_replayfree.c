@@ -175,15 +175,19 @@ static void test_collector_spool(void)
     td_result_free(&res);
 }
 
-static void test_pytorch_default(void)
+/* The PyTorch loop recorded as `file`: every kernel over 1% of GPU time has
+ * a full tree (level 1 and every stall reason measured); the loop's shape
+ * and how it was collected checked by `check`. */
+static void check_pytorch_full_trees(const char *file, const char *what,
+                                     void (*check)(const td_result *, const td_summary *))
 {
     td_result res;
     td_summary s;
-    if (load("h200_pytorch_mlp.topdown.json", &res, &s) != 0) {
+    if (load(file, &res, &s) != 0) {
         CHECK(0);
         return;
     }
-    CHECK(s.launches == 17122 && s.n_kernels == 46);
+    check(&res, &s);
     size_t heavy = 0, full = 0;
     for (size_t k = 0; k < s.n_kernels; k++) {
         const td_kernel_summary *ks = &s.kernels[k];
@@ -192,35 +196,23 @@ static void test_pytorch_default(void)
         heavy++;
         full += ks->has_data && ks->stalls_missing == 0;
     }
-    printf("  PyTorch loop: %zu of %zu kernels over 1%% of GPU time have a full tree\n", full,
-           heavy);
+    printf("  PyTorch loop%s: %zu of %zu kernels over 1%% of GPU time have a full tree\n", what,
+           full, heavy);
     CHECK(heavy >= 10 && full == heavy);
     td_summary_free(&s);
     td_result_free(&res);
 }
 
-static void test_pytorch_time_sampled(void)
+static void default_loop(const td_result *res, const td_summary *s)
 {
-    td_result res;
-    td_summary s;
-    if (load("h200_pytorch_time_sampled.topdown.json.xz", &res, &s) != 0) {
-        CHECK(0);
-        return;
-    }
-    CHECK(res.replay_mode && strcmp(res.replay_mode, "time-sampled") == 0);
-    size_t heavy = 0, full = 0;
-    for (size_t k = 0; k < s.n_kernels; k++) {
-        const td_kernel_summary *ks = &s.kernels[k];
-        if (ks->total_ns < 0.01 * s.total_ns)
-            continue;
-        heavy++;
-        full += ks->has_data && ks->stalls_missing == 0;
-    }
-    printf("  PyTorch loop, time-sampled: %zu of %zu kernels over 1%% of GPU time have a full "
-           "tree\n", full, heavy);
-    CHECK(heavy >= 10 && full == heavy);
-    td_summary_free(&s);
-    td_result_free(&res);
+    (void)res;
+    CHECK(s->launches == 17122 && s->n_kernels == 46);
+}
+
+static void time_sampled_run(const td_result *res, const td_summary *s)
+{
+    (void)s;
+    CHECK(res->replay_mode && strcmp(res->replay_mode, "time-sampled") == 0);
 }
 
 int main(void)
@@ -233,8 +225,9 @@ int main(void)
     test_groups_against_replay();
     test_graphs();
     test_collector_spool();
-    test_pytorch_default();
-    test_pytorch_time_sampled();
+    check_pytorch_full_trees("h200_pytorch_mlp.topdown.json", "", default_loop);
+    check_pytorch_full_trees("h200_pytorch_time_sampled.topdown.json.xz", ", time-sampled",
+                             time_sampled_run);
     td_arch_set_free(&archs);
     return td_check_summary();
 }
