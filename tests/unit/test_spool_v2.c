@@ -31,6 +31,17 @@ static int parse(const char *text, td_result *res, td_spool_summary *sum, td_err
     return td_spool_parse(text, strlen(text), "test.spool", res, sum, err);
 }
 
+/* A spool that must parse: checked, its error said when it does not. */
+static int parse_well(const char *text, td_result *res, td_spool_summary *sum)
+{
+    td_error err;
+    int ok = parse(text, res, sum, &err) == 0;
+    if (!ok)
+        fprintf(stderr, "%s\n", err.msg);
+    CHECK(ok);
+    return ok;
+}
+
 static void test_v2_records(void)
 {
     const char *text =
@@ -44,11 +55,7 @@ static void test_v2_records(void)
         LAUNCH "\"id\":4,\"k\":0}\n" END;
     td_result res;
     td_spool_summary sum;
-    td_error err;
-    int ok = parse(text, &res, &sum, &err) == 0;
-    if (!ok)
-        fprintf(stderr, "%s\n", err.msg);
-    CHECK(ok);
+    int ok = parse_well(text, &res, &sum);
     CHECK_STR(res.replay_mode, "auto");
     CHECK(res.overhead_pct == 5);
     CHECK(td_spool_complete(&sum) && sum.launches == 5 && sum.profiled == 3);
@@ -126,11 +133,7 @@ static void test_resources(void)
         "\"duration_ns\": 9, \"res\": [128, 0, 0, 0]}\n" END;
     td_result res;
     td_spool_summary sum;
-    td_error err;
-    int ok = parse(text, &res, &sum, &err) == 0;
-    if (!ok)
-        fprintf(stderr, "%s\n", err.msg);
-    CHECK(ok);
+    int ok = parse_well(text, &res, &sum);
     if (ok && res.n_devices == 1 && res.devices[0].n_launches == 3) {
         const td_launch *l = res.devices[0].launches;
         CHECK(l[0].resources.recorded && l[0].resources.registers == 32);
@@ -146,9 +149,9 @@ static void test_resources(void)
     td_spool_summary_free(&sum);
     td_result_free(&res);
     /* a kernel_time without "res" leaves them not recorded */
-    ok = parse(START DEVICE KERNEL LAUNCH "\"id\":0,\"k\":0}\n"
-               "{\"type\":\"kernel_time\",\"pid\":7,\"context\":1,\"corr\":1,\"start_ns\":5,"
-               "\"duration_ns\":8}\n" END, &res, &sum, &err) == 0;
+    ok = parse_well(START DEVICE KERNEL LAUNCH "\"id\":0,\"k\":0}\n"
+                    "{\"type\":\"kernel_time\",\"pid\":7,\"context\":1,\"corr\":1,"
+                    "\"start_ns\":5,\"duration_ns\":8}\n" END, &res, &sum);
     CHECK(ok && res.n_devices == 1 && !res.devices[0].launches[0].resources.recorded);
     td_spool_summary_free(&sum);
     td_result_free(&res);
