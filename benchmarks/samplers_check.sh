@@ -20,16 +20,8 @@ start=$(date +%s)
 export PYTHONUNBUFFERED=1 LD_LIBRARY_PATH="$PWD/build-pm/devlib"
 td=build-pm/topdown
 
-left() { echo $((limit - ($(date +%s) - start))); }
-step() { # step NAME MAXSECONDS CMD...
-    local name=$1 max=$2; shift 2
-    local t; t=$(left)
-    [ "$t" -gt "$max" ] && t=$max
-    if [ "$t" -lt 10 ]; then echo "== $name: skipped, time is spent" >>"$log"; return; fi
-    echo "== $name (limit $t s): $*" >>"$log"
-    timeout -k 5 "$t" "$@" >>"$log" 2>&1
-    echo "== $name: exit $?" >>"$log"
-}
+# shellcheck source=steps.sh
+. benchmarks/steps.sh
 
 { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version --format=csv; date -u; } >>"$log" 2>&1
 

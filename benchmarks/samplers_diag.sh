@@ -25,16 +25,8 @@ asan_env=(env LD_LIBRARY_PATH="$PWD/build-pmasan/devlib"
           LD_PRELOAD="$PWD/build-pmasan/devlib/libasan.so.8"
           ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0:halt_on_error=1:abort_on_error=0)
 
-left() { echo $((limit - ($(date +%s) - start))); }
-step() { # step NAME MAXSECONDS CMD...
-    local name=$1 max=$2; shift 2
-    local t; t=$(left)
-    [ "$t" -gt "$max" ] && t=$max
-    if [ "$t" -lt 10 ]; then echo "== $name: skipped, time is spent" >>"$log"; return; fi
-    echo "== $name (limit $t s): $*" >>"$log"
-    timeout -k 5 "$t" "$@" >>"$log" 2>&1
-    echo "== $name: exit $?" >>"$log"
-}
+# shellcheck source=steps.sh
+. benchmarks/steps.sh
 
 { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version --format=csv; date -u; git log --oneline -1; } >>"$log" 2>&1
 
