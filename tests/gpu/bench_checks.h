@@ -205,4 +205,16 @@ static inline void check_marked(const char *name, const char *node, const char *
     CHECK(ok);
 }
 
+/* Kernel k's tree (section) against its designed bottleneck (Retire: none
+ * marked, Retire the largest), then a line for the log: how it was run. */
+static inline void check_designed(const bench_kernel *k, const char *how, const char *section)
+{
+    if (strcmp(k->node, "Retire") == 0)
+        check_retire(k->name, section);
+    else
+        check_marked(k->name, k->node, section);
+    printf("%-12s %-7s expected %-38s %s\n", k->name, how, k->node,
+           strstr(section, "<==") ? "marked" : "no marker");
+}
+
 #endif

@@ -43,12 +43,7 @@ static void check_kernel(const char *topdown, const char *bench, const char *dir
         CHECK(0);
         return;
     }
-    if (strcmp(k->node, "Retire") == 0)
-        check_retire(k->name, section);
-    else
-        check_marked(k->name, k->node, section);
-    printf("%-12s %-6s expected %-38s %s\n", k->name, how, k->node,
-           strstr(section, "<==") ? "marked" : "no marker");
+    check_designed(k, how, section);
 }
 
 int main(void)

@@ -74,12 +74,7 @@ int main(void)
             CHECK(0);
             continue;
         }
-        if (strcmp(kernels[i].node, "Retire") == 0)
-            check_retire(kernels[i].name, section);
-        else
-            check_marked(kernels[i].name, kernels[i].node, section);
-        printf("%-12s expected %-38s %s\n", kernels[i].name, kernels[i].node,
-               strstr(section, "<==") ? "marked" : "no marker");
+        check_designed(&kernels[i], "sampled", section);
     }
     return td_check_summary();
 }
