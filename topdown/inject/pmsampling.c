@@ -237,6 +237,17 @@ static size_t image_bytes(sampler *s, size_t n)
     return size.counterDataSize;
 }
 
+/* The counter-data image made empty, ready for the next decode. */
+static CUptiResult init_image(const sampler *s)
+{
+    CUpti_PmSampling_CounterDataImage_Initialize_Params init = {
+        .structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    init.pPmSamplingObject = s->object;
+    init.counterDataSize = s->image_size;
+    init.pCounterData = s->image;
+    return cuptiPmSamplingCounterDataImageInitialize(&init);
+}
+
 /* CUPTI's image holds every sample's raw counters (about 41 KB a sample
  * for three metrics on GH100): sized by memory (td_pms_image_samples),
  * from the sizes of one and two samples. */
@@ -253,12 +264,11 @@ static int counter_image(sampler *s)
     s->image = calloc(s->image_size ? s->image_size : 1, 1);
     if (!s->image)
         return -1;
-    CUpti_PmSampling_CounterDataImage_Initialize_Params init = {
-        .structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-    init.pPmSamplingObject = s->object;
-    init.counterDataSize = s->image_size;
-    init.pCounterData = s->image;
-    CALL(s, cuptiPmSamplingCounterDataImageInitialize(&init));
+    CUptiResult rc = init_image(s);
+    if (rc != CUPTI_SUCCESS) {
+        report(s, "cuptiPmSamplingCounterDataImageInitialize(&init)", rc);
+        return -1;
+    }
     return 0;
 }
 
@@ -489,13 +499,8 @@ static int decode_round(sampler *s)
         s->started = 0;
         return -1;
     }
-    CUpti_PmSampling_CounterDataImage_Initialize_Params init = {
-        .structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-    init.pPmSamplingObject = s->object;
-    init.counterDataSize = s->image_size;
-    init.pCounterData = s->image;
     hook_exit(1);
-    int ok = cuptiPmSamplingCounterDataImageInitialize(&init) == CUPTI_SUCCESS;
+    int ok = init_image(s) == CUPTI_SUCCESS;
     s->decode_ns += mono_ns() - t;
     return ok ? more : -1;
 }
