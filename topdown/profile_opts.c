@@ -64,12 +64,16 @@ static void copy_settings(td_collect_opts *o, const td_profile_options *opts)
 
 /* The user's expert variables (docs/COLLECTION.md), as loose as the
  * collector read them before the launcher did: TOPDOWN_BATCH's number
- * prefix, TOPDOWN_ROTATION's 0, the others set at all, even empty. */
+ * prefix, TOPDOWN_ROTATION's 0, the others set at all, even empty; and
+ * TOPDOWN_COVER_LAUNCHES' number (unset or empty: the default). */
 static int read_expert(td_collect_opts *o, td_collect_getenv_fn env)
 {
     const char *batch = env("TOPDOWN_BATCH");
     o->batch = batch ? strtol(batch, NULL, 10) : 0;
     o->no_rotation = is_word(env("TOPDOWN_ROTATION"), "0");
+    const char *cover = env("TOPDOWN_COVER_LAUNCHES");
+    o->cover_launches = cover && *cover ? strtol(cover, NULL, 10) : -1;
+    o->budget_ranges = env("TOPDOWN_BUDGET_RANGES") != NULL;
     o->no_timing = env("TOPDOWN_NO_TIMING") != NULL;
     o->no_copies = env("TOPDOWN_NO_COPIES") != NULL;
     o->debug = env("TOPDOWN_DEBUG") != NULL;

@@ -5,11 +5,16 @@
 #include <string.h>
 
 #include "topdown/inject/cache_flush.h"
+#include "topdown/inject/kernel_times.h"
 #include "topdown/inject/kernels.h"
 #include "metrics/result/result.h"
 #include "topdown/inject/spool_writer.h"
 
-enum { BUFFER_SIZE = 8 << 20, BUFFER_ALIGN = 8 };
+/* Buffers of 1 MiB (a few thousand kernel records): CUPTI returns a
+ * buffer once it is full (its periodic flush too), and the budget learns
+ * the kernels' durations from them (kernel_times.h), so within a few
+ * thousand launches where 8 MiB took tens of thousands. */
+enum { BUFFER_SIZE = 1 << 20, BUFFER_ALIGN = 8, FLUSH_PERIOD_MS = 100 };
 
 static uint64_t start_time;
 static uint64_t (*new_launch_id)(void);
@@ -104,6 +109,8 @@ static void emit_graph_launch(const CUpti_ActivityKernel10 *k)
 
 static void emit_kernel_time(const CUpti_ActivityKernel10 *k)
 {
+    double threads = (double)k->gridX * k->gridY * k->gridZ * k->blockX * k->blockY * k->blockZ;
+    td_ktimes_add(k->name, threads, k->end - k->start);
     uint32_t res[TD_SW_RES_FIELDS];
     resources_of(k, res);
     td_sw_emit_kernel_time(k->contextId, k->correlationId,
@@ -218,6 +225,7 @@ int td_activity_start(uint64_t t0, uint64_t (*next_id)(void), int copies)
         return -1;
     if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS)
         return -1;
+    cuptiActivityFlushPeriod(FLUSH_PERIOD_MS); /* full buffers back within 100 ms */
     /* Copies are extra: a device without them still has its kernels. */
     if (copies &&
         (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS ||

@@ -47,6 +47,8 @@ static const struct field {
     FIELD(graph_view, F_FLAG),
     FIELD(flush_caches, F_FLAG),
     FIELD(no_rotation, F_FLAG),
+    FIELD(cover_launches, F_LONG),
+    FIELD(budget_ranges, F_FLAG),
     FIELD(pm_interval_ns, F_U64),
     FIELD(source, F_FLAG),
     FIELD(source_only, F_FLAG),
@@ -85,6 +87,7 @@ void td_collect_opts_init(td_collect_opts *o)
     o->replay_mode = TD_REPLAY_AUTO;
     o->app_pass = -1;
     o->overhead_pct = TD_OVERHEAD_DEFAULT;
+    o->cover_launches = -1;
 }
 
 void td_collect_opts_free(td_collect_opts *o)

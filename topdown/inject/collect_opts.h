@@ -55,6 +55,12 @@ typedef struct td_collect_opts {
     int graph_view;         /* --graph-profiling graph; 0 */
     int flush_caches;       /* --cache-control all; 0 */
     int no_rotation;        /* TOPDOWN_ROTATION=0; 0 */
+    long cover_launches;    /* TOPDOWN_COVER_LAUNCHES: a kernel's launches
+                               replayed as coverage (measure_policy.c); -1:
+                               the default */
+    int budget_ranges;      /* TOPDOWN_BUDGET_RANGES set: the budget counts
+                               GPU time from the profiled ranges' durations,
+                               not the activity records'; 0 */
     uint64_t pm_interval_ns; /* --pm-interval in ns; 0: no PM sampling */
     /* --source */
     int source;             /* --source or --source-only; 0 */

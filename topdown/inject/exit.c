@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "topdown/inject/exit.h"
+#include "topdown/inject/kernel_times.h"
 
 #include "topdown/inject/activity.h"
 #include "topdown/inject/batch.h"
@@ -75,6 +76,8 @@ void at_exit(void)
         td_debug("inject", "modules loaded: %ld, %.1f MB of cubins, checked for the device heap "
                  "in %.1f ms", td_g.modules_scanned, td_g.module_bytes / 1e6,
                  1e3 * td_g.module_scan_s);
+        td_debug("inject", "kernel activity records counted for the budget: %llu",
+                 (unsigned long long)td_ktimes_records());
     }
     emit_end();
     td_sw_unbuffer(); /* the end record out; any later record goes straight out */

@@ -21,6 +21,7 @@ typedef struct td_kernel {
     double duration_sum;     /* measured durations of its profiled launches */
     long durations;
     double thread_sum;       /* and the threads they launched */
+    const struct td_ktime *times; /* its activity records' sums (kernel_times.h); NULL: none yet */
     double gpu_est_s;        /* the GPU time of its launches queued, estimated */
     double budget_spent_s;   /* what its budgeted samples cost */
     long spooled_pid;  /* the process whose spool has its kernel record */

@@ -5,6 +5,7 @@
 
 #include "topdown/inject/debug.h"
 #include "topdown/inject/group_sampler.h"
+#include "topdown/inject/kernel_times.h"
 #include "topdown/inject/measure_policy.h"
 #include "topdown/inject/spool_writer.h"
 
@@ -48,10 +49,16 @@ static int wants_replay(ctx_state *c, const td_kernel *k)
  * replay's profiler object for the rotation. */
 #define TD_RETURN_AFTER 16
 /* A kernel's launches replayed as coverage while the context stays on the
- * replay's object. Tried on the H100: only launches of 0.5 ms or more
- * (PyTorch, 87 replays -> 46, 2 s less), but td_bfs, td_stencil and
- * td_manykernels then missed the truth bar (28, 3.7 and 7.4 points). */
+ * replay's object (TOPDOWN_COVER_LAUNCHES sets it). Tried on the H100:
+ * only launches of 0.5 ms or more (PyTorch, 87 replays -> 46, 2 s less),
+ * but td_bfs, td_stencil and td_manykernels then missed the truth bar (28,
+ * 3.7 and 7.4 points). */
 #define TD_COVER_LAUNCHES 4
+
+static long cover_launches(void)
+{
+    return td_g.opts.cover_launches >= 0 ? td_g.opts.cover_launches : TD_COVER_LAUNCHES;
+}
 
 /* Refusals the debug log tells, before it stops telling them. */
 #define TD_BUDGET_DEBUG_LINES 1000
@@ -112,15 +119,31 @@ static int staying_on_replay(const ctx_state *c)
            td_g.launches - td_g.new_kernel_launch < TD_RETURN_AFTER;
 }
 
+/* The kernel's GPU time per thread launched, ns (0: not known yet): from
+ * its activity records once they came (kernel_times.h), else from its
+ * profiled launches, whose ranges hold their own cost (td_tiny on the
+ * H200: 1.10 s of GPU time counted for 96 ms run; TOPDOWN_BUDGET_RANGES
+ * keeps the ranges' for comparisons). */
+static double ns_per_thread(td_kernel *k)
+{
+    if (!td_g.opts.budget_ranges) {
+        if (!k->times)
+            k->times = td_ktimes_find(k->mangled);
+        double from_records = td_ktimes_ns_per_thread(k->times);
+        if (from_records > 0)
+            return from_records;
+    }
+    return k->durations && k->thread_sum > 0 ? k->duration_sum / k->thread_sum : 0;
+}
+
 /* A launch was queued: the budget counts its GPU time, estimated by its
- * kernel's measured time per thread launched (0 until one was measured):
- * a kernel's launches can differ a thousandfold (td_bfs: 2 us to 2 ms,
- * with the frontier), and its first launches are often its smallest. */
+ * kernel's time per thread launched (0 until one was known): a kernel's
+ * launches can differ a thousandfold (td_bfs: 2 us to 2 ms, with the
+ * frontier), and its first launches are often its smallest. */
 void budget_count_launch(const launch_rec *l)
 {
     td_kernel *k = l->kernel;
-    double est_s = k && k->durations && k->thread_sum > 0
-                       ? k->duration_sum / k->thread_sum * td_launch_threads(l->grid, l->block) * 1e-9 : 0;
+    double est_s = k ? ns_per_thread(k) * td_launch_threads(l->grid, l->block) * 1e-9 : 0;
     if (k)
         k->gpu_est_s += est_s;
     td_budget_launched(&td_g.budget, now_s(), est_s);
@@ -193,7 +216,7 @@ int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
         td_choose_dropped(state, size_class, ch.group);
         if (k->no_replay || td_g.device_heap)
             return 0;
-        int covering = progress->profiled < TD_COVER_LAUNCHES;
+        int covering = progress->profiled < cover_launches();
         if (!covering && td_g.budgeted)
             return 0;
         td_g.launch_covers = covering;

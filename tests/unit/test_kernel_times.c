@@ -1,0 +1,97 @@
+/* The budget's per-kernel GPU time from activity records
+ * (topdown/inject/kernel_times.c): time per thread launched by kernel,
+ * kernels apart, the names compared whole, entries that stay where they
+ * are while records come from another thread (CUPTI's buffer thread), and
+ * the table's capacity. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "topdown/inject/kernel_times.h"
+
+enum { WRITER_RECORDS = 200000, KERNELS_PAST_CAPACITY = 9000 };
+
+static void *write_records(void *arg)
+{
+    (void)arg;
+    char name[32];
+    for (int i = 0; i < WRITER_RECORDS; i++) {
+        snprintf(name, sizeof name, "_Z6kernel%dv", i % 64);
+        td_ktimes_add(name, 32, 64); /* 2 ns a thread */
+    }
+    return NULL;
+}
+
+static void per_thread_by_kernel(void)
+{
+    td_ktimes_reset();
+    CHECK(td_ktimes_find("_Z4tinyv") == NULL);
+    CHECK(td_ktimes_ns_per_thread(NULL) == 0);
+    td_ktimes_add("_Z4tinyv", 32, 1200);    /* 1 block of 32: 1.2 us */
+    td_ktimes_add("_Z4tinyv", 32, 1000);
+    td_ktimes_add("_Z4bigsv", 1 << 20, 1 << 20); /* 1 ns a thread */
+    const td_ktime *tiny = td_ktimes_find("_Z4tinyv");
+    CHECK(tiny != NULL);
+    CHECK_NEAR(td_ktimes_ns_per_thread(tiny), 2200.0 / 64, 1e-9);
+    CHECK_NEAR(td_ktimes_ns_per_thread(td_ktimes_find("_Z4bigsv")), 1.0, 1e-12);
+    /* a prefix is another kernel */
+    CHECK(td_ktimes_find("_Z4tiny") == NULL);
+    /* no threads or no name: not counted */
+    td_ktimes_add("_Z4tinyv", 0, 5000);
+    td_ktimes_add(NULL, 32, 5000);
+    CHECK_NEAR(td_ktimes_ns_per_thread(tiny), 2200.0 / 64, 1e-9);
+    CHECK(td_ktimes_records() == 3);
+    /* the entry read before is the one that grows */
+    td_ktimes_add("_Z4tinyv", 64, 6400 + 2200);
+    CHECK(td_ktimes_find("_Z4tinyv") == tiny);
+    CHECK_NEAR(td_ktimes_ns_per_thread(tiny), (2200.0 + 8600) / 128, 1e-9);
+}
+
+/* Records from another thread while this one reads: every record counted,
+ * every entry found where it was. */
+static void from_another_thread(void)
+{
+    td_ktimes_reset();
+    td_ktimes_add("_Z6kernel0v", 32, 64);
+    const td_ktime *first = td_ktimes_find("_Z6kernel0v");
+    pthread_t writer;
+    CHECK(pthread_create(&writer, NULL, write_records, NULL) == 0);
+    int moved = 0;
+    for (int i = 0; i < 20000; i++) {
+        moved |= td_ktimes_find("_Z6kernel0v") != first;
+        double v = td_ktimes_ns_per_thread(first);
+        moved |= v != 2.0;
+    }
+    pthread_join(writer, NULL);
+    CHECK(!moved);
+    CHECK(td_ktimes_records() == WRITER_RECORDS + 1);
+    CHECK_NEAR(td_ktimes_ns_per_thread(td_ktimes_find("_Z6kernel63v")), 2.0, 1e-12);
+}
+
+/* Past the table's capacity a new kernel is not counted; the others are. */
+static void past_capacity(void)
+{
+    td_ktimes_reset();
+    char name[32];
+    for (int i = 0; i < KERNELS_PAST_CAPACITY; i++) {
+        snprintf(name, sizeof name, "_Z1k%dv", i);
+        td_ktimes_add(name, 1, 10);
+    }
+    CHECK(td_ktimes_find("_Z1k0v") != NULL);
+    CHECK(td_ktimes_find("_Z1k8191v") != NULL);
+    CHECK(td_ktimes_find("_Z1k8192v") == NULL);
+    CHECK(td_ktimes_records() == 8192);
+    td_ktimes_add("_Z1k5v", 1, 30);
+    CHECK_NEAR(td_ktimes_ns_per_thread(td_ktimes_find("_Z1k5v")), 20.0, 1e-12);
+    td_ktimes_reset();
+}
+
+int main(void)
+{
+    per_thread_by_kernel();
+    from_another_thread();
+    past_capacity();
+    return td_check_summary();
+}
