@@ -2,6 +2,7 @@
 
 #include "levels/estimate.h"
 #include "levels/spread.h"
+#include "metrics/intern.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,14 +21,6 @@ typedef struct name_index {
     int recent_kernel[RECENT_NAMES];
 } name_index;
 
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 static int find_or_add_kernel(td_summary *s, name_index *idx, const char *name,
                               int model, td_error *err)
 {
@@ -37,7 +30,8 @@ static int find_or_add_kernel(td_summary *s, name_index *idx, const char *name,
         if (!slots)
             return td_fail(err, "out of memory");
         for (size_t k = 0; k < s->n_kernels; k++) {
-            size_t h = hash_name(s->kernels[k].name) & (cap - 1);
+            const char *known = s->kernels[k].name;
+            size_t h = td_hash_bytes(known, strlen(known)) & (cap - 1);
             while (slots[h])
                 h = (h + 1) & (cap - 1);
             slots[h] = k + 1;
@@ -50,7 +44,7 @@ static int find_or_add_kernel(td_summary *s, name_index *idx, const char *name,
             return td_fail(err, "out of memory");
         s->kernels = bigger;
     }
-    size_t h = hash_name(name) & (idx->cap - 1);
+    size_t h = td_hash_bytes(name, strlen(name)) & (idx->cap - 1);
     while (idx->slots[h]) {
         if (strcmp(s->kernels[idx->slots[h] - 1].name, name) == 0)
             return (int)(idx->slots[h] - 1);

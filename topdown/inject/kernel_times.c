@@ -1,5 +1,7 @@
 #include "topdown/inject/kernel_times.h"
 
+#include "metrics/intern.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,14 +22,6 @@ static size_t n_entries;
 static uint64_t n_records;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 /* The slot of this name: its entry's, or the empty one it would take. */
 static size_t slot_of(const char *mangled, uint64_t hash)
 {
@@ -45,7 +39,7 @@ void td_ktimes_add(const char *mangled, double threads, uint64_t duration_ns)
 {
     if (!mangled || !(threads > 0))
         return;
-    uint64_t hash = hash_name(mangled);
+    uint64_t hash = td_hash_bytes(mangled, strlen(mangled));
     pthread_mutex_lock(&lock);
     size_t slot = slot_of(mangled, hash);
     if (!slot_entry[slot] && n_entries < CAPACITY) {
@@ -68,7 +62,7 @@ const td_ktime *td_ktimes_find(const char *mangled)
 {
     if (!mangled)
         return NULL;
-    uint64_t hash = hash_name(mangled);
+    uint64_t hash = td_hash_bytes(mangled, strlen(mangled));
     pthread_mutex_lock(&lock);
     size_t slot = slot_of(mangled, hash);
     const td_ktime *found = slot_entry[slot] ? &entries[slot_entry[slot] - 1] : NULL;

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE /* RTLD_NOLOAD */
 #include "topdown/inject/kernels.h"
 
+#include "metrics/intern.h"
+
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -61,17 +63,9 @@ char *td_demangle(const char *mangled)
 static td_kernel **table;
 static size_t table_cap, table_used;
 
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 static td_kernel **slot_for(td_kernel **items, size_t cap, const char *mangled)
 {
-    size_t i = hash_name(mangled) & (cap - 1);
+    size_t i = td_hash_bytes(mangled, strlen(mangled)) & (cap - 1);
     while (items[i] && strcmp(items[i]->mangled, mangled) != 0)
         i = (i + 1) & (cap - 1);
     return &items[i];
