@@ -906,15 +906,12 @@ static void test_choice(void)
     CHECK(kept > 60 && late >= 4);
     td_choose_free(&refused);
     /* A kernel the budget pays no move (stay) keeps the configured group,
-     * whatever it leads by, once its class measured every group; a move
-     * is counted, and undone when dropped (every launch chosen, to reach
-     * the lead quickly). */
+     * whatever it leads by; a move is counted, and undone when dropped
+     * (every launch chosen, to reach the lead quickly). */
     td_choose_kernel staying;
     memset(&staying, 0, sizeof staying);
     staying.covered = staying.stay = 1;
     int kept_group = 1;
-    for (int g = 0; g < 3; g++)
-        (void)td_choose(&staying, 10, 3, g, 1); /* the class measures each group */
     for (int i = 0; i < 20; i++)
         kept_group &= td_choose(&staying, 10, 3, 0, 1).group == 0;
     CHECK(kept_group && staying.moves == 0);
@@ -924,26 +921,6 @@ static void test_choice(void)
     td_choose_dropped(&staying, 10, c.group);
     CHECK(staying.moves == 0);
     td_choose_free(&staying);
-    /* A class that took as many samples as there are groups and lacks one
-     * owes it, whatever stay says (td_tiny: a replay gave it every
-     * counter, then every sample stayed on group 0), under class_cover
-     * (TOPDOWN_CLASS_COVER=1); without it, it stays. */
-    for (int off = 0; off < 2; off++) {
-        td_choose_kernel owing;
-        memset(&owing, 0, sizeof owing);
-        owing.covered = owing.stay = 1;
-        owing.class_cover = !off;
-        uint32_t per[3] = {0};
-        for (int i = 0; i < 30; i++) {
-            td_choice o = td_choose(&owing, 10, 3, 0, 1);
-            per[o.group]++;
-        }
-        if (off)
-            CHECK(per[0] == 30);
-        else
-            CHECK(per[0] >= 3 && per[1] == 1 && per[2] == 1);
-        td_choose_free(&owing);
-    }
     unsigned grid[3] = {1024, 1, 1}, block[3] = {256, 1, 1};
     CHECK(td_choose_size_class(grid, block) == 18);
     td_choose_free(&k);

@@ -61,8 +61,6 @@ typedef struct td_collect_opts {
     int budget_ranges;      /* TOPDOWN_BUDGET_RANGES set: the budget counts
                                GPU time from the profiled ranges' durations,
                                not the activity records'; 0 */
-    int class_cover;        /* TOPDOWN_CLASS_COVER=1: a size class may owe
-                               a group (group_sampler.h); 0 */
     uint64_t pm_interval_ns; /* --pm-interval in ns; 0: no PM sampling */
     /* --source */
     int source;             /* --source or --source-only; 0 */

@@ -69,15 +69,10 @@ static uint32_t least_of(const uint32_t *counts, size_t n)
  * first) that leads neither the class nor the kernel by more than
  * TD_CHOOSE_SLACK (staying costs a little balance; moving back to a group
  * behind ends a session for every pass in between: PyTorch in none mode,
- * H100, 265 sessions for 1,181 samples, now 160 for 1,347). A class
- * that never measured some group has no slack: it takes a group it lacks
- * (td_sort's largest launches, most of its time, took two groups of five
- * within the slack and never the issue counters: Retire 16.7 points off);
- * owed: the class took as many samples as there are groups and still
- * lacks one (class_owes). Without the kernel's counts,
+ * H100, 265 sessions for 1,181 samples, now 160 for 1,347). Without the kernel's counts,
  * classes met after a replay (every count 0) all took the active group. */
 static int least_measured(const uint32_t *counts, const uint32_t *kernel_counts, size_t n,
-                          int active, int owed)
+                          int active)
 {
     int best = 0;
     for (size_t g = 1; g < n; g++)
@@ -87,10 +82,9 @@ static int least_measured(const uint32_t *counts, const uint32_t *kernel_counts,
     if (active < 0 || (size_t)active >= n)
         return best;
     uint32_t class_least = least_of(counts, n), kernel_least = least_of(kernel_counts, n);
-    uint32_t class_slack = owed ? 0 : TD_CHOOSE_SLACK;
     for (size_t d = 0; d < n; d++) {
         size_t g = ((size_t)active + d) % n;
-        if (counts[g] <= class_least + class_slack &&
+        if (counts[g] <= class_least + TD_CHOOSE_SLACK &&
             kernel_counts[g] <= kernel_least + TD_CHOOSE_SLACK)
             return (int)g;
     }
@@ -107,15 +101,6 @@ static int group_short_of(const td_choose_kernel *k, size_t n, int active, uint3
             (lacking < 0 || ahead(active, g, n) < ahead(active, (size_t)lacking, n)))
             lacking = (int)g;
     return lacking;
-}
-
-/* 1: the class took as many samples as there are groups and some group
- * none of them: it owes that group, whatever the slack and the budget's
- * moves say. Sooner, a kernel meeting a new size class at each launch
- * would move at each (td_manykernels). */
-static int class_owes(const td_choose_class *c, size_t n)
-{
-    return c->samples >= n && least_of(c->group_samples, n) == 0;
 }
 
 /* The ordinal of the class's next sample after this one: somewhere in the
@@ -158,14 +143,9 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
     }
     if (ordinal < c->next && !every)
         return none;
-    int owed = k->class_cover && class_owes(c, n_groups);
-    int group = least_measured(c->group_samples, k->group_samples, n_groups, active, owed);
+    int group = least_measured(c->group_samples, k->group_samples, n_groups, active);
     int configured = active >= 0 && (size_t)active < n_groups;
-    /* A class owed a group measures it without replay whatever the budget
-     * pays in moves: a replay's counters are not the natural run's
-     * (td_tiny: four groups only from its replays, MIO_Bound 15.6 points
-     * off application replay). */
-    if (k->stay && configured && !owed)
+    if (k->stay && configured)
         group = active;
     if (configured && group != active && !every && k->deferred < TD_CHOOSE_DEFER) {
         k->deferred++; /* the class's next launch asks again */

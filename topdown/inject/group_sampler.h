@@ -19,15 +19,7 @@
  *    are passes measured in turn: a move d passes ahead ends d sessions,
  *    5-13 ms each on the H100, where a sample costs about 1 ms), or
  *    whatever it leads by while the budget pays the kernel no move
- *    (`stay`, td_budget_kernel_may_move); with `class_cover`
- *    (TOPDOWN_CLASS_COVER=1, being judged), a size class that took as
- *    many samples as there are groups and lacks one owes it: its next
- *    sample takes the nearest group it lacks, whatever the slack and the
- *    budget's moves (a replay's counters are not the natural run's, and a
- *    class's own launches are the ones its time is made of: td_tiny,
- *    td_sort's largest launches; on the simulated streams it moves early
- *    and leaves later thirds fewer samples: test_budget's td_manykernels,
- *    test_estimate's phases alike in duration 4.9 -> 10.7 points);
+ *    (`stay`, td_budget_kernel_may_move);
  *  - a sample that would move waits up to TD_CHOOSE_DEFER of the
  *    kernel's launches for another kernel to move the rotation (PyTorch,
  *    H100, none mode: 265 sessions for 1,181 samples, now 160 for 1,347;
@@ -70,8 +62,6 @@ typedef struct td_choose_kernel {
                     sets it) */
     int stay;    /* the budget pays no move: a sample takes the configured
                     group (the caller sets it) */
-    int class_cover; /* a size class may owe a group (class_owes;
-                        TOPDOWN_CLASS_COVER=1; the caller sets it) */
     uint32_t deferred; /* launches a sample waited for the rotation to reach its group */
     uint32_t moves; /* samples that moved from the configured group */
     int moved;      /* the last sample did (td_choose_dropped undoes it) */
