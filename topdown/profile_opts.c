@@ -74,7 +74,6 @@ static int read_expert(td_collect_opts *o, td_collect_getenv_fn env)
     const char *cover = env("TOPDOWN_COVER_LAUNCHES");
     o->cover_launches = cover && *cover ? strtol(cover, NULL, 10) : -1;
     o->budget_ranges = env("TOPDOWN_BUDGET_RANGES") != NULL;
-    o->natural_cover = is_word(env("TOPDOWN_NATURAL_COVER"), "1");
     o->no_timing = env("TOPDOWN_NO_TIMING") != NULL;
     o->no_copies = env("TOPDOWN_NO_COPIES") != NULL;
     o->debug = env("TOPDOWN_DEBUG") != NULL;

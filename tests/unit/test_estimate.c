@@ -921,23 +921,6 @@ static void test_choice(void)
     td_choose_dropped(&staying, 10, c.group);
     CHECK(staying.moves == 0);
     td_choose_free(&staying);
-    /* natural_cover: a replayed kernel's samples owe each group it never
-     * measured without replay, whatever stay says (td_tiny); once each is
-     * measured, stay holds again. */
-    td_choose_kernel natural;
-    memset(&natural, 0, sizeof natural);
-    natural.covered = natural.stay = natural.natural_cover = 1;
-    uint32_t per[3] = {0};
-    for (int i = 0, active = 0; i < 30; i++) {
-        td_choice n = td_choose(&natural, 10, 3, active, 1);
-        CHECK(n.measure && !n.coverage);
-        per[n.group]++;
-        active = i < 10 ? n.group : 0; /* then another kernel holds group 0 */
-    }
-    /* 0, 1, 2, then it stays: on 2 while it holds it (launches 3-10),
-     * then on 0 */
-    CHECK(per[0] == 1 + 19 && per[1] == 1 && per[2] == 1 + 8);
-    td_choose_free(&natural);
     unsigned grid[3] = {1024, 1, 1}, block[3] = {256, 1, 1};
     CHECK(td_choose_size_class(grid, block) == 18);
     td_choose_free(&k);

@@ -49,7 +49,6 @@ static const struct field {
     FIELD(no_rotation, F_FLAG),
     FIELD(cover_launches, F_LONG),
     FIELD(budget_ranges, F_FLAG),
-    FIELD(natural_cover, F_FLAG),
     FIELD(pm_interval_ns, F_U64),
     FIELD(source, F_FLAG),
     FIELD(source_only, F_FLAG),

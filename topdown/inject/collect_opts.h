@@ -61,9 +61,6 @@ typedef struct td_collect_opts {
     int budget_ranges;      /* TOPDOWN_BUDGET_RANGES set: the budget counts
                                GPU time from the profiled ranges' durations,
                                not the activity records'; 0 */
-    int natural_cover;      /* TOPDOWN_NATURAL_COVER=1: a replayed kernel's
-                               samples owe the groups it never measured
-                               without replay (group_sampler.h); 0 */
     uint64_t pm_interval_ns; /* --pm-interval in ns; 0: no PM sampling */
     /* --source */
     int source;             /* --source or --source-only; 0 */

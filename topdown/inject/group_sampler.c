@@ -143,13 +143,10 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
     }
     if (ordinal < c->next && !every)
         return none;
+    int group = least_measured(c->group_samples, k->group_samples, n_groups, active);
     int configured = active >= 0 && (size_t)active < n_groups;
-    int group = k->covered && k->natural_cover ? group_short_of(k, n_groups, active, 1) : -1;
-    if (group < 0) {
-        group = least_measured(c->group_samples, k->group_samples, n_groups, active);
-        if (k->stay && configured)
-            group = active;
-    }
+    if (k->stay && configured)
+        group = active;
     if (configured && group != active && !every && k->deferred < TD_CHOOSE_DEFER) {
         k->deferred++; /* the class's next launch asks again */
         c->next = ordinal + 1;

@@ -29,11 +29,7 @@
  *    early as it can), unless
  *    a replay already gave it every counter: its first launches would all
  *    be spent on coverage, and the budget would then leave the rest of a
- *    short run unsampled; with `natural_cover` (TOPDOWN_NATURAL_COVER=1,
- *    being judged) such a kernel's budgeted samples take the groups it
- *    never measured without replay first, whatever `stay` says (td_tiny:
- *    four groups from its replays alone, MIO_Bound 15.6 points off
- *    application replay). */
+ *    short run unsampled. */
 #ifndef TD_GROUP_SAMPLER_H
 #define TD_GROUP_SAMPLER_H
 
@@ -66,9 +62,6 @@ typedef struct td_choose_kernel {
                     sets it) */
     int stay;    /* the budget pays no move: a sample takes the configured
                     group (the caller sets it) */
-    int natural_cover; /* covered, its samples still owe each group it never
-                          measured without replay, whatever stay says
-                          (TOPDOWN_NATURAL_COVER=1; the caller sets it) */
     uint32_t deferred; /* launches a sample waited for the rotation to reach its group */
     uint32_t moves; /* samples that moved from the configured group */
     int moved;      /* the last sample did (td_choose_dropped undoes it) */

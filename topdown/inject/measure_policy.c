@@ -195,7 +195,6 @@ int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
     td_kernel_progress *progress = progress_of(c, k);
     td_choose_kernel *state = &progress->choose;
     state->covered = progress->full_measured;
-    state->natural_cover = td_g.opts.natural_cover;
     state->stay = td_g.budgeted && !td_budget_kernel_may_move(&td_g.budget, now_s(),
                                                              kernel_gpu_s(k), state->moves);
     /* no budget (--overhead unlimited, or counts asked): every launch */
