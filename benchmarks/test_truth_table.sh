@@ -78,6 +78,23 @@ python3 "$tt" --spread-scale 2 good "$tmp/good_s.json" "$tmp/good_t.json" 2>/dev
 grep -qx 'good,,k2,9.0000,Backend,80.0000,79.8000,1.0000,79.0000,81.0000' "$tmp/scaled.csv" ||
     fail "--spread-scale"
 
+# Bar 21 (--bar21, issue 39): every node within 3 points, 95% within
+# max(2 points, their interval). mid: Retire 1.5 points off with a spread
+# of 0.2 (issue 22's rule: not covered, FAIL; bar 21: within 2, PASS);
+# far2: 2.5 points off (both FAIL: over 2, and not within max(2, 0.2)).
+tree "$tmp/mid_s.json" "k1:90:Retire=51.5/0.2,Backend=48.5/0.2"
+tree "$tmp/mid_t.json" "k1:90:Retire=50/0,Backend=50/0"
+tree "$tmp/far2_s.json" "k1:90:Retire=52.5/0.2,Backend=47.5/0.2"
+for bar in "" --bar21; do
+    python3 "$tt" $bar --device Test --summary "$tmp/b21$bar.txt" mid "$tmp/mid_s.json" \
+        "$tmp/mid_t.json" far2 "$tmp/far2_s.json" "$tmp/mid_t.json" >/dev/null 2>&1 ||
+        fail "truth_table.py $bar on the bar-21 trees: exit $?"
+done
+grep -q '^mid: .*within spread 0/2 .*: FAIL' "$tmp/b21.txt" || fail "mid: issue 22's bar should fail"
+grep -q '^mid: .*within spread 2/2 .*: PASS$' "$tmp/b21--bar21.txt" || fail "mid: bar 21 should pass"
+grep -q '^far2: .*within spread 0/2 .*: FAIL' "$tmp/b21--bar21.txt" ||
+    fail "far2: 2.5 points off, spread 0.2: bar 21 should fail"
+
 # The bottleneck (issue 39): the sampled run's first named must be the
 # truth's where the truth names one; where the truth names two (its top
 # leaf leads by 5 points or less), either. near: k1's truth "Backend or

@@ -3,7 +3,7 @@
 issue 22, and judges each app against its bar.
 
     truth_table.py [--topdown BIN] [--device NAME] [--csv OUT.csv]
-                   [--summary OUT.txt] [--spread-scale X] [--min-share PCT]
+                   [--summary OUT.txt] [--spread-scale X] [--min-share PCT] [--bar21]
                    APP SAMPLED TRUTH [APP SAMPLED TRUTH ...]
 
 SAMPLED and TRUTH are the default run and the `--replay-mode kernel
@@ -38,7 +38,10 @@ the interval holding the truth on at least 95% of the nodes, median spread
 sampled run, and the bottleneck of issue 39: the sampled run's (the first
 it names) must be the truth's wherever the truth's top leaf leads its
 runner-up by more than 5 points (the truth names one); where it leads by
-5 or less (the truth names both, "A or B"), either is accepted. A node the
+5 or less (the truth names both, "A or B"), either is accepted. With
+--bar21, bar 21 of issue 39 instead of issue 22's first two rules: every
+node within 3 points, and at least 95% of the nodes within max(2 points,
+their interval). A node the
 sampled run does not know (n/k, its interval wider than 30 points) claims
 no value: it counts in the coverage, not in the errors, and a kernel
 whose level 1 it does not know has no bottleneck to judge. Kernels of 1%
@@ -62,6 +65,10 @@ COLUMNS = ["app", "device", "kernel", "gpu_time_share", "node", "sampled", "trut
 APP_ROW = "<application>"
 MAX_ERROR = 2.0        # points
 COVERAGE = 0.95        # share of nodes whose error the spread covers
+# Bar 21 (issue 39): worst error 3 points, a node covered when its error is
+# within max(2 points, its spread)
+BAR21_MAX_ERROR = 3.0
+BAR21_COVER_FLOOR = 2.0
 SPREAD_FLOOR = 1.0     # points: median spread <= max(3 x median error, this)
 TREE_SCHEMA = "topdown-tree/1"
 
@@ -194,15 +201,17 @@ def bottleneck_agrees(sampled, truth):
     return top is None if not truth else top in truth
 
 
-def covers(r):
+def covers(r, floor=0.0):
     """Whether a row's interval holds the truth (no interval: an exact
-    value must equal it)."""
+    value must equal it), or its value is within floor points of it."""
+    if floor > 0 and r["sampled"] is not None and abs(r["sampled"] - r["truth"]) <= floor:
+        return True
     if r["lo"] is None:
         return r["sampled"] is not None and r["sampled"] == r["truth"]
     return r["lo"] - 1e-9 <= r["truth"] <= r["hi"] + 1e-9
 
 
-def judge(app, rows, bottlenecks, min_share):
+def judge(app, rows, bottlenecks, min_share, bar21=False):
     """The summary line of one app and whether it passes."""
     judged = [r for r in rows if r["kernel"] != APP_ROW and (r["gpu_time_share"] or 0) >= min_share]
     no_truth = sorted({r["kernel"] for r in judged
@@ -224,7 +233,8 @@ def judge(app, rows, bottlenecks, min_share):
         return line + ": FAIL", False
     errors = [abs(r["sampled"] - r["truth"]) for r in compared]
     spreads = [r["spread"] or 0.0 for r in compared]
-    covered = sum(1 for r in compared + unknown if covers(r))
+    max_error = BAR21_MAX_ERROR if bar21 else MAX_ERROR
+    covered = sum(1 for r in compared + unknown if covers(r, BAR21_COVER_FLOOR if bar21 else 0.0))
     worst = max(compared, key=lambda r: abs(r["sampled"] - r["truth"])) if compared else None
     max_err = max(errors) if errors else 0.0
     med_err = statistics.median(errors) if errors else 0.0
@@ -238,8 +248,8 @@ def judge(app, rows, bottlenecks, min_share):
         why.append("no node with a value (%d not known)" % len(unknown))
     if missing:
         why.append("%d node(s) of the truth missing in the sampled run" % len(missing))
-    if max_err > MAX_ERROR:
-        why.append("max error %.2f > %g" % (max_err, MAX_ERROR))
+    if max_err > max_error:
+        why.append("max error %.2f > %g" % (max_err, max_error))
     if coverage < COVERAGE:
         why.append("spread covers %.1f%% < %g%%" % (100 * coverage, 100 * COVERAGE))
     bound = max(3 * med_err, SPREAD_FLOOR)
@@ -275,6 +285,9 @@ def main():
                     help="multiply the reported spread by this (default 1: as reported)")
     ap.add_argument("--min-share", type=float, default=1.0,
                     help="judge kernels with at least this %% of GPU time (default 1)")
+    ap.add_argument("--bar21", action="store_true",
+                    help="judge by bar 21 (issue 39): worst error 3 points, a node covered "
+                         "within max(2 points, its spread)")
     ap.add_argument("triples", nargs="*", metavar="APP SAMPLED TRUTH")
     args = ap.parse_args()
     if not args.triples or len(args.triples) % 3:
@@ -294,7 +307,7 @@ def main():
             continue
         r, bottlenecks = app_rows(app, args.device, sampled, truth, args.spread_scale)
         rows += r
-        line, ok = judge(app, r, bottlenecks, args.min_share)
+        line, ok = judge(app, r, bottlenecks, args.min_share, args.bar21)
         lines.append(line)
         all_pass = all_pass and ok
     lines.append("all apps: %s" % ("PASS" if all_pass else "FAIL"))
