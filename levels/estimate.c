@@ -257,12 +257,12 @@ static unsigned size_octave(const td_launch *l)
  * kernel replay) and the counter groups' launches (one pass each, no
  * replay) measure under different conditions: td_tiny's replays said
  * MIO_Bound 15.6 points off its natural run. So a replay's quantity (level
- * 1, a stall reason) is set aside where a counter-group launch like it
- * measured it: of the same size, and within TD_EST_CONDITIONS_REACH
- * octaves of its duration (a short kernel's replay measures about twice
- * its natural duration, H200; a launch of the same size can do a
- * thousandfold more work, td_bfs's frontier). It stays where none did,
- * the only measurement of that launch (td_bfs's first, smallest launches:
+ * 1, a stall reason) is set aside where TD_EST_NATURAL_MIN counter-group
+ * launches like it measured it: of the same size, and within
+ * TD_EST_CONDITIONS_REACH octaves of its duration (a short kernel's
+ * replay measures about twice its natural duration, H200; a launch of the
+ * same size can do a thousandfold more work, td_bfs's frontier). It stays
+ * where fewer did, the only measurement of that launch (td_bfs's first, smallest launches:
  * dropping replays kernel-wide put bfs_topdown 35.7 points off). How far
  * the two ways disagree stays in the spread (conditions). */
 static int alike(const sample *replay, const sample *natural)
@@ -273,20 +273,24 @@ static int alike(const sample *replay, const sample *natural)
 
 static void set_aside_one(work *w, sample *x)
 {
+    size_t l1 = 0, reason[TD_MAX_STALLS] = {0};
     for (size_t i = 0; i < w->n_samples; i++) {
         const sample *y = &w->samples[i];
         if (y->pool == 0 || !alike(x, y))
             continue;
-        if (x->has_l1 && y->has_l1) {
-            x->l1_set_aside = 1;
-            x->has_l1 = 0;
-        }
+        l1 += (size_t)y->has_l1;
         for (size_t r = 0; r < w->n_stalls; r++)
-            if (!isnan(x->reason[r]) && !isnan(y->reason[r])) {
-                x->replayed[r] = x->reason[r];
-                x->reason[r] = NAN;
-            }
+            reason[r] += !isnan(y->reason[r]);
     }
+    if (x->has_l1 && l1 >= TD_EST_NATURAL_MIN) {
+        x->l1_set_aside = 1;
+        x->has_l1 = 0;
+    }
+    for (size_t r = 0; r < w->n_stalls; r++)
+        if (!isnan(x->reason[r]) && reason[r] >= TD_EST_NATURAL_MIN) {
+            x->replayed[r] = x->reason[r];
+            x->reason[r] = NAN;
+        }
 }
 
 static void set_aside_replayed(work *w)

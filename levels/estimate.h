@@ -31,7 +31,9 @@
  *    where the sample shows no variance, one launch to a bucket), how far the
  *    quantities a stratum borrowed from other thirds of its class swing
  *    between those thirds, how far the full set's launches (kernel
- *    replay) and the groups' (without replay) of like duration disagree,
+ *    replay) and the groups' (without replay) of like duration disagree
+ *    (where both measured a quantity the groups' is taken: natural
+ *    conditions first, TD_EST_NATURAL_MIN),
  *    and how far the cold samples' reasons, set aside (td_est_launch),
  *    would move the tree.
  *  - Nothing unmeasured is renormalised: when a stall reason was measured by
@@ -72,6 +74,15 @@
  * differ in size, not in conditions, are compared). */
 #define TD_EST_CONDITIONS_REACH 2.0
 #define TD_EST_EXTRAP_THIRDS 2
+/* Natural conditions first: a replayed launch's quantity gives way to the
+ * counter groups' (without replay) where this many launches of its size
+ * and duration (within TD_EST_CONDITIONS_REACH octaves) measured it.
+ * Against application replay on the H200's runs of 2026-11-29 one launch
+ * took PyTorch 4.17 -> 1.90 points but put td_bfs's frontier_compact 9.4
+ * points off kernel replay on an older run (one launch of a launch-varying
+ * kernel stands for too little); two kept most of PyTorch's gain (2.21)
+ * and td_bfs within 0.9 (docs/COLLECTION.md, "The estimator"). */
+#define TD_EST_NATURAL_MIN 2
 
 /* One launch of the kernel (profiled or not) and its device section.
  * Two kinds of range run a cache cold, and the reasons that cache feeds

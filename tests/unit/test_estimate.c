@@ -756,6 +756,71 @@ static void test_conditions_differ(void)
         CHECK(errors[n] <= 1.25 * spreads[n]);
 }
 
+/* Natural conditions first (issue 39, levels/estimate.h
+ * TD_EST_NATURAL_MIN): the truth is every launch in the app's own
+ * conditions; the kernel's first 4 launches, replayed, stalled 5x as long
+ * on no_instruction and on long_scoreboard (their caches cold, as td_tiny's
+ * replays said MIO_Bound 15.6 points off its natural run), and every 6th
+ * launch is sampled with a counter group in turn. Where two or more group
+ * launches of their size and duration measured a quantity, the replays'
+ * gives way: the tree keeps to the natural run, and the spread still
+ * covers it. A kernel whose group launches are of another size (an
+ * 8-block launch, not 256) keeps its replays: they are its only
+ * measurement of that size, and 4 replays against 2 group launches of
+ * each group make its tree mostly theirs. */
+static void test_natural_first(void)
+{
+    td_result truth_res, sampled_res;
+    td_device *truth_dev = new_device(&truth_res), *sampled_dev = new_device(&sampled_res);
+    uint32_t rng = 43;
+    for (size_t i = 0; i < 600; i++) {
+        sim_launch l = lasting(simulate(0.3, 0, &rng), 3000.0 * noise(&rng, 0.02));
+        add(truth_dev, "natural", &l, 1, TD_GROUP_ALL);
+        int replay = i < 4, sampled = i % 6 == 5;
+        sim_launch cold = l;
+        cold.c[M_NOINST] *= 5.0;
+        cold.c[M_LONGSB] *= 5.0;
+        add(sampled_dev, "natural", replay ? &cold : &l, replay || sampled,
+            replay ? TD_GROUP_ALL : (int)(i / 6) % 3);
+    }
+    double errors[64], spreads[64];
+    scores sc = {0, 0, 0, errors, spreads};
+    score_said(&truth_res, &sampled_res, "replays under other conditions", &sc);
+    CHECK(sc.worst < 1.0);
+    CHECK(sc.covered == sc.nodes);
+    /* Replays as the only measurement of their size keep their counters:
+     * the same stream, the group launches of 8 blocks (another size) or of
+     * 256 like the replays: Instruction_Fetch comes from the cold replays
+     * in the first, from the group launches in the second. */
+    double fetch[2];
+    for (int alike = 0; alike < 2; alike++) {
+        td_result res;
+        td_device *dev = new_device(&res);
+        td_summary s;
+        td_error err;
+        uint32_t seed = 47;
+        for (size_t i = 0; i < 40; i++) {
+            sim_launch l = lasting(simulate(0.3, 0, &seed), 3000.0 * noise(&seed, 0.02));
+            int replay = i < 4, sampled = i >= 20 && i < 26;
+            if (!replay && !alike)
+                l.grid[0] = 8;
+            sim_launch cold = l;
+            cold.c[M_NOINST] *= 5.0;
+            add(dev, "sized", replay ? &cold : &l, replay || sampled,
+                replay ? TD_GROUP_ALL : (int)(i - 20) % 3);
+        }
+        CHECK(td_summarize(&res, &archs, NULL, &s, &err) == 0);
+        int node = td_model_find(&s.models[0], "Frontend.Fetch.Instruction_Fetch");
+        CHECK(node >= 0 && s.n_kernels == 1);
+        fetch[alike] = node >= 0 && s.n_kernels ? s.kernels[0].mean.value[node] : 0;
+        td_summary_free(&s);
+        td_result_free(&res);
+    }
+    printf("replays of another size: Instruction_Fetch %.2f against %.2f of the same size\n",
+           100 * fetch[0], 100 * fetch[1]);
+    CHECK(fetch[0] > fetch[1] + 0.02);
+}
+
 /* A rotation session's first range runs cold: on the bundled runs its
  * sample stalled on instruction fetch several times as long as the same
  * kernel's later samples of the group (td_manykernels' init_uniform on the
@@ -946,6 +1011,7 @@ int main(void)
     test_conditions_differ();
     test_session_opening_cold();
     test_context_opening_cold();
+    test_natural_first();
     check_bar("bfs", bfs_size, 4000, 1);
     check_bar("phases", phase_size, 4096, 0);
     check_budget_clock();
