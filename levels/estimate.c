@@ -48,6 +48,8 @@ typedef struct work {
     size_t n_classes, n_strata;
     double *stratum_ns;
     double total_ns;
+    uint64_t *class_sizes; /* per class, the size octaves of its launches (bits) */
+    uint64_t level1_sizes; /* size octaves of launches that measured level 1 */
     sample *samples;
     size_t n_samples;
     size_t n_aside;  /* samples with a reason set aside */
@@ -249,7 +251,7 @@ static unsigned size_octave(const td_launch *l)
     for (int i = 0; i < 3; i++)
         threads *= (double)(l->grid[i] ? l->grid[i] : 1) * (double)(l->block[i] ? l->block[i] : 1);
     int e = ilogb(threads);
-    return e < 0 ? 0 : (unsigned)e;
+    return e < 0 ? 0 : e > 63 ? 63 : (unsigned)e;
 }
 
 /* Natural conditions first (issue 39: the truth is the natural run, every
@@ -330,6 +332,7 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
         size_t s = class_of(w, weight_of(l)) * TD_EST_TIME_BINS + i * TD_EST_TIME_BINS / n;
         w->stratum_ns[s] += weight_of(l);
         w->total_ns += weight_of(l);
+        w->class_sizes[s / TD_EST_TIME_BINS] |= (uint64_t)1 << size_octave(l);
         const td_device *dev = &devices[ls[i].dev];
         const td_binding *b = &bindings[ls[i].dev];
         int cycles = b->counter[TD_C_CYCLES_ACTIVE];
@@ -348,6 +351,7 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
         x->opens_session = ls[i].opens_session;
         x->opens_context = ls[i].opens_context;
         x->has_l1 = has_level1(dev, b, l);
+        w->level1_sizes |= x->has_l1 ? (uint64_t)1 << x->size : 0;
         if (x->has_l1)
             level1_of(w, b, l, x->l1);
         double norm = warps ? counter(l, b, TD_C_WARPS_ACTIVE) : l->counters[cycles];
@@ -388,7 +392,8 @@ static int cells_alloc(work *w, td_error *err)
     c->nr = calloc(n * stalls, sizeof *c->nr);
     c->v = calloc(n * stalls, sizeof *c->v);
     w->stratum_ns = calloc(n, sizeof *w->stratum_ns);
-    if (!c->w1 || !c->n1 || !c->samples || !c->f || !c->wr || !c->nr || !c->v || !w->stratum_ns)
+    w->class_sizes = calloc(w->n_classes ? w->n_classes : 1, sizeof *w->class_sizes);
+    if (!w->class_sizes || !c->w1 || !c->n1 || !c->samples || !c->f || !c->wr || !c->nr || !c->v || !w->stratum_ns)
         return td_fail(err, "out of memory");
     return 0;
 }
@@ -728,7 +733,53 @@ static int borrowed_swing(const work *w, size_t s, const td_breakdown *one, doub
 typedef struct elsewhere_time {
     double time[2], unseen[2], any;
     double class_unseen[2]; /* of unseen: strata whose class never measured the kind */
+    double class_far[2]; /* of those: strata whose class is over
+                            TD_EST_CONDITIONS_REACH octaves outside the range of
+                            the classes that measured the kind ([1] only) */
 } elsewhere_time;
+
+/* Octaves of duration from stratum s's class to the range of the classes
+ * in which some launch measured level 1 (a replay's set aside for natural
+ * conditions first counts: it measured its class): 0 inside it
+ * (interpolated: td_bfs's frontier, whose sizes between measured ones
+ * behave as their neighbours), INFINITY when none did. */
+static double to_level1_classes(const work *w, size_t s)
+{
+    double lo = INFINITY, hi = 0, at = w->class_lo[s / TD_EST_TIME_BINS];
+    for (size_t i = 0; i < w->n_samples; i++) {
+        const sample *x = &w->samples[i];
+        if (!x->has_l1 && !x->l1_set_aside)
+            continue;
+        lo = fmin(lo, w->class_lo[x->stratum / TD_EST_TIME_BINS]);
+        hi = fmax(hi, w->class_lo[x->stratum / TD_EST_TIME_BINS]);
+    }
+    if (lo == INFINITY)
+        return INFINITY;
+    return at < lo ? log2(lo / at) : at > hi ? log2(at / hi) : 0;
+}
+
+/* 1: stratum s's class is another launch size than any launch that
+ * measured level 1, and over TD_EST_CONDITIONS_REACH octaves of duration
+ * outside their classes: its level 1 is extrapolated to other work
+ * (td_sort's radix_histogram: its 32768-block launches, 73 us and most
+ * of its time, from its 1-256-block ones of 2 us). A launch of a measured
+ * size that ran longer (heat_boundary's few 80 us launches of its 4 us
+ * grid) is the same work under other conditions, left to the bounds
+ * above. */
+static int level1_far(const work *w, size_t s)
+{
+    return !(w->class_sizes[s / TD_EST_TIME_BINS] & w->level1_sizes) &&
+           to_level1_classes(w, s) > TD_EST_CONDITIONS_REACH;
+}
+
+/* Stratum s's share ws into class_unseen (and class_far) for a kind its
+ * class never measured. */
+static void note_class_unseen(const work *w, size_t s, int issue, double ws, elsewhere_time *e)
+{
+    e->class_unseen[issue] += ws;
+    if (issue && level1_far(w, s))
+        e->class_far[issue] += ws;
+}
 
 /* Stratum s (share ws of the time), measured (by its own class or one of
  * its octave), which its class never measured at all for a kind of node
@@ -740,7 +791,8 @@ static void note_borrowed(const work *w, size_t s, double ws, elsewhere_time *e)
     int seen[2] = {class_measured(w, s, 0), class_measured(w, s, 1)};
     for (int issue = 0; issue < 2; issue++) {
         e->unseen[issue] += seen[issue] ? 0 : ws;
-        e->class_unseen[issue] += seen[issue] ? 0 : ws;
+        if (!seen[issue])
+            note_class_unseen(w, s, issue, ws, e);
     }
     double part = partly_elsewhere(w, s);
     if (!(part > 0))
@@ -758,7 +810,7 @@ static void extrapolation(const work *w, const td_breakdown *mean, const int bli
                           td_breakdown *term)
 {
     memset(term, 0, sizeof *term);
-    elsewhere_time e = {{0, 0}, {0, 0}, 0, {0, 0}};
+    elsewhere_time e = {{0, 0}, {0, 0}, 0, {0, 0}, {0, 0}};
     double far[TD_TREE_MAX] = {0}, borrowed[TD_TREE_MAX] = {0};
     unsigned char third_measured[TD_EST_TIME_BINS] = {0};
     for (size_t s = 0; s < w->n_strata; s++) {
@@ -774,7 +826,8 @@ static void extrapolation(const work *w, const td_breakdown *mean, const int bli
             for (int issue = 0; issue < 2; issue++) {
                 int seen = class_measured(w, s, issue);
                 *(seen ? &e.time[issue] : &e.unseen[issue]) += ws;
-                e.class_unseen[issue] += seen ? 0 : ws;
+                if (!seen)
+                    note_class_unseen(w, s, issue, ws, &e);
             }
             continue;
         }
@@ -805,10 +858,17 @@ static void extrapolation(const work *w, const td_breakdown *mean, const int bli
              * never measured it can be anything
              * (td_sort's radix_scatter, H200: level 1 measured only on
              * its 1-block launches said Divergence 4.3 [3.0, 5.5] where
-             * every launch measured gave 26.7) */
+             * every launch measured gave 26.7), and so can a class
+             * whose nearest class that measured what the node needs
+             * is over TD_EST_CONDITIONS_REACH octaves of duration away
+             * (td_sort's radix_histogram: its 73 us launches, most of
+             * its time, borrowed level 1 from its 2 us ones, Retire 9.8
+             * +-7.4 where application replay gave 26.5) */
             term->value[n] += fmin(anything, e.any * fmin(TD_EST_EXTRAP_K * far[n], anything) +
-                                                 (level1_classes < 2 ? fmin(1.0, e.class_unseen[1])
-                                                                     : 0) * anything);
+                                                 fmin(1.0, fmax(level1_classes < 2
+                                                                    ? e.class_unseen[1] : 0,
+                                                                e.class_far[1])) *
+                                                     anything);
         else
             term->value[n] += fmin(1.0, e.unseen[issue] + (blind[issue] ? e.time[issue] : 0)) *
                               anything;
@@ -1123,6 +1183,7 @@ static void work_free(work *w)
     free(w->samples);
     free(w->class_lo);
     free(w->stratum_ns);
+    free(w->class_sizes);
     free(w->cells.w1);
     free(w->cells.n1);
     free(w->cells.samples);
