@@ -3,8 +3,9 @@
 # attribution, no GPU: each APP.sampled.json.xz of DIR is attributed again
 # (td_reattribute: the PM and PC samples it keeps, levels/attribute.h), then
 # benchmarks/truth_table.py compares it and APP.default.json.xz (the default
-# collector, as recorded) with APP.truth.json.xz. Writes OUT.csv/.txt (the
-# time-sampled runs) and OUT_default.csv/.txt.
+# collector, as recorded) with APP.truth.json.xz, by bar 21 (--bar21: the
+# truth is application replay). Writes OUT.csv/.txt (the time-sampled
+# runs) and OUT_default.csv/.txt.
 #
 #   benchmarks/rejudge_time_sampled.sh DIR OUT [DEVICE]
 #
@@ -29,7 +30,7 @@ for sampled in "$dir"/*.sampled.json.xz; do
     [ -e "$dir/$app.default.json.xz" ] &&
         def+=("$app" "$dir/$app.default.json.xz" "$dir/$app.truth.json.xz")
 done
-python3 benchmarks/truth_table.py --topdown "$topdown" --device "$device" --csv "$out.csv" \
-    --summary "$out.txt" "${ts[@]}" 2> /dev/null
-python3 benchmarks/truth_table.py --topdown "$topdown" --device "$device" \
+python3 benchmarks/truth_table.py --bar21 --topdown "$topdown" --device "$device" \
+    --csv "$out.csv" --summary "$out.txt" "${ts[@]}" 2> /dev/null
+python3 benchmarks/truth_table.py --bar21 --topdown "$topdown" --device "$device" \
     --csv "${out}_default.csv" --summary "${out}_default.txt" "${def[@]}" 2> /dev/null
