@@ -349,6 +349,7 @@ static int finish_estimates(td_summary *s, const td_result *res, kernel_work *w,
         ks->mean = est.mean;
         ks->spread = est.spread;
         ks->conditions = est.conditions;
+        ks->level1_elsewhere = est.level1_elsewhere;
     }
     return 0;
 }

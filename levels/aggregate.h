@@ -24,6 +24,8 @@ typedef struct td_kernel_summary {
                               inherits a CUDA graph's tree */
     td_breakdown conditions; /* of the spread: kernel replay against the counter
                                 groups, where both measured it (levels/estimate.h) */
+    double level1_elsewhere; /* share of its time whose level 1 is another launch
+                                size's (levels/estimate.h) */
     td_verdict verdict;    /* its bottleneck and nodes over threshold */
     int has_data;          /* some profiled launch had active cycles */
     int model;             /* index into td_summary.models of its first device */

@@ -1164,6 +1164,17 @@ static int blind_spots(const work *w, int blind[2], td_error *err)
 
 /* ---- the whole ------------------------------------------------------------- */
 
+/* The share of the kernel's time whose level 1 is another size's
+ * (td_estimate.level1_elsewhere). */
+static double level1_elsewhere(const work *w)
+{
+    double share = 0;
+    for (size_t s = 0; s < w->n_strata; s++)
+        if (w->stratum_ns[s] > 0 && !class_measured(w, s, 1) && level1_far(w, s))
+            share += w->stratum_ns[s] / w->total_ns;
+    return share;
+}
+
 static size_t reasons_measured(const work *w)
 {
     size_t count = 0;
@@ -1227,6 +1238,7 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
         int blind[2] = {1, 1};
         rc = blind_spots(&w, blind, err);
         extrapolation(&w, &out->mean, blind, &term);
+        out->level1_elsewhere = level1_elsewhere(&w);
         /* The set-aside moves the tree, it does not narrow the spread: the
          * two ways of measuring are compared as measured. */
         use_aside(&w, 1);

@@ -117,6 +117,10 @@ typedef struct td_estimate {
     int split_measured;    /* every stall reason was measured by some launch */
     size_t reasons_measured, reasons_total;
     int per_warp;          /* stall reasons per warp active (else per active cycle) */
+    double level1_elsewhere; /* share of the kernel's time whose level 1 came from
+                                launches of another size, its class over
+                                TD_EST_CONDITIONS_REACH octaves outside theirs:
+                                its nodes can be anything there */
 } td_estimate;
 
 /* The kernel of launches[0..n) (all its launches, in launch order), each

@@ -330,6 +330,10 @@ static void print_kernel_not_known(FILE *out, const td_summary *s, const td_kern
     if (conditions_dominate(s, ks))
         fputs(", kernel replay and the counter groups disagreeing); --replay-mode kernel or "
               "application measures it one way\n", out);
+    else if (ks->level1_elsewhere >= TD_SPREAD_KNOWN_MAX) /* enough alone for n/k */
+        fprintf(out, "; %.0f%% of its time in launches of a size whose issue counters no "
+                "launch measured); --overhead unlimited measures every size, --replay-mode "
+                "kernel every counter group of each launch\n", 100.0 * ks->level1_elsewhere);
     else if (ks->group_launches)
         fputs(", each with one counter group); --overhead unlimited measures more launches, "
               "--replay-mode kernel every counter group of each\n", out);

@@ -509,6 +509,24 @@ static void report_text(const td_result *res, const td_summary *s, char *text, s
     CHECK(td_test_report_text(res, s, &o, text, size) == 0);
 }
 
+/* The report's text with its wrapped lines joined (a line break and the
+ * indent after it become one space), so that a phrase can be found
+ * wherever the wrap fell. */
+static void unwrap(char *text)
+{
+    char *to = text;
+    for (const char *from = text; *from; from++) {
+        if (*from == '\n' && from[1] == ' ') {
+            while (from[1] == ' ')
+                from++;
+            *to++ = ' ';
+            continue;
+        }
+        *to++ = *from;
+    }
+    *to = '\0';
+}
+
 /* A kernel measured only in the first phase of its run, its second
  * phase's launch size never: that can be anything, so the kernel is not
  * known (n/k), and the report's header and the kernel say so and what
@@ -708,6 +726,16 @@ static void test_level1_other_size(void)
         CHECK(td_summarize(&res, &archs, NULL, &s, &err) == 0);
         int retire = td_model_find(&s.models[0], "Retire");
         widest[same_size] = retire >= 0 ? s.kernels[0].spread.value[retire] : 0;
+        /* the kernel's NOTE says why: the long launches' share of its time */
+        char text[1 << 15];
+        report_text(&res, &s, text, sizeof text);
+        unwrap(text);
+        if (same_size)
+            CHECK(s.kernels[0].level1_elsewhere == 0 && !strstr(text, "whose issue counters"));
+        else
+            CHECK(s.kernels[0].level1_elsewhere > 0.8 &&
+                  strstr(text, "% of its time in launches of a size whose issue counters no "
+                               "launch measured); --overhead unlimited measures every size"));
         td_summary_free(&s);
         td_result_free(&res);
     }
