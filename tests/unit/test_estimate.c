@@ -779,6 +779,29 @@ static void test_phases_one_octave(void)
         CHECK(errors[n] <= 2.0 * spreads[n]);
 }
 
+/* A short kernel's n launches of about ns each: every launch into truth
+ * with the full set, and into sampled its first 4 replayed (the full set)
+ * and every `every`-th launch in a counter group in turn, the others
+ * timed. The side `cold_replays` names (1: the replays, 0: the group
+ * launches) stalled 5x as long on no_instruction (and on long_scoreboard
+ * with `longsb`). */
+static void replays_and_groups(td_device *truth, td_device *sampled, const char *name, size_t n,
+                               size_t every, double ns, int cold_replays, int longsb,
+                               uint32_t *rng)
+{
+    for (size_t i = 0; i < n; i++) {
+        sim_launch l = lasting(simulate(0.3, 0, rng), ns * noise(rng, 0.02));
+        add(truth, name, &l, 1, TD_GROUP_ALL);
+        int replay = i < 4, grouped = i % every == every / 2;
+        sim_launch cold = l;
+        cold.c[M_NOINST] *= 5.0;
+        if (longsb)
+            cold.c[M_LONGSB] *= 5.0;
+        add(sampled, name, replay == cold_replays ? &cold : &l, replay || grouped,
+            replay ? TD_GROUP_ALL : (int)(i / every) % 3);
+    }
+}
+
 /* A short kernel whose launches without replay stall on instruction fetch
  * five times as long as under kernel replay (td_manykernels' bitonic_global
  * on the H100: 31% against 5%): the first 4 launches replayed with the full
@@ -790,15 +813,7 @@ static void test_conditions_differ(void)
     td_result truth_res, sampled_res;
     td_device *truth_dev = new_device(&truth_res), *sampled_dev = new_device(&sampled_res);
     uint32_t rng = 31;
-    for (size_t i = 0; i < 300; i++) {
-        sim_launch l = lasting(simulate(0.3, 0, &rng), 2000.0 * noise(&rng, 0.02));
-        add(truth_dev, "short", &l, 1, TD_GROUP_ALL);
-        int replay = i < 4, sampled = i % 10 == 5;
-        sim_launch cold = l;
-        cold.c[M_NOINST] *= 5.0;
-        add(sampled_dev, "short", replay ? &l : &cold, replay || sampled,
-            replay ? TD_GROUP_ALL : (int)(i / 10) % 3);
-    }
+    replays_and_groups(truth_dev, sampled_dev, "short", 300, 10, 2000.0, 0, 0, &rng);
     /* the report says why the spread is wide, not "too few launches" */
     td_summary s;
     td_error err;
@@ -840,16 +855,7 @@ static void test_natural_first(void)
     td_result truth_res, sampled_res;
     td_device *truth_dev = new_device(&truth_res), *sampled_dev = new_device(&sampled_res);
     uint32_t rng = 43;
-    for (size_t i = 0; i < 600; i++) {
-        sim_launch l = lasting(simulate(0.3, 0, &rng), 3000.0 * noise(&rng, 0.02));
-        add(truth_dev, "natural", &l, 1, TD_GROUP_ALL);
-        int replay = i < 4, sampled = i % 6 == 5;
-        sim_launch cold = l;
-        cold.c[M_NOINST] *= 5.0;
-        cold.c[M_LONGSB] *= 5.0;
-        add(sampled_dev, "natural", replay ? &cold : &l, replay || sampled,
-            replay ? TD_GROUP_ALL : (int)(i / 6) % 3);
-    }
+    replays_and_groups(truth_dev, sampled_dev, "natural", 600, 6, 3000.0, 1, 1, &rng);
     double errors[64], spreads[64];
     scores sc = {0, 0, 0, errors, spreads};
     score_said(&truth_res, &sampled_res, "replays under other conditions", &sc);
