@@ -50,6 +50,9 @@ typedef struct work {
     double total_ns;
     uint64_t *class_sizes; /* per class, the size octaves of its launches (bits) */
     uint64_t level1_sizes; /* size octaves of launches that measured level 1 */
+    double level1_lo, level1_hi; /* the shortest and longest class_lo of the
+                                    classes with a launch that measured level 1
+                                    (INFINITY, 0: none) */
     sample *samples;
     size_t n_samples;
     size_t n_aside;  /* samples with a reason set aside */
@@ -264,9 +267,10 @@ static unsigned size_octave(const td_launch *l)
  * TD_EST_CONDITIONS_REACH octaves of its duration (a short kernel's
  * replay measures about twice its natural duration, H200; a launch of the
  * same size can do a thousandfold more work, td_bfs's frontier). It stays
- * where fewer did, the only measurement of that launch (td_bfs's first, smallest launches:
- * dropping replays kernel-wide put bfs_topdown 35.7 points off). How far
- * the two ways disagree stays in the spread (conditions). */
+ * where fewer did, the only measurement of that launch (td_bfs's first,
+ * smallest launches: dropping replays kernel-wide put bfs_topdown 35.7
+ * points off). How far the two ways disagree stays in the spread
+ * (conditions). */
 static int alike(const sample *replay, const sample *natural)
 {
     return replay->size == natural->size &&
@@ -295,9 +299,15 @@ static void set_aside_one(work *w, sample *x)
         }
 }
 
+/* Each replay against every group launch: a kernel has both only in
+ * auto mode, where its replays are a few (TOPDOWN_COVER_LAUNCHES);
+ * --replay-mode kernel replays every launch and has no group launch. */
 static void set_aside_replayed(work *w)
 {
-    for (size_t i = 0; i < w->n_samples; i++)
+    int groups = 0;
+    for (size_t i = 0; i < w->n_samples && !groups; i++)
+        groups = w->samples[i].pool != 0;
+    for (size_t i = 0; groups && i < w->n_samples; i++)
         if (w->samples[i].pool == 0)
             set_aside_one(w, &w->samples[i]);
 }
@@ -351,7 +361,11 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
         x->opens_session = ls[i].opens_session;
         x->opens_context = ls[i].opens_context;
         x->has_l1 = has_level1(dev, b, l);
-        w->level1_sizes |= x->has_l1 ? (uint64_t)1 << x->size : 0;
+        if (x->has_l1) { /* before set_aside_replayed: a replay measured its class */
+            w->level1_sizes |= (uint64_t)1 << x->size;
+            w->level1_lo = fmin(w->level1_lo, w->class_lo[s / TD_EST_TIME_BINS]);
+            w->level1_hi = fmax(w->level1_hi, w->class_lo[s / TD_EST_TIME_BINS]);
+        }
         if (x->has_l1)
             level1_of(w, b, l, x->l1);
         double norm = warps ? counter(l, b, TD_C_WARPS_ACTIVE) : l->counters[cycles];
@@ -393,7 +407,8 @@ static int cells_alloc(work *w, td_error *err)
     c->v = calloc(n * stalls, sizeof *c->v);
     w->stratum_ns = calloc(n, sizeof *w->stratum_ns);
     w->class_sizes = calloc(w->n_classes ? w->n_classes : 1, sizeof *w->class_sizes);
-    if (!w->class_sizes || !c->w1 || !c->n1 || !c->samples || !c->f || !c->wr || !c->nr || !c->v || !w->stratum_ns)
+    if (!w->class_sizes || !c->w1 || !c->n1 || !c->samples || !c->f || !c->wr || !c->nr ||
+        !c->v || !w->stratum_ns)
         return td_fail(err, "out of memory");
     return 0;
 }
@@ -745,14 +760,7 @@ typedef struct elsewhere_time {
  * behave as their neighbours), INFINITY when none did. */
 static double to_level1_classes(const work *w, size_t s)
 {
-    double lo = INFINITY, hi = 0, at = w->class_lo[s / TD_EST_TIME_BINS];
-    for (size_t i = 0; i < w->n_samples; i++) {
-        const sample *x = &w->samples[i];
-        if (!x->has_l1 && !x->l1_set_aside)
-            continue;
-        lo = fmin(lo, w->class_lo[x->stratum / TD_EST_TIME_BINS]);
-        hi = fmax(hi, w->class_lo[x->stratum / TD_EST_TIME_BINS]);
-    }
+    double lo = w->level1_lo, hi = w->level1_hi, at = w->class_lo[s / TD_EST_TIME_BINS];
     if (lo == INFINITY)
         return INFINITY;
     return at < lo ? log2(lo / at) : at > hi ? log2(at / hi) : 0;
@@ -1209,7 +1217,8 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
                        td_estimate *out, td_error *err)
 {
     memset(out, 0, sizeof *out);
-    work w = {.m = &models[kdev], .n_stalls = models[kdev].arch->n_stalls};
+    work w = {.m = &models[kdev], .n_stalls = models[kdev].arch->n_stalls,
+              .level1_lo = INFINITY};
     out->reasons_total = w.n_stalls;
     if (n == 0)
         return 0;
