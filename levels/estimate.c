@@ -24,7 +24,9 @@ typedef struct sample {
     double *aside;   /* n_stalls values set aside (set_aside_cold), else NAN */
     double *replayed; /* n_stalls values of a replay set aside (set_aside_replayed) */
     int l1_set_aside; /* a replay's level 1 set aside (has_l1 0, l1 kept) */
-    unsigned size;    /* size_octave of its launch */
+    unsigned size;    /* td_launch_size_class of its launch (a short kernel's
+                         replay times about twice its natural duration, H200:
+                         its size, not its duration, is the same) */
     int opens_session, opens_context; /* td_est_launch's */
 } sample;
 
@@ -48,8 +50,8 @@ typedef struct work {
     size_t n_classes, n_strata;
     double *stratum_ns;
     double total_ns;
-    uint64_t *class_sizes; /* per class, the size octaves of its launches (bits) */
-    uint64_t level1_sizes; /* size octaves of launches that measured level 1 */
+    uint64_t *class_sizes; /* per class, the size classes of its launches (bits) */
+    uint64_t level1_sizes; /* size classes of launches that measured level 1 */
     double level1_lo, level1_hi; /* the shortest and longest class_lo of the
                                     classes with a launch that measured level 1
                                     (INFINITY, 0: none) */
@@ -245,18 +247,6 @@ static void set_aside_cold(work *w)
     }
 }
 
-/* The octave of a launch's threads (grid x block): its size, the same in
- * a replay and in the app's own run, where its duration is not (a short
- * kernel's replay measures about twice its natural duration, H200). */
-static unsigned size_octave(const td_launch *l)
-{
-    double threads = 1.0;
-    for (int i = 0; i < 3; i++)
-        threads *= (double)(l->grid[i] ? l->grid[i] : 1) * (double)(l->block[i] ? l->block[i] : 1);
-    int e = ilogb(threads);
-    return e < 0 ? 0 : e > 63 ? 63 : (unsigned)e;
-}
-
 /* Natural conditions first (issue 39: the truth is the natural run, every
  * launch ranged in the app's own run). A replayed launch (the full set,
  * kernel replay) and the counter groups' launches (one pass each, no
@@ -342,7 +332,7 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
         size_t s = class_of(w, weight_of(l)) * TD_EST_TIME_BINS + i * TD_EST_TIME_BINS / n;
         w->stratum_ns[s] += weight_of(l);
         w->total_ns += weight_of(l);
-        w->class_sizes[s / TD_EST_TIME_BINS] |= (uint64_t)1 << size_octave(l);
+        w->class_sizes[s / TD_EST_TIME_BINS] |= (uint64_t)1 << td_launch_size_class(l->grid, l->block);
         const td_device *dev = &devices[ls[i].dev];
         const td_binding *b = &bindings[ls[i].dev];
         int cycles = b->counter[TD_C_CYCLES_ACTIVE];
@@ -355,7 +345,7 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
         x->replayed = reasons + (2 * per + w->n_samples) * w->n_stalls;
         w->n_samples++;
         x->stratum = s;
-        x->size = size_octave(l);
+        x->size = td_launch_size_class(l->grid, l->block);
         x->pool = l->group == TD_GROUP_ALL ? 0 : (size_t)l->group + 1;
         x->weight = weight_of(l);
         x->opens_session = ls[i].opens_session;
@@ -748,9 +738,8 @@ static int borrowed_swing(const work *w, size_t s, const td_breakdown *one, doub
 typedef struct elsewhere_time {
     double time[2], unseen[2], any;
     double class_unseen[2]; /* of unseen: strata whose class never measured the kind */
-    double class_far[2]; /* of those: strata whose class is over
-                            TD_EST_CONDITIONS_REACH octaves outside the range of
-                            the classes that measured the kind ([1] only) */
+    double level1_far; /* of class_unseen[1]: strata whose level 1 is another
+                          launch size's (level1_far) */
 } elsewhere_time;
 
 /* Octaves of duration from stratum s's class to the range of the classes
@@ -780,13 +769,13 @@ static int level1_far(const work *w, size_t s)
            to_level1_classes(w, s) > TD_EST_CONDITIONS_REACH;
 }
 
-/* Stratum s's share ws into class_unseen (and class_far) for a kind its
+/* Stratum s's share ws into class_unseen (and level1_far) for a kind its
  * class never measured. */
 static void note_class_unseen(const work *w, size_t s, int issue, double ws, elsewhere_time *e)
 {
     e->class_unseen[issue] += ws;
     if (issue && level1_far(w, s))
-        e->class_far[issue] += ws;
+        e->level1_far += ws;
 }
 
 /* Stratum s (share ws of the time), measured (by its own class or one of
@@ -818,7 +807,7 @@ static void extrapolation(const work *w, const td_breakdown *mean, const int bli
                           td_breakdown *term)
 {
     memset(term, 0, sizeof *term);
-    elsewhere_time e = {{0, 0}, {0, 0}, 0, {0, 0}, {0, 0}};
+    elsewhere_time e = {{0, 0}, {0, 0}, 0, {0, 0}, 0};
     double far[TD_TREE_MAX] = {0}, borrowed[TD_TREE_MAX] = {0};
     unsigned char third_measured[TD_EST_TIME_BINS] = {0};
     for (size_t s = 0; s < w->n_strata; s++) {
@@ -867,15 +856,14 @@ static void extrapolation(const work *w, const td_breakdown *mean, const int bli
              * (td_sort's radix_scatter, H200: level 1 measured only on
              * its 1-block launches said Divergence 4.3 [3.0, 5.5] where
              * every launch measured gave 26.7), and so can a class
-             * whose nearest class that measured what the node needs
-             * is over TD_EST_CONDITIONS_REACH octaves of duration away
-             * (td_sort's radix_histogram: its 73 us launches, most of
+             * whose level 1 is another launch size's (level1_far:
+             * td_sort's radix_histogram, its 73 us launches, most of
              * its time, borrowed level 1 from its 2 us ones, Retire 9.8
              * +-7.4 where application replay gave 26.5) */
             term->value[n] += fmin(anything, e.any * fmin(TD_EST_EXTRAP_K * far[n], anything) +
                                                  fmin(1.0, fmax(level1_classes < 2
                                                                     ? e.class_unseen[1] : 0,
-                                                                e.class_far[1])) *
+                                                                e.level1_far)) *
                                                      anything);
         else
             term->value[n] += fmin(1.0, e.unseen[issue] + (blind[issue] ? e.time[issue] : 0)) *

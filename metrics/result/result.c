@@ -240,6 +240,25 @@ void td_result_free(td_result *res)
     memset(res, 0, sizeof *res);
 }
 
+double td_launch_threads(const unsigned grid[3], const unsigned block[3])
+{
+    double threads = 1.0;
+    for (int i = 0; i < 3; i++)
+        threads *= (double)(grid[i] ? grid[i] : 1) * (double)(block[i] ? block[i] : 1);
+    return threads;
+}
+
+unsigned td_launch_size_class(const unsigned grid[3], const unsigned block[3])
+{
+    double threads = td_launch_threads(grid, block);
+    unsigned cls = 0;
+    while (threads >= 2.0 && cls < 63) {
+        threads /= 2.0;
+        cls++;
+    }
+    return cls;
+}
+
 int td_launch_measured(const td_device *dev, const td_launch *l, int metric)
 {
     if (metric < 0)

@@ -182,6 +182,15 @@ int td_device_reserve_copies(td_device *dev, size_t n, td_error *err);
 const char *td_copy_kind_name(unsigned kind);
 const char *td_copy_direction_name(unsigned direction);
 
+/* The threads of a launch of this grid and block (a 0 dimension counts as 1). */
+double td_launch_threads(const unsigned grid[3], const unsigned block[3]);
+/* Its size class: floor(log2(threads)), at most 63. The collector samples
+ * each kernel's size classes (topdown/inject/group_sampler.h); the
+ * estimator sets a replay against launches of its size class
+ * (levels/estimate.c), the same in a replay and in the app's own run,
+ * where its duration is not. */
+unsigned td_launch_size_class(const unsigned grid[3], const unsigned block[3]);
+
 /* Whether launch l of section dev measured metric index `metric` (its
  * counter group holds it, or it measured the full set). */
 int td_launch_measured(const td_device *dev, const td_launch *l, int metric);

@@ -252,7 +252,7 @@ static void run_stream(size_fn size, size_t n, int grid_follows, uint32_t seed, 
     for (size_t i = 0; i < n; i++) {
         sim_launch s = simulate(size(i, &xrng), grid_follows, &rng);
         add(truth_dev, "k", &s, 1, TD_GROUP_ALL);
-        td_choice ch = td_choose(&state, td_choose_size_class(s.grid, s.block), 3, active, 0);
+        td_choice ch = td_choose(&state, td_launch_size_class(s.grid, s.block), 3, active, 0);
         add(sampled_dev, "k", &s, ch.measure, ch.group);
         if (ch.measure)
             active = ch.group, (*measured)++;
@@ -315,9 +315,9 @@ static void run_budget_stream(size_fn size, size_t n, budget_run how, uint32_t s
         state.stay = how.moves_paid && !td_budget_kernel_may_move(&b, q.host_s, b.gpu_s,
                                                                   state.moves);
         if (i > 0)
-            ch = td_choose(&state, td_choose_size_class(s.grid, s.block), 3, active, 0);
+            ch = td_choose(&state, td_launch_size_class(s.grid, s.block), 3, active, 0);
         if (ch.measure && !td_budget_allows(&b, q.host_s)) {
-            td_choose_dropped(&state, td_choose_size_class(s.grid, s.block), ch.group);
+            td_choose_dropped(&state, td_launch_size_class(s.grid, s.block), ch.group);
             ch.measure = 0;
         }
         if (how.gpu_clock)
@@ -1060,7 +1060,7 @@ static void test_choice(void)
     CHECK(staying.moves == 0);
     td_choose_free(&staying);
     unsigned grid[3] = {1024, 1, 1}, block[3] = {256, 1, 1};
-    CHECK(td_choose_size_class(grid, block) == 18);
+    CHECK(td_launch_size_class(grid, block) == 18);
     td_choose_free(&k);
 }
 

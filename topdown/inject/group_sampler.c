@@ -5,25 +5,6 @@
 
 #include "metrics/xorshift.h"
 
-double td_launch_threads(const unsigned grid[3], const unsigned block[3])
-{
-    double threads = 1.0;
-    for (int i = 0; i < 3; i++)
-        threads *= (double)(grid[i] ? grid[i] : 1) * (double)(block[i] ? block[i] : 1);
-    return threads;
-}
-
-unsigned td_choose_size_class(const unsigned grid[3], const unsigned block[3])
-{
-    double threads = td_launch_threads(grid, block);
-    unsigned cls = 0;
-    while (threads >= 2.0 && cls < 63) {
-        threads /= 2.0;
-        cls++;
-    }
-    return cls;
-}
-
 /* The kernel's entry for a size class, added on first sight; NULL when out
  * of memory (the launch is then left unmeasured). */
 static td_choose_class *class_of(td_choose_kernel *k, unsigned size_class)

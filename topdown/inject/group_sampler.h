@@ -36,6 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "metrics/result/result.h" /* td_launch_threads, td_launch_size_class */
+
 #define TD_CHOOSE_MAX_GROUPS 32 /* TD_MAX_GROUPS of metrics/arch/groups.h */
 #define TD_CHOOSE_PER_CLASS 16  /* samples per stride of a size class */
 #define TD_CHOOSE_SLACK 3       /* samples the configured group may lead by */
@@ -72,11 +74,6 @@ typedef struct td_choice {
     int group;    /* with this counter group */
     int coverage; /* the kernel had never measured it: not for the budget to refuse */
 } td_choice;
-
-/* The size class of a launch of grid x block threads. */
-/* The threads of a launch of this grid and block (a 0 dimension counts as 1). */
-double td_launch_threads(const unsigned grid[3], const unsigned block[3]);
-unsigned td_choose_size_class(const unsigned grid[3], const unsigned block[3]);
 
 /* Counts the launch and decides. n_groups: the context's counter groups
  * (0: none, never measure); active: the group configured now (-1: none);

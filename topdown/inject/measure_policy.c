@@ -245,5 +245,5 @@ int choose_config(ctx_state *c, td_kernel *k, const launch_rec *l, int *group)
     }
     if (c->n_group_cfg == 0)
         return 0;
-    return choose_group(c, k, td_choose_size_class(l->grid, l->block), group);
+    return choose_group(c, k, td_launch_size_class(l->grid, l->block), group);
 }
