@@ -3,13 +3,13 @@
 //   td_bench [--list] [--all] [--kernel NAME[,NAME...]] [--reps N] [--size-mb M]
 //            [--graph]
 //
-// --graph captures each kernel's launch into a one-node CUDA graph and
-// launches the graph --reps times instead (topdown's graph profiling).
+// --graph launches each kernel --reps times as a one-node CUDA graph
+// (topdown's graph profiling); --size-mb: l1_bound's buffer (256 MiB).
 //
 // Each designed kernel makes one node of the model (MODEL.md section 4)
 // dominate on an H100; benchmarks/README.md says why for each. Variants
-// (not run by default, --all runs them) are the alternative designs that
-// were measured while tuning and show what the hardware does instead.
+// (not run by default, --all runs them) show what the hardware does with
+// other designs, and (l1_hit, l2_hit) with l1_bound's chase in L1 and L2.
 //
 // "TD_HOT(name)" marks the source lines designed to cause kernel name's
 // bottleneck: tests/gpu/test_source.c checks that `topdown source` puts
@@ -200,17 +200,17 @@ __global__ void __launch_bounds__(1024) bench_sync(Sink s, int steps, int work)
 // address hashes the loaded value, so each load waits for the last and no
 // two lanes share a cache line). The buffer is zeroed with cudaMemset, no
 // init kernel, so this is the only kernel of its run.
-__global__ void __launch_bounds__(256) bench_l1_bound(Sink s, const unsigned *buf,
-                                                    unsigned n_words, int steps)
+// One loop for bench_l1_bound, bench_l1_hit and bench_l2_hit (after SGEMM).
+__device__ __forceinline__ unsigned chase_loop(const unsigned *buf, unsigned n_words, int steps)
 {
     unsigned idx = hash32(blockIdx.x * blockDim.x + threadIdx.x);
     unsigned acc = 0;
     for (int i = 0; i < steps; i++) {
-        unsigned v = buf[(unsigned)(((uint64_t)idx * n_words) >> 32)]; // TD_HOT(l1_bound)
-        acc += v; // TD_HOT(l1_bound)
-        idx = hash32(idx + v + (unsigned)i); // TD_HOT(l1_bound)
+        unsigned v = buf[(unsigned)(((uint64_t)idx * n_words) >> 32)]; // TD_HOT(l1_bound) TD_HOT(l1_hit) TD_HOT(l2_hit)
+        acc += v; // TD_HOT(l1_bound) TD_HOT(l1_hit) TD_HOT(l2_hit)
+        idx = hash32(idx + v + (unsigned)i); // TD_HOT(l1_bound) TD_HOT(l1_hit) TD_HOT(l2_hit)
     }
-    keep(s, (float)acc);
+    return acc;
 }
 
 // ------------------------------------- Backend.Memory_Bound.MIO_Bound
@@ -425,12 +425,57 @@ __global__ void __launch_bounds__(256) bench_sgemm(const float *A, const float *
             C[(size_t)(row0 + ty * 4 + i) * n + col0 + tx * 4 + j] = acc[i][j];
 }
 
+// ------------------------------ Backend.Memory_Bound.L1_Bound kernels
+// chase_loop() (the L1_Bound section above) over three buffer sizes. The
+// loop is one copy inlined into each kernel, so -lineinfo puts all three
+// kernels' loads on chase_loop()'s lines, which carry the three kernels'
+// TD_HOT markers; the kernels are defined down here so that the lines
+// above keep the numbers the recordings cite (benchmarks/results/).
+//   l1_bound: --size-mb (256 MiB), far beyond L2: the loads wait for DRAM.
+//   l1_hit (variant): 32 KiB, which stays in every SM's L1 after its first
+//     touches: the loads hit L1.
+//   l2_hit (variant): 8 MiB, beyond L1 but well within L2 (50 MB on the
+//     H100 and H200): the loads miss L1 and hit L2.
+// The buffers are zeroed, so a load returns 0 and the next address is
+// hash32(idx + i): still pseudo-random over the whole buffer.
+#define L1_HIT_BYTES (32u << 10)
+#define L2_HIT_BYTES (8u << 20)
+// Launched as l1_bound is: 4 blocks of 256 threads per SM, one wave, so a
+// launch lasts its steps times the cost of one step. Alone, a load takes
+// 41 SM cycles from L1 and 284 from L2 (H200, benchmarks/mem_latency); with
+// 1024 chasing threads per SM, each warp's load of 32 lines queues in L1
+// (l1_hit) or in L2, then at 93-99% of its peak throughput (l2_hit); a step
+// took ~330 and ~1,700 cycles (H200 at 1.98 GHz). These step counts
+// make ~2.8 and ~3.5 ms a launch there, >= 1 ms on an H100 or H200 class GPU
+// (the latency floor alone would be 0.34 and 0.59 ms).
+#define L1_HIT_STEPS 16384
+#define L2_HIT_STEPS 4096
+
+__global__ void __launch_bounds__(256) bench_l1_bound(Sink s, const unsigned *buf,
+                                                    unsigned n_words, int steps)
+{
+    keep(s, (float)chase_loop(buf, n_words, steps));
+}
+
+__global__ void __launch_bounds__(256) bench_l1_hit(Sink s, const unsigned *buf,
+                                                  unsigned n_words, int steps)
+{
+    keep(s, (float)chase_loop(buf, n_words, steps));
+}
+
+__global__ void __launch_bounds__(256) bench_l2_hit(Sink s, const unsigned *buf,
+                                                  unsigned n_words, int steps)
+{
+    keep(s, (float)chase_loop(buf, n_words, steps));
+}
+
 // ------------------------------------------------------------- driver
 struct Ctx {
     Sink sink;
     int sms;
     size_t l1_bytes; // --size-mb
     unsigned *chase; // l1_bound buffer
+    unsigned *chase_l1, *chase_l2; // l1_hit and l2_hit buffers
     float *ga, *gb, *gc; // sgemm matrices
     int gemm_n;
     cudaStream_t stream; // 0 (the legacy default stream) unless --graph
@@ -446,6 +491,16 @@ static void run_sync(Ctx &c) { bench_sync<<<c.sms * 2, 1024, 0, c.stream>>>(c.si
 static void run_l1_bound(Ctx &c)
 {
     bench_l1_bound<<<c.sms * 4, 256, 0, c.stream>>>(c.sink, c.chase, (unsigned)(c.l1_bytes / 4), 256);
+}
+static void run_l1_hit(Ctx &c)
+{
+    bench_l1_hit<<<c.sms * 4, 256, 0, c.stream>>>(c.sink, c.chase_l1, L1_HIT_BYTES / 4,
+                                                  L1_HIT_STEPS);
+}
+static void run_l2_hit(Ctx &c)
+{
+    bench_l2_hit<<<c.sms * 4, 256, 0, c.stream>>>(c.sink, c.chase_l2, L2_HIT_BYTES / 4,
+                                                  L2_HIT_STEPS);
 }
 static void run_mio_bound(Ctx &c) { bench_mio_bound<<<c.sms * 8, 256, 0, c.stream>>>(c.sink, 256); }
 static void run_constant(Ctx &c) { bench_constant<<<c.sms * 8, 256, 0, c.stream>>>(c.sink, 128); }
@@ -489,6 +544,10 @@ static const Bench benches[] = {
     {"ifetch_small", "-", 1, run_ifetch_small, "ifetch's code path over 4 KiB (control)"},
     {"constant_ldc", "-", 1, run_constant_ldc, "divergent indexing into __constant__"},
     {"math_xu", "-", 1, run_math_xu, "independent sin/ex2/rsqrt chains (XU pipe)"},
+    {"l1_hit", "Backend.Memory_Bound.L1_Bound", 1, run_l1_hit,
+     "l1_bound's dependent random loads over 32 KiB (L1 hits)"},
+    {"l2_hit", "Backend.Memory_Bound.L1_Bound", 1, run_l2_hit,
+     "l1_bound's dependent random loads over 8 MiB (L1 misses, L2 hits)"},
 };
 static const int n_benches = (int)(sizeof benches / sizeof benches[0]);
 
@@ -613,6 +672,14 @@ static void setup(Ctx &c, const Options &o)
         CHECK_CUDA(cudaMalloc(&c.chase, c.l1_bytes));
         CHECK_CUDA(cudaMemset(c.chase, 0, c.l1_bytes));
     }
+    if (uses(o, "l1_hit")) {
+        CHECK_CUDA(cudaMalloc(&c.chase_l1, L1_HIT_BYTES));
+        CHECK_CUDA(cudaMemset(c.chase_l1, 0, L1_HIT_BYTES));
+    }
+    if (uses(o, "l2_hit")) {
+        CHECK_CUDA(cudaMalloc(&c.chase_l2, L2_HIT_BYTES));
+        CHECK_CUDA(cudaMemset(c.chase_l2, 0, L2_HIT_BYTES));
+    }
     if (uses(o, "constant") || uses(o, "constant_ldc")) {
         static float table[CONST_WORDS];
         for (int i = 0; i < CONST_WORDS; i++)
@@ -635,6 +702,8 @@ static void teardown(Ctx &c)
 {
     CHECK_CUDA(cudaFree(c.sink.out));
     CHECK_CUDA(cudaFree(c.chase));
+    CHECK_CUDA(cudaFree(c.chase_l1));
+    CHECK_CUDA(cudaFree(c.chase_l2));
     CHECK_CUDA(cudaFree(c.ga));
     CHECK_CUDA(cudaFree(c.gb));
     CHECK_CUDA(cudaFree(c.gc));
