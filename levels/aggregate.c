@@ -4,6 +4,7 @@
 #include "levels/spread.h"
 #include "metrics/intern.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,8 @@ static int add_launches(td_summary *s, name_index *idx, const td_result *res,
                 continue;
             ks->profiled++;
             s->profiled++;
+            if (s->models[ks->model].arch == s->models[d].arch)
+                td_mem_add_launch(&ks->mem, &s->models[d], &s->bindings[d], dev, l);
             if (l->group != TD_GROUP_ALL) {
                 ks->group_launches++;
                 s->group_launches++;
@@ -372,13 +375,34 @@ static int min_model_depth(const td_summary *s)
     return depth;
 }
 
+/* Each unit's throughput for the app: its kernels' (where measured)
+ * weighted by their time. */
+static void app_throughput(td_summary *s)
+{
+    const td_arch_memory *mem = &td_summary_model(s)->arch->memory;
+    for (size_t u = 0; u < TD_MEM_MAX_UNITS; u++) {
+        double sum = 0, time = 0;
+        for (size_t k = 0; u < mem->n_units && k < s->n_kernels; k++) {
+            const td_kernel_summary *ks = &s->kernels[k];
+            double pct = td_mem_pct(&ks->mem, u);
+            if (isnan(pct) || ks->mixed_arch)
+                continue;
+            sum += pct * ks->total_ns;
+            time += ks->total_ns;
+        }
+        s->app_throughput[u] = time > 0 ? sum / time : NAN;
+    }
+}
+
 static void finish_means(td_summary *s, const double *weights)
 {
+    int all_split = 1; /* every kernel with data has its level 5 */
     for (size_t k = 0; k < s->n_kernels; k++) {
         td_kernel_summary *ks = &s->kernels[k];
         if (!ks->has_data)
             continue;
         td_breakdown_scale(&ks->mean, 1.0 / weights[k]);
+        td_mem_split(&s->models[ks->model], &ks->mem, &ks->mean, &ks->spread);
         /* Stall i means a different reason under each table, and a legacy
          * table has no level 3: keep only what every table of the mix shares. */
         ks->spread.n_stalls = ks->mean.n_stalls;
@@ -387,6 +411,7 @@ static void finish_means(td_summary *s, const double *weights)
             td_breakdown_keep_shared(&s->models[ks->model], &ks->mean, min_model_depth(s));
             td_breakdown_keep_shared(&s->models[ks->model], &ks->spread, min_model_depth(s));
         }
+        all_split = all_split && ks->mean.n_sources > 0;
         /* Unprofiled launches count with the kernel's mean (section 6). */
         double w = ks->total_ns > 0 ? ks->total_ns : weights[k];
         td_breakdown_accumulate(&s->app, &ks->mean, w);
@@ -399,9 +424,13 @@ static void finish_means(td_summary *s, const double *weights)
         td_breakdown_scale(&s->app, 1.0 / s->covered_ns);
         td_breakdown_scale(&s->app_spread, 1.0 / (s->covered_ns * s->covered_ns));
         td_spread_sqrt(&s->app_spread);
+        if (!all_split)
+            s->app.n_sources = 0; /* a kernel without it would pull the sources down */
         s->app_spread.n_stalls = s->app.n_stalls;
+        s->app_spread.n_sources = s->app.n_sources;
         s->app_spread.has_slots = s->app.has_slots;
     }
+    app_throughput(s);
     if (s->mixed_arch) {
         td_breakdown_keep_shared(td_summary_model(s), &s->app, min_model_depth(s));
         td_breakdown_keep_shared(td_summary_model(s), &s->app_spread, min_model_depth(s));

@@ -3,6 +3,7 @@
 #define TD_AGGREGATE_H
 
 #include "levels/launch_stats.h"
+#include "levels/memory.h"
 #include "levels/model.h"
 
 /* No NVIDIA GPU's SM clock reaches it (GH100 boosts to 1980 MHz). The
@@ -49,6 +50,8 @@ typedef struct td_kernel_summary {
     double clock_min_mhz, clock_median_mhz, clock_max_mhz;
     size_t clocks_unreal; /* launches whose cycles over duration exceed TD_SM_CLOCK_MAX_MHZ */
     td_launch_stats launch; /* its durations, commonest configuration, occupancy */
+    td_mem_totals mem;      /* where its loads were served, its units' throughput
+                               (levels/memory.h; its model's table's "memory") */
 } td_kernel_summary;
 
 typedef struct td_summary {
@@ -68,6 +71,9 @@ typedef struct td_summary {
     td_binding *bindings;
     size_t n_models;
     int mixed_arch;        /* device sections use different tables: no level 4 */
+    /* Each unit of the model's table's "memory" section: its throughput in
+     * % of peak, the kernels' weighted by their time (NAN: none measured). */
+    double app_throughput[TD_MEM_MAX_UNITS];
 } td_summary;
 
 /* Whether the table named arch (--arch) can model every device section

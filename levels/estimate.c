@@ -190,7 +190,7 @@ static void find_formula_nodes(work *w)
 static int issue_node(const td_model *m, int n)
 {
     return n < m->n_tree && m->tree[n].kind != TD_KIND_STALL_SPLIT &&
-           m->tree[n].kind != TD_KIND_STALL;
+           m->tree[n].kind != TD_KIND_STALL && m->tree[n].kind != TD_KIND_SOURCE;
 }
 
 /* Sample x's reasons under tree node `node` (-1: none) into x->aside; 1 if

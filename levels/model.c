@@ -22,6 +22,7 @@ static void add_fixed_node(td_model *m, const td_node_info *info)
     t->level = info->level;
     t->threshold = td_arch_threshold(m->arch, info->path, info->threshold);
     t->stall = -1;
+    t->source = -1;
     /* Computed nodes come from the issue rates; the others from stalls. */
     t->measured = info->kind != TD_KIND_STALL_SPLIT;
 }
@@ -48,12 +49,46 @@ static int add_stall_node(td_model *m, size_t i, td_error *err)
     t->level = info->level + 1;
     t->threshold = td_arch_threshold(m->arch, s->reason, TD_STALL_THRESHOLD_DEFAULT);
     t->stall = (int)i;
+    t->source = -1;
     t->measured = 1;
     for (int n = node; n >= 0; n = m->tree[n].parent)
         m->tree[n].measured = 1;
     if (t->level > m->max_level)
         m->max_level = t->level;
     return 0;
+}
+
+/* The memory section's sources as level-5 children of the stall reason
+ * they split (levels/memory.h gives their values). */
+static void add_source_nodes(td_model *m)
+{
+    const td_arch_memory *mem = &m->arch->memory;
+    m->split_stall = -1;
+    for (size_t i = 0; mem->split && i < m->arch->n_stalls; i++)
+        if (strcmp(m->arch->stalls[i].reason, mem->split) == 0)
+            m->split_stall = (int)i;
+    if (m->split_stall < 0)
+        return;
+    int parent = td_model_stall_index(m, (size_t)m->split_stall);
+    char parent_path[TD_PATH_MAX];
+    snprintf(parent_path, sizeof parent_path, "%s", m->tree[parent].path);
+    for (size_t s = 0; s < mem->n_sources; s++) {
+        td_tree_node *t = &m->tree[m->n_tree++];
+        /* a stall path is under 64 characters, a source name a few */
+        snprintf(t->path, sizeof t->path, "%.100s.%.40s", parent_path, mem->sources[s].name);
+        t->name = mem->sources[s].name;
+        t->source_map = &mem->sources[s];
+        t->area = m->tree[parent].area;
+        t->kind = TD_KIND_SOURCE;
+        t->parent = parent;
+        t->level = m->tree[parent].level + 1;
+        t->threshold = td_arch_threshold(m->arch, t->name, TD_STALL_THRESHOLD_DEFAULT);
+        t->stall = -1;
+        t->source = (int)s;
+        t->measured = 1;
+        if (t->level > m->max_level)
+            m->max_level = t->level;
+    }
 }
 
 /* A threshold override must name a fixed node's path or a stall reason. */
@@ -64,7 +99,9 @@ static int check_threshold_keys(const td_model *m, td_error *err)
         const char *key = arch->thresholds[t].node;
         int known = 0;
         for (int n = 0; n < m->n_tree && !known; n++)
-            known = strcmp(m->tree[n].stall < 0 ? m->tree[n].path : m->tree[n].name, key) == 0;
+            known = strcmp(m->tree[n].stall < 0 && m->tree[n].source < 0 ? m->tree[n].path
+                                                                          : m->tree[n].name,
+                           key) == 0;
         if (!known)
             return td_fail(err, "%s: threshold for unknown node \"%s\" (use a node path such as \"Backend.Memory_Bound\" or a stall reason)",
                            table_name(arch), key);
@@ -94,6 +131,7 @@ int td_model_init_nodes(td_model *m, const td_arch *arch, const td_node_set *nod
     for (size_t i = 0; i < arch->n_stalls; i++)
         if (add_stall_node(m, i, err))
             return -1;
+    add_source_nodes(m);
     return check_threshold_keys(m, err);
 }
 
@@ -118,6 +156,30 @@ int td_model_next_child(const td_model *m, int parent, int after)
     return -1;
 }
 
+/* The memory section's metrics, where the result recorded them: they are
+ * optional (a result collected before the section, or with another table,
+ * has none, and is modelled without level 5 and throughput). */
+static void bind_memory(const td_arch *arch, const td_device *dev, td_mem_binding *b)
+{
+    const td_arch_memory *mem = &arch->memory;
+    memset(b, 0, sizeof *b);
+    b->split_ok = mem->split != NULL;
+    for (size_t s = 0; s < mem->n_sources; s++) {
+        b->source[s] = td_device_metric_index(dev, mem->sources[s].metric);
+        b->split_ok = b->split_ok && b->source[s] >= 0;
+    }
+    for (size_t u = 0; u < mem->n_units; u++) {
+        const td_mem_unit *unit = &mem->units[u];
+        b->peak[u] = td_device_metric_index(dev, unit->peak);
+        b->cycles[u] = td_device_metric_index(dev, unit->cycles);
+        b->unit_ok[u] = b->peak[u] >= 0 && b->cycles[u] >= 0;
+        for (size_t w = 0; w < unit->n_work; w++) {
+            b->work[u][w] = td_device_metric_index(dev, unit->work[w]);
+            b->unit_ok[u] = b->unit_ok[u] && b->work[u][w] >= 0;
+        }
+    }
+}
+
 int td_model_bind(const td_model *m, const td_device *dev, td_binding *b,
                   td_error *err)
 {
@@ -136,6 +198,7 @@ int td_model_bind(const td_model *m, const td_device *dev, td_binding *b,
             return td_fail(err, "device %d: missing counter %s (stall reason %s) needed by arch table %s; re-collect, or pick the table it was collected with (--arch)",
                            dev->index, arch->stalls[i].metric, arch->stalls[i].reason, arch->name);
     }
+    bind_memory(arch, dev, &b->mem);
     return 0;
 }
 
@@ -181,7 +244,8 @@ void td_model_roll_up(const td_model *m, td_breakdown *out)
         for (int n = 0; n < m->n_tree; n++) {
             const td_tree_node *t = &m->tree[n];
             const td_tree_node *parent = t->parent >= 0 ? &m->tree[t->parent] : NULL;
-            if (t->level == level && parent && !(parent->record && parent->record->formula))
+            if (t->level == level && parent && t->kind != TD_KIND_SOURCE &&
+                !(parent->record && parent->record->formula))
                 out->value[t->parent] += out->value[n];
         }
 }
@@ -222,6 +286,8 @@ void td_breakdown_accumulate(td_breakdown *acc, const td_breakdown *x, double w)
         acc->value[n] += w * x->value[n];
     if (acc->n_stalls < x->n_stalls)
         acc->n_stalls = x->n_stalls;
+    if (acc->n_sources < x->n_sources)
+        acc->n_sources = x->n_sources;
     acc->ipc += w * x->ipc;
     acc->ipc_issued += w * x->ipc_issued;
     acc->warp_eff += w * x->warp_eff;
@@ -242,6 +308,7 @@ void td_breakdown_scale(td_breakdown *acc, double factor)
 void td_breakdown_keep_shared(const td_model *m, td_breakdown *b, int depth)
 {
     b->n_stalls = 0;
+    b->n_sources = 0;
     for (int n = 0; n < TD_TREE_MAX; n++)
         if (n >= m->nodes->count || m->tree[n].level > depth)
             b->value[n] = 0;
@@ -250,7 +317,8 @@ void td_breakdown_keep_shared(const td_model *m, td_breakdown *b, int depth)
 int td_node_measured(const td_model *m, const td_breakdown *b, int node)
 {
     td_node_kind kind = m->tree[node].kind;
-    return !b->reasons_missing || (kind != TD_KIND_STALL_SPLIT && kind != TD_KIND_STALL);
+    return !b->reasons_missing ||
+           (kind != TD_KIND_STALL_SPLIT && kind != TD_KIND_STALL && kind != TD_KIND_SOURCE);
 }
 
 int td_node_known(const td_model *m, const td_breakdown *b, int node)
@@ -260,7 +328,9 @@ int td_node_known(const td_model *m, const td_breakdown *b, int node)
 
 int td_node_present(const td_model *m, const td_breakdown *b, int node)
 {
-    int stall = m->tree[node].stall;
+    int stall = m->tree[node].stall, source = m->tree[node].source;
+    if (source >= 0)
+        return (size_t)source < b->n_sources && (size_t)m->split_stall < b->n_stalls;
     return stall < 0 || (size_t)stall < b->n_stalls;
 }
 

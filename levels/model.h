@@ -13,9 +13,13 @@
 #include "metrics/error.h"
 #include "metrics/result/result.h"
 
-#define TD_MAX_LEVEL 4
+#define TD_MAX_LEVEL 5
+/* The level the stall reasons are listed at (-l 4), and their sources
+ * below them (-l 5, where the table splits one by where loads were served). */
+#define TD_STALL_LEVEL 4
+#define TD_SOURCE_LEVEL 5
 #define TD_MAX_NODES 32 /* fixed nodes a node list may hold */
-#define TD_TREE_MAX (TD_MAX_NODES + TD_MAX_STALLS)
+#define TD_TREE_MAX (TD_MAX_NODES + TD_MAX_STALLS + TD_MEM_MAX_SOURCES)
 #define TD_PATH_MAX 160
 /* Threshold of a stall reason, of its parent, unless the table says. */
 #define TD_STALL_THRESHOLD_DEFAULT 0.10
@@ -32,6 +36,8 @@ typedef struct td_tree_node {
     int level;              /* 1..; a stall reason sits one below its node */
     double threshold;       /* the table's override, else the default */
     int stall;              /* index into the arch table's stalls; -1 for a fixed node */
+    int source;             /* index into the table's memory sources; -1 otherwise */
+    const td_mem_source *source_map; /* that source's table entry; NULL otherwise */
     int measured;           /* counters lie behind it under this table (a node
                                without a stall reason below it, e.g. Tensor
                                before Hopper or level 3 of a legacy table, has none) */
@@ -45,7 +51,8 @@ typedef struct td_model {
     int depth;                     /* deepest fixed level the table fills (its backend's) */
     int stall_node[TD_MAX_STALLS]; /* tree index of the node each arch stall sits under */
     td_tree_node tree[TD_TREE_MAX]; /* the fixed nodes in their order, then the stall
-                                       reasons in table order */
+                                       reasons in table order, then the memory sources */
+    int split_stall;               /* arch stall the sources split (-1: none) */
     int n_tree;
     int max_level;                 /* deepest level of the tree */
 } td_model;
@@ -68,10 +75,23 @@ static inline int td_model_stall_index(const td_model *m, size_t i)
  * the first); -1 when there is none. Children come in tree order. */
 int td_model_next_child(const td_model *m, int parent, int after);
 
+/* Where the memory section's metrics sit in a device's metric list
+ * (-1: not recorded; a result without them has no level 5 and no
+ * throughput, and is modelled as before). */
+typedef struct td_mem_binding {
+    int split_ok;                        /* every source metric is recorded */
+    int source[TD_MEM_MAX_SOURCES];
+    int unit_ok[TD_MEM_MAX_UNITS];       /* work, peak and cycles recorded */
+    int work[TD_MEM_MAX_UNITS][TD_MEM_MAX_COUNTS];
+    int peak[TD_MEM_MAX_UNITS];
+    int cycles[TD_MEM_MAX_UNITS];
+} td_mem_binding;
+
 /* Where each counter the model needs sits in a device's metric list. */
 typedef struct td_binding {
     int counter[TD_COUNTER_COUNT]; /* index into launch counters, -1 unused */
     int stall[TD_MAX_STALLS];
+    td_mem_binding mem;
 } td_binding;
 
 /* Fails naming the first counter the device section lacks. */
@@ -93,6 +113,7 @@ typedef struct td_breakdown {
         };
     };
     size_t n_stalls;   /* stall reasons present (0: a mean over mixed tables) */
+    size_t n_sources;  /* level-5 sources present (0: not measured, or mixed tables) */
     double ipc;        /* executed warp instructions per active SM cycle */
     double ipc_issued;
     double warp_eff;   /* 0..1 */
@@ -126,7 +147,7 @@ void td_breakdown_scale(td_breakdown *acc, double factor);
 void td_breakdown_keep_shared(const td_model *m, td_breakdown *b, int depth);
 
 /* Whether tree node `node` has a value in b (a stall reason of a mean over
- * mixed tables has none). */
+ * mixed tables has none, a source of a run without its counters none). */
 int td_node_present(const td_model *m, const td_breakdown *b, int node);
 /* Whether b's value of node was measured: not a node of the stall split
  * when the split was not made (b->reasons_missing). An unmeasured node is
@@ -137,7 +158,7 @@ int td_node_measured(const td_model *m, const td_breakdown *b, int node);
  * shown as n/k, never as a number, and never marked. */
 int td_node_known(const td_model *m, const td_breakdown *b, int node);
 
-/* Bottleneck per MODEL.md section 7, searched down to max_level (1..4).
+/* Bottleneck per MODEL.md section 7, searched down to max_level (1..5).
  * Returns a tree index, or -1 if none. */
 int td_bottleneck(const td_model *m, const td_breakdown *b, int max_level);
 /* Whether a tree node is a loss over its threshold. */
@@ -146,7 +167,7 @@ int td_over_threshold(const td_model *m, const td_breakdown *b, int node);
 /* What the model concludes from a breakdown, computed once and rendered by
  * every output. */
 typedef struct td_verdict {
-    int bottleneck[TD_MAX_LEVEL + 1]; /* [l]: searched down to level l (1..4); -1: none */
+    int bottleneck[TD_MAX_LEVEL + 1]; /* [l]: searched down to level l (1..5); -1: none */
     int runner_up[TD_MAX_LEVEL + 1];  /* [l]: named with the bottleneck where the
                                          search chose by TD_BOTTLENECK_TIE or less;
                                          -1: none */

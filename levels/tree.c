@@ -160,6 +160,7 @@ const char *td_kind_name(td_node_kind kind)
         [TD_KIND_COMPUTED] = "computed",
         [TD_KIND_STALL_SPLIT] = "stall_split",
         [TD_KIND_STALL] = "stall",
+        [TD_KIND_SOURCE] = "source",
     };
-    return kind >= 0 && kind <= TD_KIND_STALL ? names[kind] : "?";
+    return kind >= 0 && kind <= TD_KIND_SOURCE ? names[kind] : "?";
 }

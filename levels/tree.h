@@ -46,7 +46,9 @@ typedef enum td_node_kind {
     TD_KIND_USEFUL,      /* useful work, from the issue rates; never a loss or a bottleneck */
     TD_KIND_COMPUTED,    /* a loss from the issue rates: its formula, or the sum of its children */
     TD_KIND_STALL_SPLIT, /* a share of the unused slots: the sum of the stall reasons below it */
-    TD_KIND_STALL        /* a stall reason of the arch table (resolved per table, level 4) */
+    TD_KIND_STALL,       /* a stall reason of the arch table (resolved per table, level 4) */
+    TD_KIND_SOURCE       /* a share of a stall reason by where its loads were served (the
+                            table's "memory" section, level 5; levels/memory.h) */
 } td_node_kind;
 
 /* The share of issue slots a USEFUL or COMPUTED leaf takes (MODEL.md 3). */

@@ -41,7 +41,36 @@ static int has_column(const td_columns *cols, const char *path)
     return 0;
 }
 
-/* The stall reasons of every model that sit under node, without repeats. */
+/* The sources of every model below stall column `at`, without repeats. */
+static int add_sources(builder *b, size_t at)
+{
+    for (size_t m = 0; m < b->n_models; m++) {
+        const td_model *model = b->models[m];
+        int stall = td_model_find(model, b->cols->items[at].path);
+        for (int n = stall < 0 ? -1 : td_model_next_child(model, stall, -1); n >= 0;
+             n = td_model_next_child(model, stall, n)) {
+            const td_tree_node *t = &model->tree[n];
+            if (has_column(b->cols, t->path))
+                continue;
+            int node = b->cols->items[at].node;
+            const char *reason = b->cols->items[at].reason;
+            td_column *c = push(b);
+            if (!c)
+                return -1;
+            memcpy(c->path, t->path, sizeof c->path);
+            c->name = t->name;
+            c->node = node;
+            c->record = model->tree[node].record;
+            c->reason = reason;
+            c->source = t->name;
+            c->level = TD_SOURCE_LEVEL;
+        }
+    }
+    return 0;
+}
+
+/* The stall reasons of every model that sit under node, without repeats,
+ * each followed by its sources at level 5. */
 static int add_stalls(builder *b, int node)
 {
     for (size_t m = 0; m < b->n_models; m++) {
@@ -59,7 +88,9 @@ static int add_stalls(builder *b, int node)
             c->node = node;
             c->record = model->tree[node].record;
             c->reason = t->name;
-            c->level = TD_MAX_LEVEL;
+            c->level = TD_STALL_LEVEL;
+            if (b->level >= TD_SOURCE_LEVEL && add_sources(b, b->cols->count - 1))
+                return -1;
         }
     }
     return 0;
@@ -84,7 +115,7 @@ static int add_subtree(builder *b, int node)
          n = td_model_next_child(model, node, n))
         if (model->tree[n].stall < 0 && add_subtree(b, n))
             return -1;
-    return b->level >= TD_MAX_LEVEL ? add_stalls(b, node) : 0;
+    return b->level >= TD_STALL_LEVEL ? add_stalls(b, node) : 0;
 }
 
 static void mark_leaves(td_columns *cols)
@@ -92,7 +123,7 @@ static void mark_leaves(td_columns *cols)
     for (size_t i = 0; i < cols->count; i++) {
         const td_column *c = &cols->items[i];
         int parent = c->reason ? c->node : c->record->parent;
-        if (parent < 0)
+        if (parent < 0 || c->source)
             continue;
         for (size_t j = 0; j < cols->count; j++)
             if (!cols->items[j].reason && cols->items[j].node == parent)
@@ -130,8 +161,10 @@ static int same_depth(const td_model *const *models, size_t n_models)
 int td_columns_segments(td_columns *out, const td_model *const *models, size_t n_models,
                         int level, td_error *err)
 {
-    if (level == TD_MAX_LEVEL && !same_depth(models, n_models))
-        level = TD_MAX_LEVEL - 1;
+    if (level > TD_STALL_LEVEL)
+        level = TD_STALL_LEVEL;
+    if (level == TD_STALL_LEVEL && !same_depth(models, n_models))
+        level = TD_STALL_LEVEL - 1;
     if (td_columns_build(out, models, n_models, level,
                          td_models_min_depth(models, n_models), err))
         return -1;
@@ -149,8 +182,17 @@ void td_columns_free(td_columns *cols)
     memset(cols, 0, sizeof *cols);
 }
 
-/* The tree node a column reads in b: its own, or the stall reason's
- * node under it; -1 where b has none. */
+/* The source column c's node below stall node `stall` in b; -1: none. */
+static int source_node(const td_column *c, const td_model *m, const td_breakdown *b, int stall)
+{
+    for (int n = td_model_next_child(m, stall, -1); n >= 0; n = td_model_next_child(m, stall, n))
+        if (td_node_present(m, b, n) && strcmp(m->tree[n].name, c->source) == 0)
+            return n;
+    return -1;
+}
+
+/* The tree node a column reads in b: its own, the stall reason's node
+ * under it, or that reason's source; -1 where b has none. */
 static int column_node(const td_column *c, const td_model *m, const td_breakdown *b)
 {
     if (!b->has_slots || !td_node_measured(m, b, c->node))
@@ -160,7 +202,7 @@ static int column_node(const td_column *c, const td_model *m, const td_breakdown
     for (int n = td_model_next_child(m, c->node, -1); n >= 0; n = td_model_next_child(m, c->node, n))
         if (m->tree[n].stall >= 0 && td_node_present(m, b, n) &&
             strcmp(m->tree[n].name, c->reason) == 0)
-            return n;
+            return c->source ? source_node(c, m, b, n) : n;
     return -1;
 }
 

@@ -15,7 +15,8 @@ typedef struct td_column {
     int node;           /* tree index of the fixed node; for a stall reason, of the node it sits under */
     const td_node_info *record; /* that fixed node's record */
     const char *reason; /* NULL for a fixed node; else the stall reason (borrowed) */
-    int level;          /* 1..4 */
+    const char *source; /* NULL; else the source (level 5) of that stall reason */
+    int level;          /* 1..5 */
     int leaf;           /* no other column lies below it: a segment of a stacked bar */
 } td_column;
 
@@ -26,13 +27,15 @@ typedef struct td_columns {
 
 /* Every fixed node down to min(level, max_node_level), in tree order
  * (pre-order), then for level 4 the stall reasons of the given models
- * (union, first model's order first) under their node. max_node_level lets
+ * (union, first model's order first) under their node, and for level 5
+ * each stall reason's sources below it. max_node_level lets
  * a plot stop at the depth its tables fill (2 for legacy tables). */
 int td_columns_build(td_columns *out, const td_model *const *models, size_t n_models,
                      int level, int max_node_level, td_error *err);
 /* The leaves of that tree down to the depth every model fills: with
  * "Unattributed" they split 100% of the slots (the segments of a stacked
- * bar). Level 4 on tables of different depths stops at the level-3 leaves. */
+ * bar). Level 4 on tables of different depths stops at the level-3 leaves;
+ * level 5 gives level 4's (a stall's sources are not in every breakdown). */
 int td_columns_segments(td_columns *out, const td_model *const *models, size_t n_models,
                         int level, td_error *err);
 void td_columns_free(td_columns *cols);

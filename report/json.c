@@ -2,10 +2,12 @@
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/columns.h"
 #include "report/launch_report.h"
 #include "report/output.h"
+#include "report/throughput.h"
 
 /* One modelled breakdown (a kernel's mean or the application's) and what
  * describes it. */
@@ -20,6 +22,7 @@ typedef struct json_view {
     const td_verdict *v;
     const char *nodes;  /* --nodes: the nodes listed (td_node_selected); NULL: all */
     const td_launch_stats *launch; /* a kernel's launch statistics; NULL: the application */
+    double throughput[TD_MEM_MAX_UNITS]; /* each memory unit's % of peak (NAN: none) */
 } json_view;
 
 /* key: value where has, else null. */
@@ -106,7 +109,7 @@ static cJSON *view_object(const json_view *view, int level)
         ok = names[0] ? cJSON_AddStringToObject(obj, "bottleneck", names) != NULL
                       : cJSON_AddNullToObject(obj, "bottleneck") != NULL;
     if (!ok || (view->launch && td_launch_stats_add_json(obj, view->launch)) ||
-        add_tree(obj, view, level)) {
+        td_throughput_add_json(obj, view->model, view->throughput) || add_tree(obj, view, level)) {
         cJSON_Delete(obj);
         return NULL;
     }
@@ -116,7 +119,9 @@ static cJSON *view_object(const json_view *view, int level)
 static json_view app_view(const td_summary *s, const char *nodes)
 {
     json_view v = {TD_APP_ROW, s->launches, s->profiled, s->total_ns, 100.0, s->app_has_data,
-                   td_summary_model(s), &s->app, &s->app_spread, &s->app_verdict, nodes, NULL};
+                   td_summary_model(s), &s->app, &s->app_spread, &s->app_verdict, nodes, NULL,
+                   {0}};
+    memcpy(v.throughput, s->app_throughput, sizeof v.throughput);
     return v;
 }
 
@@ -126,7 +131,8 @@ static json_view kernel_view(const td_summary *s, const td_kernel_summary *ks,
     json_view v = {ks->name, ks->launches, ks->profiled, ks->total_ns,
                    s->total_ns > 0 ? 100.0 * ks->total_ns / s->total_ns : 0, ks->has_data,
                    &s->models[ks->model], &ks->mean, &ks->spread, &ks->verdict, nodes,
-                   &ks->launch};
+                   &ks->launch, {0}};
+    td_kernel_throughput(v.model, ks, v.throughput);
     return v;
 }
 

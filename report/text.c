@@ -10,6 +10,7 @@
 #include "report/kname.h"
 #include "report/launch_report.h"
 #include "report/select.h"
+#include "report/throughput.h"
 #include "report/wrap.h"
 
 /* How far below the GPU's clock a kernel's median measured clock is said. */
@@ -54,6 +55,8 @@ typedef struct tree_ctx {
     described_set *described;
     const char *fix;   /* the bottleneck's advice in place of its node's
                           (communication kernels'); NULL: the node's */
+    const double *throughput; /* each memory unit's % of peak (NAN: not measured):
+                                 a level-5 source's Fix reads its unit's */
 } tree_ctx;
 
 /* 1 the first time a path is asked about. */
@@ -114,10 +117,19 @@ static void print_line(const tree_ctx *t, int node, int below)
         if (n->stall_map)
             fprintf(t->out, "        Stall reason %s (%s).\n", n->stall_map->reason,
                     n->stall_map->metric);
+        else if (n->source_map)
+            fprintf(t->out, "        Its parent's waits on loads served by %s (%s), by sectors "
+                    "x latency (%.0f cycles).\n", n->name, n->source_map->metric,
+                    n->source_map->latency_cycles);
         else
             fprintf(t->out, "        %s\n", n->record->desc);
     }
-    const char *fix = !bottleneck ? NULL : t->fix ? t->fix : node_fix(t->model, node);
+    char sol_fix[400];
+    const char *fix = !bottleneck ? NULL
+                      : t->fix    ? t->fix
+                      : td_source_fix(t->model, node, t->throughput, sol_fix, sizeof sol_fix)
+                          ? sol_fix
+                          : node_fix(t->model, node);
     if (fix)
         fprintf(t->out, "        %s\n", fix);
 }
@@ -172,9 +184,10 @@ static void print_no_bottleneck(const tree_ctx *t)
 
 static void print_tree(FILE *out, const td_model *m, const td_breakdown *b,
                        const td_breakdown *spread, const td_verdict *v,
-                       const td_report_options *o, described_set *d, const char *fix)
+                       const td_report_options *o, described_set *d, const char *fix,
+                       const double *throughput)
 {
-    tree_ctx t = {out, m, b, spread, v, o, d, fix};
+    tree_ctx t = {out, m, b, spread, v, o, d, fix, throughput};
     for (int n = td_model_next_child(m, -1, -1); n >= 0; n = td_model_next_child(m, -1, n))
         print_subtree(&t, n, 0);
     print_no_bottleneck(&t);
@@ -656,8 +669,12 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
     else
         print_rates(out, &ks->mean, m->arch->ipc_max);
     td_print_durations(out, &ks->launch.durations);
-    if (o->details)
+    double throughput[TD_MEM_MAX_UNITS];
+    td_kernel_throughput(m, ks, throughput);
+    if (o->details) {
         td_print_launch_details(out, res, ks);
+        td_print_throughput(out, m, throughput);
+    }
     if (!ks->has_data)
         return;
     if (ks->graph_whole)
@@ -677,7 +694,7 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
     const char *library = td_comm_library(ks->name);
     print_kernel_not_known(out, s, ks, o->level);
     print_tree(out, m, &ks->mean, &ks->spread, &ks->verdict, o, d,
-               library ? td_comm_fix(library, 1.0, fix, sizeof fix) : NULL);
+               library ? td_comm_fix(library, 1.0, fix, sizeof fix) : NULL, throughput);
 }
 
 /* Communication's advice for the app tree of s where most of its
@@ -722,7 +739,7 @@ static void print_devices(FILE *out, const td_result *res, const td_report_optio
         print_rates(out, &s->app, m->arch->ipc_max);
         char fix[320];
         print_tree(out, m, &s->app, &s->app_spread, &s->app_verdict, o,
-                   d, app_fix(s, o, fix, sizeof fix));
+                   d, app_fix(s, o, fix, sizeof fix), s->app_throughput);
     }
 }
 
@@ -813,9 +830,11 @@ static int report_text(FILE *out, const td_result *res, const td_summary *s,
         if (s->covered_ns < s->total_ns * 0.999)
             fprintf(out, "(%.1f%% of GPU time has counters) ", 100.0 * (s->covered_ns / s->total_ns));
         print_rates(out, &s->app, m->arch->ipc_max);
+        if (o->details)
+            td_print_throughput(out, m, s->app_throughput);
         char fix[320];
         print_tree(out, m, &s->app, &s->app_spread, &s->app_verdict, o,
-                   &described, app_fix(s, o, fix, sizeof fix));
+                   &described, app_fix(s, o, fix, sizeof fix), s->app_throughput);
     }
     print_devices(out, res, o, &described);
     int rc = o->app_only ? 0 : print_kernels(out, res, s, o, keep, selected, &described, err);

@@ -377,7 +377,8 @@ static int set_no_progress(cli *c, const cli_option *o, const char *arg, td_erro
 
 static const cli_option options[] = {
     {"level", 'l', VALUE(V_RANGE), set_level, 0, 1, TD_MAX_LEVEL, S_REPORT,
-     "  -l, --level N        tree depth, 1 to 4 (default 1; 4 lists stall reasons)\n"},
+     "  -l, --level N        tree depth, 1 to 5 (default 1; 4 lists stall reasons, 5\n"
+     "                       where long_scoreboard's loads were served: L1, L2, DRAM)\n"},
     {"verbose", 'v', FLAG_ONLY, FLAG(report.verbose), S_REPORT,
      "  -v, --verbose        also show nodes below threshold, marked '<'\n"},
     {"no-desc", 0, FLAG_ONLY, FLAG(report.no_desc), S_REPORT,

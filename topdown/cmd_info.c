@@ -61,14 +61,17 @@ static int desc_column(int width)
     return 4 + 1 + 3 + 1 + width + 1 + 13 + 1;
 }
 
-/* The stall reasons under fixed node `node`, over every table: each path
+/* The stall reasons under node `node` (a fixed node), or the sources
+ * under it (a stall reason's path, at -l 5), over every table: each path
  * once, with the tables that have it. */
-static void print_node_stalls(const td_model *models, size_t n_models, int node, int width)
+static void print_node_stalls(const td_model *models, size_t n_models, const char *node_path,
+                              int width, int max_level)
 {
     for (size_t t = 0; t < n_models; t++)
         for (int i = td_model_stall_index(&models[t], 0); i < models[t].n_tree; i++) {
             const td_tree_node *st = &models[t].tree[i];
-            if (st->parent != node)
+            if (st->parent < 0 || strcmp(models[t].tree[st->parent].path, node_path) != 0 ||
+                st->level > max_level)
                 continue;
             int earlier = 0;
             for (size_t u = 0; u < t && !earlier; u++)
@@ -82,9 +85,13 @@ static void print_node_stalls(const td_model *models, size_t n_models, int node,
                     snprintf(tables + strlen(tables), sizeof tables - strlen(tables), "%s%s",
                              tables[0] ? " " : "", models[u].arch->name);
             char line[1024];
-            snprintf(line, sizeof line, "%-4s %-3d %-*s %-13s stall reason (%s)", st->area,
-                     st->level, width, st->path, threshold, tables);
+            snprintf(line, sizeof line, "%-4s %-3d %-*s %-13s %s (%s)", st->area, st->level,
+                     width, st->path, threshold,
+                     st->source >= 0 ? "loads served here (memory section)" : "stall reason",
+                     tables);
             td_wrap_hanging(stdout, line, desc_column(width), td_text_width());
+            if (st->stall >= 0)
+                print_node_stalls(models, n_models, st->path, width, max_level);
         }
 }
 
@@ -117,6 +124,8 @@ static cJSON *stalls_below(const td_arch *arch, int node)
     if (td_model_init(&m, arch, &ignored))
         return names;
     for (int n = td_model_stall_index(&m, 0); n < m.n_tree; n++) {
+        if (m.tree[n].stall < 0)
+            continue; /* a source (level 5) */
         int up = n;
         while (up >= 0 && up != node)
             up = m.tree[up].parent;
@@ -126,8 +135,27 @@ static cJSON *stalls_below(const td_arch *arch, int node)
     return names;
 }
 
+/* With -l 5, "sources": each table's level-5 nodes, the stall reason
+ * they split, their counter and latency. */
+static void add_sources_json(cJSON *root, const td_arch_set *archs)
+{
+    cJSON *sources = cJSON_AddArrayToObject(root, "sources");
+    for (size_t a = 0; a < archs->count; a++) {
+        const td_arch_memory *mem = &archs->items[a].memory;
+        for (size_t s = 0; mem->split && s < mem->n_sources; s++) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "arch", archs->items[a].name);
+            cJSON_AddStringToObject(o, "source", mem->sources[s].name);
+            cJSON_AddStringToObject(o, "reason", mem->split);
+            cJSON_AddStringToObject(o, "metric", mem->sources[s].metric);
+            cJSON_AddNumberToObject(o, "latency_cycles", mem->sources[s].latency_cycles);
+            cJSON_AddItemToArray(sources, o);
+        }
+    }
+}
+
 /* list-nodes --json: {"nodes": [...]}, and with -l 4 each table's stall
- * reasons under their node. */
+ * reasons under their node (with -l 5 their sources too). */
 static int list_nodes_json(int max_level, td_error *err)
 {
     cJSON *root = cJSON_CreateObject(), *nodes = cJSON_AddArrayToObject(root, "nodes");
@@ -152,6 +180,8 @@ static int list_nodes_json(int max_level, td_error *err)
                 cJSON_AddStringToObject(o, "metric", st->metric);
                 cJSON_AddItemToArray(stalls, o);
             }
+        if (max_level >= 5)
+            add_sources_json(root, &archs);
         td_arch_set_free(&archs);
     }
     return td_json_print(stdout, root, err);
@@ -189,7 +219,8 @@ int cmd_list_nodes(int argc, char **argv, td_error *err)
             width = (int)strlen(set->nodes[n].path);
     for (size_t t = 0; t < n_models; t++)
         for (int i = td_model_stall_index(&models[t], 0); i < models[t].n_tree; i++)
-            if ((int)strlen(models[t].tree[i].path) > width)
+            if (models[t].tree[i].level <= max_level &&
+                (int)strlen(models[t].tree[i].path) > width)
                 width = (int)strlen(models[t].tree[i].path);
     printf("%-4s %-3s %-*s %-13s %s\n", "area", "lvl", width, "node", "threshold", "description");
     for (int n = 0; n < set->count; n++) {
@@ -204,7 +235,7 @@ int cmd_list_nodes(int argc, char **argv, td_error *err)
         snprintf(line, sizeof line, "%-4s %-3d %-*s %-13s %s", info->area, info->level, width,
                  info->path, threshold, info->desc);
         td_wrap_hanging(stdout, line, desc_column(width), td_text_width());
-        print_node_stalls(models, n_models, n, width);
+        print_node_stalls(models, n_models, info->path, width, max_level);
     }
     td_wrap_text(stdout, "Threshold: a node counts (shown, can be the bottleneck <==) when its "
                  "share of issue slots is over that % of all slots (\"of all\", level 1) or of "
@@ -214,6 +245,10 @@ int cmd_list_nodes(int argc, char **argv, td_error *err)
         td_wrap_text(stdout, "Level 4: the stall reasons of the arch tables (in parentheses) "
                      "under their node (level 3; level 2 on nvprof tables); topdown describe "
                      "REASON.\n", td_text_width(), 9);
+        if (max_level >= 5)
+            td_wrap_text(stdout, "Level 5: where the loads a stall reason waited on were served "
+                         "(L1, L2, DRAM), from the tables with a memory section; measured only "
+                         "where the run recorded its counters.\n", td_text_width(), 9);
         free(models);
         td_arch_set_free(&archs);
     }

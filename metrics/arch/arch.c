@@ -139,7 +139,8 @@ static int parse_stalls(const cJSON *root, td_arch *arch, const char *path,
     return 0;
 }
 
-/* A metric the table names: a counter or a stall reason's. */
+/* A metric the table names: a counter, a stall reason's, or the memory
+ * section's. */
 static int table_uses(const td_arch *arch, const char *metric)
 {
     for (int c = 0; c < TD_COUNTER_COUNT; c++)
@@ -148,6 +149,68 @@ static int table_uses(const td_arch *arch, const char *metric)
     for (size_t i = 0; i < arch->n_stalls; i++)
         if (strcmp(arch->stalls[i].metric, metric) == 0)
             return 1;
+    const char *mem[TD_MEM_MAX_METRICS];
+    size_t n = td_arch_memory_metrics(&arch->memory, mem, TD_MEM_MAX_METRICS);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(mem[i], metric) == 0)
+            return 1;
+    return 0;
+}
+
+/* The "memory" section's split names a stall reason of the table. */
+static int parse_memory(const cJSON *root, td_arch *arch, const char *path, td_error *err)
+{
+    td_arch_memory *m = &arch->memory;
+    if (td_arch_memory_parse(cJSON_GetObjectItemCaseSensitive(root, "memory"), m, path, err))
+        return -1;
+    if (!m->split)
+        return 0;
+    for (size_t i = 0; i < arch->n_stalls; i++)
+        if (strcmp(arch->stalls[i].reason, m->split) == 0)
+            return 0;
+    return td_fail(err, "%s: \"memory\" splits \"%s\", which is not a stall reason of the table",
+                   path, m->split);
+}
+
+/* The group holding metric, or -1. */
+static int group_of(const td_arch *arch, const char *metric)
+{
+    for (size_t g = 0; g < arch->n_groups; g++)
+        for (size_t i = 0; i < arch->groups[g].n; i++)
+            if (strcmp(arch->groups[g].metrics[i], metric) == 0)
+                return (int)g;
+    return -1;
+}
+
+/* Where the table has groups, what is computed together is measured
+ * together: the split reason with every source (its shares are taken
+ * launch by launch against it), and each unit's work, peak and cycles. */
+static int check_memory_groups(const td_arch *arch, const char *path, td_error *err)
+{
+    const td_arch_memory *m = &arch->memory;
+    if (!arch->n_groups)
+        return 0;
+    if (m->split) {
+        const char *split_metric = NULL;
+        for (size_t i = 0; i < arch->n_stalls; i++)
+            if (strcmp(arch->stalls[i].reason, m->split) == 0)
+                split_metric = arch->stalls[i].metric;
+        int g = group_of(arch, split_metric);
+        for (size_t s = 0; s < m->n_sources; s++)
+            if (group_of(arch, m->sources[s].metric) != g)
+                return td_fail(err, "%s: \"memory\" source %s (%s) must be in the group of %s",
+                               path, m->sources[s].name, m->sources[s].metric, split_metric);
+    }
+    for (size_t u = 0; u < m->n_units; u++) {
+        const td_mem_unit *unit = &m->units[u];
+        int g = group_of(arch, unit->peak);
+        int same = g >= 0 && group_of(arch, unit->cycles) == g;
+        for (size_t w = 0; w < unit->n_work; w++)
+            same = same && group_of(arch, unit->work[w]) == g;
+        if (!same)
+            return td_fail(err, "%s: \"memory\" unit %s: its work, peak and cycles must be in "
+                           "one group", path, unit->name);
+    }
     return 0;
 }
 
@@ -324,8 +387,10 @@ static int parse_arch(const cJSON *root, td_arch *arch, const char *path,
     arch->passes = passes ? (int)passes->valuedouble : 0;
     return parse_counters(root, arch, path, err) ||
                    parse_stalls(root, arch, path, err) ||
+                   parse_memory(root, arch, path, err) ||
                    parse_thresholds(root, arch, path, err) ||
                    parse_groups(root, arch, path, err) ||
+                   check_memory_groups(arch, path, err) ||
                    parse_pc_reasons(root, arch, path, err) ||
                    parse_pm_sampling(root, arch, path, err) ||
                    td_sm_limits_parse(cJSON_GetObjectItemCaseSensitive(root, "occupancy"),
@@ -545,6 +610,10 @@ size_t td_arch_metrics(const td_arch *arch, const char **names, size_t cap)
             count = add_unique(names, count, cap, arch->counter[c]);
     for (size_t i = 0; i < arch->n_stalls; i++)
         count = add_unique(names, count, cap, arch->stalls[i].metric);
+    const char *mem[TD_MEM_MAX_METRICS];
+    size_t n = td_arch_memory_metrics(&arch->memory, mem, TD_MEM_MAX_METRICS);
+    for (size_t i = 0; i < n; i++)
+        count = add_unique(names, count, cap, mem[i]);
     return count;
 }
 
@@ -595,6 +664,7 @@ void td_arch_free(td_arch *arch)
     }
     free(arch->pc_reasons);
     free(arch->sm_limits);
+    td_arch_memory_free(&arch->memory);
     memset(arch, 0, sizeof *arch);
 }
 

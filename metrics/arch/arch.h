@@ -9,6 +9,7 @@
 
 #include "metrics/error.h"
 #include "metrics/arch/backend.h"
+#include "metrics/arch/memory.h"
 #include "metrics/arch/sm_limits.h"
 
 #define TD_ARCH_SCHEMA "topdown-arch/1"
@@ -71,6 +72,8 @@ typedef struct td_arch {
     td_sm_limits *sm_limits;  /* optional "occupancy": per compute capability, what
                                  an SM holds (metrics/arch/sm_limits.h) */
     size_t n_sm_limits;
+    td_arch_memory memory;    /* optional "memory": where loads were served, and
+                                 each unit's throughput against its peak */
 } td_arch;
 
 typedef struct td_arch_set {
@@ -99,8 +102,8 @@ const td_arch *td_arch_find(const td_arch_set *set, const char *name);
 const td_arch *td_arch_for_chip(const td_arch_set *set, const char *chip);
 const td_arch *td_arch_for_cc(const td_arch_set *set, int major, int minor);
 
-/* Every metric the table needs collected, counters first, then stalls, in
- * table order and without duplicates. Returns the count written (<= cap). */
+/* Every metric the table needs collected, counters first, then stalls,
+ * then the "memory" section's, in table order and without duplicates. Returns the count written (<= cap). */
 size_t td_arch_metrics(const td_arch *arch, const char **names, size_t cap);
 /* The table's entry for a PC-sampling reason, named as CUPTI does
  * ("smsp__pcsamp_warps_issue_stalled_wait") or short ("wait"); NULL when

@@ -150,6 +150,72 @@ static int place_stall(const td_arch *arch, td_groups *out, const char *metric,
                                "counter", arch->name, metric);
 }
 
+/* Puts metrics[0..n) in one group: the group already holding any of them,
+ * else the first where all fit one pass, else a new one. */
+static int place_bundle(const td_arch *arch, td_groups *out, const char *const *metrics,
+                        size_t n, td_pass_counter count, void *ctx, td_error *err)
+{
+    int held = -1;
+    for (size_t i = 0; i < n; i++) {
+        int g = td_groups_find(out, metrics[i]);
+        if (g >= 0 && held >= 0 && g != held)
+            return td_fail(err, "%s: %s and the memory section's metrics measured with it lie "
+                           "in different counter groups", arch->name, metrics[i]);
+        if (g >= 0)
+            held = g;
+    }
+    size_t first = held >= 0 ? (size_t)held : 0, last = held >= 0 ? (size_t)held + 1 : out->n + 1;
+    for (size_t g = first; g < last && g < TD_MAX_GROUPS; g++) {
+        if (g == out->n) {
+            out->n++;
+            out->size[g] = 0;
+            seed_group(arch, out, g);
+        }
+        size_t before = out->size[g];
+        for (size_t i = 0; i < n && out->size[g] < TD_MAX_GROUP_METRICS; i++)
+            if (!in_group(out, g, metrics[i]))
+                out->metric[g][out->size[g]++] = metrics[i];
+        size_t passes = 0;
+        if (count(ctx, out->metric[g], out->size[g], &passes, err))
+            return -1;
+        int all_in = 1;
+        for (size_t i = 0; i < n; i++)
+            all_in = all_in && in_group(out, g, metrics[i]);
+        if (passes == 1 && all_in)
+            return 0;
+        out->size[g] = before;
+    }
+    return td_fail(err, "%s: the memory section's %s and the metrics measured with it do not "
+                   "fit one pass", arch->name, metrics[0]);
+}
+
+/* The memory section's bundles: the split reason with its sources, each
+ * unit's work, peak and cycles. */
+static int place_memory(const td_arch *arch, td_groups *out, td_pass_counter count, void *ctx,
+                        td_error *err)
+{
+    const td_arch_memory *m = &arch->memory;
+    const char *bundle[TD_MEM_MAX_METRICS + 1];
+    size_t n = 0;
+    for (size_t i = 0; m->split && i < arch->n_stalls; i++)
+        if (strcmp(arch->stalls[i].reason, m->split) == 0)
+            bundle[n++] = arch->stalls[i].metric;
+    for (size_t s = 0; n && s < m->n_sources; s++)
+        bundle[n++] = m->sources[s].metric;
+    if (n && place_bundle(arch, out, bundle, n, count, ctx, err))
+        return -1;
+    for (size_t u = 0; u < m->n_units; u++) {
+        n = 0;
+        for (size_t w = 0; w < m->units[u].n_work; w++)
+            bundle[n++] = m->units[u].work[w];
+        bundle[n++] = m->units[u].peak;
+        bundle[n++] = m->units[u].cycles;
+        if (place_bundle(arch, out, bundle, n, count, ctx, err))
+            return -1;
+    }
+    return 0;
+}
+
 int td_groups_derive(const td_arch *arch, const char *const *order, td_pass_counter count,
                      void *ctx, td_groups *out, td_error *err)
 {
@@ -171,7 +237,7 @@ int td_groups_derive(const td_arch *arch, const char *const *order, td_pass_coun
         if (place_stall(arch, out, metric, count, ctx, err))
             return -1;
     }
-    return 0;
+    return place_memory(arch, out, count, ctx, err);
 }
 
 int td_groups_search(const td_arch *arch, unsigned tries, td_pass_counter count, void *ctx,

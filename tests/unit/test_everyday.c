@@ -209,8 +209,8 @@ static void test_describe(void)
     run("report names.json --kernels -1", &r);
     CHECK(r.status != 0 && strstr(r.err, "0 or more") != NULL);
     CHECK(strstr(r.err, "9223372036854775807") == NULL);
-    run("list-nodes -l 5", &r);
-    CHECK(r.status != 0 && strstr(r.err, "from 1 to 4") != NULL);
+    run("list-nodes -l 6", &r);
+    CHECK(r.status != 0 && strstr(r.err, "from 1 to 5") != NULL);
 }
 
 /* `topdown -- sh train.sh` is train.topdown.json, not sh.topdown.json. */

@@ -1,0 +1,108 @@
+#include "levels/memory.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A measured value of launch l, or -1 where its pass did not measure it. */
+static double measured(const td_device *dev, const td_launch *l, int metric)
+{
+    if (metric < 0 || !td_launch_measured(dev, l, metric))
+        return -1;
+    double v = l->counters[metric];
+    return isfinite(v) && v >= 0 ? v : -1;
+}
+
+static void add_sources(td_mem_totals *t, const td_model *m, const td_binding *b,
+                        const td_device *dev, const td_launch *l)
+{
+    const td_arch_memory *mem = &m->arch->memory;
+    if (!b->mem.split_ok || m->split_stall < 0)
+        return;
+    double sectors[TD_MEM_MAX_SOURCES];
+    for (size_t s = 0; s < mem->n_sources; s++) {
+        double v = measured(dev, l, b->mem.source[s]);
+        if (v < 0)
+            return;
+        sectors[s] = v / mem->sources[s].per_sector;
+    }
+    for (size_t s = 0; s < mem->n_sources; s++) {
+        t->sectors[s] += sectors[s];
+        t->weighted[s] += sectors[s] * mem->sources[s].latency_cycles;
+    }
+    t->split_launches++;
+}
+
+static void add_units(td_mem_totals *t, const td_model *m, const td_binding *b,
+                      const td_device *dev, const td_launch *l)
+{
+    const td_arch_memory *mem = &m->arch->memory;
+    for (size_t u = 0; u < mem->n_units; u++) {
+        if (!b->mem.unit_ok[u])
+            continue;
+        double peak = measured(dev, l, b->mem.peak[u]);
+        double cycles = measured(dev, l, b->mem.cycles[u]);
+        double work = 0;
+        for (size_t w = 0; w < mem->units[u].n_work && work >= 0; w++) {
+            double v = measured(dev, l, b->mem.work[u][w]);
+            work = v < 0 ? -1 : work + v;
+        }
+        if (peak <= 0 || cycles <= 0 || work < 0)
+            continue;
+        t->work[u] += work;
+        t->capacity[u] += peak * cycles;
+        t->unit_launches[u]++;
+    }
+}
+
+void td_mem_add_launch(td_mem_totals *t, const td_model *m, const td_binding *b,
+                       const td_device *dev, const td_launch *l)
+{
+    if (!l->profiled || !l->counters)
+        return;
+    add_sources(t, m, b, dev, l);
+    add_units(t, m, b, dev, l);
+}
+
+int td_mem_shares(const td_model *m, const td_mem_totals *t, double *share)
+{
+    size_t n = m->split_stall >= 0 ? m->arch->memory.n_sources : 0;
+    double sum = 0;
+    for (size_t s = 0; s < n; s++)
+        sum += t->weighted[s];
+    if (!(sum > 0))
+        return 0;
+    for (size_t s = 0; s < n; s++)
+        share[s] = t->weighted[s] / sum;
+    return 1;
+}
+
+double td_mem_pct(const td_mem_totals *t, size_t u)
+{
+    if (u >= TD_MEM_MAX_UNITS || !t->unit_launches[u] || !(t->capacity[u] > 0))
+        return NAN;
+    return 100.0 * t->work[u] / t->capacity[u];
+}
+
+void td_mem_split(const td_model *m, const td_mem_totals *t, td_breakdown *mean,
+                  td_breakdown *spread)
+{
+    double share[TD_MEM_MAX_SOURCES];
+    mean->n_sources = 0;
+    if (spread)
+        spread->n_sources = 0;
+    if (!td_mem_shares(m, t, share) || (size_t)m->split_stall >= mean->n_stalls)
+        return;
+    int stall = td_model_stall_index(m, (size_t)m->split_stall);
+    size_t n = m->arch->memory.n_sources;
+    for (int node = 0; node < m->n_tree; node++) {
+        int s = m->tree[node].source;
+        if (s < 0)
+            continue;
+        mean->value[node] = mean->value[stall] * share[s];
+        if (spread)
+            spread->value[node] = spread->value[stall] * share[s];
+    }
+    mean->n_sources = n;
+    if (spread)
+        spread->n_sources = n;
+}

@@ -1,0 +1,44 @@
+/* Level 5 and speed of light (docs/MODEL.md "Level 5: where the data came
+ * from" and "Speed of light"), from the arch table's "memory" section.
+ * Pure: sums over a kernel's profiled launches, no CUPTI.
+ *
+ * Split: a load waited on by long_scoreboard was served by L1, L2 or
+ * DRAM; the stall's warp-cycles are shared among them in proportion to
+ * sectors served there times that level's load-to-use latency (the wait a
+ * sector served there costs). The sectors are the kernel's own, summed
+ * over the launches that measured them with the stall (the same pass).
+ *
+ * Speed of light: each unit's work over the most it could have done in
+ * the cycles that elapsed (peak per cycle x cycles), summed over the
+ * launches that measured them: the duration-weighted mean of ncu's
+ * pct_of_peak_sustained_elapsed for that one counter. */
+#ifndef TD_MEMORY_H
+#define TD_MEMORY_H
+
+#include "levels/model.h"
+
+typedef struct td_mem_totals {
+    double sectors[TD_MEM_MAX_SOURCES];  /* served at each source */
+    double weighted[TD_MEM_MAX_SOURCES]; /* sectors x latency */
+    size_t split_launches;               /* launches that measured the sources */
+    double work[TD_MEM_MAX_UNITS];       /* each unit's work */
+    double capacity[TD_MEM_MAX_UNITS];   /* peak per cycle x elapsed cycles */
+    size_t unit_launches[TD_MEM_MAX_UNITS];
+} td_mem_totals;
+
+/* Adds a profiled launch of device section dev (modelled by m, bound by b). */
+void td_mem_add_launch(td_mem_totals *t, const td_model *m, const td_binding *b,
+                       const td_device *dev, const td_launch *l);
+/* Each source's share of the split stall (summing to 1); 0 when no
+ * launch measured a sector (nothing to split). */
+int td_mem_shares(const td_model *m, const td_mem_totals *t, double *share);
+/* Unit u's throughput, % of its peak; NAN where no launch measured it. */
+double td_mem_pct(const td_mem_totals *t, size_t u);
+/* Sets the sources of mean (and spread, when not NULL) from the split
+ * stall's value and the shares: a source's spread is its share of the
+ * stall's (the shares are the kernel's measured totals). Leaves them
+ * absent (n_sources 0) where the shares are not known. */
+void td_mem_split(const td_model *m, const td_mem_totals *t, td_breakdown *mean,
+                  td_breakdown *spread);
+
+#endif

@@ -1,0 +1,59 @@
+/* The arch table's optional "memory" section (docs/ARCH_TABLES.md, the
+ * model in docs/MODEL.md "Level 5: where the data came from"): which
+ * counters say where a kernel's loads were served (L1, L2, DRAM) and at
+ * what latency, so one stall reason (long_scoreboard) can be split by
+ * source; and the counters of each unit's throughput against its peak
+ * (speed of light). Pure data: levels/memory.h computes from it. */
+#ifndef TD_ARCH_MEMORY_H
+#define TD_ARCH_MEMORY_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "metrics/error.h"
+
+#define TD_MEM_MAX_SOURCES 4
+#define TD_MEM_MAX_UNITS 6
+#define TD_MEM_MAX_COUNTS 4
+/* The most metrics a section can name. */
+#define TD_MEM_MAX_METRICS (TD_MEM_MAX_SOURCES + TD_MEM_MAX_UNITS * (TD_MEM_MAX_COUNTS + 2))
+
+/* One place a load can be served from: a level-5 node below the split
+ * stall reason. */
+typedef struct td_mem_source {
+    char *name;            /* node name: "L2_Hit" */
+    char *metric;          /* what it counts: sectors, or bytes */
+    double per_sector;     /* the metric's units per 32-byte sector (1, or 32 for bytes) */
+    double latency_cycles; /* load-to-use latency of a load served there, SM cycles */
+    int unit;              /* the throughput unit that serves it (index), -1: none */
+} td_mem_source;
+
+/* One unit's throughput: the work it did over the most it could do in
+ * the cycles that elapsed (what ncu calls pct_of_peak_sustained_elapsed). */
+typedef struct td_mem_unit {
+    char *name;                       /* "DRAM" */
+    char *work[TD_MEM_MAX_COUNTS];    /* summed: bytes, sectors, wavefronts */
+    size_t n_work;
+    char *peak;                       /* the work's peak per cycle (.peak_sustained) */
+    char *cycles;                     /* the unit's elapsed cycles (.avg) */
+} td_mem_unit;
+
+typedef struct td_arch_memory {
+    char *split;           /* the stall reason split by source; NULL: no split */
+    char *latency_source;  /* where the latencies come from (said by describe) */
+    td_mem_source sources[TD_MEM_MAX_SOURCES];
+    size_t n_sources;
+    td_mem_unit units[TD_MEM_MAX_UNITS];
+    size_t n_units;
+} td_arch_memory;
+
+/* Parses the section (NULL: none; *out stays empty). path names the
+ * table in messages. */
+int td_arch_memory_parse(const cJSON *memory, td_arch_memory *out, const char *path,
+                         td_error *err);
+/* Every metric the section names, in section order, duplicates kept;
+ * returns the count (all of them, even past cap). */
+size_t td_arch_memory_metrics(const td_arch_memory *m, const char **names, size_t cap);
+void td_arch_memory_free(td_arch_memory *m);
+
+#endif

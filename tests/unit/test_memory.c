@@ -1,0 +1,269 @@
+/* Level 5 and speed of light (levels/memory.h) from an arch table's
+ * "memory" section: the loader's checks, the source nodes under the split
+ * stall reason, the split by sectors x latency from the launches that
+ * measured them, the throughput against the peak, and a result without
+ * the section's counters modelled as before (no level 5, no throughput). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../check.h"
+#include "levels/aggregate.h"
+#include "metrics/strcopy.h"
+
+#define ARCH_HEAD                                                                            \
+    "{\"schema\": \"topdown-arch/1\", \"name\": \"memtest\", \"family\": \"Test\","          \
+    " \"compute_capabilities\": [\"9.7\"], \"chips\": [\"MEM1\"], \"ipc_max\": 4,"           \
+    " \"source\": \"range_profiler\","                                                       \
+    " \"counters\": {\"inst_executed\": \"inst\", \"inst_issued\": \"issued\","              \
+    "  \"thread_inst_executed\": \"threads\", \"cycles_active\": \"cycles\","                \
+    "  \"duration_ns\": \"duration\"},"                                                      \
+    " \"stalls\": ["                                                                         \
+    "  {\"reason\": \"long_scoreboard\", \"metric\": \"s.longsb\", \"node\": \"Backend.Memory_Bound.L1_Bound\"}," \
+    "  {\"reason\": \"wait\", \"metric\": \"s.wait\", \"node\": \"Backend.Core_Bound.Dependency_Wait\"}],"
+
+/* L1 hits 10 cycles, L2 100, DRAM (bytes, 32 a sector) 500; DRAM
+ * throughput from bytes over peak x cycles. */
+#define MEMORY_SECTION(split, dram_group_metric)                                             \
+    " \"memory\": {\"split\": \"" split "\", \"latency_source\": \"made up\","                \
+    "  \"sources\": [{\"name\": \"L1_Hit\", \"metric\": \"l1hit\", \"latency_cycles\": 10},"  \
+    "   {\"name\": \"L2_Hit\", \"metric\": \"l2hit\", \"latency_cycles\": 100},"              \
+    "   {\"name\": \"DRAM\", \"metric\": \"dramrd\", \"per_sector\": 32, \"latency_cycles\": 500}]," \
+    "  \"throughput\": [{\"unit\": \"DRAM\", \"work\": [\"dramrd\", \"dramwr\"],"             \
+    "   \"peak\": \"drampeak\", \"cycles\": \"dramcyc\"}]},"                                  \
+    " \"groups\": [[\"inst\", \"issued\", \"threads\", \"cycles\", \"duration\", \"s.wait\"],"  \
+    "  [\"cycles\", \"duration\", \"s.longsb\", \"l1hit\", \"l2hit\", \"" dram_group_metric "\"," \
+    "   \"dramwr\", \"drampeak\", \"dramcyc\"]]}"
+
+static const char arch_json[] = ARCH_HEAD MEMORY_SECTION("long_scoreboard", "dramrd");
+
+enum { M_INST, M_ISSUED, M_THREADS, M_CYCLES, M_DURATION, M_LONGSB, M_WAIT, M_L1HIT, M_L2HIT,
+       M_DRAMRD, M_DRAMWR, M_DRAMPEAK, M_DRAMCYC, M_COUNT };
+static const char *const metric_names[M_COUNT] = {
+    "inst", "issued", "threads", "cycles", "duration", "s.longsb", "s.wait",
+    "l1hit", "l2hit", "dramrd", "dramwr", "drampeak", "dramcyc"};
+static const size_t group0[] = {M_INST, M_ISSUED, M_THREADS, M_CYCLES, M_DURATION, M_WAIT};
+static const size_t group1[] = {M_CYCLES, M_DURATION, M_LONGSB, M_L1HIT, M_L2HIT,
+                                M_DRAMRD, M_DRAMWR, M_DRAMPEAK, M_DRAMCYC};
+static const td_counter_group groups[2] = {{(size_t *)group0, 6}, {(size_t *)group1, 9}};
+
+static int load(const char *text, td_arch *arch, td_error *err)
+{
+    return td_arch_parse(text, strlen(text), "memtest.json", arch, err);
+}
+
+/* A table that breaks one rule is refused, naming it. */
+static void refused(const char *text, const char *says)
+{
+    td_arch arch;
+    td_error err = {{0}};
+    CHECK(load(text, &arch, &err) != 0);
+    if (!strstr(err.msg, says))
+        fprintf(stderr, "expected \"%s\" in: %s\n", says, err.msg);
+    CHECK(strstr(err.msg, says) != NULL);
+}
+
+static void test_loader(void)
+{
+    td_arch arch;
+    td_error err;
+    CHECK(load(arch_json, &arch, &err) == 0);
+    CHECK(arch.memory.n_sources == 3 && arch.memory.n_units == 1);
+    CHECK(strcmp(arch.memory.split, "long_scoreboard") == 0);
+    CHECK(arch.memory.sources[2].per_sector == 32 && arch.memory.sources[0].per_sector == 1);
+    /* the full set holds the section's metrics once each, after the stalls */
+    const char *names[32];
+    size_t n = td_arch_metrics(&arch, names, 32);
+    CHECK(n == M_COUNT);
+    CHECK(n == M_COUNT && strcmp(names[n - 1], "dramcyc") == 0);
+    td_arch_free(&arch);
+    refused(ARCH_HEAD MEMORY_SECTION("barrier", "dramrd"), "not a stall reason");
+    /* DRAM reads moved out of the split's group */
+    static const char moved[] = ARCH_HEAD
+        " \"memory\": {\"split\": \"long_scoreboard\","
+        "  \"sources\": [{\"name\": \"L1_Hit\", \"metric\": \"l1hit\", \"latency_cycles\": 10},"
+        "   {\"name\": \"DRAM\", \"metric\": \"dramrd\", \"latency_cycles\": 500}]},"
+        " \"groups\": [[\"inst\", \"issued\", \"threads\", \"cycles\", \"duration\", \"s.wait\", \"dramrd\"],"
+        "  [\"cycles\", \"duration\", \"s.longsb\", \"l1hit\"]]}";
+    refused(moved, "must be in the group of s.longsb");
+    static const char one[] = ARCH_HEAD
+        " \"memory\": {\"split\": \"long_scoreboard\","
+        "  \"sources\": [{\"name\": \"L1_Hit\", \"metric\": \"l1hit\", \"latency_cycles\": 10}]}}";
+    refused(one, "2 to 4 places");
+    static const char twice[] = ARCH_HEAD
+        " \"memory\": {\"split\": \"long_scoreboard\","
+        "  \"sources\": [{\"name\": \"L1_Hit\", \"metric\": \"l1hit\", \"latency_cycles\": 10},"
+        "   {\"name\": \"L1_Hit\", \"metric\": \"l2hit\", \"latency_cycles\": 50}]}}";
+    refused(twice, "names source L1_Hit twice");
+    static const char no_latency[] = ARCH_HEAD
+        " \"memory\": {\"split\": \"long_scoreboard\","
+        "  \"sources\": [{\"name\": \"L1_Hit\", \"metric\": \"l1hit\"},"
+        "   {\"name\": \"L2_Hit\", \"metric\": \"l2hit\", \"latency_cycles\": 50}]}}";
+    refused(no_latency, "latency_cycles");
+}
+
+static void test_nodes(void)
+{
+    td_arch arch;
+    td_model m;
+    td_error err;
+    CHECK(load(arch_json, &arch, &err) == 0);
+    CHECK(td_model_init(&m, &arch, &err) == 0);
+    int dram = td_model_find(&m, "Backend.Memory_Bound.L1_Bound.long_scoreboard.DRAM");
+    int longsb = td_model_find(&m, "Backend.Memory_Bound.L1_Bound.long_scoreboard");
+    CHECK(dram >= 0 && longsb >= 0);
+    CHECK(dram >= 0 && m.tree[dram].parent == longsb && m.tree[dram].level == 5 &&
+          m.tree[dram].kind == TD_KIND_SOURCE && m.tree[dram].source == 2);
+    CHECK(m.max_level == 5);
+    /* the wait reason has no children */
+    CHECK(td_model_next_child(&m, td_model_stall_index(&m, 1), -1) < 0);
+    td_arch_free(&arch);
+}
+
+/* One launch's counters: stalls, and the memory counters given. */
+static void add(td_device *dev, int group, double longsb, double l1, double l2, double dram_bytes,
+                double dram_wr, double peak, double cycles)
+{
+    td_error err;
+    double c[M_COUNT] = {2000, 2200, 48000, 1000, 5000, longsb, 100, l1, l2, dram_bytes,
+                         dram_wr, peak, cycles};
+    for (size_t i = 0; group >= 0 && i < M_COUNT; i++) {
+        int in = 0;
+        for (size_t j = 0; j < groups[group].n; j++)
+            in |= groups[group].metrics[j] == i;
+        if (!in)
+            c[i] = 0;
+    }
+    td_launch *l = td_device_add_launch(dev, "k", c, &err);
+    l->id = dev->n_launches - 1;
+    l->group = group;
+    l->duration_ns = 5000;
+    l->grid[0] = l->grid[1] = l->grid[2] = 1;
+    l->block[0] = 128, l->block[1] = l->block[2] = 1;
+}
+
+static td_device *new_device(td_result *res, size_t n_metrics)
+{
+    td_error err;
+    memset(res, 0, sizeof *res);
+    td_device *dev = td_result_add_device(res, &err);
+    dev->arch = td_strdup("memtest");
+    dev->name = td_strdup("NVIDIA Sim");
+    dev->chip = td_strdup("MEM1");
+    CHECK(td_device_set_metrics(dev, metric_names, n_metrics, &err) == 0);
+    return dev;
+}
+
+static void test_split_and_throughput(const td_arch_set *archs)
+{
+    td_result res;
+    td_device *dev = new_device(&res, M_COUNT);
+    /* Sectors: L1 100, L2 50, DRAM 320 bytes = 10: weights 1000, 5000,
+     * 5000, shares 1/11, 5/11, 5/11. DRAM: (320 + 80) bytes of 2 x 100. */
+    add(dev, TD_GROUP_ALL, 300, 100, 50, 320, 80, 2, 100);
+    add(dev, TD_GROUP_ALL, 300, 100, 50, 320, 80, 2, 100);
+    td_summary s;
+    td_error err;
+    CHECK(td_summarize(&res, archs, NULL, &s, &err) == 0);
+    const td_model *m = &s.models[0];
+    const td_kernel_summary *k = &s.kernels[0];
+    int longsb = td_model_stall_index(m, 0);
+    int l1 = td_model_find(m, "Backend.Memory_Bound.L1_Bound.long_scoreboard.L1_Hit");
+    int l2 = td_model_find(m, "Backend.Memory_Bound.L1_Bound.long_scoreboard.L2_Hit");
+    int dram = td_model_find(m, "Backend.Memory_Bound.L1_Bound.long_scoreboard.DRAM");
+    CHECK(k->mean.n_sources == 3 && td_node_present(m, &k->mean, dram));
+    CHECK(k->mean.value[longsb] > 0);
+    CHECK_NEAR(k->mean.value[l1], k->mean.value[longsb] / 11.0, 1e-12);
+    CHECK_NEAR(k->mean.value[l2], k->mean.value[longsb] * 5.0 / 11.0, 1e-12);
+    CHECK_NEAR(k->mean.value[dram], k->mean.value[longsb] * 5.0 / 11.0, 1e-12);
+    /* the stall keeps its value: the sources do not add into it */
+    CHECK_NEAR(k->mean.value[l1] + k->mean.value[l2] + k->mean.value[dram],
+               k->mean.value[longsb], 1e-12);
+    CHECK_NEAR(td_mem_pct(&k->mem, 0), 200.0, 1e-9);
+    CHECK_NEAR(s.app_throughput[0], 200.0, 1e-9);
+    CHECK(s.app.n_sources == 3);
+    CHECK_NEAR(s.app.value[dram], k->mean.value[dram], 1e-12);
+    /* bottleneck down to level 5: L1_Bound's long_scoreboard, then its DRAM
+     * or L2 (tied); never the L1 hits */
+    int b5 = td_bottleneck(m, &k->mean, 5);
+    CHECK(b5 == dram || b5 == l2);
+    td_summary_free(&s);
+    td_result_free(&res);
+}
+
+/* Counter-group launches: the split comes from the group that measured
+ * the sources, the throughput likewise; a launch of the other group adds
+ * nothing to either. */
+static void test_groups(const td_arch_set *archs)
+{
+    td_result res;
+    td_device *dev = new_device(&res, M_COUNT);
+    td_error err;
+    CHECK(td_device_set_groups(dev, groups, 2, &err) == 0);
+    for (int i = 0; i < 6; i++) {
+        add(dev, 0, 300, 999, 999, 999, 999, 999, 999);
+        add(dev, 1, 300, 100, 0, 0, 0, 4, 100); /* all from L1 */
+    }
+    td_summary s;
+    CHECK(td_summarize(&res, archs, NULL, &s, &err) == 0);
+    const td_model *m = &s.models[0];
+    const td_kernel_summary *k = &s.kernels[0];
+    int l1 = td_model_find(m, "Backend.Memory_Bound.L1_Bound.long_scoreboard.L1_Hit");
+    CHECK(k->mem.split_launches == 6 && k->mem.unit_launches[0] == 6);
+    CHECK(k->mean.n_sources == 3);
+    CHECK_NEAR(k->mean.value[l1], k->mean.value[td_model_stall_index(m, 0)], 1e-12);
+    CHECK_NEAR(td_mem_pct(&k->mem, 0), 0.0, 1e-12);
+    td_summary_free(&s);
+    td_result_free(&res);
+}
+
+/* A result recorded without the section's counters: no level 5, no
+ * throughput, the rest as before. */
+static void test_without_counters(const td_arch_set *archs)
+{
+    td_result res;
+    td_device *dev = new_device(&res, M_L1HIT); /* inst .. s.wait only */
+    td_error err;
+    double c[M_L1HIT] = {2000, 2200, 48000, 1000, 5000, 300, 100};
+    td_launch *l = td_device_add_launch(dev, "k", c, &err);
+    l->group = TD_GROUP_ALL;
+    l->duration_ns = 5000;
+    td_summary s;
+    CHECK(td_summarize(&res, archs, NULL, &s, &err) == 0);
+    const td_model *m = &s.models[0];
+    const td_kernel_summary *k = &s.kernels[0];
+    int dram = td_model_find(m, "Backend.Memory_Bound.L1_Bound.long_scoreboard.DRAM");
+    CHECK(k->has_data && k->mean.n_sources == 0 && !td_node_present(m, &k->mean, dram));
+    CHECK(isnan(td_mem_pct(&k->mem, 0)) && isnan(s.app_throughput[0]));
+    CHECK(td_bottleneck(m, &k->mean, 5) == td_model_stall_index(m, 0));
+    td_summary_free(&s);
+    td_result_free(&res);
+}
+
+int main(void)
+{
+    test_loader();
+    test_nodes();
+    char dir[] = "/tmp/td_memory_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[600];
+    snprintf(path, sizeof path, "%s/memtest.json", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(arch_json, f);
+        fclose(f);
+    }
+    td_arch_set archs;
+    td_error err;
+    CHECK(td_arch_load_dir(dir, &archs, &err) == 0);
+    test_split_and_throughput(&archs);
+    test_groups(&archs);
+    test_without_counters(&archs);
+    td_arch_set_free(&archs);
+    remove(path);
+    rmdir(dir);
+    return td_check_summary();
+}
