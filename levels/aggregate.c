@@ -384,7 +384,7 @@ static void app_throughput(td_summary *s)
         double sum = 0, time = 0;
         for (size_t k = 0; u < mem->n_units && k < s->n_kernels; k++) {
             const td_kernel_summary *ks = &s->kernels[k];
-            double pct = td_mem_pct(&ks->mem, u);
+            double pct = td_mem_unit_pct(mem, &ks->mem, u);
             if (isnan(pct) || ks->mixed_arch)
                 continue;
             sum += pct * ks->total_ns;

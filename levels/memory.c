@@ -83,6 +83,26 @@ double td_mem_pct(const td_mem_totals *t, size_t u)
     return 100.0 * t->work[u] / t->capacity[u];
 }
 
+double td_mem_unit_pct(const td_arch_memory *mem, const td_mem_totals *t, size_t u)
+{
+    double best = NAN;
+    for (size_t v = 0; u < mem->n_units && v < mem->n_units; v++) {
+        double pct = td_mem_pct(t, v);
+        if (strcmp(mem->units[v].name, mem->units[u].name) == 0 && !isnan(pct) &&
+            (isnan(best) || pct > best))
+            best = pct;
+    }
+    return best;
+}
+
+int td_mem_unit_first(const td_arch_memory *mem, size_t u)
+{
+    for (size_t v = 0; v < u && u < mem->n_units; v++)
+        if (strcmp(mem->units[v].name, mem->units[u].name) == 0)
+            return 0;
+    return u < mem->n_units;
+}
+
 void td_mem_split(const td_model *m, const td_mem_totals *t, td_breakdown *mean,
                   td_breakdown *spread)
 {

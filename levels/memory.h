@@ -32,8 +32,13 @@ void td_mem_add_launch(td_mem_totals *t, const td_model *m, const td_binding *b,
 /* Each source's share of the split stall (summing to 1); 0 when no
  * launch measured a sector (nothing to split). */
 int td_mem_shares(const td_model *m, const td_mem_totals *t, double *share);
-/* Unit u's throughput, % of its peak; NAN where no launch measured it. */
+/* Measure u's throughput, % of its peak; NAN where no launch measured it. */
 double td_mem_pct(const td_mem_totals *t, size_t u);
+/* The throughput of measure u's unit: the highest of the measures of its
+ * name; NAN where none was measured. */
+double td_mem_unit_pct(const td_arch_memory *mem, const td_mem_totals *t, size_t u);
+/* Whether entry u is its unit's first (the one the outputs name). */
+int td_mem_unit_first(const td_arch_memory *mem, size_t u);
 /* Sets the sources of mean (and spread, when not NULL) from the split
  * stall's value and the shares: a source's spread is its share of the
  * stall's (the shares are the kernel's measured totals). Leaves them

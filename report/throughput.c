@@ -10,7 +10,7 @@ void td_kernel_throughput(const td_model *m, const td_kernel_summary *ks,
                           double pct[TD_MEM_MAX_UNITS])
 {
     for (size_t u = 0; u < TD_MEM_MAX_UNITS; u++)
-        pct[u] = u < m->arch->memory.n_units && !ks->mixed_arch ? td_mem_pct(&ks->mem, u) : NAN;
+        pct[u] = !ks->mixed_arch ? td_mem_unit_pct(&m->arch->memory, &ks->mem, u) : NAN;
 }
 
 void td_print_throughput(FILE *out, const td_model *m, const double *pct)
@@ -20,6 +20,8 @@ void td_print_throughput(FILE *out, const td_model *m, const double *pct)
         return;
     fputs("  Speed of light:", out);
     for (size_t u = 0; u < mem->n_units; u++) {
+        if (!td_mem_unit_first(mem, u))
+            continue;
         fprintf(out, "%s %s ", u ? "," : "", mem->units[u].name);
         if (isnan(pct[u]))
             fputs(TD_NOT_MEASURED, out);
@@ -36,7 +38,7 @@ int td_throughput_add_json(cJSON *obj, const td_model *m, const double *pct)
         return 0;
     cJSON *units = cJSON_AddObjectToObject(obj, "throughput_pct_of_peak");
     for (size_t u = 0; units && u < mem->n_units; u++)
-        if (!(isnan(pct[u]) ? cJSON_AddNullToObject(units, mem->units[u].name)
+        if (td_mem_unit_first(mem, u) && !(isnan(pct[u]) ? cJSON_AddNullToObject(units, mem->units[u].name)
                             : cJSON_AddNumberToObject(units, mem->units[u].name, pct[u])))
             return -1;
     return units ? 0 : -1;

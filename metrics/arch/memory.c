@@ -37,7 +37,7 @@ static int link_units(const cJSON *sources, td_arch_memory *m, const char *path,
         td_mem_source *s = &m->sources[i++];
         if (!unit)
             continue;
-        for (size_t u = 0; cJSON_IsString(unit) && u < m->n_units; u++)
+        for (size_t u = 0; cJSON_IsString(unit) && u < m->n_units && s->unit < 0; u++)
             if (strcmp(m->units[u].name, unit->valuestring) == 0)
                 s->unit = (int)u;
         if (s->unit < 0)
@@ -73,7 +73,7 @@ static int unit_of(const cJSON *item, size_t i, td_mem_unit *u, const char *path
     return 0;
 }
 
-/* Two sources, or two units, of one name would be two nodes of one path. */
+/* Two sources of one name would be two nodes of one path. */
 static int check_names(const td_arch_memory *m, const char *path, td_error *err)
 {
     for (size_t i = 0; i < m->n_sources; i++)
@@ -81,10 +81,6 @@ static int check_names(const td_arch_memory *m, const char *path, td_error *err)
             if (strcmp(m->sources[i].name, m->sources[j].name) == 0)
                 return td_fail(err, "%s: \"memory\" names source %s twice", path,
                                m->sources[i].name);
-    for (size_t i = 0; i < m->n_units; i++)
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(m->units[i].name, m->units[j].name) == 0)
-                return td_fail(err, "%s: \"memory\" names unit %s twice", path, m->units[i].name);
     return 0;
 }
 

@@ -13,7 +13,7 @@
 #include "metrics/error.h"
 
 #define TD_MEM_MAX_SOURCES 4
-#define TD_MEM_MAX_UNITS 6
+#define TD_MEM_MAX_UNITS 8
 #define TD_MEM_MAX_COUNTS 4
 /* The most metrics a section can name. */
 #define TD_MEM_MAX_METRICS (TD_MEM_MAX_SOURCES + TD_MEM_MAX_UNITS * (TD_MEM_MAX_COUNTS + 2))
@@ -25,11 +25,15 @@ typedef struct td_mem_source {
     char *metric;          /* what it counts: sectors, or bytes */
     double per_sector;     /* the metric's units per 32-byte sector (1, or 32 for bytes) */
     double latency_cycles; /* load-to-use latency of a load served there, SM cycles */
-    int unit;              /* the throughput unit that serves it (index), -1: none */
+    int unit;              /* the throughput unit that serves it (its first entry), -1: none */
 } td_mem_source;
 
-/* One unit's throughput: the work it did over the most it could do in
- * the cycles that elapsed (what ncu calls pct_of_peak_sustained_elapsed). */
+/* One measure of a unit's throughput: the work it did over the most it
+ * could do in the cycles that elapsed (what ncu calls
+ * pct_of_peak_sustained_elapsed). Entries of one name are one unit's
+ * measures, and its throughput is the highest (ncu's lts__throughput is
+ * the highest of its sub-units': tag lookups, the fabric between the L2
+ * halves, ...). */
 typedef struct td_mem_unit {
     char *name;                       /* "DRAM" */
     char *work[TD_MEM_MAX_COUNTS];    /* summed: bytes, sectors, wavefronts */

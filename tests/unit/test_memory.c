@@ -242,8 +242,39 @@ static void test_without_counters(const td_arch_set *archs)
     td_result_free(&res);
 }
 
+/* A unit measured two ways: its throughput is the higher measure's
+ * (ncu's throughput is its busiest sub-unit's); the outputs name it once. */
+static void test_unit_measures(void)
+{
+    static const char two[] = ARCH_HEAD
+        " \"memory\": {\"throughput\": ["
+        "  {\"unit\": \"L2\", \"work\": [\"l2hit\"], \"peak\": \"drampeak\", \"cycles\": \"dramcyc\"},"
+        "  {\"unit\": \"DRAM\", \"work\": [\"dramrd\"], \"peak\": \"drampeak\", \"cycles\": \"dramcyc\"},"
+        "  {\"unit\": \"L2\", \"work\": [\"l1hit\"], \"peak\": \"drampeak\", \"cycles\": \"dramcyc\"}]}}";
+    td_arch arch;
+    td_error err;
+    CHECK(load(two, &arch, &err) == 0);
+    td_mem_totals t;
+    memset(&t, 0, sizeof t);
+    double work[3] = {30, 10, 70};
+    for (size_t u = 0; u < 3; u++) {
+        t.work[u] = work[u];
+        t.capacity[u] = 100;
+        t.unit_launches[u] = 1;
+    }
+    CHECK_NEAR(td_mem_unit_pct(&arch.memory, &t, 0), 70.0, 1e-12);
+    CHECK_NEAR(td_mem_unit_pct(&arch.memory, &t, 2), 70.0, 1e-12);
+    CHECK_NEAR(td_mem_unit_pct(&arch.memory, &t, 1), 10.0, 1e-12);
+    CHECK(td_mem_unit_first(&arch.memory, 0) && td_mem_unit_first(&arch.memory, 1) &&
+          !td_mem_unit_first(&arch.memory, 2));
+    t.unit_launches[2] = 0; /* not measured: the other measure alone */
+    CHECK_NEAR(td_mem_unit_pct(&arch.memory, &t, 0), 30.0, 1e-12);
+    td_arch_free(&arch);
+}
+
 int main(void)
 {
+    test_unit_measures();
     test_loader();
     test_nodes();
     char dir[] = "/tmp/td_memory_XXXXXX";
