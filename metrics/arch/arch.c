@@ -602,7 +602,7 @@ static size_t add_unique(const char **names, size_t count, size_t cap,
     return count;
 }
 
-size_t td_arch_metrics(const td_arch *arch, const char **names, size_t cap)
+size_t td_arch_model_metrics(const td_arch *arch, const char **names, size_t cap)
 {
     size_t count = 0;
     for (int c = 0; c < TD_COUNTER_COUNT; c++)
@@ -610,6 +610,12 @@ size_t td_arch_metrics(const td_arch *arch, const char **names, size_t cap)
             count = add_unique(names, count, cap, arch->counter[c]);
     for (size_t i = 0; i < arch->n_stalls; i++)
         count = add_unique(names, count, cap, arch->stalls[i].metric);
+    return count;
+}
+
+size_t td_arch_metrics(const td_arch *arch, const char **names, size_t cap)
+{
+    size_t count = td_arch_model_metrics(arch, names, cap);
     const char *mem[TD_MEM_MAX_METRICS];
     size_t n = td_arch_memory_metrics(&arch->memory, mem, TD_MEM_MAX_METRICS);
     for (size_t i = 0; i < n; i++)

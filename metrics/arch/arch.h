@@ -103,8 +103,14 @@ const td_arch *td_arch_for_chip(const td_arch_set *set, const char *chip);
 const td_arch *td_arch_for_cc(const td_arch_set *set, int major, int minor);
 
 /* Every metric the table needs collected, counters first, then stalls,
- * then the "memory" section's, in table order and without duplicates. Returns the count written (<= cap). */
+ * then the "memory" section's, in table order and without duplicates.
+ * Returns the count written (<= cap). */
 size_t td_arch_metrics(const td_arch *arch, const char **names, size_t cap);
+/* The model's alone (counters, then stalls): td_arch_metrics' first ones,
+ * the full set a kernel replay measures. The memory section's come from
+ * the counter groups only: in a replay they doubled its time (PyTorch on
+ * an H200, 55 -> 108 ms a replay). */
+size_t td_arch_model_metrics(const td_arch *arch, const char **names, size_t cap);
 /* The table's entry for a PC-sampling reason, named as CUPTI does
  * ("smsp__pcsamp_warps_issue_stalled_wait") or short ("wait"); NULL when
  * the table does not know it. */

@@ -259,12 +259,17 @@ unsigned td_launch_size_class(const unsigned grid[3], const unsigned block[3])
     return cls;
 }
 
+size_t td_device_full_set(const td_device *dev)
+{
+    return dev->n_full && dev->n_full < dev->n_metrics ? dev->n_full : dev->n_metrics;
+}
+
 int td_launch_measured(const td_device *dev, const td_launch *l, int metric)
 {
     if (metric < 0)
         return 0;
     if (l->group == TD_GROUP_ALL)
-        return 1;
+        return (size_t)metric < td_device_full_set(dev);
     if (l->group < 0 || (size_t)l->group >= dev->n_groups)
         return 0;
     const td_counter_group *g = &dev->groups[l->group];

@@ -92,6 +92,10 @@ typedef struct td_device {
     int passes;           /* replay passes the counter set needs; 0 unknown */
     char **metrics;       /* counter names, order of td_launch.counters */
     size_t n_metrics;
+    size_t n_full;        /* the leading metrics a full-set launch (kernel replay)
+                             measured ("full_set"); 0: all of them. The arch table's
+                             memory counters come only from the counter groups:
+                             in a replay they doubled its time (H200, PyTorch) */
     td_counter_group *groups; /* replay-free groups; NULL/0 when every
                                  profiled launch measured every metric */
     size_t n_groups;
@@ -191,8 +195,10 @@ double td_launch_threads(const unsigned grid[3], const unsigned block[3]);
  * where its duration is not. */
 unsigned td_launch_size_class(const unsigned grid[3], const unsigned block[3]);
 
+/* The metrics a full-set launch of dev measured: the first this many. */
+size_t td_device_full_set(const td_device *dev);
 /* Whether launch l of section dev measured metric index `metric` (its
- * counter group holds it, or it measured the full set). */
+ * counter group holds it, or it measured the full set, which holds it). */
 int td_launch_measured(const td_device *dev, const td_launch *l, int metric);
 /* Index of a metric in dev->metrics, or -1. */
 int td_device_metric_index(const td_device *dev, const char *name);

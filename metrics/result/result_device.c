@@ -61,11 +61,18 @@ static int read_group(const cJSON *arr, const td_device *dev, size_t g,
     return 0;
 }
 
-/* "groups": [[metric indices], ...] (optional) */
+/* "groups": [[metric indices], ...] (optional), and "full_set": how many
+ * of the metrics, the first, a full-set launch measured (optional: all). */
 int td_result_read_groups(const cJSON *obj, td_device *dev, const td_jctx *c)
 {
     const cJSON *groups;
     size_t n;
+    uint64_t full = 0;
+    if (td_json_uint(c, obj, "full_set", 0, (double)dev->n_metrics, &full))
+        return -1;
+    if (cJSON_HasObjectItem(obj, "full_set") && full == 0)
+        return td_fail(c->err, "%s: \"full_set\" must be 1 to %zu", c->where, dev->n_metrics);
+    dev->n_full = (size_t)full;
     if (td_json_array(c, obj, "groups", 0, &groups, &n))
         return -1;
     if (!groups)
@@ -138,9 +145,9 @@ int td_result_read_group_counters(const cJSON *arr, const td_device *dev, int gr
                                   double *out, const td_jctx *c, const char *what,
                                   long index)
 {
-    size_t n = group == TD_GROUP_ALL ? dev->n_metrics : dev->groups[group].n;
+    size_t n = group == TD_GROUP_ALL ? td_device_full_set(dev) : dev->groups[group].n;
     if (!cJSON_IsArray(arr) || (size_t)cJSON_GetArraySize(arr) != n) {
-        char which[64] = "one per metric";
+        char which[64] = "one per metric of the full set";
         if (group != TD_GROUP_ALL)
             snprintf(which, sizeof which, "one per metric of group %d", group);
         char name[128];
@@ -226,6 +233,8 @@ cJSON *td_result_device_head_json(const td_device *dev)
     cJSON *metrics = cJSON_AddArrayToObject(obj, "metrics");
     for (size_t m = 0; m < dev->n_metrics; m++)
         cJSON_AddItemToArray(metrics, cJSON_CreateString(dev->metrics[m]));
+    if (td_device_full_set(dev) < dev->n_metrics)
+        cJSON_AddNumberToObject(obj, "full_set", (double)dev->n_full);
     if (dev->n_groups) {
         cJSON *groups = cJSON_AddArrayToObject(obj, "groups");
         for (size_t g = 0; g < dev->n_groups; g++) {

@@ -137,8 +137,8 @@ static int add_column(cJSON *obj, const char *key, const td_device *dev, launch_
 static size_t measured(const td_device *dev, const td_launch *l, double *values)
 {
     if (l->group == TD_GROUP_ALL) {
-        memcpy(values, l->counters, dev->n_metrics * sizeof *values);
-        return dev->n_metrics;
+        memcpy(values, l->counters, td_device_full_set(dev) * sizeof *values);
+        return td_device_full_set(dev);
     }
     const td_counter_group *g = &dev->groups[l->group];
     for (size_t j = 0; j < g->n; j++)

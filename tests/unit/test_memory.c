@@ -219,6 +219,47 @@ static void test_groups(const td_arch_set *archs)
     td_result_free(&res);
 }
 
+/* The default's layout: kernel replay measures the model's metrics alone
+ * (the full set, "full_set": the first 7), the groups the rest. A full
+ * launch then says nothing of the memory counters, the file keeps that
+ * through a save and a load, and the split comes from the group launches. */
+static void test_full_set(const td_arch_set *archs, const char *dir)
+{
+    td_result res;
+    td_device *dev = new_device(&res, M_COUNT);
+    td_error err;
+    CHECK(td_device_set_groups(dev, groups, 2, &err) == 0);
+    dev->n_full = M_L1HIT;
+    add(dev, TD_GROUP_ALL, 300, 0, 0, 0, 0, 0, 0); /* replayed: no memory counter */
+    for (int i = 0; i < 3; i++)
+        add(dev, 1, 300, 0, 10, 0, 0, 4, 100); /* all from L2 */
+    CHECK(td_device_full_set(dev) == M_L1HIT);
+    CHECK(td_launch_measured(dev, &dev->launches[0], M_LONGSB) &&
+          !td_launch_measured(dev, &dev->launches[0], M_L2HIT));
+    res.tool_version = td_strdup("test");
+    res.created = td_strdup("2026-11-29T00:00:00Z");
+    res.status = td_strdup("complete");
+    char path[600];
+    snprintf(path, sizeof path, "%s/full.topdown.json", dir);
+    CHECK(td_result_save(path, &res, &err) == 0);
+    td_result_free(&res);
+    td_result back;
+    CHECK(td_result_load(path, &back, &err) == 0);
+    remove(path);
+    const td_device *d = &back.devices[0];
+    CHECK(d->n_full == M_L1HIT && d->n_launches == 4 && d->launches[0].group == TD_GROUP_ALL);
+    CHECK(!td_launch_measured(d, &d->launches[0], M_L2HIT));
+    td_summary s;
+    CHECK(td_summarize(&back, archs, NULL, &s, &err) == 0);
+    const td_model *m = &s.models[0];
+    int l2 = td_model_find(m, "Backend.Memory_Bound.L1_Bound.long_scoreboard.L2_Hit");
+    CHECK(s.kernels[0].mem.split_launches == 3 && s.kernels[0].mean.n_sources == 3);
+    CHECK_NEAR(s.kernels[0].mean.value[l2], s.kernels[0].mean.value[td_model_stall_index(m, 0)],
+               1e-12);
+    td_summary_free(&s);
+    td_result_free(&back);
+}
+
 /* A result recorded without the section's counters: no level 5, no
  * throughput, the rest as before. */
 static void test_without_counters(const td_arch_set *archs)
@@ -293,6 +334,7 @@ int main(void)
     test_split_and_throughput(&archs);
     test_groups(&archs);
     test_without_counters(&archs);
+    test_full_set(&archs, dir);
     td_arch_set_free(&archs);
     remove(path);
     rmdir(dir);

@@ -26,7 +26,7 @@ static int config_index(const ctx_state *c, int group, const char *metric)
 {
     if (!metric)
         return -1;
-    size_t n = group == TD_GROUP_ALL ? c->n_metrics : c->groups.size[group];
+    size_t n = group == TD_GROUP_ALL ? c->n_full : c->groups.size[group];
     for (size_t i = 0; i < n; i++) {
         const char *name = group == TD_GROUP_ALL ? c->metrics[i] : c->groups.metric[group][i];
         if (strcmp(name, metric) == 0)
@@ -84,7 +84,7 @@ void emit_launch(const ctx_state *c, const launch_rec *l, const double *values)
     cJSON_AddNumberToObject(rec, "stream", l->stream);
     if (l->region)
         cJSON_AddStringToObject(rec, "region", l->region);
-    size_t n_values = l->group == TD_GROUP_ALL ? c->n_metrics : c->groups.size[l->group];
+    size_t n_values = l->group == TD_GROUP_ALL ? c->n_full : c->groups.size[l->group];
     if (values && !all_finite(values, n_values)) {
         td_sw_warning("launch %llu (%s): CUPTI gave a value that is not a count; its "
                       "counters are left out", (unsigned long long)l->id,

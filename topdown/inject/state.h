@@ -55,8 +55,10 @@ typedef struct ctx_state {
     int profiling;        /* the Range Profiler is set up on it */
     int start_failures;   /* its Starts that failed in a row */
     td_rp rp;
-    const char *metrics[MAX_METRICS]; /* the full set: the device's metrics */
+    const char *metrics[MAX_METRICS]; /* the device's metrics */
     size_t n_metrics;
+    size_t n_full;        /* the full set (kernel replay): the first n_full metrics,
+                             the model's; all under --replay-mode kernel */
     const char *duration_metric; /* metric giving duration_ns, NULL if none */
     td_rp_config full;    /* the full set, kernel replay */
     int has_full;
