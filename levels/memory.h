@@ -8,9 +8,10 @@
  * sector served there costs). The sectors are the kernel's own, summed
  * over the launches that measured them with the stall (the same pass).
  *
- * Speed of light: each unit's work over the most it could have done in
- * the cycles that elapsed (peak per cycle x cycles), summed over the
- * launches that measured them: the duration-weighted mean of ncu's
+ * Speed of light: each unit's work over the most it could have done while
+ * the kernel ran (peak per cycle x the range's elapsed cycles x the share
+ * of the range the kernel's own duration is), summed over the launches
+ * that measured them: the duration-weighted mean of ncu's
  * pct_of_peak_sustained_elapsed for that one counter. */
 #ifndef TD_MEMORY_H
 #define TD_MEMORY_H

@@ -219,6 +219,22 @@ static void test_groups(const td_arch_set *archs)
     td_result_free(&res);
 }
 
+/* A range that outlasts its kernel (twice its activity duration): the
+ * peak counts only while the kernel ran, so the throughput doubles. */
+static void test_range_outlasts(const td_arch_set *archs)
+{
+    td_result res;
+    td_device *dev = new_device(&res, M_COUNT);
+    td_error err;
+    add(dev, TD_GROUP_ALL, 300, 100, 50, 320, 80, 2, 100);
+    dev->launches[0].duration_ns = 2500; /* the range: 5000 ns */
+    td_summary s;
+    CHECK(td_summarize(&res, archs, NULL, &s, &err) == 0);
+    CHECK_NEAR(td_mem_pct(&s.kernels[0].mem, 0), 400.0, 1e-9);
+    td_summary_free(&s);
+    td_result_free(&res);
+}
+
 /* The default's layout: kernel replay measures the model's metrics alone
  * (the full set, "full_set": the first 7), the groups the rest. A full
  * launch then says nothing of the memory counters, the file keeps that
@@ -333,6 +349,7 @@ int main(void)
     CHECK(td_arch_load_dir(dir, &archs, &err) == 0);
     test_split_and_throughput(&archs);
     test_groups(&archs);
+    test_range_outlasts(&archs);
     test_without_counters(&archs);
     test_full_set(&archs, dir);
     td_arch_set_free(&archs);
