@@ -9,6 +9,7 @@
 #include "levels/model.h"
 #include "metrics/arch/arch.h"
 #include "report/json.h"
+#include "report/throughput.h"
 #include "report/wrap.h"
 #include "topdown/cli.h"
 #include "topdown/commands.h"
@@ -319,9 +320,12 @@ static int unknown_word(const char *word, const td_arch_set *archs, td_error *er
         consider(&s, word, set->nodes[n].name, 1);
         consider(&s, word, set->nodes[n].path, 0);
     }
-    for (size_t a = 0; a < archs->count; a++)
+    for (size_t a = 0; a < archs->count; a++) {
         for (size_t i = 0; i < archs->items[a].n_stalls; i++)
             consider(&s, word, archs->items[a].stalls[i].reason, 0);
+        for (size_t i = 0; i < archs->items[a].memory.n_sources; i++)
+            consider(&s, word, archs->items[a].memory.sources[i].name, 0);
+    }
     consider(&s, word, "Unattributed", 0);
     if (!s.words[0])
         return td_usage_fail(err, "unknown node or stall reason \"%s\"; `topdown list-nodes -l 4` "
@@ -366,6 +370,36 @@ static int describe_stall(FILE *out, const char *word, const td_arch_set *archs)
     return reason ? 0 : -1;
 }
 
+/* A level-5 source of the arch tables' memory sections: its stall, its
+ * counter and latency in each table; -1 when no table knows the word. */
+static int describe_source(FILE *out, const char *word, const td_arch_set *archs)
+{
+    const char *name = NULL;
+    for (size_t a = 0; a < archs->count; a++) {
+        const td_arch_memory *mem = &archs->items[a].memory;
+        for (size_t s = 0; mem->split && s < mem->n_sources; s++) {
+            const td_mem_source *src = &mem->sources[s];
+            if (strcasecmp(src->name, word) != 0)
+                continue;
+            if (!name) {
+                name = src->name;
+                fprintf(out, "%s (level 5, below the stall reason %s)\n", name, mem->split);
+                fprintf(out, "  The share of %s's waits on loads %s served: its sectors times its "
+                        "latency over every source's (docs/MODEL.md section 4a).\n", mem->split,
+                        name);
+                fprintf(out, "  Counter, latency, per arch table:\n");
+            }
+            fprintf(out, "    %s: %s (%g a sector), %g cycles\n", archs->items[a].name,
+                    src->metric, src->per_sector, src->latency_cycles);
+        }
+    }
+    if (name)
+        fprintf(out, "  Fix: by its unit's throughput (--page details): at %.0f%% of peak or "
+                "more the loads are bandwidth-bound (move fewer bytes), below it they wait on "
+                "latency (more loads in flight, or a nearer level).\n", TD_SOL_BOUND_PCT);
+    return name ? 0 : -1;
+}
+
 typedef struct stall_args {
     const char *word;
     const td_arch_set *archs;
@@ -375,10 +409,14 @@ static int write_stall(FILE *out, const void *ctx, td_error *err)
 {
     (void)err;
     const stall_args *a = ctx;
-    return describe_stall(out, a->word, a->archs);
+    return describe_stall(out, a->word, a->archs) == 0 ||
+                   describe_source(out, a->word, a->archs) == 0
+               ? 0
+               : -1;
 }
 
-/* describe_stall in lines that fit; -1 when no table knows the word. */
+/* describe_stall (or describe_source) in lines that fit; -1 when no table
+ * knows the word. */
 static int describe_stall_wrapped(const char *word, const td_arch_set *archs, td_error *err)
 {
     stall_args a = {word, archs};
@@ -394,7 +432,16 @@ static const char *stall_word(const char *word)
     if (!dot || (size_t)(dot - word) >= sizeof node)
         return word;
     snprintf(node, sizeof node, "%.*s", (int)(dot - word), word);
-    return find_node_nocase(node) >= 0 ? dot + 1 : word;
+    if (find_node_nocase(node) >= 0)
+        return dot + 1;
+    /* a source's path: NODE.REASON.SOURCE */
+    const char *reason = strrchr(node, '.');
+    if (reason) {
+        node[reason - node] = '\0';
+        if (find_node_nocase(node) >= 0)
+            return dot + 1;
+    }
+    return word;
 }
 
 /* A counter behind a node: what it is (a stall reason, an issue counter),
