@@ -41,6 +41,24 @@ static int has_column(const td_columns *cols, const char *path)
     return 0;
 }
 
+/* A column for tree node t of model, read below fixed node `node` as
+ * stall reason `reason` (and its source `source`, or NULL). */
+static int push_below(builder *b, const td_model *model, const td_tree_node *t, int node,
+                      const char *reason, const char *source, int level)
+{
+    td_column *c = push(b);
+    if (!c)
+        return -1;
+    memcpy(c->path, t->path, sizeof c->path);
+    c->name = t->name;
+    c->node = node;
+    c->record = model->tree[node].record;
+    c->reason = reason;
+    c->source = source;
+    c->level = level;
+    return 0;
+}
+
 /* The sources of every model below stall column `at`, without repeats. */
 static int add_sources(builder *b, size_t at)
 {
@@ -52,18 +70,9 @@ static int add_sources(builder *b, size_t at)
             const td_tree_node *t = &model->tree[n];
             if (has_column(b->cols, t->path))
                 continue;
-            int node = b->cols->items[at].node;
-            const char *reason = b->cols->items[at].reason;
-            td_column *c = push(b);
-            if (!c)
+            if (push_below(b, model, t, b->cols->items[at].node, b->cols->items[at].reason,
+                           t->name, TD_SOURCE_LEVEL))
                 return -1;
-            memcpy(c->path, t->path, sizeof c->path);
-            c->name = t->name;
-            c->node = node;
-            c->record = model->tree[node].record;
-            c->reason = reason;
-            c->source = t->name;
-            c->level = TD_SOURCE_LEVEL;
         }
     }
     return 0;
@@ -80,16 +89,8 @@ static int add_stalls(builder *b, int node)
             const td_tree_node *t = &model->tree[n];
             if (t->stall < 0 || has_column(b->cols, t->path))
                 continue;
-            td_column *c = push(b);
-            if (!c)
-                return -1;
-            memcpy(c->path, t->path, sizeof c->path);
-            c->name = t->name;
-            c->node = node;
-            c->record = model->tree[node].record;
-            c->reason = t->name;
-            c->level = TD_STALL_LEVEL;
-            if (b->level >= TD_SOURCE_LEVEL && add_sources(b, b->cols->count - 1))
+            if (push_below(b, model, t, node, t->name, NULL, TD_STALL_LEVEL) ||
+                (b->level >= TD_SOURCE_LEVEL && add_sources(b, b->cols->count - 1)))
                 return -1;
         }
     }

@@ -149,12 +149,7 @@ static int table_uses(const td_arch *arch, const char *metric)
     for (size_t i = 0; i < arch->n_stalls; i++)
         if (strcmp(arch->stalls[i].metric, metric) == 0)
             return 1;
-    const char *mem[TD_MEM_MAX_METRICS];
-    size_t n = td_arch_memory_metrics(&arch->memory, mem, TD_MEM_MAX_METRICS);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(mem[i], metric) == 0)
-            return 1;
-    return 0;
+    return td_arch_memory_uses(&arch->memory, metric);
 }
 
 /* The "memory" section's split names a stall reason of the table. */

@@ -152,6 +152,16 @@ size_t td_arch_memory_metrics(const td_arch_memory *m, const char **names, size_
     return n;
 }
 
+int td_arch_memory_uses(const td_arch_memory *m, const char *metric)
+{
+    const char *names[TD_MEM_MAX_METRICS];
+    size_t n = td_arch_memory_metrics(m, names, TD_MEM_MAX_METRICS);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], metric) == 0)
+            return 1;
+    return 0;
+}
+
 void td_arch_memory_free(td_arch_memory *m)
 {
     free(m->split);

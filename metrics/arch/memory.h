@@ -58,6 +58,8 @@ int td_arch_memory_parse(const cJSON *memory, td_arch_memory *out, const char *p
 /* Every metric the section names, in section order, duplicates kept;
  * returns the count (all of them, even past cap). */
 size_t td_arch_memory_metrics(const td_arch_memory *m, const char **names, size_t cap);
+/* Whether the section names metric. */
+int td_arch_memory_uses(const td_arch_memory *m, const char *metric);
 void td_arch_memory_free(td_arch_memory *m);
 
 #endif

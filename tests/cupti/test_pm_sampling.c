@@ -35,16 +35,6 @@ static int is_counter(const td_arch *t, td_counter c, const char *metric)
     return t->counter[c] && strcmp(metric, t->counter[c]) == 0;
 }
 
-static int in_memory_section(const td_arch *t, const char *metric)
-{
-    const char *mem[TD_MEM_MAX_METRICS];
-    size_t n = td_arch_memory_metrics(&t->memory, mem, TD_MEM_MAX_METRICS);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(mem[i], metric) == 0)
-            return 1;
-    return 0;
-}
-
 /* No model counter outside the set joins it in one pass. */
 static void check_largest(const td_arch *t, td_catalog *cat)
 {
@@ -61,7 +51,7 @@ static void check_largest(const td_arch *t, td_catalog *cat)
         /* the memory section's counters are not in the set: a sample's
          * counts go to the launches in it by overlap, and its peaks
          * (.peak_sustained) are rates, not counts (docs/ARCH_TABLES.md) */
-        if (in_set || in_memory_section(t, all[i]) || is_counter(t, TD_C_DURATION_NS, all[i]) ||
+        if (in_set || td_arch_memory_uses(&t->memory, all[i]) || is_counter(t, TD_C_DURATION_NS, all[i]) ||
             is_counter(t, TD_C_WARPS_ACTIVE, all[i]) ||
             is_counter(t, TD_C_CYCLES_ELAPSED_MAX, all[i]))
             continue;
