@@ -390,10 +390,12 @@ static int pc_counts(const work *w, double *counts, td_error *err)
     return 0;
 }
 
+/* The model's metrics: PM samples carry no memory-section counter, which
+ * would otherwise read 0 in every launch. */
 static int set_metrics(work *w, td_error *err)
 {
     const char *names[TD_COUNTER_COUNT + TD_MAX_STALLS];
-    size_t n = td_arch_metrics(w->arch, names, sizeof names / sizeof *names);
+    size_t n = td_arch_model_metrics(w->arch, names, sizeof names / sizeof *names);
     if (td_device_set_metrics(w->dev, names, n, err))
         return -1;
     td_counter_groups_free(w->dev->groups, w->dev->n_groups);
