@@ -118,8 +118,8 @@ static void print_line(const tree_ctx *t, int node, int below)
             fprintf(t->out, "        Stall reason %s (%s).\n", n->stall_map->reason,
                     n->stall_map->metric);
         else if (n->source_map)
-            fprintf(t->out, "        Its parent's waits on loads served by %s (%s), by sectors "
-                    "x latency (%.0f cycles).\n", n->name, n->source_map->metric,
+            fprintf(t->out, "        %s's waits on the loads %s counts, by sectors x latency "
+                    "(%.0f cycles).\n", t->model->tree[n->parent].name, n->source_map->metric,
                     n->source_map->latency_cycles);
         else
             fprintf(t->out, "        %s\n", n->record->desc);
