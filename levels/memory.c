@@ -25,10 +25,8 @@ static void add_sources(td_mem_totals *t, const td_model *m, const td_binding *b
             return;
         sectors[s] = v / mem->sources[s].per_sector;
     }
-    for (size_t s = 0; s < mem->n_sources; s++) {
-        t->sectors[s] += sectors[s];
+    for (size_t s = 0; s < mem->n_sources; s++)
         t->weighted[s] += sectors[s] * mem->sources[s].latency_cycles;
-    }
     t->split_launches++;
 }
 

@@ -19,8 +19,7 @@
 #include "levels/model.h"
 
 typedef struct td_mem_totals {
-    double sectors[TD_MEM_MAX_SOURCES];  /* served at each source */
-    double weighted[TD_MEM_MAX_SOURCES]; /* sectors x latency */
+    double weighted[TD_MEM_MAX_SOURCES]; /* sectors served there x its latency */
     size_t split_launches;               /* launches that measured the sources */
     double work[TD_MEM_MAX_UNITS];       /* each unit's work */
     double capacity[TD_MEM_MAX_UNITS];   /* peak per cycle x elapsed cycles */

@@ -41,9 +41,10 @@ static int has_column(const td_columns *cols, const char *path)
     return 0;
 }
 
-/* A column for tree node t of model, read below fixed node `node` as
- * stall reason `reason` (and its source `source`, or NULL). */
-static int push_below(builder *b, const td_model *model, const td_tree_node *t, int node,
+/* A column for tree node t of model, read at fixed node `node` (t itself,
+ * or the node its stall reason sits under) as stall reason `reason` and
+ * its source `source` (NULL: none). */
+static int push_node(builder *b, const td_model *model, const td_tree_node *t, int node,
                       const char *reason, const char *source, int level)
 {
     td_column *c = push(b);
@@ -70,7 +71,7 @@ static int add_sources(builder *b, size_t at)
             const td_tree_node *t = &model->tree[n];
             if (has_column(b->cols, t->path))
                 continue;
-            if (push_below(b, model, t, b->cols->items[at].node, b->cols->items[at].reason,
+            if (push_node(b, model, t, b->cols->items[at].node, b->cols->items[at].reason,
                            t->name, TD_SOURCE_LEVEL))
                 return -1;
         }
@@ -89,7 +90,7 @@ static int add_stalls(builder *b, int node)
             const td_tree_node *t = &model->tree[n];
             if (t->stall < 0 || has_column(b->cols, t->path))
                 continue;
-            if (push_below(b, model, t, node, t->name, NULL, TD_STALL_LEVEL) ||
+            if (push_node(b, model, t, node, t->name, NULL, TD_STALL_LEVEL) ||
                 (b->level >= TD_SOURCE_LEVEL && add_sources(b, b->cols->count - 1)))
                 return -1;
         }
@@ -104,14 +105,8 @@ static int add_subtree(builder *b, int node)
     const td_tree_node *t = &model->tree[node];
     if (t->level > b->level || t->level > b->max_node_level)
         return 0;
-    td_column *c = push(b);
-    if (!c)
+    if (push_node(b, model, t, node, NULL, NULL, t->level))
         return -1;
-    memcpy(c->path, t->path, sizeof c->path);
-    c->name = t->name;
-    c->node = node;
-    c->record = t->record;
-    c->level = t->level;
     for (int n = td_model_next_child(model, node, -1); n >= 0;
          n = td_model_next_child(model, node, n))
         if (model->tree[n].stall < 0 && add_subtree(b, n))
