@@ -58,7 +58,8 @@ void td_profile_options_init(td_profile_options *opts);
  * arch tables' folder archs, the NVTX specs one per line (NULL or "":
  * none), and the expert variables of the environment env reads, which the
  * user set (TOPDOWN_BATCH, TOPDOWN_ROTATION, TOPDOWN_COVER_LAUNCHES,
- * TOPDOWN_BUDGET_RANGES, TOPDOWN_CUBIN_DIR, TOPDOWN_NO_TIMING,
+ * TOPDOWN_BUDGET_RANGES, TOPDOWN_BUDGET_PER_THREAD, TOPDOWN_NATURAL_MIN,
+ * TOPDOWN_CUBIN_DIR, TOPDOWN_NO_TIMING,
  * TOPDOWN_NO_COPIES, TOPDOWN_DEBUG: docs/COLLECTION.md).
  * The spool stays NULL: it is named later, in the app's process. -1 when
  * out of memory; free out with td_collect_opts_free either way. */

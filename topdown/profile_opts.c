@@ -65,7 +65,8 @@ static void copy_settings(td_collect_opts *o, const td_profile_options *opts)
 /* The user's expert variables (docs/COLLECTION.md), as loose as the
  * collector read them before the launcher did: TOPDOWN_BATCH's number
  * prefix, TOPDOWN_ROTATION's 0, the others set at all, even empty; and
- * TOPDOWN_COVER_LAUNCHES' number (unset or empty: the default). */
+ * TOPDOWN_COVER_LAUNCHES' and TOPDOWN_NATURAL_MIN's numbers (unset or
+ * empty: the default). */
 static int read_expert(td_collect_opts *o, td_collect_getenv_fn env)
 {
     const char *batch = env("TOPDOWN_BATCH");
@@ -74,6 +75,9 @@ static int read_expert(td_collect_opts *o, td_collect_getenv_fn env)
     const char *cover = env("TOPDOWN_COVER_LAUNCHES");
     o->cover_launches = cover && *cover ? strtol(cover, NULL, 10) : -1;
     o->budget_ranges = env("TOPDOWN_BUDGET_RANGES") != NULL;
+    o->budget_per_thread = env("TOPDOWN_BUDGET_PER_THREAD") != NULL;
+    const char *natural = env("TOPDOWN_NATURAL_MIN");
+    o->natural_min = natural && *natural ? strtol(natural, NULL, 10) : -1;
     o->no_timing = env("TOPDOWN_NO_TIMING") != NULL;
     o->no_copies = env("TOPDOWN_NO_COPIES") != NULL;
     o->debug = env("TOPDOWN_DEBUG") != NULL;

@@ -155,6 +155,8 @@ static void sim_collect(sim_run *r)
         if (k->launches++ == 0)
             new_at = i;
         int g = sim_decide(r, &b, k, l, q.host_s, active, on_replay, i - new_at);
+        /* priced by the profiled launches' time per thread: the collector's
+         * rule before a kernel's activity records come (measure_policy.c) */
         double est = k->durations ? k->duration_sum / k->thread_sum * l->threads : 0;
         k->gpu_est_s += est;
         td_budget_launched(&b, q.host_s, est);

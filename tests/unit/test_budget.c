@@ -343,8 +343,24 @@ static void whole_runs(void)
     }
 }
 
+/* td_budget_launched takes the change in the GPU time queued: a
+ * correction from the activity records (kernel_times.h) shrinks it, never
+ * below 0. */
+static void check_gpu_corrections(void)
+{
+    td_budget b = {.overhead = OVERHEAD};
+    td_budget_launched(&b, 1.0, 2.0);
+    td_budget_launched(&b, 1.0, -1.5);
+    CHECK_NEAR(b.gpu_s, 0.5, 1e-12);
+    td_budget_launched(&b, 1.0, -10.0);
+    CHECK(b.gpu_s == 0);
+    td_budget_launched(&b, 1.0, 0.0 / 0.0); /* not a number: ignored */
+    CHECK(b.gpu_s == 0);
+}
+
 int main(void)
 {
+    check_gpu_corrections();
     whole_runs();
     static run native, host, gpu;
     start_run(&native);

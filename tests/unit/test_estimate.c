@@ -311,7 +311,7 @@ static void run_budget_stream(size_fn size, size_t n, budget_run how, uint32_t s
         if (how.fixed_ns > 0)
             s = lasting(s, how.fixed_ns * noise(&rng, 0.01));
         add(truth_dev, "k", &s, 1, TD_GROUP_ALL);
-        td_choice ch = {0, -1, 0};
+        td_choice ch = {0, -1, 0, 0};
         state.stay = how.moves_paid && !td_budget_kernel_may_move(&b, q.host_s, b.gpu_s,
                                                                   state.moves);
         if (i > 0)

@@ -91,8 +91,64 @@ static void check_one_kernel(void)
     CHECK(c.sessions * 4 <= c.samples);
 }
 
+/* A kernel a replay covered (auto mode), with `natural` samples owed of
+ * each group: its next launches take the groups it owes, nearest ahead of
+ * the configured one first, as coverage the budget does not refuse and
+ * marked natural; then sampling goes on by the stride. Without: the
+ * configured group only, by the stride (td_tiny kept group 0, H200). */
+static void check_natural_coverage(uint32_t natural)
+{
+    td_choose_kernel k;
+    memset(&k, 0, sizeof k);
+    k.covered = 1;
+    k.natural = natural;
+    k.stay = 1; /* the budget pays no move: natural coverage moves anyway */
+    int active = 2;
+    size_t owed_taken = 0, launches = 0;
+    while (launches < 1000) {
+        td_choice ch = td_choose(&k, 12, GROUPS, active, 0);
+        launches++;
+        if (!ch.measure)
+            continue;
+        if (!ch.coverage)
+            break; /* the first sample past the natural coverage */
+        CHECK(ch.natural);
+        /* nearest ahead: the configured group while it owes, then the next */
+        CHECK(ch.group == active || k.group_samples[active] >= natural);
+        active = ch.group;
+        owed_taken++;
+    }
+    CHECK(owed_taken == natural * GROUPS);
+    CHECK(launches == owed_taken + 1 || natural == 0);
+    for (int g = 0; g < GROUPS; g++)
+        CHECK(k.group_samples[g] >= natural);
+    if (natural == 0)
+        for (int g = 0; g < GROUPS; g++) /* stay: the configured group only */
+            CHECK(g == active || k.group_samples[g] == 0);
+    /* a natural sample the collector could not take is taken again */
+    td_choose_kernel again;
+    memset(&again, 0, sizeof again);
+    again.covered = 1;
+    again.natural = natural;
+    td_choice first = td_choose(&again, 3, GROUPS, 0, 0);
+    if (natural) {
+        CHECK(first.measure && first.coverage && first.natural && first.group == 0);
+        td_choose_dropped(&again, 3, first.group);
+        td_choice retry = td_choose(&again, 3, GROUPS, 0, 0);
+        CHECK(retry.measure && retry.coverage && retry.group == 0);
+        CHECK(again.group_samples[0] == 1);
+    } else {
+        CHECK(!first.natural && !first.coverage);
+    }
+    td_choose_free(&again);
+    td_choose_free(&k);
+}
+
 int main(void)
 {
+    check_natural_coverage(2);
+    check_natural_coverage(1);
+    check_natural_coverage(0);
     check_interleaved_kernels(0);
     check_interleaved_kernels(90);
     check_one_kernel();

@@ -88,8 +88,62 @@ static void past_capacity(void)
     td_ktimes_reset();
 }
 
+/* td_sort's radix_scatter as the H200 measured it (2026-11-29): five
+ * sizes in turn, 256 to 8 M threads, 45.7 us to 1.36 ms, 16 launches of
+ * each per round, two rounds; the records arrive LAG launches behind.
+ * The running sum of each launch's estimate by the records' time per
+ * thread at queue time (the rule before) priced the 8 M-thread launches at
+ * the smallest ones' 178 ns a thread; td_ktimes_queued_ns, at each size's
+ * own mean, or the nearest size's time per thread, converges to the
+ * kernel's own time. */
+static void queued_by_size(int lag)
+{
+    enum { SIZES = 5, EACH = 8, LAUNCHES = 2 * SIZES * EACH };
+    static const double threads[SIZES] = {256, 4096, 65536, 1048576, 8388608};
+    static const double ns[SIZES] = {45.7e3, 45.4e3, 45.8e3, 214.2e3, 1364.6e3};
+    td_ktimes_reset();
+    td_kqueued queued[TD_KTIME_CLASSES];
+    memset(queued, 0, sizeof queued);
+    double truth = 0, per_thread_sum = 0, worst = 1, last = 0;
+    for (int i = 0; i < LAUNCHES + lag; i++) {
+        if (i >= lag) { /* the record of launch i - lag */
+            int done = ((i - lag) / EACH) % SIZES;
+            td_ktimes_add("_Z7scatterv", threads[done], (uint64_t)ns[done]);
+        }
+        if (i >= LAUNCHES)
+            continue;
+        int size = (i / EACH) % SIZES;
+        const td_ktime *t = td_ktimes_find("_Z7scatterv");
+        truth += ns[size];
+        per_thread_sum += td_ktimes_ns_per_thread(t) * threads[size];
+        int cls = 0;
+        for (double th = threads[size]; th >= 2.0; th /= 2.0)
+            cls++;
+        queued[cls].launches++;
+        queued[cls].threads += threads[size];
+        double est = td_ktimes_queued_ns(t, queued);
+        if (t && truth > 10 * ns[4]) { /* once the big launches came: off by how much */
+            double off = est > truth ? est / truth : truth / est;
+            worst = off > worst ? off : worst;
+        }
+        last = est;
+    }
+    double at_end = td_ktimes_queued_ns(td_ktimes_find("_Z7scatterv"), queued);
+    printf("radix_scatter-like, records %d launches behind: run %.2f ms; by size %.2f ms at "
+           "the last launch (worst %.2fx on the way), %.2f ms once every record came; "
+           "per-thread running sum %.1f ms\n", lag, truth * 1e-6, last * 1e-6, worst,
+           at_end * 1e-6, per_thread_sum * 1e-6);
+    CHECK_NEAR(at_end / truth, 1.0, 1e-9);
+    CHECK(worst < 4.0);
+    CHECK(lag < 8 || per_thread_sum > 10 * truth); /* the failure measured on the H200 */
+    CHECK(td_ktimes_queued_ns(NULL, queued) == 0); /* no record yet */
+    td_ktimes_reset();
+}
+
 int main(void)
 {
+    queued_by_size(2);
+    queued_by_size(12);
     per_thread_by_kernel();
     from_another_thread();
     past_capacity();

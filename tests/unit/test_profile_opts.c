@@ -121,11 +121,14 @@ static void test_expert_variables(void)
     static const char *const set[] = {"TOPDOWN_BATCH=64", "TOPDOWN_ROTATION=0",
                                       "TOPDOWN_CUBIN_DIR=/tmp/cu=bins", "TOPDOWN_NO_TIMING=1",
                                       "TOPDOWN_NO_COPIES=1", "TOPDOWN_DEBUG=1",
-                                      "TOPDOWN_COVER_LAUNCHES=1", "TOPDOWN_BUDGET_RANGES=1", NULL};
+                                      "TOPDOWN_COVER_LAUNCHES=1", "TOPDOWN_BUDGET_RANGES=1",
+                                      "TOPDOWN_BUDGET_PER_THREAD=", "TOPDOWN_NATURAL_MIN=3",
+                                      NULL};
     td_collect_opts o;
     CHECK(hand_over(&opts, set, &o) == 0);
     CHECK(o.batch == 64 && o.no_rotation);
     CHECK(o.cover_launches == 1 && o.budget_ranges);
+    CHECK(o.budget_per_thread && o.natural_min == 3);
     CHECK_STR(o.cubin_dir, "/tmp/cu=bins");
     CHECK(o.no_timing && o.no_copies && o.debug);
     td_collect_opts_free(&o);
@@ -135,6 +138,7 @@ static void test_expert_variables(void)
     CHECK(hand_over(&opts, empty, &o) == 0);
     CHECK(o.debug && o.no_copies && !o.no_timing && o.cubin_dir == NULL && o.batch == 0);
     CHECK(o.cover_launches == -1 && !o.budget_ranges); /* unset: the defaults */
+    CHECK(!o.budget_per_thread && o.natural_min == -1);
     td_collect_opts_free(&o);
     /* loose: a number's prefix (the collector bounds it), ROTATION's 0 only */
     static const char *const loose[] = {"TOPDOWN_BATCH=12x", "TOPDOWN_ROTATION=1", NULL};

@@ -1,5 +1,7 @@
 #include "topdown/inject/budget.h"
 
+#include <math.h>
+
 static double host_native(const td_budget *b, double now_s)
 {
     return now_s - b->start_s - b->spent_s - b->once_s - b->traced_s;
@@ -56,6 +58,8 @@ void td_budget_launched(td_budget *b, double now_s, double est_s)
         b->launched = 1;
         b->gpu_from_s = host_native(b, now_s);
     }
-    if (est_s > 0)
+    if (isfinite(est_s))
         b->gpu_s += est_s;
+    if (b->gpu_s < 0)
+        b->gpu_s = 0;
 }

@@ -12,7 +12,8 @@
  * its GPU time, and a budget on the host's clock alone spends itself on
  * the first launches of a short run and leaves the rest unsampled
  * (td_phases2 on the H100: 39 samples, all in launches 2-74 of 1,000).
- * measure_policy.c estimates a launch's GPU time by its kernel's measured
+ * measure_policy.c estimates a kernel's queued GPU time from its activity
+ * records (td_ktimes_queued_ns), before them by its profiled launches'
  * time per thread launched.
  *
  * The app's time before its first launch pays for samples at most as
@@ -78,8 +79,9 @@ int td_budget_kernel_allows(const td_budget *b, double now_s, double kernel_spen
  * (test_budget). A kernel whose GPU time is not known yet may move. */
 int td_budget_kernel_may_move(const td_budget *b, double now_s, double kernel_gpu_s,
                               unsigned moves);
-/* A launch was queued at now_s whose GPU time is estimated at est_s (0:
- * unknown, e.g. a kernel's first launch). */
+/* A launch was queued at now_s; est_s: how much the estimate of the GPU
+ * time queued so far grew (0: unknown, e.g. a kernel's first launch), or
+ * shrank where the activity records corrected it (kernel_times.h). */
 void td_budget_launched(td_budget *b, double now_s, double est_s);
 
 #endif

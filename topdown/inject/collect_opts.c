@@ -49,6 +49,8 @@ static const struct field {
     FIELD(no_rotation, F_FLAG),
     FIELD(cover_launches, F_LONG),
     FIELD(budget_ranges, F_FLAG),
+    FIELD(budget_per_thread, F_FLAG),
+    FIELD(natural_min, F_LONG),
     FIELD(pm_interval_ns, F_U64),
     FIELD(source, F_FLAG),
     FIELD(source_only, F_FLAG),
@@ -88,6 +90,7 @@ void td_collect_opts_init(td_collect_opts *o)
     o->app_pass = -1;
     o->overhead_pct = TD_OVERHEAD_DEFAULT;
     o->cover_launches = -1;
+    o->natural_min = -1;
 }
 
 void td_collect_opts_free(td_collect_opts *o)

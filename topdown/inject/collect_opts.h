@@ -61,6 +61,12 @@ typedef struct td_collect_opts {
     int budget_ranges;      /* TOPDOWN_BUDGET_RANGES set: the budget counts
                                GPU time from the profiled ranges' durations,
                                not the activity records'; 0 */
+    int budget_per_thread;  /* TOPDOWN_BUDGET_PER_THREAD set: each launch's
+                               GPU time from its kernel's records' time per
+                               thread, summed as queued, as before; 0 */
+    long natural_min;       /* TOPDOWN_NATURAL_MIN: counter-group samples of
+                               each group a kernel covered by replay still
+                               takes (group_sampler.h); -1: the default */
     uint64_t pm_interval_ns; /* --pm-interval in ns; 0: no PM sampling */
     /* --source */
     int source;             /* --source or --source-only; 0 */

@@ -105,7 +105,7 @@ static void take(td_choose_kernel *k, td_choose_class *c, int group)
 td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, int active,
                     int every)
 {
-    td_choice none = {0, -1, 0};
+    td_choice none = {0, -1, 0, 0};
     if (n_groups == 0)
         return none;
     if (n_groups > TD_CHOOSE_MAX_GROUPS)
@@ -115,12 +115,15 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
         return none;
     uint64_t ordinal = c->seen++;
     k->moved = 0;
-    int lacking = k->covered ? -1 : group_short_of(k, n_groups, active, 1);
+    int natural = k->covered && k->natural > 0;
+    int lacking = !k->covered ? group_short_of(k, n_groups, active, 1)
+                  : natural   ? group_short_of(k, n_groups, active, k->natural)
+                              : -1;
     if (lacking >= 0) {
         take(k, c, lacking);
         if (ordinal >= c->next)
             c->next = next_sample(c, ordinal);
-        return (td_choice){1, lacking, 1};
+        return (td_choice){1, lacking, 1, natural};
     }
     if (ordinal < c->next && !every)
         return none;
@@ -138,7 +141,7 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
     k->moved = configured && group != active;
     k->moves += (uint32_t)k->moved;
     take(k, c, group);
-    return (td_choice){1, group, 0};
+    return (td_choice){1, group, 0, 0};
 }
 
 void td_choose_dropped(td_choose_kernel *k, unsigned size_class, int group)

@@ -29,7 +29,15 @@
  *    early as it can), unless
  *    a replay already gave it every counter: its first launches would all
  *    be spent on coverage, and the budget would then leave the rest of a
- *    short run unsampled. */
+ *    short run unsampled;
+ *  - a kernel a replay covered still owes each group `natural` samples
+ *    (natural coverage): a replay measures under other conditions than
+ *    the app's own run (td_tiny's replays put MIO_Bound 15.6 points off
+ *    application replay, H200), and the estimator sets a replay's
+ *    quantity aside only where TD_EST_NATURAL_MIN counter-group launches
+ *    measured it (levels/estimate.c); under the budget alone td_tiny's
+ *    kernel kept the first group (8 samples of 2,000 launches). A kernel
+ *    launched once owes nothing more: it is not launched again. */
 #ifndef TD_GROUP_SAMPLER_H
 #define TD_GROUP_SAMPLER_H
 
@@ -64,6 +72,8 @@ typedef struct td_choose_kernel {
                     sets it) */
     int stay;    /* the budget pays no move: a sample takes the configured
                     group (the caller sets it) */
+    uint32_t natural; /* with covered: samples each group still owes (the
+                         caller sets it; 0: none) */
     uint32_t deferred; /* launches a sample waited for the rotation to reach its group */
     uint32_t moves; /* samples that moved from the configured group */
     int moved;      /* the last sample did (td_choose_dropped undoes it) */
@@ -73,6 +83,7 @@ typedef struct td_choice {
     int measure;  /* 1: measure this launch */
     int group;    /* with this counter group */
     int coverage; /* the kernel had never measured it: not for the budget to refuse */
+    int natural;  /* ... or had it only from a replay (natural coverage) */
 } td_choice;
 
 /* Counts the launch and decides. n_groups: the context's counter groups

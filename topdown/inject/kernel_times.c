@@ -14,6 +14,12 @@ struct td_ktime {
     char *mangled;
     uint64_t hash;
     double ns_sum, thread_sum;
+    struct td_kclass *classes; /* TD_KTIME_CLASSES; NULL when out of memory */
+};
+
+struct td_kclass {
+    double ns_sum, thread_sum;
+    uint64_t launches;
 };
 
 static struct td_ktime entries[CAPACITY];
@@ -21,6 +27,16 @@ static int slot_entry[SLOTS]; /* entry index + 1; 0: empty */
 static size_t n_entries;
 static uint64_t n_records;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int size_class(double threads)
+{
+    int cls = 0;
+    while (threads >= 2.0 && cls < TD_KTIME_CLASSES - 1) {
+        threads /= 2.0;
+        cls++;
+    }
+    return cls;
+}
 
 /* The slot of this name: its entry's, or the empty one it would take. */
 static size_t slot_of(const char *mangled, uint64_t hash)
@@ -45,7 +61,9 @@ void td_ktimes_add(const char *mangled, double threads, uint64_t duration_ns)
     if (!slot_entry[slot] && n_entries < CAPACITY) {
         char *copy = strdup(mangled);
         if (copy) {
-            entries[n_entries] = (struct td_ktime){.mangled = copy, .hash = hash};
+            entries[n_entries] = (struct td_ktime){
+                .mangled = copy, .hash = hash,
+                .classes = calloc(TD_KTIME_CLASSES, sizeof(struct td_kclass))};
             slot_entry[slot] = (int)++n_entries;
         }
     }
@@ -53,6 +71,12 @@ void td_ktimes_add(const char *mangled, double threads, uint64_t duration_ns)
         struct td_ktime *e = &entries[slot_entry[slot] - 1];
         e->ns_sum += (double)duration_ns;
         e->thread_sum += threads;
+        if (e->classes) {
+            struct td_kclass *c = &e->classes[size_class(threads)];
+            c->ns_sum += (double)duration_ns;
+            c->thread_sum += threads;
+            c->launches++;
+        }
         n_records++;
     }
     pthread_mutex_unlock(&lock);
@@ -80,6 +104,44 @@ double td_ktimes_ns_per_thread(const td_ktime *t)
     return v;
 }
 
+/* The class with records nearest to cls; -1: none. */
+static int nearest_recorded(const struct td_kclass *classes, int cls)
+{
+    for (int d = 1; d < TD_KTIME_CLASSES; d++) {
+        if (cls - d >= 0 && classes[cls - d].launches)
+            return cls - d;
+        if (cls + d < TD_KTIME_CLASSES && classes[cls + d].launches)
+            return cls + d;
+    }
+    return -1;
+}
+
+double td_ktimes_queued_ns(const td_ktime *t, const td_kqueued *queued)
+{
+    if (!t || !queued)
+        return 0;
+    double ns = 0;
+    pthread_mutex_lock(&lock);
+    for (int c = 0; t->classes && c < TD_KTIME_CLASSES; c++) {
+        if (!queued[c].launches)
+            continue;
+        const struct td_kclass *own = &t->classes[c];
+        if (own->launches) {
+            ns += (double)queued[c].launches * own->ns_sum / (double)own->launches;
+            continue;
+        }
+        int near = nearest_recorded(t->classes, c);
+        if (near < 0) {
+            ns = 0; /* no record of the kernel yet */
+            break;
+        }
+        const struct td_kclass *other = &t->classes[near];
+        ns += queued[c].threads * other->ns_sum / other->thread_sum;
+    }
+    pthread_mutex_unlock(&lock);
+    return ns;
+}
+
 uint64_t td_ktimes_records(void)
 {
     pthread_mutex_lock(&lock);
@@ -91,8 +153,10 @@ uint64_t td_ktimes_records(void)
 void td_ktimes_reset(void)
 {
     pthread_mutex_lock(&lock);
-    for (size_t i = 0; i < n_entries; i++)
+    for (size_t i = 0; i < n_entries; i++) {
         free(entries[i].mangled);
+        free(entries[i].classes);
+    }
     memset(entries, 0, sizeof entries);
     memset(slot_entry, 0, sizeof slot_entry);
     n_entries = 0;

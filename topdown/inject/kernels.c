@@ -119,6 +119,7 @@ void td_kernels_reset(void)
             continue;
         free(table[i]->mangled);
         free(table[i]->name);
+        free(table[i]->queued);
         free(table[i]);
     }
     free(table);

@@ -23,6 +23,8 @@ typedef struct td_kernel {
     double thread_sum;       /* and the threads they launched */
     const struct td_ktime *times; /* its activity records' sums (kernel_times.h); NULL: none yet */
     double gpu_est_s;        /* the GPU time of its launches queued, estimated */
+    struct td_kqueued *queued; /* its launches queued per size class
+                                  (TD_KTIME_CLASSES; NULL: none yet) */
     double budget_spent_s;   /* what its budgeted samples cost */
     long spooled_pid;  /* the process whose spool has its kernel record */
 } td_kernel;

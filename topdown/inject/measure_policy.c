@@ -1,6 +1,7 @@
 /* What each launch measures: replay of the full set, a counter group
  * (group_sampler.h) under the budget (budget.h) or --sample-every's points, or
  * nothing; and the device-heap check that turns replay off. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "topdown/inject/debug.h"
@@ -58,6 +59,18 @@ static int wants_replay(ctx_state *c, const td_kernel *k)
 static long cover_launches(void)
 {
     return td_g.opts.cover_launches >= 0 ? td_g.opts.cover_launches : TD_COVER_LAUNCHES;
+}
+
+/* Counter-group samples of each group a kernel covered by replay still
+ * takes (group_sampler.h, natural coverage): TD_EST_NATURAL_MIN, what the
+ * estimator needs to set the replay's quantity aside; TOPDOWN_NATURAL_MIN
+ * sets it (0: none, as before). */
+#define TD_NATURAL_MIN 2
+
+static uint32_t natural_min(void)
+{
+    long n = td_g.opts.natural_min >= 0 ? td_g.opts.natural_min : TD_NATURAL_MIN;
+    return n > 1000 ? 1000 : (uint32_t)n;
 }
 
 /* Refusals the debug log tells, before it stops telling them. */
@@ -119,16 +132,14 @@ static int staying_on_replay(const ctx_state *c)
            td_g.launches - td_g.new_kernel_launch < TD_RETURN_AFTER;
 }
 
-/* The kernel's GPU time per thread launched, ns (0: not known yet): from
- * its activity records once they came (kernel_times.h), else from its
- * profiled launches, whose ranges hold their own cost (td_tiny on the
- * H200: 1.10 s of GPU time counted for 96 ms run; TOPDOWN_BUDGET_RANGES
- * keeps the ranges' for comparisons). */
+/* The kernel's GPU time per thread launched, ns (0: not known yet), from
+ * its profiled launches, whose ranges hold their own cost (td_tiny on the
+ * H200: 1.10 s of GPU time counted for 96 ms run): before its activity
+ * records came, or always with TOPDOWN_BUDGET_RANGES (for comparisons);
+ * with TOPDOWN_BUDGET_PER_THREAD, from the records' time per thread. */
 static double ns_per_thread(td_kernel *k)
 {
-    if (!td_g.opts.budget_ranges) {
-        if (!k->times)
-            k->times = td_ktimes_find(k->mangled);
+    if (td_g.opts.budget_per_thread && !td_g.opts.budget_ranges) {
         double from_records = td_ktimes_ns_per_thread(k->times);
         if (from_records > 0)
             return from_records;
@@ -136,17 +147,41 @@ static double ns_per_thread(td_kernel *k)
     return k->durations && k->thread_sum > 0 ? k->duration_sum / k->thread_sum : 0;
 }
 
-/* A launch was queued: the budget counts its GPU time, estimated by its
+/* The GPU time of the kernel's launches queued so far, this one included:
+ * from its activity records once they came (td_ktimes_queued_ns, by
+ * launch size), else the running sum of each launch's estimate by its
  * kernel's time per thread launched (0 until one was known): a kernel's
  * launches can differ a thousandfold (td_bfs: 2 us to 2 ms, with the
  * frontier), and its first launches are often its smallest. */
+static double kernel_queued_s(td_kernel *k, const launch_rec *l)
+{
+    double threads = td_launch_threads(l->grid, l->block);
+    if (!k->times)
+        k->times = td_ktimes_find(k->mangled);
+    double running = k->gpu_est_s + ns_per_thread(k) * threads * 1e-9;
+    if (!k->queued)
+        k->queued = calloc(TD_KTIME_CLASSES, sizeof *k->queued);
+    if (!k->queued || td_g.opts.budget_ranges || td_g.opts.budget_per_thread)
+        return running;
+    td_kqueued *cls = &k->queued[td_launch_size_class(l->grid, l->block) % TD_KTIME_CLASSES];
+    cls->launches++;
+    cls->threads += threads;
+    double from_records = td_ktimes_queued_ns(k->times, k->queued) * 1e-9;
+    return from_records > 0 ? from_records : running;
+}
+
+/* A launch was queued: the budget counts its kernel's GPU time queued, the
+ * change in its estimate. */
 void budget_count_launch(const launch_rec *l)
 {
     td_kernel *k = l->kernel;
-    double est_s = k ? ns_per_thread(k) * td_launch_threads(l->grid, l->block) * 1e-9 : 0;
-    if (k)
-        k->gpu_est_s += est_s;
-    td_budget_launched(&td_g.budget, now_s(), est_s);
+    double grew = 0;
+    if (k) {
+        double now = kernel_queued_s(k, l);
+        grew = now - k->gpu_est_s;
+        k->gpu_est_s = now;
+    }
+    td_budget_launched(&td_g.budget, now_s(), grew);
 }
 
 /* The counter group the context's profiler is configured for, -1: none. */
@@ -195,13 +230,16 @@ int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
     td_kernel_progress *progress = progress_of(c, k);
     td_choose_kernel *state = &progress->choose;
     state->covered = progress->full_measured;
+    state->natural = natural_min();
     state->stay = td_g.budgeted && !td_budget_kernel_may_move(&td_g.budget, now_s(),
                                                              kernel_gpu_s(k), state->moves);
     /* no budget (--overhead unlimited, or counts asked): every launch */
     td_choice ch = td_choose(state, size_class, c->n_group_cfg, active_group(c), !td_g.budgeted);
     if (!ch.measure)
         return 0;
-    if (ch.coverage) {
+    /* natural coverage waits for the rotation: on the replay's object it
+     * would cost a fresh rotation object for one sample */
+    if (ch.coverage && !(ch.natural && staying_on_replay(c))) {
         td_g.launch_covers = 1;
         *group = ch.group;
         return 1;
