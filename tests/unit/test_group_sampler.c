@@ -144,8 +144,42 @@ static void check_natural_coverage(uint32_t natural)
     td_choose_free(&k);
 }
 
+/* TOPDOWN_NATURAL=budget: the groups owed are the budget's samples, at
+ * the stride and refusable (no coverage), and they move where the budget
+ * pays the kernel no move (stay); once paid, stay holds again. */
+static void check_natural_in_budget(void)
+{
+    td_choose_kernel k;
+    memset(&k, 0, sizeof k);
+    k.covered = 1;
+    k.natural = 1;
+    k.natural_budgeted = 1;
+    k.stay = 1;
+    int active = 0;
+    size_t launches = 0;
+    while (launches < 200 && (k.group_samples[0] < 1 || k.group_samples[1] < 1 ||
+                              k.group_samples[2] < 1 || k.group_samples[3] < 1 ||
+                              k.group_samples[4] < 1)) {
+        td_choice ch = td_choose(&k, 12, GROUPS, active, 0);
+        launches++;
+        if (!ch.measure)
+            continue;
+        CHECK(!ch.coverage && !ch.natural);
+        active = ch.group;
+    }
+    for (int g = 0; g < GROUPS; g++)
+        CHECK(k.group_samples[g] == 1);
+    /* every group owed once: the configured group alone from now on */
+    for (int i = 0; i < 50; i++) {
+        td_choice ch = td_choose(&k, 12, GROUPS, active, 0);
+        CHECK(!ch.measure || ch.group == active);
+    }
+    td_choose_free(&k);
+}
+
 int main(void)
 {
+    check_natural_in_budget();
     check_natural_coverage(2);
     check_natural_coverage(1);
     check_natural_coverage(0);

@@ -51,6 +51,7 @@ static const struct field {
     FIELD(budget_ranges, F_FLAG),
     FIELD(budget_per_thread, F_FLAG),
     FIELD(natural_min, F_LONG),
+    FIELD(natural_rule, F_LONG),
     FIELD(pm_interval_ns, F_U64),
     FIELD(source, F_FLAG),
     FIELD(source_only, F_FLAG),

@@ -30,6 +30,12 @@ typedef enum td_replay_mode { TD_REPLAY_AUTO, TD_REPLAY_NONE, TD_REPLAY_KERNEL }
 /* Strings are the struct's own (malloc'd), NULL where unset: never "".
  * Flags are 0 or 1. Each field is given with its default, which a line
  * left out of the text keeps. */
+/* Natural coverage (group_sampler.h): kernels of at least
+ * TD_BUDGET_SLACK_SHARE of the GPU time, outside the budget (share); every
+ * kernel (all); or the budget's own samples, which take the groups owed
+ * first (budget). */
+typedef enum { TD_NATURAL_SHARE, TD_NATURAL_ALL, TD_NATURAL_BUDGET } td_natural_rule;
+
 typedef struct td_collect_opts {
     /* where */
     char *spool;            /* the spool to append to; NULL: the collector stays out */
@@ -67,6 +73,8 @@ typedef struct td_collect_opts {
     long natural_min;       /* TOPDOWN_NATURAL_MIN: counter-group samples of
                                each group a kernel covered by replay still
                                takes (group_sampler.h); -1: the default */
+    long natural_rule;      /* TOPDOWN_NATURAL: which kernels owe them and
+                               how (td_natural_rule); TD_NATURAL_SHARE */
     uint64_t pm_interval_ns; /* --pm-interval in ns; 0: no PM sampling */
     /* --source */
     int source;             /* --source or --source-only; 0 */

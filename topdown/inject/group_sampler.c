@@ -116,9 +116,10 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
     uint64_t ordinal = c->seen++;
     k->moved = 0;
     int natural = k->covered && k->natural > 0;
-    int lacking = !k->covered ? group_short_of(k, n_groups, active, 1)
-                  : natural   ? group_short_of(k, n_groups, active, k->natural)
-                              : -1;
+    int owed = natural ? group_short_of(k, n_groups, active, k->natural) : -1;
+    int lacking = !k->covered                       ? group_short_of(k, n_groups, active, 1)
+                  : natural && !k->natural_budgeted ? owed
+                                                    : -1;
     if (lacking >= 0) {
         take(k, c, lacking);
         if (ordinal >= c->next)
@@ -129,7 +130,9 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
         return none;
     int group = least_measured(c->group_samples, k->group_samples, n_groups, active);
     int configured = active >= 0 && (size_t)active < n_groups;
-    if (k->stay && configured)
+    if (owed >= 0 && k->natural_budgeted)
+        group = owed; /* moves even where the budget pays the kernel none */
+    else if (k->stay && configured)
         group = active;
     if (configured && group != active && !every && k->deferred < TD_CHOOSE_DEFER) {
         k->deferred++; /* the class's next launch asks again */

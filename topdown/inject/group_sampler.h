@@ -74,6 +74,8 @@ typedef struct td_choose_kernel {
                     group (the caller sets it) */
     uint32_t natural; /* with covered: samples each group still owes (the
                          caller sets it; 0: none) */
+    int natural_budgeted; /* they are the budget's samples, at the stride,
+                             not coverage (the caller sets it) */
     uint32_t deferred; /* launches a sample waited for the rotation to reach its group */
     uint32_t moves; /* samples that moved from the configured group */
     int moved;      /* the last sample did (td_choose_dropped undoes it) */
