@@ -120,14 +120,7 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
     int lacking = !k->covered                       ? group_short_of(k, n_groups, active, 1)
                   : natural && !k->natural_budgeted ? owed
                                                     : -1;
-    int configured = active >= 0 && (size_t)active < n_groups;
-    if (lacking >= 0 && natural && configured && lacking != active &&
-        k->deferred < TD_CHOOSE_DEFER) {
-        k->deferred++; /* natural coverage is not urgent: another kernel may move there */
-        return none;
-    }
     if (lacking >= 0) {
-        k->deferred = 0;
         take(k, c, lacking);
         if (ordinal >= c->next)
             c->next = next_sample(c, ordinal);
@@ -136,6 +129,7 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
     if (ordinal < c->next && !every)
         return none;
     int group = least_measured(c->group_samples, k->group_samples, n_groups, active);
+    int configured = active >= 0 && (size_t)active < n_groups;
     if (owed >= 0 && k->natural_budgeted)
         group = owed; /* moves even where the budget pays the kernel none */
     else if (k->stay && configured)

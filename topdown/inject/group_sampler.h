@@ -37,11 +37,7 @@
  *    quantity aside only where TD_EST_NATURAL_MIN counter-group launches
  *    measured it (levels/estimate.c); under the budget alone td_tiny's
  *    kernel kept the first group (8 samples of 2,000 launches). A kernel
- *    launched once owes nothing more: it is not launched again. A group
- *    owed that is not the configured one waits up to TD_CHOOSE_DEFER of
- *    the kernel's launches for another kernel to move the rotation there,
- *    as a sample does: moved at once, PyTorch's 200-step loop paid about
- *    2.4 s more than without natural coverage (H200). */
+ *    launched once owes nothing more: it is not launched again. */
 #ifndef TD_GROUP_SAMPLER_H
 #define TD_GROUP_SAMPLER_H
 
