@@ -339,10 +339,11 @@ judge() {
 judge_files() {
     local tag=$1
     shift
-    python3 "$tt" --topdown "$bin" --device NVIDIA_H100_80GB_HBM3 --csv "$tmp/$tag.csv" \
+    python3 "$tt" $bar_flag --topdown "$bin" --device NVIDIA_H100_80GB_HBM3 --csv "$tmp/$tag.csv" \
         --summary "$tmp/$tag.txt" "$@" 2>/dev/null || fail "truth_table.py for $tag: exit $?"
     cat "$tmp/$tag.txt"
 }
+bar_flag= # issue 22's bar; case 21 judges by bar 21 (--bar21)
 
 # 12. A fresh H100 run of this collector (benchmarks/results/truth_h100_avail,
 # the Range Profiler set up without the counter availability image):
@@ -510,5 +511,27 @@ if [ -x "$reattribute" ]; then
 else
     echo "case 20's --time-sampled part skipped: $reattribute not built"
 fi
+
+# 21. Natural coverage on an H200 (benchmarks/results/natural_coverage_NVIDIA_H200_2026-11-29,
+# issue 39): with it (the default since, first repetition) td_tiny, td_stencil,
+# PyTorch, td_bfs, td_devheap, td_bench, td_few and td_phases2 meet bar 21
+# against application replay; without it (TOPDOWN_NATURAL_MIN=0) td_tiny is
+# 15 points off on MIO_Bound (its replays' conditions), td_stencil misses.
+nc="$src/benchmarks/results/natural_coverage_NVIDIA_H200_2026-11-29/runs_call3"
+args=()
+for a in td_tiny td_stencil pytorch td_bfs td_devheap td_bench td_few td_phases2; do
+    args+=("$a" "$nc/$a.share.1.json.xz" "$ts/$a.truth.json.xz")
+done
+bar_flag=--bar21
+judge_files t21 "${args[@]}"
+passes t21 "H200, natural coverage" td_tiny td_stencil pytorch td_bfs td_devheap td_bench td_few \
+    td_phases2
+judge_files t21n td_tiny "$nc/td_tiny.nat0.1.json.xz" "$ts/td_tiny.truth.json.xz" \
+    td_stencil "$nc/td_stencil.nat0.1.json.xz" "$ts/td_stencil.truth.json.xz"
+grep -Eq '^td_tiny: .*max \|sampled-truth\| 1[0-9]\.[0-9]+ .*MIO_Bound.*FAIL' "$tmp/t21n.txt" ||
+    fail "td_tiny without natural coverage should be 10-20 points off on MIO_Bound"
+grep -q '^td_stencil: .*FAIL' "$tmp/t21n.txt" ||
+    fail "td_stencil without natural coverage should miss the bar"
+bar_flag=
 
 echo "test_truth_table: ok"
