@@ -101,8 +101,8 @@ int td_cost_over_budget(const td_cost *c, double budget_pct, char *why, size_t s
         "sampled launches (ranges, counter-group switches and decoding)",
         "set-up (the profiler started on each context), which the budget cannot "
         "spread over a short run",
-        "kernels' first full measurements (replays), paid once per kernel whatever "
-        "the budget"};
+        "coverage (each kernel's first launches replayed, and the counter-group "
+        "samples without replay each kernel owes), paid whatever the budget"};
     double part[3] = {c->profiling_s, c->setup_s, c->coverage_s};
     int most = 0;
     for (int i = 1; i < 3; i++)
