@@ -1,7 +1,9 @@
 /* A simulated collector run, for the tests of the budget and the choice:
  * the decisions of topdown/inject/measure_policy.c in auto mode (each kernel's
  * first launch replayed, the replay's object kept while new kernels come,
- * then counter groups chosen by group_sampler.c under budget.c) against the GPU
+ * then counter groups chosen by group_sampler.c under budget.c; natural
+ * coverage, TOPDOWN_NATURAL, is not simulated: these runs are the rules
+ * before it, TOPDOWN_NATURAL_MIN=0) against the GPU
  * queue of sim_queue.h. Costs as measured on the H100: a sample in an open
  * session 1.3 ms (sample_s: another), a move to another group's pass 12 ms
  * more, a replay 25 ms and the fresh rotation object after replays 0.2 s
