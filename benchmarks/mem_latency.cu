@@ -24,16 +24,8 @@
 #include <string.h>
 #include <vector>
 
-#define CHECK_CUDA(call) check_cuda((call), #call, __FILE__, __LINE__)
-
-static void check_cuda(cudaError_t rc, const char *what, const char *file, int line)
-{
-    if (rc == cudaSuccess)
-        return;
-    fprintf(stderr, "mem_latency: %s failed at %s:%d: %s (%s)\n", what, file, line,
-            cudaGetErrorString(rc), cudaGetErrorName(rc));
-    exit(1);
-}
+#define TD_APP_NAME "mem_latency"
+#include "td_app.h" // CHECK_CUDA
 
 // One slot per 128-byte line, so every load of the chain touches a line
 // (and sector) of its own and the caches cannot serve two loads with one

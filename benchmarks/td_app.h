@@ -1,6 +1,7 @@
 // td_app.h: what the truth and cost apps (td_bfs, td_phases2, td_few,
-// td_tiny, td_devheap) share: checking every CUDA call and every launch,
-// parsing integer flags, and the in-loop time line the cost harness reads
+// td_tiny, td_devheap; mem_latency for its CUDA check) share: checking
+// every CUDA call and every launch, parsing integer flags, and the in-loop
+// time line the cost harness reads
 // (benchmarks/cost.sh, benchmarks/README.md):
 //
 //   loop_s=<seconds> launches=<N> us_per_launch=<x>
