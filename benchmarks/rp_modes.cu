@@ -223,12 +223,13 @@ static int init_image(std::vector<uint8_t> &data)
     return 0;
 }
 static CUpti_ProfilerReplayMode set_config_replay = CUPTI_UserReplay;
+static CUpti_ProfilerRange set_config_range = CUPTI_UserRange;
 static int set_config(Config &c, std::vector<uint8_t> &data, size_t ranges)
 {
     CUpti_RangeProfiler_SetConfig_Params sc = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
     sc.pRangeProfilerObject = rpo; sc.configSize = c.config.size(); sc.pConfig = c.config.data();
     sc.counterDataImageSize = data.size(); sc.pCounterDataImage = data.data();
-    sc.range = CUPTI_UserRange; sc.replayMode = set_config_replay; sc.maxRangesPerPass = ranges;
+    sc.range = set_config_range; sc.replayMode = set_config_replay; sc.maxRangesPerPass = ranges;
     sc.numNestingLevels = 1; sc.minNestingLevel = 1; sc.targetNestingLevel = 1;
     CP(cuptiRangeProfilerSetConfig(&sc));
     return 0;
@@ -681,6 +682,78 @@ static int cost_pass_groups(std::vector<std::vector<const char *>> &groups)
     return 0;
 }
 
+// F (RP_COST5=1): what a fresh object's first Start costs, by the counter-data
+// image's range capacity and the configuration: a one-pass group in user
+// replay (a sample), the full set's passes in user replay (the rotation's
+// shape), the full set in kernel replay with auto range (a coverage
+// replay); then a second session on the same object (re-armed image).
+// G: may a second object be enabled on a context that holds one (the
+// replay's object and the rotation's kept side by side)?
+static int first_start(const char *what, Config &c, CUpti_ProfilerReplayMode mode, size_t cap)
+{
+    set_config_replay = mode;
+    set_config_range = mode == CUPTI_KernelReplay ? CUPTI_AutoRange : CUPTI_UserRange;
+    double t0 = now_ms();
+    if (fresh_object()) return -1;
+    double t_fresh = now_ms() - t0;
+    std::vector<uint8_t> data;
+    double t_setup = 0, t_start1 = 0, t_session1 = 0, t_rearm = 0, t_start2 = 0, t_session2 = 0;
+    int all = 0, sessions = 0;
+    STEP(t_setup, size_for(c.metrics, cap, data) || init_image(data) || set_config(c, data, cap));
+    for (int round = 0; round < 2; round++) {
+        double &t_start = round ? t_start2 : t_start1, &t_session = round ? t_session2 : t_session1;
+        all = 0; sessions = 0;
+        while (!all && sessions < 12) {
+            double t_s = 0;
+            STEP(t_s, start());
+            if (sessions == 0) t_start += t_s;
+            double t1 = now_ms();
+            CU(cuCtxSynchronize());
+            if (mode != CUPTI_KernelReplay && push("k")) return -1;
+            launch();
+            CU(cuCtxSynchronize());
+            if (mode != CUPTI_KernelReplay && pop()) return -1;
+            if (stop(&all)) return -1;
+            if (mode == CUPTI_KernelReplay) all = 1;
+            t_session += now_ms() - t1;
+            sessions++;
+        }
+        size_t r = 0, d = 0;
+        if (decode_image(data, &r, &d)) return -1;
+        if (round == 0) STEP(t_rearm, init_image(data) || set_config(c, data, cap));
+    }
+    printf("F %-34s capacity %4zu: fresh object %.3f, size+init+setconfig %.3f, first Start %.3f, "
+           "%d session(s) %.3f; re-arm %.3f, second Start %.3f, sessions %.3f ms\n",
+           what, cap, t_fresh, t_setup, t_start1, sessions, t_session1, t_rearm, t_start2, t_session2);
+    set_config_replay = CUPTI_UserReplay;
+    set_config_range = CUPTI_UserRange;
+    return 0;
+}
+
+static int cost_first_starts(Config &one, Config &all)
+{
+    size_t caps[] = {1, 16, 128, 512};
+    for (int rep = 0; rep < 2; rep++)
+        for (size_t cap : caps) {
+            first_start("one-pass group, user replay", one, CUPTI_UserReplay, cap);
+            first_start("full set, user replay", all, CUPTI_UserReplay, cap);
+            if (cap <= 16) first_start("full set, kernel replay", all, CUPTI_KernelReplay, cap);
+        }
+    if (fresh_object()) return -1;
+    CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    en.ctx = ctx;
+    CUptiResult r = cuptiRangeProfilerEnable(&en);
+    const char *s = "?";
+    cuptiGetResultString(r, &s);
+    printf("G a second object on the context: %s (%s)\n", r == CUPTI_SUCCESS ? "enabled" : "refused", s);
+    if (r == CUPTI_SUCCESS && en.pRangeProfilerObject != rpo) {
+        CUpti_RangeProfiler_Disable_Params di = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+        di.pRangeProfilerObject = en.pRangeProfilerObject;
+        cuptiRangeProfilerDisable(&di);
+    }
+    return 0;
+}
+
 static int cost_experiments(Config &group, Config &cycles4, Config &full)
 {
     range_mode = CUPTI_UserRange;
@@ -698,6 +771,8 @@ static int cost_experiments(Config &group, Config &cycles4, Config &full)
             {"sm__cycles_active.sum", "sm__warps_active.sum", "gpu__time_duration.sum", "sm__cycles_elapsed.max", "smsp__warps_issue_stalled_tex_throttle.sum", "smsp__warps_issue_stalled_lg_throttle.sum", "smsp__warps_issue_stalled_wait.sum", "smsp__warps_issue_stalled_gmma.sum"}};
         return cost_pass_groups(groups);
     }
+    if (getenv("RP_COST5"))
+        return cost_first_starts(one, all);
     if (getenv("RP_COST2")) {
         cost_superset_first(all, one, other, 0);
         cost_superset_first(all, one, other, 1);

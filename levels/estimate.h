@@ -81,8 +81,9 @@
  * took PyTorch 4.17 -> 1.90 points but put td_bfs's frontier_compact 9.4
  * points off kernel replay on an older run (one launch of a launch-varying
  * kernel stands for too little); two kept most of PyTorch's gain (2.21)
- * and td_bfs within 0.9 (docs/COLLECTION.md, "The estimator"). */
-#define TD_EST_NATURAL_MIN 2
+ * and td_bfs within 0.9 (docs/COLLECTION.md, "The estimator").
+ * TD_EST_NATURAL_MIN is defined in metrics/result/result.h: the collector
+ * takes as many (natural coverage, topdown/inject/group_sampler.h). */
 
 /* One launch of the kernel (profiled or not) and its device section.
  * Two kinds of range run a cache cold, and the reasons that cache feeds

@@ -152,17 +152,24 @@ static int table_uses(const td_arch *arch, const char *metric)
     return td_arch_memory_uses(&arch->memory, metric);
 }
 
+/* The metric of the stall reason the "memory" section splits; NULL: none,
+ * or not a reason of the table. */
+static const char *split_metric(const td_arch *arch)
+{
+    for (size_t i = 0; arch->memory.split && i < arch->n_stalls; i++)
+        if (strcmp(arch->stalls[i].reason, arch->memory.split) == 0)
+            return arch->stalls[i].metric;
+    return NULL;
+}
+
 /* The "memory" section's split names a stall reason of the table. */
 static int parse_memory(const cJSON *root, td_arch *arch, const char *path, td_error *err)
 {
     td_arch_memory *m = &arch->memory;
     if (td_arch_memory_parse(cJSON_GetObjectItemCaseSensitive(root, "memory"), m, path, err))
         return -1;
-    if (!m->split)
+    if (!m->split || split_metric(arch))
         return 0;
-    for (size_t i = 0; i < arch->n_stalls; i++)
-        if (strcmp(arch->stalls[i].reason, m->split) == 0)
-            return 0;
     return td_fail(err, "%s: \"memory\" splits \"%s\", which is not a stall reason of the table",
                    path, m->split);
 }
@@ -185,16 +192,13 @@ static int check_memory_groups(const td_arch *arch, const char *path, td_error *
     const td_arch_memory *m = &arch->memory;
     if (!arch->n_groups)
         return 0;
-    if (m->split) {
-        const char *split_metric = NULL;
-        for (size_t i = 0; i < arch->n_stalls; i++)
-            if (strcmp(arch->stalls[i].reason, m->split) == 0)
-                split_metric = arch->stalls[i].metric;
-        int g = group_of(arch, split_metric);
+    const char *split = split_metric(arch);
+    if (split) {
+        int g = group_of(arch, split);
         for (size_t s = 0; s < m->n_sources; s++)
             if (group_of(arch, m->sources[s].metric) != g)
                 return td_fail(err, "%s: \"memory\" source %s (%s) must be in the group of %s",
-                               path, m->sources[s].name, m->sources[s].metric, split_metric);
+                               path, m->sources[s].name, m->sources[s].metric, split);
     }
     for (size_t u = 0; u < m->n_units; u++) {
         const td_mem_unit *unit = &m->units[u];

@@ -250,7 +250,11 @@ double td_launch_threads(const unsigned grid[3], const unsigned block[3])
 
 unsigned td_launch_size_class(const unsigned grid[3], const unsigned block[3])
 {
-    double threads = td_launch_threads(grid, block);
+    return td_threads_size_class(td_launch_threads(grid, block));
+}
+
+unsigned td_threads_size_class(double threads)
+{
     unsigned cls = 0;
     while (threads >= 2.0 && cls < 63) {
         threads /= 2.0;

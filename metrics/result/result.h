@@ -186,6 +186,11 @@ int td_device_reserve_copies(td_device *dev, size_t n, td_error *err);
 const char *td_copy_kind_name(unsigned kind);
 const char *td_copy_direction_name(unsigned direction);
 
+/* Counter-group launches that set a replay's quantity aside (the
+ * estimator, levels/estimate.h says why 2), and that the collector takes
+ * of each group of a replayed kernel (natural coverage). */
+#define TD_EST_NATURAL_MIN 2
+
 /* The threads of a launch of this grid and block (a 0 dimension counts as 1). */
 double td_launch_threads(const unsigned grid[3], const unsigned block[3]);
 /* Its size class: floor(log2(threads)), at most 63. The collector samples
@@ -194,6 +199,9 @@ double td_launch_threads(const unsigned grid[3], const unsigned block[3]);
  * (levels/estimate.c), the same in a replay and in the app's own run,
  * where its duration is not. */
 unsigned td_launch_size_class(const unsigned grid[3], const unsigned block[3]);
+/* The size class of this many threads (the activity records give threads,
+ * not a grid and a block). */
+unsigned td_threads_size_class(double threads);
 
 /* The metrics a full-set launch of dev measured: the first this many. */
 size_t td_device_full_set(const td_device *dev);

@@ -72,16 +72,6 @@ static int sim_before_allows(const td_budget *b, double now_s, double kernel_spe
     return kernel_spent_s + mean <= share * allowance + slack;
 }
 
-static unsigned sim_size_class(double threads)
-{
-    unsigned cls = 0;
-    while (threads >= 2.0 && cls < 63) {
-        threads /= 2.0;
-        cls++;
-    }
-    return cls;
-}
-
 /* The app alone: its end. */
 static double sim_native(const sim_run *r)
 {
@@ -114,7 +104,7 @@ static int sim_decide(const sim_run *r, td_budget *b, sim_kernel *k, const sim_l
 {
     if (!k->full)
         return -1; /* auto mode: the kernel's first profiled launch is replayed */
-    unsigned cls = sim_size_class(l->threads);
+    unsigned cls = td_threads_size_class(l->threads);
     double gpu = sim_kernel_gpu(r, k);
     k->choose.covered = 1;
     k->choose.stay = !r->before && !td_budget_kernel_may_move(b, now, gpu, k->choose.moves);
@@ -228,7 +218,7 @@ static sim_thirds sim_kernel_thirds(const sim_run *r, unsigned kernel)
         if (l->kernel != kernel)
             continue;
         size_t third = ordinal++ * 3 / t.launches;
-        unsigned cls = sim_size_class(l->gpu_s * 1e9) % CLASSES;
+        unsigned cls = td_threads_size_class(l->gpu_s * 1e9) % CLASSES;
         time[cls][third] += l->gpu_s;
         total += l->gpu_s;
         if (!r->measured[i])

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "metrics/result/result.h"
 #include "topdown/inject/kernel_times.h"
 
 enum { WRITER_RECORDS = 200000, KERNELS_PAST_CAPACITY = 9000 };
@@ -116,9 +117,7 @@ static void queued_by_size(int lag)
         const td_ktime *t = td_ktimes_find("_Z7scatterv");
         truth += ns[size];
         per_thread_sum += td_ktimes_ns_per_thread(t) * threads[size];
-        int cls = 0;
-        for (double th = threads[size]; th >= 2.0; th /= 2.0)
-            cls++;
+        unsigned cls = td_threads_size_class(threads[size]);
         queued[cls].launches++;
         queued[cls].threads += threads[size];
         double est = td_ktimes_queued_ns(t, queued);

@@ -75,6 +75,9 @@ typedef struct td_collect_opts {
                                takes (group_sampler.h); -1: the default */
     long natural_rule;      /* TOPDOWN_NATURAL: which kernels owe them and
                                how (td_natural_rule); TD_NATURAL_SHARE */
+    long rotation_ranges;   /* TOPDOWN_ROTATION_RANGES: ranges the rotation's
+                               counter-data image holds (contexts.c bounds
+                               it); -1: the default */
     uint64_t pm_interval_ns; /* --pm-interval in ns; 0: no PM sampling */
     /* --source */
     int source;             /* --source or --source-only; 0 */

@@ -128,6 +128,20 @@ static size_t union_of_groups(ctx_state *c)
     return n;
 }
 
+/* The ranges the rotation's image holds: TOPDOWN_ROTATION_RANGES within
+ * bounds, else ROTATION_RANGES. A fresh object's first Start grew with
+ * them (H100: 64 ranges 205 ms, 256 ranges 417 ms;
+ * benchmarks/results/rp_cost_2026-11-25.txt, B). */
+static size_t rotation_ranges(void)
+{
+    long asked = td_g.opts.rotation_ranges;
+    if (asked < 0)
+        return ROTATION_RANGES;
+    return asked < ROTATION_RANGES_MIN ? ROTATION_RANGES_MIN
+           : asked > ROTATION_RANGES_MAX ? ROTATION_RANGES_MAX
+                                         : (size_t)asked;
+}
+
 /* One user-replay configuration per group (one Start/Stop and a fresh
  * profiler object each), and the rotation, which is tried first. */
 static void prepare_group_configs(ctx_state *c)
@@ -141,7 +155,7 @@ static void prepare_group_configs(ctx_state *c)
     size_t n_union = td_g.no_rotation || c->groups.n < 2 ? 0 : union_of_groups(c);
     if (n_union > 0) {
         td_rp_config_prepare_rotation(&c->rotation, c->rotation_metrics, n_union, &c->groups,
-                                      ROTATION_RANGES);
+                                      c->rotation_ranges);
         c->has_rotation = 1;
     }
 }
@@ -212,7 +226,8 @@ static const td_arch *setup_profiler(ctx_state *c, CUdevice dev, const char *gpu
                                                : td_arch_model_metrics(arch, model, MAX_METRICS);
     c->duration_metric = arch->counter[TD_C_DURATION_NS];
     snprintf(c->chip, sizeof c->chip, "%s", chip);
-    c->window = calloc(td_g.batch > ROTATION_RANGES ? td_g.batch : ROTATION_RANGES,
+    c->rotation_ranges = rotation_ranges();
+    c->window = calloc(td_g.batch > c->rotation_ranges ? td_g.batch : c->rotation_ranges,
                        sizeof *c->window);
     if (!c->window || open_profiler(c, arch) != 0) {
         report_open_failure(c, gpu);

@@ -1,6 +1,7 @@
 #include "topdown/inject/kernel_times.h"
 
 #include "metrics/intern.h"
+#include "metrics/result/result.h" /* td_threads_size_class */
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -27,16 +28,6 @@ static int slot_entry[SLOTS]; /* entry index + 1; 0: empty */
 static size_t n_entries;
 static uint64_t n_records;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int size_class(double threads)
-{
-    int cls = 0;
-    while (threads >= 2.0 && cls < TD_KTIME_CLASSES - 1) {
-        threads /= 2.0;
-        cls++;
-    }
-    return cls;
-}
 
 /* The slot of this name: its entry's, or the empty one it would take. */
 static size_t slot_of(const char *mangled, uint64_t hash)
@@ -72,7 +63,7 @@ void td_ktimes_add(const char *mangled, double threads, uint64_t duration_ns)
         e->ns_sum += (double)duration_ns;
         e->thread_sum += threads;
         if (e->classes) {
-            struct td_kclass *c = &e->classes[size_class(threads)];
+            struct td_kclass *c = &e->classes[td_threads_size_class(threads) % TD_KTIME_CLASSES];
             c->ns_sum += (double)duration_ns;
             c->thread_sum += threads;
             c->launches++;

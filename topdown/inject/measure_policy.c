@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics/result/result.h" /* TD_EST_NATURAL_MIN */
 #include "topdown/inject/debug.h"
 #include "topdown/inject/group_sampler.h"
 #include "topdown/inject/kernel_times.h"
@@ -65,11 +66,9 @@ static long cover_launches(void)
  * takes (group_sampler.h, natural coverage): TD_EST_NATURAL_MIN, what the
  * estimator needs to set the replay's quantity aside; TOPDOWN_NATURAL_MIN
  * sets it (0: none, as before). */
-#define TD_NATURAL_MIN 2
-
 static uint32_t natural_min(void)
 {
-    long n = td_g.opts.natural_min >= 0 ? td_g.opts.natural_min : TD_NATURAL_MIN;
+    long n = td_g.opts.natural_min >= 0 ? td_g.opts.natural_min : TD_EST_NATURAL_MIN;
     return n > 1000 ? 1000 : (uint32_t)n;
 }
 
@@ -172,9 +171,11 @@ static double kernel_queued_s(td_kernel *k, const launch_rec *l)
     if (!k->times)
         k->times = td_ktimes_find(k->mangled);
     double running = k->gpu_est_s + ns_per_thread(k) * threads * 1e-9;
+    if (td_g.opts.budget_ranges || td_g.opts.budget_per_thread)
+        return running;
     if (!k->queued)
         k->queued = calloc(TD_KTIME_CLASSES, sizeof *k->queued);
-    if (!k->queued || td_g.opts.budget_ranges || td_g.opts.budget_per_thread)
+    if (!k->queued)
         return running;
     td_kqueued *cls = &k->queued[td_launch_size_class(l->grid, l->block) % TD_KTIME_CLASSES];
     cls->launches++;

@@ -134,7 +134,7 @@ static void end_sample(ctx_state *c)
         return;
     }
     c->session_ranges++;
-    if (c->n_window + c->rotation.passes + 1 >= ROTATION_RANGES)
+    if (c->n_window + c->rotation.passes + 1 >= c->rotation_ranges)
         finish_cycle(c);
 }
 

@@ -32,8 +32,9 @@
 
 enum { MAX_METRICS = 128 };
 /* Ranges of the rotation's image: its samples and one pad a pass at most,
- * decoded when the last pass ends or the image is full. */
-enum { ROTATION_RANGES = 128 };
+ * decoded when the last pass ends or the image is full
+ * (TOPDOWN_ROTATION_RANGES sets it, within these bounds). */
+enum { ROTATION_RANGES = 128, ROTATION_RANGES_MIN = 8, ROTATION_RANGES_MAX = 1024 };
 
 /* One launch waiting in a context's open batch for its counters. */
 typedef struct launch_rec {
@@ -74,6 +75,7 @@ typedef struct ctx_state {
     size_t session_ranges; /* ranges of the rotation's open session */
     int rotation_warm;    /* its first session was started (set-up paid) */
     launch_rec *window;   /* launches of the open batch, in launch order */
+    size_t rotation_ranges; /* the rotation's image holds this many ranges */
     size_t n_window;
     int window_group;     /* configuration of the open batch */
     int failures;         /* failed decodes of replay-free launches */
