@@ -754,6 +754,122 @@ static int cost_first_starts(Config &one, Config &all)
     return 0;
 }
 
+// H (RP_COST6=1): two objects on one context, kept side by side: A the
+// rotation's shape (the full set's passes in user replay, a user range per
+// pass), B a coverage replay (the full set in kernel replay, auto range).
+// A's passes are measured with a B replay between each; both images are
+// decoded and checked against the kernel's known instruction count, and
+// against A measured alone. H1: B's Start while A's session is open.
+static int count_nan(std::vector<double> &v)
+{
+    int nans = 0;
+    for (double x : v) nans += !(x == x);
+    return nans;
+}
+
+static CUpti_RangeProfiler_Object *enable_object()
+{
+    CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    en.ctx = ctx;
+    return cuptiRangeProfilerEnable(&en) == CUPTI_SUCCESS ? en.pRangeProfilerObject : nullptr;
+}
+
+static void disable_object(CUpti_RangeProfiler_Object *o)
+{
+    CUpti_RangeProfiler_Disable_Params di = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    di.pRangeProfilerObject = o;
+    cuptiRangeProfilerDisable(&di);
+}
+
+static int replay_on(CUpti_RangeProfiler_Object *b, Config &all, std::vector<uint8_t> &data, int first,
+                     double *t_start, double *t_all, std::vector<double> &v)
+{
+    rpo = b;
+    set_config_replay = CUPTI_KernelReplay; set_config_range = CUPTI_AutoRange;
+    double t0 = now_ms();
+    if (first ? (size_for(all.metrics, 1, data) || init_image(data) || set_config(all, data, 1))
+              : (init_image(data) || set_config(all, data, 1))) return -1;
+    double t1 = now_ms();
+    if (start()) return -1;
+    *t_start = now_ms() - t1;
+    launch();
+    int done; size_t r = 0, d = 0;
+    if (stop(&done) || decode_image(data, &r, &d)) return -1;
+    eval_into(all, data, 0, v);
+    *t_all = now_ms() - t0;
+    set_config_replay = CUPTI_UserReplay; set_config_range = CUPTI_UserRange;
+    return 0;
+}
+
+static int rotation_on(CUpti_RangeProfiler_Object *a, CUpti_RangeProfiler_Object *b, Config &all, int interleave)
+{
+    std::vector<uint8_t> adata, bdata;
+    rpo = a;
+    if (size_for(all.metrics, 16, adata) || init_image(adata) || set_config(all, adata, 16)) return -1;
+    int done = 0, pass = 0;
+    double a_starts = 0, b_starts = 0, b_all = 0;
+    std::vector<double> v;
+    while (!done && pass < 12) {
+        rpo = a;
+        double t0 = now_ms();
+        if (start()) { printf("H pass %d: A's Start failed\n", pass); return -1; }
+        a_starts += now_ms() - t0;
+        CU(cuCtxSynchronize());
+        if (push("k")) return -1;
+        launch();
+        CU(cuCtxSynchronize());
+        if (pop() || stop(&done)) return -1;
+        if (interleave) {
+            double ts = 0, ta = 0;
+            if (replay_on(b, all, bdata, pass == 0, &ts, &ta, v)) { printf("H pass %d: B's replay failed\n", pass); return -1; }
+            printf("H pass %d: B replay Start %.3f ms, all %.3f ms, inst %.0f, %d of %zu NaN\n", pass, ts, ta, v[0], count_nan(v), v.size());
+            if (pass) { b_starts += ts; b_all += ta; }
+        }
+        pass++;
+    }
+    rpo = a;
+    size_t r = 0, d = 0;
+    if (decode_image(adata, &r, &d)) return -1;
+    eval_into(all, adata, 0, v);
+    printf("H A %s: %d passes, Starts %.3f ms each, %zu ranges; inst %.0f cycles %.0f, %d of %zu NaN;",
+           interleave ? "with B's replays between its passes" : "alone", pass, a_starts / pass, r, v[0], v[3],
+           count_nan(v), v.size());
+    for (size_t m = 5; m < v.size(); m++) printf(" %.0f", v[m]);
+    printf("\n");
+    if (interleave && pass > 1)
+        printf("H B's later replays: Start %.3f ms, whole replay %.3f ms each\n", b_starts / (pass - 1), b_all / (pass - 1));
+    return 0;
+}
+
+static int cost_two_objects(Config &all)
+{
+    disable_object(rpo);
+    CUpti_RangeProfiler_Object *a = enable_object(), *b = enable_object();
+    printf("H objects: A %s, B %s\n", a ? "enabled" : "refused", b ? "enabled" : "refused");
+    if (!a || !b) return -1;
+    rotation_on(a, b, all, 0);
+    rotation_on(a, b, all, 1);
+    rotation_on(a, b, all, 1);
+    // H1: B's Start while A's session is open
+    std::vector<uint8_t> adata, bdata;
+    rpo = a;
+    if (!(size_for(all.metrics, 16, adata) || init_image(adata) || set_config(all, adata, 16)) && start() == 0) {
+        rpo = b;
+        set_config_replay = CUPTI_KernelReplay; set_config_range = CUPTI_AutoRange;
+        int ok = !(size_for(all.metrics, 1, bdata) || init_image(bdata) || set_config(all, bdata, 1));
+        CUpti_RangeProfiler_Start_Params p = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+        p.pRangeProfilerObject = b;
+        CUptiResult r = ok ? cuptiRangeProfilerStart(&p) : CUPTI_ERROR_UNKNOWN;
+        const char *s = "?"; cuptiGetResultString(r, &s);
+        printf("H1 B's Start while A's session is open: %s\n", s);
+        set_config_replay = CUPTI_UserReplay; set_config_range = CUPTI_UserRange;
+    }
+    disable_object(a);
+    disable_object(b);
+    rpo = enable_object();
+    return 0;
+}
+
 static int cost_experiments(Config &group, Config &cycles4, Config &full)
 {
     range_mode = CUPTI_UserRange;
@@ -771,6 +887,8 @@ static int cost_experiments(Config &group, Config &cycles4, Config &full)
             {"sm__cycles_active.sum", "sm__warps_active.sum", "gpu__time_duration.sum", "sm__cycles_elapsed.max", "smsp__warps_issue_stalled_tex_throttle.sum", "smsp__warps_issue_stalled_lg_throttle.sum", "smsp__warps_issue_stalled_wait.sum", "smsp__warps_issue_stalled_gmma.sum"}};
         return cost_pass_groups(groups);
     }
+    if (getenv("RP_COST6"))
+        return cost_two_objects(all);
     if (getenv("RP_COST5"))
         return cost_first_starts(one, all);
     if (getenv("RP_COST2")) {
