@@ -9,10 +9,12 @@
  * back to a group behind the configured one; td_tiny 35 on 195. With
  * forward moves and deferral: 160 sessions on 1,347 samples, 56 pads. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../check.h"
 #include "metrics/xorshift.h"
+#include "metrics/result/result.h" /* TD_EST_NATURAL_MIN */
 #include "topdown/inject/group_sampler.h"
 
 #define GROUPS 5
@@ -177,8 +179,147 @@ static void check_natural_in_budget(void)
     td_choose_free(&k);
 }
 
+/* PyTorch's recorded launch stream (tests/fixtures/h200/
+ * pytorch_launch_stream.txt: 1,162 launches of 20 steps, 16 kernels of
+ * >= 1% of the GPU time) through the collector's choice: each kernel's
+ * first launch replayed, no group sample while new kernels keep coming
+ * (measure_policy.c's TD_RETURN_AFTER), the kernels of >= 1% owing
+ * TD_EST_NATURAL_MIN samples of each group, the budget refusing half the
+ * other samples, the rotation's clock as measure_policy.c keeps it. */
+typedef struct stream_cost {
+    size_t sessions, natural_sessions, natural_samples, owing, complete;
+} stream_cost;
+
+enum { STREAM_MAX = 4096, STREAM_KERNELS = 128, RETURN_AFTER = 16 };
+
+static size_t read_stream(unsigned *kernel, unsigned *size_class, int *owes)
+{
+    const char *repo = getenv("TOPDOWN_REPO_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/fixtures/h200/pytorch_launch_stream.txt",
+             repo ? repo : "..");
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (!f)
+        return 0;
+    char line[256];
+    size_t n = 0;
+    while (n < STREAM_MAX && fgets(line, sizeof line, f))
+        if (line[0] != '#' &&
+            sscanf(line, "%u %u %d", &kernel[n], &size_class[n], &owes[n]) == 3 &&
+            kernel[n] < STREAM_KERNELS)
+            n++;
+    fclose(f);
+    return n;
+}
+
+static stream_cost run_stream(int waits)
+{
+    static unsigned kernel[STREAM_MAX], size_class[STREAM_MAX];
+    static int owes[STREAM_MAX];
+    size_t n = read_stream(kernel, size_class, owes);
+    CHECK(n > 1000);
+    static td_choose_kernel k[STREAM_KERNELS];
+    int seen[STREAM_KERNELS] = {0}, owing[STREAM_KERNELS] = {0};
+    memset(k, 0, sizeof k);
+    stream_cost cost = {0};
+    uint32_t rng = 2026;
+    uint64_t served_at = 0, new_kernel_at = 0;
+    int active = 0;
+    for (size_t i = 0; i < n; i++) {
+        td_choose_kernel *kk = &k[kernel[i]];
+        owing[kernel[i]] = owes[i];
+        if (!seen[kernel[i]]++) { /* its replay */
+            new_kernel_at = i;
+            kk->covered = 1;
+            kk->natural = owes[i] ? TD_EST_NATURAL_MIN : 0;
+            continue;
+        }
+        kk->natural_waits = waits && !td_choose_natural_may_move(i, served_at);
+        td_choice ch = td_choose(kk, size_class[i], GROUPS, active, 0);
+        if (!ch.measure)
+            continue;
+        if (i - new_kernel_at < RETURN_AFTER || (!ch.coverage && td_xorshift32(&rng) % 2)) {
+            td_choose_dropped(kk, size_class[i], ch.group); /* on the replay's object; the budget */
+            continue;
+        }
+        size_t moved = ch.group == active ? 0 : sessions_to(active, ch.group);
+        cost.sessions += moved;
+        cost.natural_sessions += ch.natural ? moved : 0;
+        cost.natural_samples += (size_t)ch.natural;
+        if (ch.natural || ch.group != active)
+            served_at = i;
+        active = ch.group;
+    }
+    for (size_t j = 0; j < STREAM_KERNELS; j++) {
+        if (owing[j]) {
+            cost.owing++;
+            int all = 1;
+            for (int g = 0; g < GROUPS; g++)
+                all = all && k[j].group_samples[g] >= TD_EST_NATURAL_MIN;
+            cost.complete += (size_t)all;
+        }
+        td_choose_free(&k[j]);
+    }
+    return cost;
+}
+
+static void check_one_kernel_natural(int stay);
+
+/* Natural samples ride the rotation: on PyTorch's recorded stream they end
+ * fewer sessions than moving at once for each kernel's owed group, and
+ * still reach every group of most kernels owing them within the 20 steps. */
+static void check_natural_rides_rotation(void)
+{
+    stream_cost at_once = run_stream(0), riding = run_stream(1);
+    printf("PyTorch's stream, natural samples moving at once: %zu sessions (%zu by %zu natural "
+           "samples), %zu of %zu owing kernels complete; riding the rotation: %zu sessions (%zu "
+           "by %zu), %zu complete\n", at_once.sessions, at_once.natural_sessions,
+           at_once.natural_samples, at_once.complete, at_once.owing, riding.sessions,
+           riding.natural_sessions, riding.natural_samples, riding.complete);
+    CHECK(at_once.owing >= 15);
+    CHECK(riding.sessions * 2 <= at_once.sessions);
+    CHECK(riding.complete * 4 >= at_once.complete * 3);
+    /* a kernel alone (td_tiny: 2,000 launches) moves the rotation itself
+     * once each group it owes has waited TD_CHOOSE_NATURAL_IDLE launches,
+     * where the budget pays its stride samples no move (stay) or does */
+    for (int stay = 0; stay < 2; stay++)
+        check_one_kernel_natural(stay);
+}
+
+static void check_one_kernel_natural(int stay)
+{
+    td_choose_kernel tiny;
+    memset(&tiny, 0, sizeof tiny);
+    tiny.stay = stay;
+    tiny.covered = 1;
+    tiny.natural = TD_EST_NATURAL_MIN;
+    uint64_t served_at = 0;
+    int active = 0;
+    size_t moves = 0;
+    for (uint64_t launch = 1; launch < 2000; launch++) {
+        tiny.natural_waits = !td_choose_natural_may_move(launch, served_at);
+        td_choice ch = td_choose(&tiny, 10, GROUPS, active, 0);
+        if (!ch.measure)
+            continue;
+        if (ch.natural) {
+            CHECK(ch.group == active || launch >= served_at + TD_CHOOSE_NATURAL_IDLE);
+            moves += (size_t)(ch.group != active);
+        }
+        if (ch.natural || ch.group != active)
+            served_at = launch;
+        active = ch.group;
+    }
+    for (int g = 0; g < GROUPS; g++)
+        CHECK(tiny.group_samples[g] >= TD_EST_NATURAL_MIN);
+    printf("one kernel, stay %d: %zu moves by natural samples\n", stay, moves);
+    CHECK(moves <= GROUPS - 1 && (!stay || moves == GROUPS - 1));
+    td_choose_free(&tiny);
+}
+
 int main(void)
 {
+    check_natural_rides_rotation();
     check_natural_in_budget();
     check_natural_coverage(2);
     check_natural_coverage(1);

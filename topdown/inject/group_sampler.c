@@ -117,6 +117,9 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
     k->moved = 0;
     int natural = k->covered && k->natural > 0;
     int owed = natural ? group_short_of(k, n_groups, active, k->natural) : -1;
+    int configured = active >= 0 && (size_t)active < n_groups;
+    if (owed >= 0 && owed != active && configured && k->natural_waits && !k->natural_budgeted)
+        owed = -1; /* rides the rotation: sampled by the stride meanwhile */
     int lacking = !k->covered                       ? group_short_of(k, n_groups, active, 1)
                   : natural && !k->natural_budgeted ? owed
                                                     : -1;
@@ -129,7 +132,6 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
     if (ordinal < c->next && !every)
         return none;
     int group = least_measured(c->group_samples, k->group_samples, n_groups, active);
-    int configured = active >= 0 && (size_t)active < n_groups;
     if (owed >= 0 && k->natural_budgeted)
         group = owed; /* moves even where the budget pays the kernel none */
     else if (k->stay && configured)
@@ -145,6 +147,11 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
     k->moves += (uint32_t)k->moved;
     take(k, c, group);
     return (td_choice){1, group, 0, 0};
+}
+
+int td_choose_natural_may_move(uint64_t launches, uint64_t served_at)
+{
+    return launches >= served_at + TD_CHOOSE_NATURAL_IDLE;
 }
 
 void td_choose_dropped(td_choose_kernel *k, unsigned size_class, int group)

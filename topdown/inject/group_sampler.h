@@ -37,7 +37,15 @@
  *    quantity aside only where TD_EST_NATURAL_MIN counter-group launches
  *    measured it (levels/estimate.c); under the budget alone td_tiny's
  *    kernel kept the first group (8 samples of 2,000 launches). A kernel
- *    launched once owes nothing more: it is not launched again. */
+ *    launched once owes nothing more: it is not launched again;
+ *  - a natural sample rides the rotation: it takes the configured group
+ *    where the kernel owes it, and moves the rotation to another group it
+ *    owes only once the configured group has served no owed sample for
+ *    TD_CHOOSE_NATURAL_IDLE launches (the kernels owing it have had
+ *    their turn); until then the launch is sampled as the stride says.
+ *    Moved at once, each kernel's owed groups took PyTorch's 20-step
+ *    loop from 448-460 profiled launches to 564-679 and its run 2.4 s
+ *    longer (H200): a move ends a session, a Stop and a Start. */
 #ifndef TD_GROUP_SAMPLER_H
 #define TD_GROUP_SAMPLER_H
 
@@ -50,6 +58,11 @@
 #define TD_CHOOSE_PER_CLASS 16  /* samples per stride of a size class */
 #define TD_CHOOSE_SLACK 3       /* samples the configured group may lead by */
 #define TD_CHOOSE_DEFER 4       /* launches a kernel waits for its group before it moves */
+/* Launches the configured group serves no owed natural sample before a
+ * natural sample may move the rotation: about one step of PyTorch's
+ * training loop (1,162 launches in 20 steps, H200), so that every kernel
+ * of a step owing the group takes it before the rotation goes on. */
+#define TD_CHOOSE_NATURAL_IDLE 64
 
 /* One size class of one kernel. */
 typedef struct td_choose_class {
@@ -76,6 +89,9 @@ typedef struct td_choose_kernel {
                          caller sets it; 0: none) */
     int natural_budgeted; /* they are the budget's samples, at the stride,
                              not coverage (the caller sets it) */
+    int natural_waits; /* a natural sample of a group other than the
+                          configured one waits for the rotation
+                          (td_choose_natural_may_move; the caller sets it) */
     uint32_t deferred; /* launches a sample waited for the rotation to reach its group */
     uint32_t moves; /* samples that moved from the configured group */
     int moved;      /* the last sample did (td_choose_dropped undoes it) */
@@ -95,6 +111,11 @@ typedef struct td_choice {
  * undone with td_choose_dropped. */
 td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, int active,
                     int every);
+
+/* 1: a natural sample may move the rotation: the configured group served
+ * no owed sample (and the rotation did not move) in the last
+ * TD_CHOOSE_NATURAL_IDLE launches; served_at: the launch it last did. */
+int td_choose_natural_may_move(uint64_t launches, uint64_t served_at);
 
 /* The launch chosen was not measured after all: its group is counted as
  * not taken, so the next sample of the class takes it again. */

@@ -234,6 +234,16 @@ static int app_pass_group(const ctx_state *c, int *group)
     return (size_t)td_g.opts.app_pass < c->n_group_cfg;
 }
 
+/* The rotation's clock for natural samples (group_sampler.h): it restarts
+ * when the configured group serves an owed natural sample, or when a
+ * sample moves the rotation (the kernels owing the new group get their
+ * turn). */
+static void natural_served(ctx_state *c, td_choice ch)
+{
+    if (ch.natural || ch.group != active_group(c))
+        c->natural_served_at = (uint64_t)td_g.launches;
+}
+
 /* The choice for a launch of this size (a graph launch: size class 0),
  * under the budget; a kernel lacking a group is measured whatever the
  * budget (coverage first). */
@@ -246,6 +256,8 @@ int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
     state->covered = progress->full_measured;
     state->natural = natural_owed(k);
     state->natural_budgeted = td_g.opts.natural_rule == TD_NATURAL_BUDGET;
+    state->natural_waits = !td_choose_natural_may_move((uint64_t)td_g.launches,
+                                                       c->natural_served_at);
     state->stay = td_g.budgeted && !td_budget_kernel_may_move(&td_g.budget, now_s(),
                                                              kernel_gpu_s(k), state->moves);
     /* no budget (--overhead unlimited, or counts asked): every launch */
@@ -257,6 +269,7 @@ int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
     if (ch.coverage && !(ch.natural && staying_on_replay(c))) {
         td_g.launch_covers = 1;
         *group = ch.group;
+        natural_served(c, ch);
         return 1;
     }
     if (staying_on_replay(c)) {
@@ -281,6 +294,7 @@ int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
         return 0;
     }
     *group = ch.group;
+    natural_served(c, ch);
     return 1;
 }
 

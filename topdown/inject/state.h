@@ -70,6 +70,9 @@ typedef struct ctx_state {
     size_t n_group_cfg;   /* 0: no replay-free collection here */
     td_rp_config rotation; /* the groups as passes of one configuration */
     int has_rotation;     /* group samples go through it (else group_cfg) */
+    uint64_t natural_served_at; /* the launch (td_g.launches) at which the
+                                   configured group last served an owed
+                                   natural sample, or the rotation moved */
     const char *rotation_metrics[MAX_METRICS]; /* the groups' union */
     size_t rotation_index[TD_MAX_GROUPS][TD_MAX_GROUP_METRICS]; /* into it */
     size_t session_ranges; /* ranges of the rotation's open session */
