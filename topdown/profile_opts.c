@@ -65,7 +65,7 @@ static void copy_settings(td_collect_opts *o, const td_profile_options *opts)
 /* The user's expert variables (docs/COLLECTION.md), as loose as the
  * collector read them before the launcher did: TOPDOWN_BATCH's number
  * prefix, TOPDOWN_ROTATION's 0, the others set at all, even empty; and
- * TOPDOWN_COVER_LAUNCHES', TOPDOWN_NATURAL_MIN's and
+ * TOPDOWN_COVER_LAUNCHES', TOPDOWN_NATURAL_MIN's, TOPDOWN_NATURAL_IDLE's and
  * TOPDOWN_ROTATION_RANGES' numbers (unset or empty: the default),
  * TOPDOWN_NATURAL's `all` or `budget` (else the default). */
 static int read_expert(td_collect_opts *o, td_collect_getenv_fn env)
@@ -79,6 +79,8 @@ static int read_expert(td_collect_opts *o, td_collect_getenv_fn env)
     o->budget_per_thread = env("TOPDOWN_BUDGET_PER_THREAD") != NULL;
     const char *natural = env("TOPDOWN_NATURAL_MIN");
     o->natural_min = natural && *natural ? strtol(natural, NULL, 10) : -1;
+    const char *idle = env("TOPDOWN_NATURAL_IDLE");
+    o->natural_idle = idle && *idle ? strtol(idle, NULL, 10) : -1;
     const char *ranges = env("TOPDOWN_ROTATION_RANGES");
     o->rotation_ranges = ranges && *ranges ? strtol(ranges, NULL, 10) : -1;
     o->natural_rule = is_word(env("TOPDOWN_NATURAL"), "all")      ? TD_NATURAL_ALL

@@ -235,7 +235,8 @@ static stream_cost run_stream(int waits)
             kk->natural = owes[i] ? TD_EST_NATURAL_MIN : 0;
             continue;
         }
-        kk->natural_waits = waits && !td_choose_natural_may_move(i, served_at);
+        kk->natural_waits =
+            !td_choose_natural_may_move(i, served_at, waits ? TD_CHOOSE_NATURAL_IDLE : 0);
         td_choice ch = td_choose(kk, size_class[i], GROUPS, active, 0);
         if (!ch.measure)
             continue;
@@ -298,7 +299,8 @@ static void check_one_kernel_natural(int stay)
     int active = 0;
     size_t moves = 0;
     for (uint64_t launch = 1; launch < 2000; launch++) {
-        tiny.natural_waits = !td_choose_natural_may_move(launch, served_at);
+        tiny.natural_waits =
+            !td_choose_natural_may_move(launch, served_at, TD_CHOOSE_NATURAL_IDLE);
         td_choice ch = td_choose(&tiny, 10, GROUPS, active, 0);
         if (!ch.measure)
             continue;

@@ -52,6 +52,7 @@ static const struct field {
     FIELD(budget_per_thread, F_FLAG),
     FIELD(natural_min, F_LONG),
     FIELD(natural_rule, F_LONG),
+    FIELD(natural_idle, F_LONG),
     FIELD(rotation_ranges, F_LONG),
     FIELD(pm_interval_ns, F_U64),
     FIELD(source, F_FLAG),
@@ -93,6 +94,7 @@ void td_collect_opts_init(td_collect_opts *o)
     o->overhead_pct = TD_OVERHEAD_DEFAULT;
     o->cover_launches = -1;
     o->natural_min = -1;
+    o->natural_idle = -1;
     o->rotation_ranges = -1;
 }
 

@@ -75,6 +75,10 @@ typedef struct td_collect_opts {
                                takes (group_sampler.h); -1: the default */
     long natural_rule;      /* TOPDOWN_NATURAL: which kernels owe them and
                                how (td_natural_rule); TD_NATURAL_SHARE */
+    long natural_idle;      /* TOPDOWN_NATURAL_IDLE: launches the configured
+                               group serves no owed natural sample before one
+                               may move the rotation (0: at once, as before);
+                               -1: the default */
     long rotation_ranges;   /* TOPDOWN_ROTATION_RANGES: ranges the rotation's
                                counter-data image holds (contexts.c bounds
                                it); -1: the default */

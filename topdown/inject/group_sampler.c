@@ -149,9 +149,9 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
     return (td_choice){1, group, 0, 0};
 }
 
-int td_choose_natural_may_move(uint64_t launches, uint64_t served_at)
+int td_choose_natural_may_move(uint64_t launches, uint64_t served_at, uint64_t idle)
 {
-    return launches >= served_at + TD_CHOOSE_NATURAL_IDLE;
+    return launches >= served_at + idle;
 }
 
 void td_choose_dropped(td_choose_kernel *k, unsigned size_class, int group)

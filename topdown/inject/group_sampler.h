@@ -59,10 +59,11 @@
 #define TD_CHOOSE_SLACK 3       /* samples the configured group may lead by */
 #define TD_CHOOSE_DEFER 4       /* launches a kernel waits for its group before it moves */
 /* Launches the configured group serves no owed natural sample before a
- * natural sample may move the rotation: about one step of PyTorch's
- * training loop (1,162 launches in 20 steps, H200), so that every kernel
- * of a step owing the group takes it before the rotation goes on. */
-#define TD_CHOOSE_NATURAL_IDLE 64
+ * natural sample may move the rotation. On PyTorch's recorded launch
+ * stream (tests/unit/test_group_sampler.c) 16 to 64 end 14-16 sessions
+ * where moving at once ended 45, and 8 ends 32; with 64, td_stencil's
+ * kernels (two, alternating) swept the groups late in the run (H200). */
+#define TD_CHOOSE_NATURAL_IDLE 16
 
 /* One size class of one kernel. */
 typedef struct td_choose_class {
@@ -113,9 +114,10 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
                     int every);
 
 /* 1: a natural sample may move the rotation: the configured group served
- * no owed sample (and the rotation did not move) in the last
- * TD_CHOOSE_NATURAL_IDLE launches; served_at: the launch it last did. */
-int td_choose_natural_may_move(uint64_t launches, uint64_t served_at);
+ * no owed sample (and the rotation did not move) in the last `idle`
+ * launches (TD_CHOOSE_NATURAL_IDLE; 0: always); served_at: the launch it
+ * last did. */
+int td_choose_natural_may_move(uint64_t launches, uint64_t served_at, uint64_t idle);
 
 /* The launch chosen was not measured after all: its group is counted as
  * not taken, so the next sample of the class takes it again. */

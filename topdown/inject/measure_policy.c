@@ -234,6 +234,13 @@ static int app_pass_group(const ctx_state *c, int *group)
     return (size_t)td_g.opts.app_pass < c->n_group_cfg;
 }
 
+/* TOPDOWN_NATURAL_IDLE, else TD_CHOOSE_NATURAL_IDLE (group_sampler.h). */
+static uint64_t natural_idle(void)
+{
+    long idle = td_g.opts.natural_idle;
+    return idle >= 0 ? (uint64_t)idle : TD_CHOOSE_NATURAL_IDLE;
+}
+
 /* The rotation's clock for natural samples (group_sampler.h): it restarts
  * when the configured group serves an owed natural sample, or when a
  * sample moves the rotation (the kernels owing the new group get their
@@ -257,7 +264,7 @@ int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
     state->natural = natural_owed(k);
     state->natural_budgeted = td_g.opts.natural_rule == TD_NATURAL_BUDGET;
     state->natural_waits = !td_choose_natural_may_move((uint64_t)td_g.launches,
-                                                       c->natural_served_at);
+                                                       c->natural_served_at, natural_idle());
     state->stay = td_g.budgeted && !td_budget_kernel_may_move(&td_g.budget, now_s(),
                                                              kernel_gpu_s(k), state->moves);
     /* no budget (--overhead unlimited, or counts asked): every launch */
