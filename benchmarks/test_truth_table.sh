@@ -532,6 +532,26 @@ grep -Eq '^td_tiny: .*max \|sampled-truth\| 1[0-9]\.[0-9]+ .*MIO_Bound.*FAIL' "$
     fail "td_tiny without natural coverage should be 10-20 points off on MIO_Bound"
 grep -q '^td_stencil: .*FAIL' "$tmp/t21n.txt" ||
     fail "td_stencil without natural coverage should miss the bar"
+
+# 22. Natural samples riding the rotation on an H200
+# (benchmarks/results/natural_ride_NVIDIA_H200_2026-11-29, call 4, the
+# default since, two repetitions): td_bfs meets bar 21 in both, td_stencil in
+# the first, td_tiny and td_manykernels in the second; in all ten runs every
+# node of the truth is there and none is 4 points off.
+nr="$src/benchmarks/results/natural_ride_NVIDIA_H200_2026-11-29/runs_call4"
+for rep in 1 2; do
+    args=()
+    for a in pytorch td_stencil td_tiny td_bfs td_manykernels; do
+        args+=("$a" "$nr/$a.ride.$rep.json.xz" "$ts/$a.truth.json.xz")
+    done
+    judge_files "t22_$rep" "${args[@]}"
+    for a in pytorch td_stencil td_tiny td_bfs td_manykernels; do
+        grep -Eq "^$a: .*max \|sampled-truth\| [0-3]\.[0-9]+ .*missing 0" "$tmp/t22_$rep.txt" ||
+            fail "$a riding the rotation (repetition $rep): 4 points off or a node missing"
+    done
+done
+passes t22_1 "H200, riding, first repetition" td_stencil td_bfs
+passes t22_2 "H200, riding, second repetition" td_tiny td_bfs td_manykernels
 bar_flag=
 
 echo "test_truth_table: ok"
