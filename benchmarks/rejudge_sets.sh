@@ -25,7 +25,12 @@ sets=("second_session" "$truths/%s.default.json.xz"
       "third_session" "$r/budget_arms_NVIDIA_H200_2026-11-29/runs/%s.new.json.xz"
       "fourth_call1" "$r/natural_first_NVIDIA_H200_2026-11-29/runs_call1/%s.def.json.xz"
       "fourth_call2" "$r/natural_first_NVIDIA_H200_2026-11-29/runs_call2/%s.def.json.xz"
-      "sixth_share" "$r/natural_coverage_NVIDIA_H200_2026-11-29/runs_call3/%s.share.1.json.xz")
+      "sixth_share" "$r/natural_coverage_NVIDIA_H200_2026-11-29/runs_call3/%s.share.1.json.xz"
+      "seventh_ride64" "$r/natural_ride_NVIDIA_H200_2026-11-29/runs_call3/%s.ride.1.json.xz"
+      "seventh_ride_1" "$r/natural_ride_NVIDIA_H200_2026-11-29/runs_call4/%s.ride.1.json.xz"
+      "seventh_ride_2" "$r/natural_ride_NVIDIA_H200_2026-11-29/runs_call4/%s.ride.2.json.xz"
+      "seventh_once_1" "$r/natural_ride_NVIDIA_H200_2026-11-29/runs_call4/%s.once.1.json.xz"
+      "seventh_once_2" "$r/natural_ride_NVIDIA_H200_2026-11-29/runs_call4/%s.once.2.json.xz")
 apps="pytorch td_bench td_bfs td_devheap td_few td_libs td_manykernels td_phases2 td_sort td_stencil td_tiny"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -100,26 +100,10 @@ truth_mode_of() {
     if [ "$1" = td_devheap ] && [ "$truth_mode" = kernel ]; then echo application; else echo "$truth_mode"; fi
 }
 
-# The command of each app, sized for an every-launch run (launches in the
-# truth run, estimated).
-app_cmd() {
-    case $1 in
-        td_bench) echo "$build/benchmarks/td_bench" ;;                                   # ~30
-        td_bfs) echo "$build/benchmarks/td_bfs" ;;                                       # ~340
-        td_phases2) echo "$build/benchmarks/td_phases2 --launches 1000 --phase 50" ;;     # 1,000
-        td_phases2_two) echo "$build/benchmarks/td_phases2 --two-kernels --launches 1000 --phase 50" ;;
-        td_few) echo "$build/benchmarks/td_few" ;;                                       # 18
-        td_tiny) echo "$build/benchmarks/td_tiny --launches 2000" ;;                     # 2,000
-        td_devheap) echo "$build/benchmarks/td_devheap" ;;                               # 400
-        td_stencil) echo "$build/benchmarks/td_stencil --iters 500 --check-every 50" ;;  # ~1,024
-        td_manykernels) echo "$build/benchmarks/td_manykernels --steps 20 --rare-every 10" ;; # ~1,640
-        td_libs) echo "$build/benchmarks/td_libs" ;;                                     # a few hundred
-        pytorch) echo "$python benchmarks/pytorch_mlp.py 20" ;;                          # ~1,400
-        td_sort) echo "$build/benchmarks/td_sort --rounds 2" ;;                          # 240
-        td_frames) echo "$build/benchmarks/td_frames --frames 100" ;;                    # 600, in graphs
-        *) return 1 ;;
-    esac
-}
+# The command of each app (benchmarks/truth_apps.sh).
+# shellcheck source=benchmarks/truth_apps.sh
+. benchmarks/truth_apps.sh
+app_cmd() { truth_app_cmd "$1"; }
 
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | tr ' ' '_' || true)
 device=${device:-unknown_device}
