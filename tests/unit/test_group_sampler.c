@@ -188,16 +188,16 @@ static void check_natural_in_budget(void)
  * other samples, the rotation's clock as measure_policy.c keeps it. */
 typedef struct stream_cost {
     size_t sessions, natural_sessions, natural_samples, owing, complete;
+    size_t complete_at; /* the launch by which every owing kernel was complete (0: never) */
 } stream_cost;
 
 enum { STREAM_MAX = 4096, STREAM_KERNELS = 128, RETURN_AFTER = 16 };
 
-static size_t read_stream(unsigned *kernel, unsigned *size_class, int *owes)
+static size_t read_stream(const char *name, unsigned *kernel, unsigned *size_class, int *owes)
 {
     const char *repo = getenv("TOPDOWN_REPO_DIR");
     char path[4096];
-    snprintf(path, sizeof path, "%s/tests/fixtures/h200/pytorch_launch_stream.txt",
-             repo ? repo : "..");
+    snprintf(path, sizeof path, "%s/tests/fixtures/h200/%s", repo ? repo : "..", name);
     FILE *f = fopen(path, "r");
     CHECK(f != NULL);
     if (!f)
@@ -213,11 +213,21 @@ static size_t read_stream(unsigned *kernel, unsigned *size_class, int *owes)
     return n;
 }
 
-static stream_cost run_stream(int waits)
+/* Whether every kernel owing natural samples has them all. */
+static int all_complete(const td_choose_kernel *k, const int *owing)
+{
+    for (size_t j = 0; j < STREAM_KERNELS; j++)
+        for (int g = 0; owing[j] && g < GROUPS; g++)
+            if (k[j].group_samples[g] < TD_EST_NATURAL_MIN)
+                return 0;
+    return 1;
+}
+
+static stream_cost run_stream(const char *name, uint64_t idle)
 {
     static unsigned kernel[STREAM_MAX], size_class[STREAM_MAX];
     static int owes[STREAM_MAX];
-    size_t n = read_stream(kernel, size_class, owes);
+    size_t n = read_stream(name, kernel, size_class, owes);
     CHECK(n > 1000);
     static td_choose_kernel k[STREAM_KERNELS];
     int seen[STREAM_KERNELS] = {0}, owing[STREAM_KERNELS] = {0};
@@ -235,8 +245,7 @@ static stream_cost run_stream(int waits)
             kk->natural = owes[i] ? TD_EST_NATURAL_MIN : 0;
             continue;
         }
-        kk->natural_waits =
-            !td_choose_natural_may_move(i, served_at, waits ? TD_CHOOSE_NATURAL_IDLE : 0);
+        kk->natural_waits = !td_choose_natural_may_move(i, served_at, idle);
         td_choice ch = td_choose(kk, size_class[i], GROUPS, active, 0);
         if (!ch.measure)
             continue;
@@ -251,6 +260,8 @@ static stream_cost run_stream(int waits)
         if (ch.natural || ch.group != active)
             served_at = i;
         active = ch.group;
+        if (!cost.complete_at && ch.natural && all_complete(k, owing))
+            cost.complete_at = i;
     }
     for (size_t j = 0; j < STREAM_KERNELS; j++) {
         if (owing[j]) {
@@ -272,7 +283,8 @@ static void check_one_kernel_natural(int stay);
  * still reach every group of most kernels owing them within the 20 steps. */
 static void check_natural_rides_rotation(void)
 {
-    stream_cost at_once = run_stream(0), riding = run_stream(1);
+    const char *pytorch = "pytorch_launch_stream.txt";
+    stream_cost at_once = run_stream(pytorch, 0), riding = run_stream(pytorch, TD_CHOOSE_NATURAL_IDLE);
     printf("PyTorch's stream, natural samples moving at once: %zu sessions (%zu by %zu natural "
            "samples), %zu of %zu owing kernels complete; riding the rotation: %zu sessions (%zu "
            "by %zu), %zu complete\n", at_once.sessions, at_once.natural_sessions,
@@ -281,6 +293,16 @@ static void check_natural_rides_rotation(void)
     CHECK(at_once.owing >= 15);
     CHECK(riding.sessions * 2 <= at_once.sessions);
     CHECK(riding.complete * 4 >= at_once.complete * 3);
+    /* td_stencil's two kernels alternate: riding completes them within the
+     * first quarter of its 1,024 launches at the default idle window;
+     * at 64 (call 3's build) later */
+    const char *stencil = "td_stencil_launch_stream.txt";
+    stream_cost st = run_stream(stencil, TD_CHOOSE_NATURAL_IDLE), st64 = run_stream(stencil, 64);
+    printf("td_stencil's stream: %zu of %zu owing kernels complete by launch %zu (idle %d), "
+           "by launch %zu (idle 64); %zu and %zu sessions\n", st.complete, st.owing,
+           st.complete_at, TD_CHOOSE_NATURAL_IDLE, st64.complete_at, st.sessions, st64.sessions);
+    CHECK(st.owing == 2 && st.complete == 2 && st.complete_at > 0 && st.complete_at < 256);
+    CHECK(st64.complete_at == 0 || st64.complete_at > st.complete_at);
     /* a kernel alone (td_tiny: 2,000 launches) moves the rotation itself
      * once each group it owes has waited TD_CHOOSE_NATURAL_IDLE launches,
      * where the budget pays its stride samples no move (stay) or does */
