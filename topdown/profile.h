@@ -59,7 +59,7 @@ void td_profile_options_init(td_profile_options *opts);
  * none), and the expert variables of the environment env reads, which the
  * user set (TOPDOWN_BATCH, TOPDOWN_ROTATION, TOPDOWN_COVER_LAUNCHES,
  * TOPDOWN_BUDGET_RANGES, TOPDOWN_BUDGET_PER_THREAD, TOPDOWN_NATURAL_MIN,
- * TOPDOWN_NATURAL,
+ * TOPDOWN_NATURAL, TOPDOWN_NATURAL_IDLE, TOPDOWN_ROTATION_RANGES,
  * TOPDOWN_CUBIN_DIR, TOPDOWN_NO_TIMING,
  * TOPDOWN_NO_COPIES, TOPDOWN_DEBUG: docs/COLLECTION.md).
  * The spool stays NULL: it is named later, in the app's process. -1 when

@@ -1,6 +1,7 @@
 /* Each kernel's GPU time by launch size, from the activity records (the
- * kernels' own durations), for the budget's count of the app's GPU time. A range's gpu__time_duration holds the range's own cost: on the
- * H200 it made td_tiny's 96 ms of GPU time 1.10 s, and the budget allowed
+ * kernels' own durations), for the budget's count of the app's GPU time.
+ * A range's gpu__time_duration holds the range's own cost: on the H200 it
+ * made td_tiny's 96 ms of GPU time 1.10 s, and the budget allowed
  * samples against that (issue 40). Pure C: written from CUPTI's buffer
  * thread, read from the launching threads; its own lock, held briefly,
  * taking no other. */
