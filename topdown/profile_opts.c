@@ -68,21 +68,24 @@ static void copy_settings(td_collect_opts *o, const td_profile_options *opts)
  * TOPDOWN_COVER_LAUNCHES', TOPDOWN_NATURAL_MIN's, TOPDOWN_NATURAL_IDLE's and
  * TOPDOWN_ROTATION_RANGES' numbers (unset or empty: the default),
  * TOPDOWN_NATURAL's `all` or `budget` (else the default). */
+/* An expert variable's number, or -1 where it is unset or empty. */
+static long expert_number(td_collect_getenv_fn env, const char *name)
+{
+    const char *text = env(name);
+    return text && *text ? strtol(text, NULL, 10) : -1;
+}
+
 static int read_expert(td_collect_opts *o, td_collect_getenv_fn env)
 {
     const char *batch = env("TOPDOWN_BATCH");
     o->batch = batch ? strtol(batch, NULL, 10) : 0;
     o->no_rotation = is_word(env("TOPDOWN_ROTATION"), "0");
-    const char *cover = env("TOPDOWN_COVER_LAUNCHES");
-    o->cover_launches = cover && *cover ? strtol(cover, NULL, 10) : -1;
+    o->cover_launches = expert_number(env, "TOPDOWN_COVER_LAUNCHES");
     o->budget_ranges = env("TOPDOWN_BUDGET_RANGES") != NULL;
     o->budget_per_thread = env("TOPDOWN_BUDGET_PER_THREAD") != NULL;
-    const char *natural = env("TOPDOWN_NATURAL_MIN");
-    o->natural_min = natural && *natural ? strtol(natural, NULL, 10) : -1;
-    const char *idle = env("TOPDOWN_NATURAL_IDLE");
-    o->natural_idle = idle && *idle ? strtol(idle, NULL, 10) : -1;
-    const char *ranges = env("TOPDOWN_ROTATION_RANGES");
-    o->rotation_ranges = ranges && *ranges ? strtol(ranges, NULL, 10) : -1;
+    o->natural_min = expert_number(env, "TOPDOWN_NATURAL_MIN");
+    o->natural_idle = expert_number(env, "TOPDOWN_NATURAL_IDLE");
+    o->rotation_ranges = expert_number(env, "TOPDOWN_ROTATION_RANGES");
     o->natural_rule = is_word(env("TOPDOWN_NATURAL"), "all")      ? TD_NATURAL_ALL
                       : is_word(env("TOPDOWN_NATURAL"), "budget") ? TD_NATURAL_BUDGET
                                                                   : TD_NATURAL_SHARE;

@@ -177,7 +177,7 @@ static double kernel_queued_s(td_kernel *k, const launch_rec *l)
         k->queued = calloc(TD_KTIME_CLASSES, sizeof *k->queued);
     if (!k->queued)
         return running;
-    td_kqueued *cls = &k->queued[td_launch_size_class(l->grid, l->block) % TD_KTIME_CLASSES];
+    td_kqueued *cls = &k->queued[td_threads_size_class(threads) % TD_KTIME_CLASSES];
     cls->launches++;
     cls->threads += threads;
     double from_records = td_ktimes_queued_ns(k->times, k->queued) * 1e-9;
