@@ -240,6 +240,33 @@ __global__ void __launch_bounds__(256) bench_mio_bound(Sink s, int iters)
     keep(s, acc);
 }
 
+// Variant: the same dependent shared-memory loads without conflicts (each
+// lane its own bank): the waits are the loads' latency (short_scoreboard).
+__global__ void __launch_bounds__(256) bench_smem_chain(Sink s, int iters)
+{
+    __shared__ unsigned next[32 * 32];
+    unsigned lane = lane_id();
+    for (unsigned i = threadIdx.x; i < 32 * 32; i += blockDim.x)
+        next[i] = (i * 7u + 32u) & (32 * 32 - 1); // bank 7 x the last: the lanes stay in 32 distinct banks
+    __syncthreads();
+    unsigned at = lane;
+    for (int i = 0; i < iters; i++)
+        at = next[at]; // TD_HOT(smem_chain)
+    keep(s, (float)at);
+}
+
+// Variant: dependent warp shuffles, which go through the MIO queue on
+// GH100 without touching shared memory.
+__global__ void __launch_bounds__(256) bench_mio_shfl(Sink s, int iters)
+{
+    float v = threadIdx.x * 1e-3f;
+    for (int i = 0; i < iters; i++) {
+        v += __shfl_xor_sync(0xffffffffu, v, 1); // TD_HOT(mio_shfl)
+        v += __shfl_xor_sync(0xffffffffu, v, 7); // TD_HOT(mio_shfl)
+    }
+    keep(s, v);
+}
+
 // ------------------------------ Backend.Memory_Bound.Constant_Memory
 // 64 KiB of __constant__ memory read at compile-time addresses (c[0x3][...]
 // in SASS; on sm_90 ptxas reads them with ULDC into uniform registers): 16
@@ -503,6 +530,8 @@ static void run_l2_hit(Ctx &c)
                                                   L2_HIT_STEPS);
 }
 static void run_mio_bound(Ctx &c) { bench_mio_bound<<<c.sms * 8, 256, 0, c.stream>>>(c.sink, 256); }
+static void run_smem_chain(Ctx &c) { bench_smem_chain<<<c.sms * 8, 256, 0, c.stream>>>(c.sink, 4096); }
+static void run_mio_shfl(Ctx &c) { bench_mio_shfl<<<c.sms * 8, 256, 0, c.stream>>>(c.sink, 2048); }
 static void run_constant(Ctx &c) { bench_constant<<<c.sms * 8, 256, 0, c.stream>>>(c.sink, 128); }
 static void run_constant_ldc(Ctx &c) { bench_constant_ldc<<<c.sms * 8, 256, 0, c.stream>>>(c.sink, 64); }
 static void run_math_pipe(Ctx &c) { bench_math_pipe<<<c.sms * 8, 256, 0, c.stream>>>(c.sink, 4096); }
@@ -544,6 +573,8 @@ static const Bench benches[] = {
     {"ifetch_small", "-", 1, run_ifetch_small, "ifetch's code path over 4 KiB (control)"},
     {"constant_ldc", "-", 1, run_constant_ldc, "divergent indexing into __constant__"},
     {"math_xu", "-", 1, run_math_xu, "independent sin/ex2/rsqrt chains (XU pipe)"},
+    {"smem_chain", "-", 1, run_smem_chain, "dependent conflict-free shared-memory loads"},
+    {"mio_shfl", "-", 1, run_mio_shfl, "dependent warp shuffles (MIO, no shared memory)"},
     {"l1_hit", "Backend.Memory_Bound.L1_Bound", 1, run_l1_hit,
      "l1_bound's dependent random loads over 32 KiB (L1 hits)"},
     {"l2_hit", "Backend.Memory_Bound.L1_Bound", 1, run_l2_hit,
