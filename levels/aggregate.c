@@ -396,7 +396,7 @@ static void app_throughput(td_summary *s)
 
 static void finish_means(td_summary *s, const double *weights)
 {
-    int all_split = 1; /* every kernel with data has its level 5 */
+    unsigned all_split = ~0u; /* the level-5 sources every kernel with data has */
     for (size_t k = 0; k < s->n_kernels; k++) {
         td_kernel_summary *ks = &s->kernels[k];
         if (!ks->has_data)
@@ -411,7 +411,7 @@ static void finish_means(td_summary *s, const double *weights)
             td_breakdown_keep_shared(&s->models[ks->model], &ks->mean, min_model_depth(s));
             td_breakdown_keep_shared(&s->models[ks->model], &ks->spread, min_model_depth(s));
         }
-        all_split = all_split && ks->mean.n_sources > 0;
+        all_split &= ks->mean.sources;
         /* Unprofiled launches count with the kernel's mean (section 6). */
         double w = ks->total_ns > 0 ? ks->total_ns : weights[k];
         td_breakdown_accumulate(&s->app, &ks->mean, w);
@@ -424,10 +424,10 @@ static void finish_means(td_summary *s, const double *weights)
         td_breakdown_scale(&s->app, 1.0 / s->covered_ns);
         td_breakdown_scale(&s->app_spread, 1.0 / (s->covered_ns * s->covered_ns));
         td_spread_sqrt(&s->app_spread);
-        if (!all_split)
-            s->app.n_sources = 0; /* a kernel without it would pull the sources down */
+        /* a kernel without a source would pull it down */
+        s->app.sources &= all_split;
         s->app_spread.n_stalls = s->app.n_stalls;
-        s->app_spread.n_sources = s->app.n_sources;
+        s->app_spread.sources = s->app.sources;
         s->app_spread.has_slots = s->app.has_slots;
     }
     app_throughput(s);

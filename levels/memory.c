@@ -12,22 +12,33 @@ static double measured(const td_device *dev, const td_launch *l, int metric)
     return isfinite(v) && v >= 0 ? v : -1;
 }
 
+/* Adds the launch's sources of each stall it measured with them: a split
+ * is taken launch by launch against its own stall's pass. */
 static void add_sources(td_mem_totals *t, const td_model *m, const td_binding *b,
                         const td_device *dev, const td_launch *l)
 {
     const td_arch_memory *mem = &m->arch->memory;
-    if (!b->mem.split_ok || m->split_stall < 0)
-        return;
-    double sectors[TD_MEM_MAX_SOURCES];
+    double units[TD_MEM_MAX_SOURCES];
+    int ok[TD_MEM_MAX_SOURCES], added = 0;
     for (size_t s = 0; s < mem->n_sources; s++) {
+        int stall = m->source_stall[s];
         double v = measured(dev, l, b->mem.source[s]);
-        if (v < 0)
-            return;
-        sectors[s] = v / mem->sources[s].per_sector;
+        ok[s] = b->mem.source_ok[s] && stall >= 0 && measured(dev, l, b->stall[stall]) >= 0 &&
+                v >= 0;
+        units[s] = ok[s] ? v / mem->sources[s].per_sector : 0;
     }
+    /* a stall's sources count together or not at all */
     for (size_t s = 0; s < mem->n_sources; s++)
-        t->weighted[s] += sectors[s] * mem->sources[s].latency_cycles;
-    t->split_launches++;
+        for (size_t o = 0; o < mem->n_sources && ok[s]; o++)
+            if (td_mem_same_split(mem, s, o) && !ok[o])
+                ok[s] = 0;
+    for (size_t s = 0; s < mem->n_sources; s++) {
+        if (!ok[s])
+            continue;
+        t->weighted[s] += units[s] * mem->sources[s].latency_cycles;
+        added = 1;
+    }
+    t->split_launches += added;
 }
 
 /* The share of its range's elapsed cycles the kernel itself ran: a range
@@ -75,17 +86,20 @@ void td_mem_add_launch(td_mem_totals *t, const td_model *m, const td_binding *b,
     add_units(t, m, b, dev, l);
 }
 
-int td_mem_shares(const td_model *m, const td_mem_totals *t, double *share)
+unsigned td_mem_shares(const td_model *m, const td_mem_totals *t, double *share)
 {
-    size_t n = m->split_stall >= 0 ? m->arch->memory.n_sources : 0;
-    double sum = 0;
-    for (size_t s = 0; s < n; s++)
-        sum += t->weighted[s];
-    if (!(sum > 0))
-        return 0;
-    for (size_t s = 0; s < n; s++)
-        share[s] = t->weighted[s] / sum;
-    return 1;
+    const td_arch_memory *mem = &m->arch->memory;
+    unsigned present = 0;
+    for (size_t s = 0; s < mem->n_sources; s++) {
+        double sum = 0;
+        for (size_t o = 0; o < mem->n_sources; o++)
+            if (td_mem_same_split(mem, s, o))
+                sum += t->weighted[o];
+        share[s] = sum > 0 ? t->weighted[s] / sum : 0;
+        if (sum > 0 && m->source_stall[s] >= 0)
+            present |= 1u << s;
+    }
+    return present;
 }
 
 double td_mem_pct(const td_mem_totals *t, size_t u)
@@ -119,22 +133,21 @@ void td_mem_split(const td_model *m, const td_mem_totals *t, td_breakdown *mean,
                   td_breakdown *spread)
 {
     double share[TD_MEM_MAX_SOURCES];
-    mean->n_sources = 0;
-    if (spread)
-        spread->n_sources = 0;
-    if (!td_mem_shares(m, t, share) || (size_t)m->split_stall >= mean->n_stalls)
-        return;
-    int stall = td_model_stall_index(m, (size_t)m->split_stall);
-    size_t n = m->arch->memory.n_sources;
+    unsigned present = td_mem_shares(m, t, share);
     for (int node = 0; node < m->n_tree; node++) {
         int s = m->tree[node].source;
-        if (s < 0)
+        if (s < 0 || !(present >> s & 1u))
             continue;
+        if ((size_t)m->source_stall[s] >= mean->n_stalls) {
+            present &= ~(1u << s);
+            continue;
+        }
+        int stall = td_model_stall_index(m, (size_t)m->source_stall[s]);
         mean->value[node] = mean->value[stall] * share[s];
         if (spread)
             spread->value[node] = spread->value[stall] * share[s];
     }
-    mean->n_sources = n;
+    mean->sources = present;
     if (spread)
-        spread->n_sources = n;
+        spread->sources = present;
 }

@@ -59,20 +59,20 @@ static int add_stall_node(td_model *m, size_t i, td_error *err)
 }
 
 /* The memory section's sources as level-5 children of the stall reason
- * they split (levels/memory.h gives their values). */
+ * each splits (levels/memory.h gives their values). */
 static void add_source_nodes(td_model *m)
 {
     const td_arch_memory *mem = &m->arch->memory;
-    m->split_stall = -1;
-    for (size_t i = 0; mem->split && i < m->arch->n_stalls; i++)
-        if (strcmp(m->arch->stalls[i].reason, mem->split) == 0)
-            m->split_stall = (int)i;
-    if (m->split_stall < 0)
-        return;
-    int parent = td_model_stall_index(m, (size_t)m->split_stall);
-    char parent_path[TD_PATH_MAX];
-    snprintf(parent_path, sizeof parent_path, "%s", m->tree[parent].path);
     for (size_t s = 0; s < mem->n_sources; s++) {
+        m->source_stall[s] = -1;
+        for (size_t i = 0; i < m->arch->n_stalls; i++)
+            if (strcmp(m->arch->stalls[i].reason, mem->sources[s].split) == 0)
+                m->source_stall[s] = (int)i;
+        if (m->source_stall[s] < 0)
+            continue; /* arch.c refuses such a table */
+        int parent = td_model_stall_index(m, (size_t)m->source_stall[s]);
+        char parent_path[TD_PATH_MAX];
+        snprintf(parent_path, sizeof parent_path, "%s", m->tree[parent].path);
         td_tree_node *t = &m->tree[m->n_tree++];
         /* a stall path is under 64 characters, a source name a few */
         snprintf(t->path, sizeof t->path, "%.100s.%.40s", parent_path, mem->sources[s].name);
@@ -163,10 +163,13 @@ static void bind_memory(const td_arch *arch, const td_device *dev, td_mem_bindin
 {
     const td_arch_memory *mem = &arch->memory;
     memset(b, 0, sizeof *b);
-    b->split_ok = mem->split != NULL;
-    for (size_t s = 0; s < mem->n_sources; s++) {
+    for (size_t s = 0; s < mem->n_sources; s++)
         b->source[s] = td_device_metric_index(dev, mem->sources[s].metric);
-        b->split_ok = b->split_ok && b->source[s] >= 0;
+    for (size_t s = 0; s < mem->n_sources; s++) {
+        b->source_ok[s] = 1;
+        for (size_t o = 0; o < mem->n_sources; o++)
+            if (td_mem_same_split(mem, s, o) && b->source[o] < 0)
+                b->source_ok[s] = 0;
     }
     for (size_t u = 0; u < mem->n_units; u++) {
         const td_mem_unit *unit = &mem->units[u];
@@ -286,8 +289,7 @@ void td_breakdown_accumulate(td_breakdown *acc, const td_breakdown *x, double w)
         acc->value[n] += w * x->value[n];
     if (acc->n_stalls < x->n_stalls)
         acc->n_stalls = x->n_stalls;
-    if (acc->n_sources < x->n_sources)
-        acc->n_sources = x->n_sources;
+    acc->sources |= x->sources;
     acc->ipc += w * x->ipc;
     acc->ipc_issued += w * x->ipc_issued;
     acc->warp_eff += w * x->warp_eff;
@@ -308,7 +310,7 @@ void td_breakdown_scale(td_breakdown *acc, double factor)
 void td_breakdown_keep_shared(const td_model *m, td_breakdown *b, int depth)
 {
     b->n_stalls = 0;
-    b->n_sources = 0;
+    b->sources = 0;
     for (int n = 0; n < TD_TREE_MAX; n++)
         if (n >= m->nodes->count || m->tree[n].level > depth)
             b->value[n] = 0;
@@ -330,7 +332,8 @@ int td_node_present(const td_model *m, const td_breakdown *b, int node)
 {
     int stall = m->tree[node].stall, source = m->tree[node].source;
     if (source >= 0)
-        return (size_t)source < b->n_sources && (size_t)m->split_stall < b->n_stalls;
+        return source < 32 && (b->sources >> source & 1u) &&
+               (size_t)m->source_stall[source] < b->n_stalls;
     return stall < 0 || (size_t)stall < b->n_stalls;
 }
 

@@ -52,7 +52,7 @@ typedef struct td_model {
     int stall_node[TD_MAX_STALLS]; /* tree index of the node each arch stall sits under */
     td_tree_node tree[TD_TREE_MAX]; /* the fixed nodes in their order, then the stall
                                        reasons in table order, then the memory sources */
-    int split_stall;               /* arch stall the sources split (-1: none) */
+    int source_stall[TD_MEM_MAX_SOURCES]; /* arch stall each memory source splits */
     int n_tree;
     int max_level;                 /* deepest level of the tree */
 } td_model;
@@ -79,7 +79,7 @@ int td_model_next_child(const td_model *m, int parent, int after);
  * (-1: not recorded; a result without them has no level 5 and no
  * throughput, and is modelled as before). */
 typedef struct td_mem_binding {
-    int split_ok;                        /* every source metric is recorded */
+    int source_ok[TD_MEM_MAX_SOURCES];   /* every source of its stall is recorded */
     int source[TD_MEM_MAX_SOURCES];
     int unit_ok[TD_MEM_MAX_UNITS];       /* work, peak and cycles recorded */
     int work[TD_MEM_MAX_UNITS][TD_MEM_MAX_COUNTS];
@@ -113,7 +113,8 @@ typedef struct td_breakdown {
         };
     };
     size_t n_stalls;   /* stall reasons present (0: a mean over mixed tables) */
-    size_t n_sources;  /* level-5 sources present (0: not measured, or mixed tables) */
+    unsigned sources;  /* level-5 sources present, bit s for source s (none: not
+                          measured, or mixed tables) */
     double ipc;        /* executed warp instructions per active SM cycle */
     double ipc_issued;
     double warp_eff;   /* 0..1 */

@@ -117,6 +117,10 @@ static void print_line(const tree_ctx *t, int node, int below)
         if (n->stall_map)
             fprintf(t->out, "        Stall reason %s (%s).\n", n->stall_map->reason,
                     n->stall_map->metric);
+        else if (n->source_map && n->source_map->desc)
+            fprintf(t->out, "        %s's waits on %s (%s), %.0f cycles each.\n",
+                    t->model->tree[n->parent].name, n->source_map->desc, n->source_map->metric,
+                    n->source_map->latency_cycles);
         else if (n->source_map)
             fprintf(t->out, "        %s's waits on the loads %s counts, by sectors x latency "
                     "(%.0f cycles).\n", t->model->tree[n->parent].name, n->source_map->metric,
@@ -129,7 +133,8 @@ static void print_line(const tree_ctx *t, int node, int below)
                       : t->fix    ? t->fix
                       : td_source_fix(t->model, node, t->throughput, sol_fix, sizeof sol_fix)
                           ? sol_fix
-                          : node_fix(t->model, node);
+                      : n->source_map && n->source_map->fix ? n->source_map->fix
+                                                            : node_fix(t->model, node);
     if (fix)
         fprintf(t->out, "        %s\n", fix);
 }

@@ -152,26 +152,38 @@ static int table_uses(const td_arch *arch, const char *metric)
     return td_arch_memory_uses(&arch->memory, metric);
 }
 
-/* The metric of the stall reason the "memory" section splits; NULL: none,
- * or not a reason of the table. */
-static const char *split_metric(const td_arch *arch)
+/* The metric of stall reason `reason`; NULL: not a reason of the table. */
+static const char *stall_metric(const td_arch *arch, const char *reason)
 {
-    for (size_t i = 0; arch->memory.split && i < arch->n_stalls; i++)
-        if (strcmp(arch->stalls[i].reason, arch->memory.split) == 0)
+    for (size_t i = 0; reason && i < arch->n_stalls; i++)
+        if (strcmp(arch->stalls[i].reason, reason) == 0)
             return arch->stalls[i].metric;
     return NULL;
 }
 
-/* The "memory" section's split names a stall reason of the table. */
+/* Each source of the "memory" section splits a stall reason of the table. */
 static int parse_memory(const cJSON *root, td_arch *arch, const char *path, td_error *err)
 {
     td_arch_memory *m = &arch->memory;
     if (td_arch_memory_parse(cJSON_GetObjectItemCaseSensitive(root, "memory"), m, path, err))
         return -1;
-    if (!m->split || split_metric(arch))
-        return 0;
-    return td_fail(err, "%s: \"memory\" splits \"%s\", which is not a stall reason of the table",
-                   path, m->split);
+    for (size_t s = 0; s < m->n_sources; s++)
+        if (!stall_metric(arch, m->sources[s].split))
+            return td_fail(err, "%s: \"memory\" splits \"%s\", which is not a stall reason of "
+                           "the table", path, m->sources[s].split);
+    return 0;
+}
+
+/* An optional count of passes: a positive whole number, 0 when absent. */
+static int passes_of(const cJSON *root, const char *key, int *out, const char *path,
+                     td_error *err)
+{
+    const cJSON *passes = cJSON_GetObjectItemCaseSensitive(root, key);
+    if (passes && (!cJSON_IsNumber(passes) || passes->valuedouble < 1 ||
+                   passes->valuedouble != (int)passes->valuedouble))
+        return td_fail(err, "%s: \"%s\" must be a positive whole number", path, key);
+    *out = passes ? (int)passes->valuedouble : 0;
+    return 0;
 }
 
 /* The group holding metric, or -1. */
@@ -184,6 +196,23 @@ static int group_of(const td_arch *arch, const char *metric)
     return -1;
 }
 
+/* Whether every group holding `with` holds metric too (and one does). */
+static int in_group_of(const td_arch *arch, const char *metric, const char *with)
+{
+    int found = 0;
+    for (size_t g = 0; g < arch->n_groups; g++) {
+        int has_with = 0, has_metric = 0;
+        for (size_t i = 0; i < arch->groups[g].n; i++) {
+            has_with |= strcmp(arch->groups[g].metrics[i], with) == 0;
+            has_metric |= strcmp(arch->groups[g].metrics[i], metric) == 0;
+        }
+        if (has_with && !has_metric)
+            return 0;
+        found |= has_with;
+    }
+    return found;
+}
+
 /* Where the table has groups, what is computed together is measured
  * together: the split reason with every source (its shares are taken
  * launch by launch against it), and each unit's work, peak and cycles. */
@@ -192,13 +221,13 @@ static int check_memory_groups(const td_arch *arch, const char *path, td_error *
     const td_arch_memory *m = &arch->memory;
     if (!arch->n_groups)
         return 0;
-    const char *split = split_metric(arch);
-    if (split) {
-        int g = group_of(arch, split);
-        for (size_t s = 0; s < m->n_sources; s++)
-            if (group_of(arch, m->sources[s].metric) != g)
-                return td_fail(err, "%s: \"memory\" source %s (%s) must be in the group of %s",
-                               path, m->sources[s].name, m->sources[s].metric, split);
+    for (size_t s = 0; s < m->n_sources; s++) {
+        if (m->sources[s].replay_only)
+            continue;
+        const char *split = stall_metric(arch, m->sources[s].split);
+        if (!in_group_of(arch, m->sources[s].metric, split))
+            return td_fail(err, "%s: \"memory\" source %s (%s) must be in every group of %s",
+                           path, m->sources[s].name, m->sources[s].metric, split);
     }
     for (size_t u = 0; u < m->n_units; u++) {
         const td_mem_unit *unit = &m->units[u];
@@ -379,11 +408,11 @@ static int parse_arch(const cJSON *root, td_arch *arch, const char *path,
         return -1;
     if (!(arch->ipc_max > 0))
         return td_fail(err, "%s: \"ipc_max\" must be a positive number", path);
-    const cJSON *passes = cJSON_GetObjectItemCaseSensitive(root, "passes");
-    if (passes && (!cJSON_IsNumber(passes) || passes->valuedouble < 1 ||
-                   passes->valuedouble != (int)passes->valuedouble))
-        return td_fail(err, "%s: \"passes\" must be a positive whole number", path);
-    arch->passes = passes ? (int)passes->valuedouble : 0;
+    if (passes_of(root, "passes", &arch->passes, path, err) ||
+        passes_of(root, "model_passes", &arch->model_passes, path, err))
+        return -1;
+    if (!arch->model_passes)
+        arch->model_passes = arch->passes;
     return parse_counters(root, arch, path, err) ||
                    parse_stalls(root, arch, path, err) ||
                    parse_memory(root, arch, path, err) ||

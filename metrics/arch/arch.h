@@ -52,6 +52,8 @@ typedef struct td_arch {
     double ipc_max;
     int passes;        /* replay passes of the whole metric set in table order
                           (range profiler, checked by test_arch_passes); 0: not stated */
+    int model_passes;  /* those of the model's metrics alone (td_arch_model_metrics:
+                          what --replay-mode auto replays); "passes" unless stated */
     td_backend source;  /* counter backend, from the table's "source" key (the field
                            keeps the key's name: topdown/inject/contexts.c reads it) */
     char *counter[TD_COUNTER_COUNT]; /* metric name, NULL where not used */

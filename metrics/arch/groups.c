@@ -63,6 +63,8 @@ static int check_coverage(const td_arch *arch, const td_groups *groups, td_error
                            "every group needs", arch->name, g, cycles);
     for (size_t i = 0; i < n; i++) {
         size_t times = occurrences(groups, needed[i]);
+        if (times == 0 && td_arch_memory_replay_only(&arch->memory, needed[i]))
+            continue; /* kernel replay's alone */
         if (times == 0 || (!td_groups_per_pass(arch, needed[i]) && times != 1))
             return td_fail(err, "%s: metric %s is in %zu counter groups; each must be in "
                            "exactly one (the per-pass counters, such as %s, in one or more)",
@@ -189,21 +191,26 @@ static int place_bundle(const td_arch *arch, td_groups *out, const char *const *
                    "fit one pass", arch->name, metrics[0]);
 }
 
-/* The memory section's bundles: the split reason with its sources, each
- * unit's work, peak and cycles. */
+/* The memory section's bundles: each split reason with its sources
+ * (replay-only ones aside), each unit's work, peak and cycles. */
 static int place_memory(const td_arch *arch, td_groups *out, td_pass_counter count, void *ctx,
                         td_error *err)
 {
     const td_arch_memory *m = &arch->memory;
     const char *bundle[TD_MEM_MAX_METRICS + 1];
     size_t n = 0;
-    for (size_t i = 0; m->split && i < arch->n_stalls; i++)
-        if (strcmp(arch->stalls[i].reason, m->split) == 0)
-            bundle[n++] = arch->stalls[i].metric;
-    for (size_t s = 0; n && s < m->n_sources; s++)
-        bundle[n++] = m->sources[s].metric;
-    if (n && place_bundle(arch, out, bundle, n, count, ctx, err))
-        return -1;
+    for (size_t i = 0; i < arch->n_stalls; i++) {
+        n = 0;
+        for (size_t s = 0; s < m->n_sources; s++) {
+            if (m->sources[s].replay_only || strcmp(m->sources[s].split, arch->stalls[i].reason))
+                continue;
+            if (!n)
+                bundle[n++] = arch->stalls[i].metric;
+            bundle[n++] = m->sources[s].metric;
+        }
+        if (n && place_bundle(arch, out, bundle, n, count, ctx, err))
+            return -1;
+    }
     for (size_t u = 0; u < m->n_units; u++) {
         n = 0;
         for (size_t w = 0; w < m->units[u].n_work; w++)

@@ -19,7 +19,14 @@ static int source_of(const cJSON *item, size_t i, td_mem_source *s, const char *
         return td_fail(err, "%s must be an object", where);
     s->per_sector = 1;
     s->unit = -1;
+    const cJSON *replay_only = cJSON_GetObjectItemCaseSensitive(item, "replay_only");
+    if (replay_only && !cJSON_IsBool(replay_only))
+        return td_fail(err, "%s: \"replay_only\" must be true or false", where);
+    s->replay_only = cJSON_IsTrue(replay_only);
     if (td_json_string_dup(&c, item, "name", 1, &s->name) ||
+        td_json_string_dup(&c, item, "split", 0, &s->split) ||
+        td_json_string_dup(&c, item, "desc", 0, &s->desc) ||
+        td_json_string_dup(&c, item, "fix", 0, &s->fix) ||
         td_json_string_dup(&c, item, "metric", 1, &s->metric) ||
         td_json_number(&c, item, "per_sector", 0, 1, 1024, &s->per_sector) ||
         td_json_number(&c, item, "latency_cycles", 1, 1, TD_MEM_MAX_LATENCY, &s->latency_cycles))
@@ -73,14 +80,43 @@ static int unit_of(const cJSON *item, size_t i, td_mem_unit *u, const char *path
     return 0;
 }
 
-/* Two sources of one name would be two nodes of one path. */
-static int check_names(const td_arch_memory *m, const char *path, td_error *err)
+int td_mem_same_split(const td_arch_memory *m, size_t a, size_t b)
+{
+    return strcmp(m->sources[a].split, m->sources[b].split) == 0;
+}
+
+/* Each source's stall: its own "split", else the section's. */
+static int inherit_split(td_arch_memory *m)
 {
     for (size_t i = 0; i < m->n_sources; i++)
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(m->sources[i].name, m->sources[j].name) == 0)
-                return td_fail(err, "%s: \"memory\" names source %s twice", path,
-                               m->sources[i].name);
+        if (!m->sources[i].split && !(m->sources[i].split = strdup(m->split)))
+            return -1;
+    return 0;
+}
+
+/* Two sources of one name under one stall would be two nodes of one
+ * path; a stall split by one source alone is no split. */
+static int check_names(const td_arch_memory *m, const char *path, td_error *err)
+{
+    for (size_t i = 0; i < m->n_sources; i++) {
+        size_t same_split = 0;
+        for (size_t j = 0; j < m->n_sources; j++) {
+            if (!td_mem_same_split(m, i, j))
+                continue;
+            same_split++;
+            if (j < i && strcmp(m->sources[i].name, m->sources[j].name) == 0)
+                return td_fail(err, "%s: \"memory\" names source %s of %s twice", path,
+                               m->sources[i].name, m->sources[i].split);
+            if (m->sources[i].replay_only != m->sources[j].replay_only)
+                return td_fail(err, "%s: \"memory\" sources %s and %s split %s, and only one "
+                               "is replay_only; a split is measured together or not at all",
+                               path, m->sources[i].name, m->sources[j].name,
+                               m->sources[i].split);
+        }
+        if (same_split < 2)
+            return td_fail(err, "%s: \"memory\" splits %s by one source (%s); a split needs "
+                           "two or more", path, m->sources[i].split, m->sources[i].name);
+    }
     return 0;
 }
 
@@ -100,8 +136,8 @@ static int parse_all(const cJSON *memory, td_arch_memory *out, const char *path,
         return -1;
     if (!out->split != !n_sources)
         return td_fail(err, "%s: \"split\" and \"sources\" come together", where);
-    if (n_sources == 1 || n_sources > TD_MEM_MAX_SOURCES)
-        return td_fail(err, "%s: \"sources\" must list 2 to %d places", where, TD_MEM_MAX_SOURCES);
+    if (n_sources > TD_MEM_MAX_SOURCES)
+        return td_fail(err, "%s: \"sources\" lists at most %d places", where, TD_MEM_MAX_SOURCES);
     if (n_units > TD_MEM_MAX_UNITS)
         return td_fail(err, "%s: \"throughput\" lists at most %d units", where, TD_MEM_MAX_UNITS);
     const cJSON *item;
@@ -115,6 +151,8 @@ static int parse_all(const cJSON *memory, td_arch_memory *out, const char *path,
             return -1;
         out->n_units++;
     }
+    if (inherit_split(out))
+        return td_fail(err, "out of memory");
     return check_names(out, path, err) || link_units(sources, out, path, err) ? -1 : 0;
 }
 
@@ -152,6 +190,26 @@ size_t td_arch_memory_metrics(const td_arch_memory *m, const char **names, size_
     return n;
 }
 
+int td_arch_memory_replay_only(const td_arch_memory *m, const char *metric)
+{
+    int found = 0;
+    for (size_t i = 0; i < m->n_sources; i++) {
+        if (strcmp(m->sources[i].metric, metric) != 0)
+            continue;
+        if (!m->sources[i].replay_only)
+            return 0;
+        found = 1;
+    }
+    for (size_t u = 0; found && u < m->n_units; u++) {
+        int in_unit = strcmp(m->units[u].peak, metric) == 0 || strcmp(m->units[u].cycles, metric) == 0;
+        for (size_t w = 0; w < m->units[u].n_work; w++)
+            in_unit |= strcmp(m->units[u].work[w], metric) == 0;
+        if (in_unit)
+            return 0;
+    }
+    return found;
+}
+
 int td_arch_memory_uses(const td_arch_memory *m, const char *metric)
 {
     const char *names[TD_MEM_MAX_METRICS];
@@ -168,6 +226,9 @@ void td_arch_memory_free(td_arch_memory *m)
     free(m->latency_source);
     for (size_t i = 0; i < TD_MEM_MAX_SOURCES; i++) {
         free(m->sources[i].name);
+        free(m->sources[i].split);
+        free(m->sources[i].desc);
+        free(m->sources[i].fix);
         free(m->sources[i].metric);
     }
     for (size_t u = 0; u < TD_MEM_MAX_UNITS; u++) {

@@ -14,23 +14,27 @@ static void check_table(const td_arch *t)
         CHECK(t->passes == 0); /* nvprof tables are not replayed by topdown */
         return;
     }
-    CHECK(t->passes > 0);
+    CHECK(t->passes > 0 && t->model_passes > 0 && t->model_passes <= t->passes);
     const char *names[TD_COUNTER_COUNT + TD_MAX_STALLS];
     size_t n = td_arch_metrics(t, names, sizeof names / sizeof *names);
+    size_t n_model = td_arch_model_metrics(t, names, sizeof names / sizeof *names);
     for (size_t c = 0; c < t->n_chips; c++) {
         td_catalog *cat = NULL;
         td_error err;
-        size_t passes = 0;
+        size_t passes = 0, model_passes = 0;
         int rc = td_catalog_open(&cat, t->chips[c], &err);
         if (rc == 0)
             rc = td_catalog_passes(cat, names, n, &passes, &err);
+        if (rc == 0)
+            rc = td_catalog_passes(cat, names, n_model, &model_passes, &err);
         if (rc != 0)
             fprintf(stderr, "%s on %s: %s\n", t->name, t->chips[c], err.msg);
         CHECK(rc == 0);
-        if (rc == 0 && passes != (size_t)t->passes)
-            fprintf(stderr, "%s says %d passes; %s needs %zu\n", t->name, t->passes,
-                    t->chips[c], passes);
+        if (rc == 0 && (passes != (size_t)t->passes || model_passes != (size_t)t->model_passes))
+            fprintf(stderr, "%s says %d passes, %d for the model's metrics; %s needs %zu and %zu\n",
+                    t->name, t->passes, t->model_passes, t->chips[c], passes, model_passes);
         CHECK(rc != 0 || passes == (size_t)t->passes);
+        CHECK(rc != 0 || model_passes == (size_t)t->model_passes);
         td_catalog_close(cat);
     }
 }

@@ -174,7 +174,9 @@ static int open_profiler(ctx_state *c, const td_arch *arch)
                              td_g.mode == TD_REPLAY_KERNEL ? td_g.batch : 1, 0);
         c->has_full = 1;
     }
-    c->full_passes = arch->passes > 0 ? (size_t)arch->passes : 0;
+    /* kernel replay measures every metric; auto's replays the model's alone */
+    int passes = td_g.mode == TD_REPLAY_KERNEL ? arch->passes : arch->model_passes;
+    c->full_passes = passes > 0 ? (size_t)passes : 0;
     if (!c->has_full && c->n_group_cfg == 0) {
         td_sw_error("profiler_failed", "context %u: --replay-mode none needs counter groups "
                     "of one pass, and there are none; use --replay-mode auto", c->uid);
