@@ -9,7 +9,12 @@
  *  - the PyTorch loop (the memory counters from the counter groups only):
  *    the optimizer's heaviest multi_tensor_apply kernel waits on DRAM, its
  *    Fix line reads DRAM's throughput, and the application has all four
- *    units' throughput. */
+ *    units' throughput;
+ *  - td_bench and three PyTorch steps under --replay-mode kernel, the MIO
+ *    split's counters with them (h200_*_mio, session 8): each MIO kernel
+ *    puts its MIO stalls on the unit it was built for, PyTorch's softmax
+ *    splits between shared memory and the XU, and the recordings made
+ *    before the split's counters show none of its nodes. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -112,12 +117,64 @@ static void test_pytorch(void)
     CHECK(td_shell_file_has(dir, "out.txt", "Fix: DRAM at "));
 }
 
+#define MIO "Backend.Memory_Bound.MIO_Bound"
+
+/* Both MIO stalls of the kernel put over `least` of themselves on source. */
+static void check_mio(const cJSON *root, const char *kernel, const char *source, double least)
+{
+    const cJSON *k = kernel_named(root, kernel);
+    static const char *const stalls[] = {"mio_throttle", "short_scoreboard"};
+    double stall_sum = 0, part_sum = 0;
+    for (size_t i = 0; i < 2; i++) {
+        char path[256];
+        snprintf(path, sizeof path, MIO ".%s", stalls[i]);
+        stall_sum += k ? node_pct(k, path) : NAN;
+        snprintf(path, sizeof path, MIO ".%s.%s", stalls[i], source);
+        part_sum += k ? node_pct(k, path) : NAN;
+    }
+    printf("%s: MIO stalls %.1f%%, %s %.1f%%\n", kernel, stall_sum, source, part_sum);
+    CHECK(stall_sum > 20 && part_sum > least * stall_sum);
+}
+
+static void test_mio(void)
+{
+    cJSON *root = report_json("h200_td_bench_mio.topdown.json.xz");
+    check_mio(root, "bench_mio_bound", "Shared_Memory", 0.95);
+    check_mio(root, "bench_smem_chain", "Shared_Memory", 0.95);
+    check_mio(root, "bench_mio_shfl", "Shared_Memory", 0.95); /* shuffles use its pipe */
+    check_mio(root, "bench_constant_ldc", "ADU", 0.95);
+    check_mio(root, "bench_math_xu", "Special_Math", 0.95);
+    check_mio(root, "bench_sgemm", "Shared_Memory", 0.95);
+    /* the loads' split is still there beside it */
+    check_source(root, "bench_l2_hit", "L2_Hit");
+    cJSON_Delete(root);
+    root = report_json("h200_pytorch_mio.topdown.json.xz");
+    const cJSON *softmax = kernel_named(root, "void (anonymous namespace)::softmax_warp_forward");
+    double shared = softmax ? node_pct(softmax, MIO ".short_scoreboard.Shared_Memory") : NAN;
+    double xu = softmax ? node_pct(softmax, MIO ".short_scoreboard.Special_Math") : NAN;
+    printf("softmax_warp_forward: short_scoreboard Shared_Memory %.1f%%, Special_Math %.1f%%\n",
+           shared, xu);
+    CHECK(shared > 5 && xu > 1);
+    cJSON_Delete(root);
+    /* recorded without the split's counters: none of its nodes */
+    CHECK(td_shell_run(dir, "%s report %s/tests/fixtures/h200/h200_td_bench_memory.topdown.json.xz "
+                       "-l 5 -v --kernels 0", bin, src) == 0);
+    CHECK(td_shell_file_has(dir, "out.txt", "long_scoreboard.L2_Hit"));
+    CHECK(!td_shell_file_has(dir, "out.txt", "Shared_Memory"));
+    /* the text: the source's own description and Fix line */
+    CHECK(td_shell_run(dir, "%s report %s/tests/fixtures/h200/h200_td_bench_mio.topdown.json.xz "
+                       "-l 5 --kernels 0", bin, src) == 0);
+    CHECK(td_shell_file_has(dir, "out.txt", "mio_throttle's waits on the address-divergence unit"));
+    CHECK(td_shell_file_has(dir, "out.txt", "Fix: index __constant__ data uniformly"));
+}
+
 int main(void)
 {
     if (td_shell_start(dir, &bin, &src) != 0)
         return 1;
     test_td_bench();
     test_pytorch();
+    test_mio();
     td_shell_remove_dir(dir);
     return td_check_summary();
 }
