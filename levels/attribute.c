@@ -30,7 +30,19 @@ typedef struct work {
     size_t *n_ov_of;       /* per sample: its overlaps */
     double *covered;       /* per launch: ns inside samples */
     int col[PM_ROLES];     /* PM column of each role, -1: none */
+    /* the memory section's throughput counters the samples carry */
+    const char *mem_name[TD_MEM_MAX_METRICS];
+    int mem_col[TD_MEM_MAX_METRICS];
+    int mem_kind[TD_MEM_MAX_METRICS]; /* MEM_WORK, MEM_PEAK, MEM_CYCLES */
+    size_t n_mem;
 } work;
+
+/* How a throughput counter goes to the launches of a sample: work like
+ * the level-1 counts (overlap x fitted rate); a peak per cycle whole to
+ * each (a constant of the unit); elapsed cycles by overlap time alone
+ * (they run on through idle time and through every concurrent kernel, so
+ * a kernel's are those of its own time). */
+enum { MEM_WORK, MEM_PEAK, MEM_CYCLES };
 
 /* ---- kernels and overlaps ------------------------------------------------- */
 
@@ -318,6 +330,37 @@ static void split_sample(const work *w, size_t s, int col, const double *rate, d
 
 /* ---- filling the launches ---------------------------------------------------- */
 
+/* A memory counter the samples carry, once, unless a role has it. */
+static void add_memory_column(work *w, const char *name, int kind)
+{
+    int col = td_pm_metric_index(w->pm, name);
+    for (int r = 0; r < PM_ROLES; r++)
+        if (col < 0 || w->col[r] == col)
+            return;
+    for (size_t i = 0; i < w->n_mem; i++)
+        if (w->mem_col[i] == col)
+            return;
+    if (w->n_mem >= TD_MEM_MAX_METRICS)
+        return;
+    w->mem_name[w->n_mem] = name;
+    w->mem_col[w->n_mem] = col;
+    w->mem_kind[w->n_mem++] = kind;
+}
+
+/* The throughput units' work, peak and cycles (levels/memory.h): a
+ * unit missing one of them is left out by the model. */
+static void add_memory_columns(work *w)
+{
+    const td_arch_memory *mem = &w->arch->memory;
+    w->n_mem = 0;
+    for (size_t u = 0; u < mem->n_units; u++) {
+        for (size_t k = 0; k < mem->units[u].n_work; k++)
+            add_memory_column(w, mem->units[u].work[k], MEM_WORK);
+        add_memory_column(w, mem->units[u].peak, MEM_PEAK);
+        add_memory_column(w, mem->units[u].cycles, MEM_CYCLES);
+    }
+}
+
 static int pm_columns(work *w, td_error *err)
 {
     for (int r = 0; r < PM_ROLES; r++) {
@@ -329,6 +372,7 @@ static int pm_columns(work *w, td_error *err)
     if (w->col[PM_CYCLES] < 0 || w->col[PM_INST] < 0)
         return td_fail(err, "device %d: the PM samples lack active cycles or executed "
                        "instructions; no launch can be given counters", w->dev->index);
+    add_memory_columns(w);
     return 0;
 }
 
@@ -390,12 +434,14 @@ static int pc_counts(const work *w, double *counts, td_error *err)
     return 0;
 }
 
-/* The model's metrics: PM samples carry no memory-section counter, which
- * would otherwise read 0 in every launch. */
+/* The model's metrics and the memory counters the samples carry (the
+ * others would read 0 in every launch). */
 static int set_metrics(work *w, td_error *err)
 {
-    const char *names[TD_COUNTER_COUNT + TD_MAX_STALLS];
-    size_t n = td_arch_model_metrics(w->arch, names, sizeof names / sizeof *names);
+    const char *names[TD_COUNTER_COUNT + TD_MAX_STALLS + TD_MEM_MAX_METRICS];
+    size_t n = td_arch_model_metrics(w->arch, names, TD_COUNTER_COUNT + TD_MAX_STALLS);
+    for (size_t i = 0; i < w->n_mem; i++)
+        names[n++] = w->mem_name[i];
     if (td_device_set_metrics(w->dev, names, n, err))
         return -1;
     td_counter_groups_free(w->dev->groups, w->dev->n_groups);
@@ -404,8 +450,55 @@ static int set_metrics(work *w, td_error *err)
     return 0;
 }
 
+/* Sample s's elapsed cycles of column col shared by overlap time: each
+ * launch gets those of its own time in the sample. */
+static void split_by_time(const work *w, size_t s, int col, double *value)
+{
+    double v = td_pm_row(w->pm, s)[col];
+    double span = (double)(w->pm->end_ns[s] - w->pm->start_ns[s]);
+    if (!(span > 0) || !isfinite(v))
+        return;
+    for (size_t o = w->first_ov[s]; o < w->first_ov[s] + w->n_ov_of[s]; o++)
+        value[w->ov[o].launch] += v * w->ov[o].ns / span;
+}
+
+/* A peak per cycle: the first sample's value (a constant of the unit). */
+static void set_constant(const work *w, int col, double *value, size_t n)
+{
+    double v = NAN;
+    for (size_t s = 0; s < w->pm->n && !isfinite(v); s++)
+        v = td_pm_row(w->pm, s)[col];
+    for (size_t i = 0; i < n; i++)
+        value[i] = isfinite(v) ? v : 0;
+}
+
+/* The memory counters of every launch, by their kind. */
+static int memory_values(const work *w, const size_t *fit, const fit_system *fs, double *rate,
+                         double **value, td_error *err)
+{
+    size_t n = w->dev->n_launches;
+    for (size_t m = 0; m < w->n_mem; m++) {
+        if (!(value[m] = calloc(n ? n : 1, sizeof *value[m])))
+            return td_fail(err, "out of memory");
+        int col = w->mem_col[m];
+        if (w->mem_kind[m] == MEM_PEAK) {
+            set_constant(w, col, value[m], n);
+            continue;
+        }
+        if (w->mem_kind[m] == MEM_WORK && fit_rates(w, fit, fs, col, rate, err))
+            return -1;
+        for (size_t s = 0; s < w->pm->n; s++) {
+            if (w->mem_kind[m] == MEM_WORK)
+                split_sample(w, s, col, rate, value[m]);
+            else
+                split_by_time(w, s, col, value[m]);
+        }
+    }
+    return 0;
+}
+
 static void fill_launch(const work *w, size_t i, double *const value[PM_ROLES],
-                        const double *pc, td_attrib_stats *st)
+                        double *const *mem_value, const double *pc, td_attrib_stats *st)
 {
     td_device *dev = w->dev;
     td_launch *l = &dev->launches[i];
@@ -420,6 +513,9 @@ static void fill_launch(const work *w, size_t i, double *const value[PM_ROLES],
             l->counters[at] = value[r] ? value[r][i] : stand_in[r];
     if ((at = td_device_metric_index(dev, arch->counter[TD_C_DURATION_NS])) >= 0)
         l->counters[at] = l->duration_ns;
+    for (size_t m = 0; m < w->n_mem; m++)
+        if ((at = td_device_metric_index(dev, w->mem_name[m])) >= 0)
+            l->counters[at] = mem_value[m][i];
     const double *counts = pc + w->kernel_of[i] * arch->n_stalls;
     double total = 0;
     for (size_t s = 0; s < arch->n_stalls; s++)
@@ -440,7 +536,7 @@ static int fill(work *w, td_attrib_stats *st, td_error *err)
     int *alone = calloc(K ? K : 1, sizeof *alone);
     double *rate = malloc((K ? K : 1) * sizeof *rate);
     double *pc = calloc((K ? K : 1) * (w->arch->n_stalls ? w->arch->n_stalls : 1), sizeof *pc);
-    double *value[PM_ROLES] = {NULL};
+    double *value[PM_ROLES] = {NULL}, *mem_value[TD_MEM_MAX_METRICS] = {NULL};
     int rc = !fit || !alone || !rate || !pc ? td_fail(err, "out of memory") : 0;
     size_t n_fit = rc ? 0 : mark_shared(w, fit, alone);
     fit_system fs = {0};
@@ -457,6 +553,8 @@ static int fill(work *w, td_attrib_stats *st, td_error *err)
         for (size_t s = 0; rc == 0 && s < w->pm->n; s++)
             split_sample(w, s, w->col[r], rate, value[r]);
     }
+    if (rc == 0)
+        rc = memory_values(w, fit, &fs, rate, mem_value, err);
     free(fs.G), free(fs.ns);
     if (rc == 0)
         rc = pc_counts(w, pc, err) || set_metrics(w, err);
@@ -482,7 +580,7 @@ static int fill(work *w, td_attrib_stats *st, td_error *err)
             rc = td_fail(err, "out of memory");
             break;
         }
-        fill_launch(w, i, value, pc, st);
+        fill_launch(w, i, value, mem_value, pc, st);
         size_t k = w->kernel_of[i];
         seen[k] = 1;
         for (size_t s = 0; s < w->arch->n_stalls; s++)
@@ -499,6 +597,8 @@ static int fill(work *w, td_attrib_stats *st, td_error *err)
     free(has_pc), free(seen), free(kernel_covered);
     for (int r = 0; r < PM_ROLES; r++)
         free(value[r]);
+    for (size_t m = 0; m < w->n_mem; m++)
+        free(mem_value[m]);
     free(fit), free(alone), free(rate), free(pc);
     return rc;
 }

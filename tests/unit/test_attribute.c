@@ -298,6 +298,65 @@ static void test_nnls(void)
     CHECK_NEAR(y[0], 1, 1e-9);
 }
 
+/* The memory section's throughput counters in the samples: work splits
+ * like the level-1 counts, a peak per cycle goes whole to each launch,
+ * elapsed cycles by the launch's own time in the sample (a launch of half
+ * a sample, idle after it, gets half of them), so that the kernel's
+ * throughput is its work over the unit's capacity while it ran. */
+static void test_memory_columns(const td_arch *arch)
+{
+    enum { CYC, INST, ISSUED, RD, WR, PEAK, DCYC, N };
+    const char *names[N] = {arch->counter[TD_C_CYCLES_ACTIVE], arch->counter[TD_C_INST_EXECUTED],
+                            arch->counter[TD_C_INST_ISSUED], "dram__bytes_read.sum",
+                            "dram__bytes_write.sum", "dram__bytes.sum.peak_sustained",
+                            "dram__cycles_elapsed.avg"};
+    n_launches = 0;
+    add(0, 200000, 300000);  /* long_k: three whole samples */
+    add(2, 600000, 50000);   /* side_k: half a sample, then idle */
+    const double read_per_ns[3] = {40, 0, 10}, dram_cycles_per_ns = 3.2, peak = 64;
+    td_pm_samples *pm = NULL;
+    td_error err;
+    CHECK(td_pm_create(&pm, names, N, INTERVAL, 0, &err) == 0);
+    for (uint64_t a = 200000; a < 700000; a += INTERVAL) {
+        double v[N] = {0};
+        for (size_t i = 0; i < n_launches; i++) {
+            double ns = overlap(&launches[i], a, a + INTERVAL);
+            const sim_kernel *k = &kernels[launches[i].kernel];
+            v[CYC] += ns * k->cycles, v[INST] += ns * k->inst, v[ISSUED] += ns * k->issued;
+            v[RD] += ns * read_per_ns[launches[i].kernel];
+            v[WR] += ns * 0.5 * read_per_ns[launches[i].kernel];
+        }
+        v[PEAK] = peak;
+        v[DCYC] = INTERVAL * dram_cycles_per_ns; /* on through idle time */
+        CHECK(td_pm_add(pm, a, a + INTERVAL, v, &err) == 0);
+    }
+    td_result res;
+    memset(&res, 0, sizeof res);
+    td_device *dev = td_result_add_device(&res, &err);
+    dev->arch = td_strdup(arch->name);
+    for (size_t i = 0; i < n_launches; i++) {
+        const sim_kernel *k = &kernels[launches[i].kernel];
+        td_launch *l = td_device_add_launch(dev, k->name, NULL, &err);
+        l->mangled = td_device_intern(dev, k->mangled);
+        l->start_ns = launches[i].start;
+        l->duration_ns = (double)launches[i].duration;
+    }
+    dev->pm = pm;
+    td_attrib_stats st;
+    CHECK(td_attribute_device(dev, arch, &st, &err) == 0);
+    for (size_t i = 0; i < n_launches; i++) {
+        const td_launch *l = &dev->launches[i];
+        double ns = l->duration_ns;
+        CHECK(l->profiled);
+        CHECK_NEAR(counter(dev, l, "dram__bytes_read.sum"), ns * read_per_ns[launches[i].kernel], 1e-6);
+        CHECK_NEAR(counter(dev, l, "dram__bytes.sum.peak_sustained"), peak, 1e-12);
+        CHECK_NEAR(counter(dev, l, "dram__cycles_elapsed.avg"), ns * dram_cycles_per_ns, 1e-6);
+    }
+    /* a unit whose counters the samples lack is not in the metric list */
+    CHECK(td_device_metric_index(dev, "lts__t_sectors.sum") < 0);
+    td_result_free(&res);
+}
+
 int main(void)
 {
     td_arch_set set;
@@ -315,6 +374,7 @@ int main(void)
         test_pc_stalls(arch);
         test_thread_stand_in(arch);
         test_refusals(arch);
+        test_memory_columns(arch);
     }
     td_arch_set_free(&set);
     return td_check_summary();
