@@ -14,7 +14,11 @@
  *    split's counters with them (h200_*_mio, session 8): each MIO kernel
  *    puts its MIO stalls on the unit it was built for, PyTorch's softmax
  *    splits between shared memory and the XU, and the recordings made
- *    before the split's counters show none of its nodes. */
+ *    before the split's counters show none of its nodes;
+ *  - td_bench under --time-sampled (h200_td_bench_time_sampled, session 8):
+ *    SM issue and DRAM throughput from the PM samples read as the ranges
+ *    did (retire's issue at its peak, l1_bound's DRAM near 60%), and L1
+ *    and L2, which PM sampling cannot measure whole, are not measured. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -168,6 +172,19 @@ static void test_mio(void)
     CHECK(td_shell_file_has(dir, "out.txt", "Fix: index __constant__ data uniformly"));
 }
 
+static void test_time_sampled_sol(void)
+{
+    cJSON *root = report_json("h200_td_bench_time_sampled.topdown.json.xz");
+    const cJSON *retire = kernel_named(root, "bench_retire");
+    const cJSON *dram = kernel_named(root, "bench_l1_bound");
+    printf("time-sampled: retire SM_Issue %.1f%%, l1_bound DRAM %.1f%%, L1 %.1f, L2 %.1f\n",
+           sol(retire, "SM_Issue"), sol(dram, "DRAM"), sol(dram, "L1"), sol(dram, "L2"));
+    CHECK(sol(retire, "SM_Issue") > 95 && sol(retire, "SM_Issue") <= 101);
+    CHECK(sol(dram, "DRAM") > 50 && sol(dram, "DRAM") < 70 && sol(dram, "SM_Issue") < 10);
+    CHECK(isnan(sol(dram, "L1")) && isnan(sol(dram, "L2")));
+    cJSON_Delete(root);
+}
+
 int main(void)
 {
     if (td_shell_start(dir, &bin, &src) != 0)
@@ -175,6 +192,7 @@ int main(void)
     test_td_bench();
     test_pytorch();
     test_mio();
+    test_time_sampled_sol();
     td_shell_remove_dir(dir);
     return td_check_summary();
 }
