@@ -1,7 +1,10 @@
 #include "levels/pm_model.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "levels/memory.h"
 
 const char *const td_pm_column_names[TD_PM_COLUMNS] = {"Retire", "Divergence", "Frontend",
                                                        "Backend", "Stalled"};
@@ -9,6 +12,54 @@ const char *const td_pm_column_names[TD_PM_COLUMNS] = {"Retire", "Divergence", "
 /* The counters level 1 reads (MODEL.md section 3). */
 static const td_counter used[] = {TD_C_CYCLES_ACTIVE, TD_C_INST_EXECUTED, TD_C_INST_ISSUED,
                                   TD_C_THREAD_INST_EXECUTED};
+
+static void bind_units(td_pm_model *pm, const td_arch_memory *mem, const td_pm_samples *s)
+{
+    for (size_t u = 0; u < mem->n_units; u++) {
+        const td_mem_unit *unit = &mem->units[u];
+        pm->peak_col[u] = td_pm_metric_index(s, unit->peak);
+        pm->cycles_col[u] = td_pm_metric_index(s, unit->cycles);
+        pm->unit_ok[u] = pm->peak_col[u] >= 0 && pm->cycles_col[u] >= 0;
+        for (size_t w = 0; w < unit->n_work; w++) {
+            pm->work_col[u][w] = td_pm_metric_index(s, unit->work[w]);
+            pm->unit_ok[u] = pm->unit_ok[u] && pm->work_col[u][w] >= 0;
+        }
+    }
+}
+
+int td_pm_model_shows_unit(const td_pm_model *pm, size_t u)
+{
+    const td_arch_memory *mem = &pm->model.arch->memory;
+    if (u >= mem->n_units || !td_mem_unit_first(mem, u))
+        return 0;
+    for (size_t v = 0; v < mem->n_units; v++)
+        if (strcmp(mem->units[v].name, mem->units[u].name) == 0 && !pm->unit_ok[v])
+            return 0;
+    return 1;
+}
+
+/* Each shown unit's busiest measure, % of its peak over the rows. */
+static void unit_points(const td_pm_model *pm, const double *row, size_t rows, double *pct)
+{
+    const td_arch_memory *mem = &pm->model.arch->memory;
+    for (size_t u = 0; u < TD_MEM_MAX_UNITS; u++)
+        pct[u] = NAN;
+    for (size_t u = 0; u < mem->n_units; u++) {
+        if (!td_pm_model_shows_unit(pm, u))
+            continue;
+        for (size_t v = 0; v < mem->n_units; v++) {
+            if (strcmp(mem->units[v].name, mem->units[u].name) != 0)
+                continue;
+            double work = 0, peak = row[pm->peak_col[v]] / (double)(rows ? rows : 1);
+            for (size_t w = 0; w < mem->units[v].n_work; w++)
+                work += row[pm->work_col[v][w]];
+            double capacity = peak * row[pm->cycles_col[v]];
+            double p = capacity > 0 ? 100.0 * work / capacity : NAN;
+            if (!isnan(p) && (isnan(pct[u]) || p > pct[u]))
+                pct[u] = p;
+        }
+    }
+}
 
 int td_pm_model_init(td_pm_model *pm, const td_arch *arch, const td_pm_samples *s,
                      td_error *err)
@@ -38,10 +89,12 @@ int td_pm_model_init(td_pm_model *pm, const td_arch *arch, const td_pm_samples *
     }
     pm->split_branch = pm->col[TD_C_THREAD_INST_EXECUTED] >= 0;
     pm->split_replay = pm->col[TD_C_INST_ISSUED] >= 0;
+    bind_units(pm, &arch->memory, s);
     return 0;
 }
 
-void td_pm_model_point(const td_pm_model *pm, const double *row, td_pm_point *out)
+void td_pm_model_point(const td_pm_model *pm, const double *row, size_t rows,
+                       td_pm_point *out)
 {
     double v[TD_COUNTER_COUNT + TD_MAX_STALLS] = {0};
     const int *col = pm->col;
@@ -60,6 +113,7 @@ void td_pm_model_point(const td_pm_model *pm, const double *row, td_pm_point *ou
     td_breakdown b;
     td_model_counters(&pm->model, &pm->bind, v, &b);
     memset(out, 0, sizeof *out);
+    unit_points(pm, row, rows, out->unit_pct);
     out->busy = b.has_slots;
     out->ipc = b.ipc;
     if (!b.has_slots)

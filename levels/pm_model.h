@@ -28,6 +28,11 @@ typedef struct td_pm_model {
     int thread_stand_in;            /* ... by the arch table's stand-in (predicate on) */
     int split_replay;               /* Divergence.Replay measured */
     int split_stalls;               /* Frontend and Backend apart */
+    /* the memory section's units whose every measure the samples carry
+     * (speed of light over time): each measure's work, peak and cycles */
+    int unit_ok[TD_MEM_MAX_UNITS];
+    int work_col[TD_MEM_MAX_UNITS][TD_MEM_MAX_COUNTS];
+    int peak_col[TD_MEM_MAX_UNITS], cycles_col[TD_MEM_MAX_UNITS];
 } td_pm_model;
 
 /* Binds the samples' metrics to the table. Fails when the samples lack
@@ -40,10 +45,18 @@ typedef struct td_pm_point {
     int busy;                       /* the sample had active SM cycles */
     double share[TD_PM_COLUMNS];    /* % of issue slots; sums to 100 when busy */
     double ipc;
+    double unit_pct[TD_MEM_MAX_UNITS]; /* each unit's throughput, % of its peak
+                                          (its busiest measure); NAN: not sampled */
 } td_pm_point;
 
-/* The level-1 split of one sample row. */
-void td_pm_model_point(const td_pm_model *pm, const double *row, td_pm_point *out);
+/* The level-1 split and the units' throughput of `rows` sample rows
+ * summed into row (a peak per cycle sums to rows x itself). */
+void td_pm_model_point(const td_pm_model *pm, const double *row, size_t rows,
+                       td_pm_point *out);
+/* Whether unit u is shown: it is its name's first entry and every entry
+ * of its name was sampled (a unit read from some of its measures reads
+ * low where the busiest is the one missing). */
+int td_pm_model_shows_unit(const td_pm_model *pm, size_t u);
 
 /* What the samples cannot split, one sentence per node, into buf (empty
  * when everything splits). Returns the number of sentences. */

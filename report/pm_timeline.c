@@ -110,7 +110,7 @@ static void fill_bins(td_pm_timeline *t, const td_pm_samples *pm, double *sum)
         bin->start_ns = pm->start_ns[first];
         bin->end_ns = pm->end_ns[last - 1];
         bin->rows = last - first;
-        td_pm_model_point(&t->model, sum, &bin->p);
+        td_pm_model_point(&t->model, sum, last - first, &bin->p);
     }
 }
 
@@ -234,6 +234,16 @@ static size_t shown_columns(const td_pm_model *m, int *cols)
     return n;
 }
 
+/* The memory units this model shows, by table index. */
+static size_t shown_units(const td_pm_model *m, size_t *units)
+{
+    size_t n = 0;
+    for (size_t u = 0; u < m->model.arch->memory.n_units; u++)
+        if (td_pm_model_shows_unit(m, u))
+            units[n++] = u;
+    return n;
+}
+
 /* The columns left to a row's kernels after its times and n_cols shares. */
 static size_t kernels_room(size_t n_cols)
 {
@@ -250,10 +260,14 @@ int td_pm_timeline_text(FILE *out, const td_pm_timeline *t, td_error *err)
     print_head(out, t);
     int cols[TD_PM_COLUMNS];
     size_t n_cols = shown_columns(&t->model, cols);
-    fputs("  level 1, % of issue slots:\n\n  start ms    span ms", out);
+    size_t units[TD_MEM_MAX_UNITS], n_units = shown_units(&t->model, units);
+    fprintf(out, "  level 1, %% of issue slots%s:\n\n  start ms    span ms",
+            n_units ? "; then units' throughput, % of peak" : "");
     for (size_t c = 0; c < n_cols; c++)
         fprintf(out, " %10s", td_pm_column_names[cols[c]]);
-    fputs("   kernels (longest first)\n", out);
+    for (size_t u = 0; u < n_units; u++)
+        fprintf(out, " %9s%%", t->model.model.arch->memory.units[units[u]].name);
+    fputs(n_units ? "   kernels\n" : "   kernels (longest first)\n", out);
     for (size_t b = 0; b < t->n_bins; b++) {
         const td_pm_bin *bin = &t->bins[b];
         fprintf(out, "%10.3f %10.3f", (double)bin->start_ns / 1e6,
@@ -263,8 +277,15 @@ int td_pm_timeline_text(FILE *out, const td_pm_timeline *t, td_error *err)
                 fprintf(out, " %10.1f", bin->p.share[cols[c]]);
         else
             fprintf(out, " %-*s", (int)(11 * n_cols - 1), "      idle");
+        for (size_t u = 0; u < n_units; u++) {
+            double pct = bin->p.unit_pct[units[u]];
+            if (isnan(pct))
+                fprintf(out, " %10s", "-");
+            else
+                fprintf(out, " %10.1f", pct);
+        }
         fputs("   ", out);
-        print_kernels(out, bin, kernels_room(n_cols));
+        print_kernels(out, bin, kernels_room(n_cols + n_units));
         fputc('\n', out);
     }
     td_c_numeric_end(&numeric);

@@ -3,6 +3,7 @@
  * and old files without it, the spool's batches, the level-1 split per
  * sample with the model's formulas (and what the GH100 set cannot split),
  * the text report with kernels laid over it, and the plot files. */
+#include <math.h>
 #include <sys/stat.h>
 
 #include "../check.h"
@@ -221,7 +222,7 @@ static void test_model(const td_result *res, const td_arch_set *real, const td_a
     CHECK(td_pm_model_unsplit(&m, why, sizeof why) == 0 && why[0] == '\0');
     double row[9] = {2000, 2000, 0.8 * 32 * 2000, 1000, 0, 1, 3, 0, 0};
     td_pm_point p;
-    td_pm_model_point(&m, row, &p);
+    td_pm_model_point(&m, row, 1, &p);
     CHECK_NEAR(p.share[TD_PM_RETIRE], 40.0, 1e-9);
     CHECK_NEAR(p.share[TD_PM_DIVERGENCE], 10.0, 1e-9);
     CHECK_NEAR(p.share[TD_PM_FRONTEND], 12.5, 1e-9);
@@ -419,6 +420,54 @@ static void test_arch_field(void)
     td_arch_free(&a);
 }
 
+/* Units' throughput over time: SM issue and DRAM from samples that carry
+ * each's work, peak and cycles, over a bin of two rows (their peaks sum
+ * to twice the peak); L2, of which the samples carry one measure of
+ * three, is not shown; a sample without the units shows none. */
+static void test_units(const td_arch *gh100)
+{
+    static const char *const names[] = {
+        "sm__cycles_active.sum", "smsp__inst_executed.sum", "smsp__inst_issued.sum",
+        "smsp__inst_issued.sum.peak_sustained", "smsp__cycles_elapsed.avg",
+        "dram__bytes_read.sum", "dram__bytes_write.sum", "dram__bytes.sum.peak_sustained",
+        "dram__cycles_elapsed.avg", "lts__t_sectors.sum", "lts__t_sectors.sum.peak_sustained",
+        "lts__cycles_elapsed.avg"};
+    enum { N = sizeof names / sizeof *names };
+    td_pm_samples *pm = NULL;
+    td_error err;
+    CHECK(td_pm_create(&pm, names, N, 1000, 0, &err) == 0);
+    td_pm_model m;
+    CHECK(pm && td_pm_model_init(&m, gh100, pm, &err) == 0);
+    /* two rows summed: issued 6000 of 4 a cycle (the peaks sum to 8) x 2000 cycles = 75%;
+     * DRAM 1200 + 400 bytes of 32 a cycle (64 summed) x 100 cycles = 50% */
+    const double row[N] = {4000, 5000, 6000, 8, 2000, 1200, 400, 64, 100, 999, 2, 10};
+    td_pm_point p;
+    td_pm_model_point(&m, row, 2, &p);
+    const td_arch_memory *mem = &gh100->memory;
+    size_t shown = 0;
+    for (size_t u = 0; u < mem->n_units; u++) {
+        if (!td_pm_model_shows_unit(&m, u))
+            continue;
+        shown++;
+        if (strcmp(mem->units[u].name, "SM_Issue") == 0)
+            CHECK_NEAR(p.unit_pct[u], 75.0, 1e-9);
+        else if (strcmp(mem->units[u].name, "DRAM") == 0)
+            CHECK_NEAR(p.unit_pct[u], 50.0, 1e-9);
+        else
+            CHECK(0); /* L1, L2: not every measure sampled */
+    }
+    CHECK(shown == 2);
+    td_pm_free(pm);
+    /* level 1 alone: no unit */
+    CHECK(td_pm_create(&pm, names, 3, 1000, 0, &err) == 0);
+    CHECK(pm && td_pm_model_init(&m, gh100, pm, &err) == 0);
+    for (size_t u = 0; u < mem->n_units; u++)
+        CHECK(!td_pm_model_shows_unit(&m, u));
+    td_pm_model_point(&m, row, 1, &p);
+    CHECK(isnan(p.unit_pct[0]));
+    td_pm_free(pm);
+}
+
 int main(void)
 {
     char dir[64];
@@ -436,6 +485,7 @@ int main(void)
     test_cli(dir);
     test_launcher(dir);
     test_plot(dir, &res, &real);
+    test_units(td_arch_find(&real, "gh100"));
     td_result_free(&res);
     td_arch_set_free(&real);
     td_arch_set_free(&test);
