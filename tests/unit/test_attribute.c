@@ -86,7 +86,8 @@ static td_pm_samples *samples(const td_arch *arch, uint64_t from, uint64_t to)
     return pm;
 }
 
-static td_device *device(td_result *res, const td_arch *arch, uint64_t end)
+/* A device section holding the stream's launches, timed, no counters. */
+static td_device *device_of_launches(td_result *res, const td_arch *arch)
 {
     td_error err;
     td_device *dev = td_result_add_device(res, &err);
@@ -98,6 +99,12 @@ static td_device *device(td_result *res, const td_arch *arch, uint64_t end)
         l->start_ns = launches[i].start;
         l->duration_ns = (double)launches[i].duration;
     }
+    return dev;
+}
+
+static td_device *device(td_result *res, const td_arch *arch, uint64_t end)
+{
+    td_device *dev = device_of_launches(res, arch);
     dev->pm = samples(arch, 200000, end - 200000);
     return dev;
 }
@@ -332,15 +339,7 @@ static void test_memory_columns(const td_arch *arch)
     }
     td_result res;
     memset(&res, 0, sizeof res);
-    td_device *dev = td_result_add_device(&res, &err);
-    dev->arch = td_strdup(arch->name);
-    for (size_t i = 0; i < n_launches; i++) {
-        const sim_kernel *k = &kernels[launches[i].kernel];
-        td_launch *l = td_device_add_launch(dev, k->name, NULL, &err);
-        l->mangled = td_device_intern(dev, k->mangled);
-        l->start_ns = launches[i].start;
-        l->duration_ns = (double)launches[i].duration;
-    }
+    td_device *dev = device_of_launches(&res, arch);
     dev->pm = pm;
     td_attrib_stats st;
     CHECK(td_attribute_device(dev, arch, &st, &err) == 0);

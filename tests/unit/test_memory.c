@@ -54,6 +54,61 @@ static int load(const char *text, td_arch *arch, td_error *err)
     return td_arch_parse(text, strlen(text), "memtest.json", arch, err);
 }
 
+/* A launch of kernel k with counters c, measured by group. */
+static void add_launch(td_device *dev, int group, const double *c)
+{
+    td_error err;
+    td_launch *l = td_device_add_launch(dev, "k", c, &err);
+    l->id = dev->n_launches - 1;
+    l->group = group;
+    l->duration_ns = 5000;
+    l->grid[0] = l->grid[1] = l->grid[2] = 1;
+    l->block[0] = 128, l->block[1] = l->block[2] = 1;
+}
+
+/* A device section of the memtest table recording n_metrics of names. */
+static td_device *new_device_named(td_result *res, const char *const *names, size_t n_metrics)
+{
+    td_error err;
+    memset(res, 0, sizeof *res);
+    td_device *dev = td_result_add_device(res, &err);
+    dev->arch = td_strdup("memtest");
+    dev->name = td_strdup("NVIDIA Sim");
+    dev->chip = td_strdup("MEM1");
+    CHECK(td_device_set_metrics(dev, names, n_metrics, &err) == 0);
+    return dev;
+}
+
+static td_device *new_device(td_result *res, size_t n_metrics)
+{
+    return new_device_named(res, metric_names, n_metrics);
+}
+
+/* Writes json as memtest.json in a new folder from the template dir and
+ * loads the folder. */
+static int load_as_memtest(char *dir, const char *json, td_arch_set *archs)
+{
+    td_error err;
+    char path[600];
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(path, sizeof path, "%s/memtest.json", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(json, f);
+    fclose(f);
+    return td_arch_load_dir(dir, archs, &err);
+}
+
+static void remove_memtest(const char *dir)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/memtest.json", dir);
+    remove(path);
+    rmdir(dir);
+}
+
 /* A table that breaks one rule is refused, naming it. */
 static void refused(const char *text, const char *says)
 {
@@ -127,17 +182,6 @@ static const char two_splits_json[] = ARCH_HEAD
 enum { T_INST, T_ISSUED, T_THREADS, T_CYCLES, T_DURATION, T_LONGSB, T_WAIT, T_L1HIT, T_L2HIT,
        T_XA, T_XB, T_COUNT };
 
-static void add_two(td_device *dev, int group, const double *c)
-{
-    td_error err;
-    td_launch *l = td_device_add_launch(dev, "k", c, &err);
-    l->id = dev->n_launches - 1;
-    l->group = group;
-    l->duration_ns = 5000;
-    l->grid[0] = l->grid[1] = l->grid[2] = 1;
-    l->block[0] = 128, l->block[1] = l->block[2] = 1;
-}
-
 /* Summarises three launches of each group of two_splits_json, on a
  * device that recorded n_metrics of the T_ list. */
 static int summarize_two(const td_arch_set *archs, size_t n_metrics, td_result *res,
@@ -152,20 +196,15 @@ static int summarize_two(const td_arch_set *archs, size_t n_metrics, td_result *
     const td_counter_group two[2] = {{(size_t *)g0, n_metrics > T_XB ? 8 : 6},
                                      {(size_t *)g1, 5}};
     td_error err;
-    memset(res, 0, sizeof *res);
-    td_device *dev = td_result_add_device(res, &err);
-    dev->arch = td_strdup("memtest");
-    dev->name = td_strdup("NVIDIA Sim");
-    dev->chip = td_strdup("MEM1");
-    CHECK(td_device_set_metrics(dev, names, n_metrics, &err) == 0);
+    td_device *dev = new_device_named(res, names, n_metrics);
     CHECK(td_device_set_groups(dev, two, 2, &err) == 0);
     /* wait: 600 warp-cycles; xa 80 units x 1 cycle, xb 30 x 4: shares 0.4, 0.6 */
     const double c0[T_COUNT] = {2000, 2200, 48000, 1000, 5000, 0, 600, 0, 0, 80, 30};
     /* long_scoreboard: 300; L1 10 x 10, L2 1 x 100: shares 1/2, 1/2 */
     const double c1[T_COUNT] = {0, 0, 0, 1000, 5000, 300, 0, 10, 1, 0, 0};
     for (int i = 0; i < 3; i++) {
-        add_two(dev, 0, c0);
-        add_two(dev, 1, c1);
+        add_launch(dev, 0, c0);
+        add_launch(dev, 1, c1);
     }
     return td_summarize(res, archs, NULL, s, &err);
 }
@@ -173,20 +212,9 @@ static int summarize_two(const td_arch_set *archs, size_t n_metrics, td_result *
 static void test_two_splits(void)
 {
     char dir[] = "/tmp/td_memory_two_XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
-    char path[600];
-    snprintf(path, sizeof path, "%s/memtest.json", dir);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    fputs(two_splits_json, f);
-    fclose(f);
     td_arch_set archs;
-    td_error err;
-    CHECK(td_arch_load_dir(dir, &archs, &err) == 0);
-    remove(path);
-    rmdir(dir);
+    CHECK(load_as_memtest(dir, two_splits_json, &archs) == 0);
+    remove_memtest(dir);
 
     td_result res;
     td_summary s;
@@ -241,7 +269,6 @@ static void test_nodes(void)
 static void add(td_device *dev, int group, double longsb, double l1, double l2, double dram_bytes,
                 double dram_wr, double peak, double cycles)
 {
-    td_error err;
     double c[M_COUNT] = {2000, 2200, 48000, 1000, 5000, longsb, 100, l1, l2, dram_bytes,
                          dram_wr, peak, cycles};
     for (size_t i = 0; group >= 0 && i < M_COUNT; i++) {
@@ -251,25 +278,9 @@ static void add(td_device *dev, int group, double longsb, double l1, double l2, 
         if (!in)
             c[i] = 0;
     }
-    td_launch *l = td_device_add_launch(dev, "k", c, &err);
-    l->id = dev->n_launches - 1;
-    l->group = group;
-    l->duration_ns = 5000;
-    l->grid[0] = l->grid[1] = l->grid[2] = 1;
-    l->block[0] = 128, l->block[1] = l->block[2] = 1;
+    add_launch(dev, group, c);
 }
 
-static td_device *new_device(td_result *res, size_t n_metrics)
-{
-    td_error err;
-    memset(res, 0, sizeof *res);
-    td_device *dev = td_result_add_device(res, &err);
-    dev->arch = td_strdup("memtest");
-    dev->name = td_strdup("NVIDIA Sim");
-    dev->chip = td_strdup("MEM1");
-    CHECK(td_device_set_metrics(dev, metric_names, n_metrics, &err) == 0);
-    return dev;
-}
 
 static void test_split_and_throughput(const td_arch_set *archs)
 {
@@ -450,18 +461,8 @@ int main(void)
     test_loader();
     test_nodes();
     char dir[] = "/tmp/td_memory_XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
-    char path[600];
-    snprintf(path, sizeof path, "%s/memtest.json", dir);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f) {
-        fputs(arch_json, f);
-        fclose(f);
-    }
     td_arch_set archs;
-    td_error err;
-    CHECK(td_arch_load_dir(dir, &archs, &err) == 0);
+    CHECK(load_as_memtest(dir, arch_json, &archs) == 0);
     test_split_and_throughput(&archs);
     test_groups(&archs);
     test_range_outlasts(&archs);
@@ -469,7 +470,6 @@ int main(void)
     test_full_set(&archs, dir);
     test_two_splits();
     td_arch_set_free(&archs);
-    remove(path);
-    rmdir(dir);
+    remove_memtest(dir);
     return td_check_summary();
 }
