@@ -440,8 +440,14 @@ static int set_metrics(work *w, td_error *err)
 {
     const char *names[TD_COUNTER_COUNT + TD_MAX_STALLS + TD_MEM_MAX_METRICS];
     size_t n = td_arch_model_metrics(w->arch, names, TD_COUNTER_COUNT + TD_MAX_STALLS);
-    for (size_t i = 0; i < w->n_mem; i++)
-        names[n++] = w->mem_name[i];
+    size_t n_model = n;
+    for (size_t i = 0; i < w->n_mem; i++) {
+        int known = 0;
+        for (size_t j = 0; j < n_model; j++)
+            known |= strcmp(names[j], w->mem_name[i]) == 0;
+        if (!known)
+            names[n++] = w->mem_name[i];
+    }
     if (td_device_set_metrics(w->dev, names, n, err))
         return -1;
     td_counter_groups_free(w->dev->groups, w->dev->n_groups);
