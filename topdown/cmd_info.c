@@ -88,7 +88,9 @@ static void print_node_stalls(const td_model *models, size_t n_models, const cha
             char line[1024];
             snprintf(line, sizeof line, "%-4s %-3d %-*s %-13s %s (%s)", st->area, st->level,
                      width, st->path, threshold,
-                     st->source >= 0 ? "loads served here (memory section)" : "stall reason",
+                     st->source_map && st->source_map->desc ? "served here (memory section)"
+                     : st->source >= 0                      ? "loads served here (memory section)"
+                                                            : "stall reason",
                      tables);
             td_wrap_hanging(stdout, line, desc_column(width), td_text_width());
             if (st->stall >= 0)
@@ -143,11 +145,11 @@ static void add_sources_json(cJSON *root, const td_arch_set *archs)
     cJSON *sources = cJSON_AddArrayToObject(root, "sources");
     for (size_t a = 0; a < archs->count; a++) {
         const td_arch_memory *mem = &archs->items[a].memory;
-        for (size_t s = 0; mem->split && s < mem->n_sources; s++) {
+        for (size_t s = 0; s < mem->n_sources; s++) {
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "arch", archs->items[a].name);
             cJSON_AddStringToObject(o, "source", mem->sources[s].name);
-            cJSON_AddStringToObject(o, "reason", mem->split);
+            cJSON_AddStringToObject(o, "reason", mem->sources[s].split);
             cJSON_AddStringToObject(o, "metric", mem->sources[s].metric);
             cJSON_AddNumberToObject(o, "latency_cycles", mem->sources[s].latency_cycles);
             cJSON_AddItemToArray(sources, o);
@@ -370,34 +372,65 @@ static int describe_stall(FILE *out, const char *word, const td_arch_set *archs)
     return reason ? 0 : -1;
 }
 
-/* A level-5 source of the arch tables' memory sections: its stall, its
- * counter and latency in each table; -1 when no table knows the word. */
-static int describe_source(FILE *out, const char *word, const td_arch_set *archs)
+/* What a source splits its stall by, in words. */
+static void say_source_head(FILE *out, const td_mem_source *src)
 {
-    const char *name = NULL;
-    for (size_t a = 0; a < archs->count; a++) {
-        const td_arch_memory *mem = &archs->items[a].memory;
-        for (size_t s = 0; mem->split && s < mem->n_sources; s++) {
-            const td_mem_source *src = &mem->sources[s];
-            if (strcasecmp(src->name, word) != 0)
-                continue;
-            if (!name) {
-                name = src->name;
-                fprintf(out, "%s (level 5, below the stall reason %s)\n", name, mem->split);
-                fprintf(out, "  The share of %s's waits on loads %s served: its sectors times its "
-                        "latency over every source's (docs/MODEL.md section 4a).\n", mem->split,
-                        name);
-                fprintf(out, "  Counter, latency, per arch table:\n");
-            }
-            fprintf(out, "    %s: %s (%g a sector), %g cycles\n", archs->items[a].name,
-                    src->metric, src->per_sector, src->latency_cycles);
-        }
-    }
-    if (name)
+    fprintf(out, "%s (level 5, below the stall reason %s)\n", src->name, src->split);
+    if (src->desc)
+        fprintf(out, "  The share of %s's waits on %s: its count times its cycles over every "
+                "source of %s's (docs/MODEL.md section 4a).\n", src->split, src->desc, src->split);
+    else
+        fprintf(out, "  The share of %s's waits on loads %s served: its sectors times its "
+                "latency over every source's (docs/MODEL.md section 4a).\n", src->split,
+                src->name);
+    if (src->replay_only)
+        fputs("  Measured under --replay-mode kernel only: no counter group has room for it.\n",
+              out);
+    fprintf(out, "  Counter, cycles, per arch table:\n");
+}
+
+static void say_source_fix(FILE *out, const td_mem_source *src)
+{
+    if (src->fix)
+        fprintf(out, "  %s\n", src->fix);
+    else
         fprintf(out, "  Fix: by its unit's throughput (--page details): at %.0f%% of peak or "
                 "more the loads are bandwidth-bound (move fewer bytes), below it they wait on "
                 "latency (more loads in flight, or a nearer level).\n", TD_SOL_BOUND_PCT);
-    return name ? 0 : -1;
+}
+
+/* A level-5 source of the arch tables' memory sections, under each stall
+ * it splits: its counter and cycles in each table; -1 when no table knows
+ * the word. */
+static int describe_source(FILE *out, const char *word, const td_arch_set *archs)
+{
+    int found = 0;
+    for (size_t a = 0; a < archs->count; a++) {
+        const td_arch_memory *mem = &archs->items[a].memory;
+        for (size_t s = 0; s < mem->n_sources; s++) {
+            const td_mem_source *src = &mem->sources[s];
+            int seen = 0; /* this name under this stall, in an earlier place */
+            for (size_t b = 0; b <= a && !seen; b++)
+                for (size_t t = 0; t < archs->items[b].memory.n_sources && !seen; t++) {
+                    const td_mem_source *o = &archs->items[b].memory.sources[t];
+                    seen = (b < a || t < s) && strcasecmp(o->name, src->name) == 0 &&
+                           strcmp(o->split, src->split) == 0;
+                }
+            if (strcasecmp(src->name, word) != 0 || seen)
+                continue;
+            fputs(found++ ? "\n" : "", out);
+            say_source_head(out, src);
+            for (size_t b = a; b < archs->count; b++)
+                for (size_t t = 0; t < archs->items[b].memory.n_sources; t++) {
+                    const td_mem_source *o = &archs->items[b].memory.sources[t];
+                    if (strcasecmp(o->name, src->name) == 0 && strcmp(o->split, src->split) == 0)
+                        fprintf(out, "    %s: %s (%g a unit), %g cycles\n", archs->items[b].name,
+                                o->metric, o->per_sector, o->latency_cycles);
+                }
+            say_source_fix(out, src);
+        }
+    }
+    return found ? 0 : -1;
 }
 
 typedef struct stall_args {

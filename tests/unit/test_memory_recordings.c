@@ -170,6 +170,16 @@ static void test_mio(void)
                        "-l 5 --kernels 0", bin, src) == 0);
     CHECK(td_shell_file_has(dir, "out.txt", "mio_throttle's waits on the address-divergence unit"));
     CHECK(td_shell_file_has(dir, "out.txt", "Fix: index __constant__ data uniformly"));
+    /* describe and list-nodes name each source under the stall it splits */
+    CHECK(td_shell_run(dir, "%s describe ADU", bin) == 0);
+    CHECK(td_shell_file_has(dir, "out.txt", "ADU (level 5, below the stall reason mio_throttle)"));
+    CHECK(td_shell_file_has(dir, "out.txt", "ADU (level 5, below the stall reason short_scoreboard)"));
+    CHECK(td_shell_file_has(dir, "out.txt", "--replay-mode kernel only"));
+    CHECK(td_shell_run(dir, "%s describe L2_Hit", bin) == 0);
+    CHECK(td_shell_file_has(dir, "out.txt", "below the stall reason long_scoreboard"));
+    CHECK(!td_shell_file_has(dir, "out.txt", "--replay-mode kernel only"));
+    CHECK(td_shell_run(dir, "%s list-nodes -l 5", bin) == 0);
+    CHECK(td_shell_file_has(dir, "out.txt", "MIO_Bound.short_scoreboard.Special_Math"));
 }
 
 static void test_time_sampled_sol(void)
