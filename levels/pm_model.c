@@ -38,27 +38,24 @@ int td_pm_model_shows_unit(const td_pm_model *pm, size_t u)
     return 1;
 }
 
-/* Each shown unit's busiest measure, % of its peak over the rows. */
+/* Each shown unit's throughput over the rows (td_mem_unit_pct: its
+ * busiest measure), % of its peak. */
 static void unit_points(const td_pm_model *pm, const double *row, size_t rows, double *pct)
 {
     const td_arch_memory *mem = &pm->model.arch->memory;
-    for (size_t u = 0; u < TD_MEM_MAX_UNITS; u++)
-        pct[u] = NAN;
-    for (size_t u = 0; u < mem->n_units; u++) {
-        if (!td_pm_model_shows_unit(pm, u))
+    td_mem_totals t;
+    memset(&t, 0, sizeof t);
+    for (size_t v = 0; v < mem->n_units; v++) {
+        if (!pm->unit_ok[v])
             continue;
-        for (size_t v = 0; v < mem->n_units; v++) {
-            if (strcmp(mem->units[v].name, mem->units[u].name) != 0)
-                continue;
-            double work = 0, peak = row[pm->peak_col[v]] / (double)(rows ? rows : 1);
-            for (size_t w = 0; w < mem->units[v].n_work; w++)
-                work += row[pm->work_col[v][w]];
-            double capacity = peak * row[pm->cycles_col[v]];
-            double p = capacity > 0 ? 100.0 * work / capacity : NAN;
-            if (!isnan(p) && (isnan(pct[u]) || p > pct[u]))
-                pct[u] = p;
-        }
+        for (size_t w = 0; w < mem->units[v].n_work; w++)
+            t.work[v] += row[pm->work_col[v][w]];
+        /* the rows' peaks per cycle summed: rows x the peak */
+        t.capacity[v] = row[pm->peak_col[v]] / (double)(rows ? rows : 1) * row[pm->cycles_col[v]];
+        t.unit_launches[v] = 1;
     }
+    for (size_t u = 0; u < TD_MEM_MAX_UNITS; u++)
+        pct[u] = td_pm_model_shows_unit(pm, u) ? td_mem_unit_pct(mem, &t, u) : NAN;
 }
 
 int td_pm_model_init(td_pm_model *pm, const td_arch *arch, const td_pm_samples *s,
