@@ -399,6 +399,25 @@ static void say_source_fix(FILE *out, const td_mem_source *src)
                 "latency (more loads in flight, or a nearer level).\n", TD_SOL_BOUND_PCT);
 }
 
+/* Two sources are one node: one name under one stall. */
+static int same_source(const td_mem_source *a, const td_mem_source *b)
+{
+    return strcasecmp(a->name, b->name) == 0 && strcmp(a->split, b->split) == 0;
+}
+
+/* Whether an earlier table, or earlier in table a, has source s's node. */
+static int source_seen(const td_arch_set *archs, size_t a, size_t s)
+{
+    const td_mem_source *src = &archs->items[a].memory.sources[s];
+    for (size_t b = 0; b <= a; b++) {
+        const td_arch_memory *mem = &archs->items[b].memory;
+        for (size_t t = 0; t < (b < a ? mem->n_sources : s); t++)
+            if (same_source(&mem->sources[t], src))
+                return 1;
+    }
+    return 0;
+}
+
 /* A level-5 source of the arch tables' memory sections, under each stall
  * it splits: its counter and cycles in each table; -1 when no table knows
  * the word. */
@@ -409,21 +428,14 @@ static int describe_source(FILE *out, const char *word, const td_arch_set *archs
         const td_arch_memory *mem = &archs->items[a].memory;
         for (size_t s = 0; s < mem->n_sources; s++) {
             const td_mem_source *src = &mem->sources[s];
-            int seen = 0; /* this name under this stall, in an earlier place */
-            for (size_t b = 0; b <= a && !seen; b++)
-                for (size_t t = 0; t < archs->items[b].memory.n_sources && !seen; t++) {
-                    const td_mem_source *o = &archs->items[b].memory.sources[t];
-                    seen = (b < a || t < s) && strcasecmp(o->name, src->name) == 0 &&
-                           strcmp(o->split, src->split) == 0;
-                }
-            if (strcasecmp(src->name, word) != 0 || seen)
+            if (strcasecmp(src->name, word) != 0 || source_seen(archs, a, s))
                 continue;
             fputs(found++ ? "\n" : "", out);
             say_source_head(out, src);
             for (size_t b = a; b < archs->count; b++)
                 for (size_t t = 0; t < archs->items[b].memory.n_sources; t++) {
                     const td_mem_source *o = &archs->items[b].memory.sources[t];
-                    if (strcasecmp(o->name, src->name) == 0 && strcmp(o->split, src->split) == 0)
+                    if (same_source(o, src))
                         fprintf(out, "    %s: %s (%g a unit), %g cycles\n", archs->items[b].name,
                                 o->metric, o->per_sector, o->latency_cycles);
                 }
