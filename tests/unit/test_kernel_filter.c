@@ -87,6 +87,42 @@ static void test_demangling(void)
     CHECK(td_kernel_count() == 0);
 }
 
+/* A launch's kernel by its function handle: the handle's last kernel
+ * while the names agree; a handle reused for another function (its module
+ * unloaded) finds that one; handles sharing a cache slot, and launches
+ * without a handle, still find their own. */
+static void test_launch_handles(void)
+{
+    set_options(NULL, NULL, NULL, NULL, NULL);
+    td_filter f;
+    char msg[512];
+    CHECK(filter_from_options(&f, msg, sizeof msg) == 0);
+    static char handles[2 * 512 * 16];
+    void *triad_fn = &handles[16], *scale_fn = &handles[16 + 512 * 16];
+    td_kernel *triad = td_kernel_of_launch(triad_fn, TRIAD, &f);
+    CHECK(triad && strcmp(triad->mangled, TRIAD) == 0);
+    CHECK(td_kernel_of_launch(triad_fn, TRIAD, &f) == triad);
+    CHECK(td_kernel_of_launch(NULL, TRIAD, &f) == triad);
+    /* the same slot (512 handles of 16 bytes apart), another kernel */
+    td_kernel *scale = td_kernel_of_launch(scale_fn, SCALE, &f);
+    CHECK(scale && scale != triad && strcmp(scale->mangled, SCALE) == 0);
+    CHECK(td_kernel_of_launch(triad_fn, TRIAD, &f) == triad);
+    CHECK(td_kernel_of_launch(scale_fn, SCALE, &f) == scale);
+    /* triad's handle now names fma's function */
+    td_kernel *fma = td_kernel_of_launch(triad_fn, FMA, &f);
+    CHECK(fma && fma != triad && strcmp(fma->mangled, FMA) == 0);
+    CHECK(td_kernel_of_launch(triad_fn, TRIAD, &f) == triad);
+    CHECK(td_kernel_count() == 3);
+    td_filter_release(&f);
+    td_kernels_reset();
+    /* a fresh table: the cache forgot the kernels it pointed to */
+    CHECK(filter_from_options(&f, msg, sizeof msg) == 0);
+    td_kernel *again = td_kernel_of_launch(scale_fn, SCALE, &f);
+    CHECK(again && strcmp(again->mangled, SCALE) == 0 && td_kernel_count() == 1);
+    td_filter_release(&f);
+    td_kernels_reset();
+}
+
 static void test_name_bases(void)
 {
     char s[8];
@@ -159,6 +195,7 @@ static void test_counts(void)
 int main(void)
 {
     test_demangling();
+    test_launch_handles();
     test_name_bases();
     test_bad_options_say_why();
     test_counts();

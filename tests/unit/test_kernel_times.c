@@ -35,6 +35,7 @@ static void per_thread_by_kernel(void)
     td_ktimes_add("_Z4bigsv", 1 << 20, 1 << 20); /* 1 ns a thread */
     const td_ktime *tiny = td_ktimes_find("_Z4tinyv");
     CHECK(tiny != NULL);
+    CHECK(td_ktimes_kernels() == 2); /* a second record of tiny added none */
     CHECK_NEAR(td_ktimes_ns_per_thread(tiny), 2200.0 / 64, 1e-9);
     CHECK_NEAR(td_ktimes_ns_per_thread(td_ktimes_find("_Z4bigsv")), 1.0, 1e-12);
     /* a prefix is another kernel */
@@ -84,9 +85,11 @@ static void past_capacity(void)
     CHECK(td_ktimes_find("_Z1k8191v") != NULL);
     CHECK(td_ktimes_find("_Z1k8192v") == NULL);
     CHECK(td_ktimes_records() == 8192);
+    CHECK(td_ktimes_kernels() == 8192); /* those past the capacity are not counted */
     td_ktimes_add("_Z1k5v", 1, 30);
     CHECK_NEAR(td_ktimes_ns_per_thread(td_ktimes_find("_Z1k5v")), 20.0, 1e-12);
     td_ktimes_reset();
+    CHECK(td_ktimes_kernels() == 0);
 }
 
 /* td_sort's radix_scatter as the H200 measured it (2026-11-29): five

@@ -55,7 +55,8 @@ void td_ktimes_add(const char *mangled, double threads, uint64_t duration_ns)
             entries[n_entries] = (struct td_ktime){
                 .mangled = copy, .hash = hash,
                 .classes = calloc(TD_KTIME_CLASSES, sizeof(struct td_kclass))};
-            slot_entry[slot] = (int)++n_entries;
+            slot_entry[slot] = (int)(n_entries + 1);
+            __atomic_store_n(&n_entries, n_entries + 1, __ATOMIC_RELEASE);
         }
     }
     if (slot_entry[slot]) {
@@ -83,6 +84,11 @@ const td_ktime *td_ktimes_find(const char *mangled)
     const td_ktime *found = slot_entry[slot] ? &entries[slot_entry[slot] - 1] : NULL;
     pthread_mutex_unlock(&lock);
     return found;
+}
+
+size_t td_ktimes_kernels(void)
+{
+    return __atomic_load_n(&n_entries, __ATOMIC_ACQUIRE);
 }
 
 double td_ktimes_ns_per_thread(const td_ktime *t)

@@ -8,6 +8,7 @@
 #ifndef TD_KERNEL_TIMES_H
 #define TD_KERNEL_TIMES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Where a kernel's sums are; NULL until its first record came. */
@@ -18,6 +19,10 @@ typedef struct td_ktime td_ktime;
 void td_ktimes_add(const char *mangled, double threads, uint64_t duration_ns);
 /* The kernel's entry, once a record of it came; NULL before. */
 const td_ktime *td_ktimes_find(const char *mangled);
+/* Kernels with records so far, read without the lock: a kernel whose
+ * td_ktimes_find found nothing is looked up again only once it grew (a
+ * lookup hashes the mangled name). */
+size_t td_ktimes_kernels(void);
 /* Its mean time per thread launched, ns; 0: none yet. */
 double td_ktimes_ns_per_thread(const td_ktime *t);
 /* Size classes: floor(log2(threads launched)), td_launch_size_class's. */

@@ -112,8 +112,34 @@ td_kernel *td_kernel_get(const char *mangled, const td_filter *f)
     return k;
 }
 
+/* The kernel of each recent launch's function handle, direct-mapped. A
+ * handle can come back for another function once its module is unloaded:
+ * the name is compared, which costs a fraction of its hash. */
+#define TD_HANDLE_SLOTS 512
+static struct {
+    const void *handle;
+    td_kernel *kernel;
+} by_handle[TD_HANDLE_SLOTS];
+
+td_kernel *td_kernel_of_launch(const void *handle, const char *mangled, const td_filter *f)
+{
+    if (!handle || !mangled)
+        return td_kernel_get(mangled, f);
+    size_t i = ((uintptr_t)handle >> 4) % TD_HANDLE_SLOTS;
+    td_kernel *k = by_handle[i].handle == handle ? by_handle[i].kernel : NULL;
+    if (k && strcmp(k->mangled, mangled) == 0)
+        return k;
+    k = td_kernel_get(mangled, f);
+    if (k) {
+        by_handle[i].handle = handle;
+        by_handle[i].kernel = k;
+    }
+    return k;
+}
+
 void td_kernels_reset(void)
 {
+    memset(by_handle, 0, sizeof by_handle);
     for (size_t i = 0; i < table_cap; i++) {
         if (!table[i])
             continue;

@@ -22,6 +22,7 @@ typedef struct td_kernel {
     long durations;
     double thread_sum;       /* and the threads they launched */
     const struct td_ktime *times; /* its activity records' sums (kernel_times.h); NULL: none yet */
+    size_t times_looked;     /* td_ktimes_kernels() when times was last looked up */
     double gpu_est_s;        /* the GPU time of its launches queued, estimated */
     struct td_kqueued *queued; /* its launches queued per size class
                                   (TD_KTIME_CLASSES; NULL: none yet) */
@@ -54,6 +55,11 @@ void td_kernels_reset(void);
 
 /* The kernel of this mangled name, added on first sight. NULL: no memory. */
 td_kernel *td_kernel_get(const char *mangled, const td_filter *f);
+/* td_kernel_get for a launch of the function `handle` (a CUfunction or
+ * CUkernel; NULL: none): the kernel its last launch found, when the names
+ * agree, without hashing the name (PyTorch's run to a thousand characters:
+ * 2.7 us a traced launch, H200). */
+td_kernel *td_kernel_of_launch(const void *handle, const char *mangled, const td_filter *f);
 
 /* Counts the launch and says whether the filters let it be profiled;
  * profiled_here: the kernel's launches profiled so far on this device
