@@ -83,6 +83,7 @@ static int read_expert(td_collect_opts *o, td_collect_getenv_fn env)
     o->cover_launches = expert_number(env, "TOPDOWN_COVER_LAUNCHES");
     o->budget_ranges = env("TOPDOWN_BUDGET_RANGES") != NULL;
     o->budget_per_thread = env("TOPDOWN_BUDGET_PER_THREAD") != NULL;
+    o->budget_all = env("TOPDOWN_BUDGET_ALL") != NULL;
     o->natural_min = expert_number(env, "TOPDOWN_NATURAL_MIN");
     o->natural_idle = expert_number(env, "TOPDOWN_NATURAL_IDLE");
     o->rotation_ranges = expert_number(env, "TOPDOWN_ROTATION_RANGES");

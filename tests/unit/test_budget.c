@@ -420,6 +420,23 @@ int main(void)
     CHECK(!td_budget_kernel_may_move(&shared, 1.0, 0.9, paid));
     CHECK(!td_budget_kernel_may_move(&shared, 1.0, 0.001, 0)); /* 0.1% of the GPU time */
     CHECK(td_budget_kernel_may_move(&shared, 1.0, 0, 100));    /* its time not known yet */
+    /* TOPDOWN_BUDGET_ALL: set-up, coverage and tracing spend the
+     * allowance too; without it they are on neither side. */
+    td_budget all = {.overhead = OVERHEAD};
+    td_budget_launched(&all, 1.0, 0);
+    td_budget_launched(&all, 1.0, 1.0);
+    double all_allowance = td_budget_allowance(&all, 1.0);
+    all.once_s = 0.8 * all_allowance;
+    all.traced_s = 0.01;
+    all_allowance = td_budget_allowance(&all, 1.0); /* the app's time less them */
+    all.spent_s = 0.3 * all_allowance;
+    CHECK(td_budget_allows(&all, 1.0) && td_budget_kernel_allows(&all, 1.0, 0, 0.5));
+    CHECK_NEAR(td_budget_spent(&all), all.spent_s, 1e-12);
+    all.counts_all = 1;
+    CHECK_NEAR(td_budget_spent(&all), all.spent_s + all.once_s + 0.01, 1e-12);
+    CHECK(!td_budget_allows(&all, 1.0) && !td_budget_kernel_allows(&all, 1.0, 0, 0.5));
+    all.spent_s = 0;
+    CHECK(td_budget_allows(&all, 1.0));
     /* no budget: every sample allowed */
     td_budget none = {0};
     none.spent_s = 1e9;

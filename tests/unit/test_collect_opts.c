@@ -38,6 +38,7 @@ static td_collect_opts every_field(void)
     o.cover_launches = 1;
     o.budget_ranges = 1;
     o.budget_per_thread = 1;
+    o.budget_all = 1;
     o.natural_min = 7;
     o.natural_rule = TD_NATURAL_BUDGET;
     o.rotation_ranges = 16;
@@ -75,6 +76,7 @@ static void check_same(const td_collect_opts *got, const td_collect_opts *want)
     CHECK(got->cover_launches == want->cover_launches);
     CHECK(got->budget_ranges == want->budget_ranges);
     CHECK(got->budget_per_thread == want->budget_per_thread);
+    CHECK(got->budget_all == want->budget_all);
     CHECK(got->natural_min == want->natural_min);
     CHECK(got->natural_rule == want->natural_rule);
     CHECK(got->rotation_ranges == want->rotation_ranges);
@@ -160,7 +162,7 @@ static void test_defaults(void)
     int lines = 0;
     for (const char *p = text; p && *p; p++)
         lines += *p == '\n';
-    CHECK(lines == 33);
+    CHECK(lines == 34);
     CHECK(text && strstr(text, "\narch=\n") && strstr(text, "\nlaunch_count=-1\n"));
     CHECK(text && strstr(text, "\noverhead_pct=40\n") && strstr(text, "\napp_pass=-1\n"));
     CHECK(text && strstr(text, "\ncover_launches=-1\n") && strstr(text, "\nbudget_ranges=0\n"));

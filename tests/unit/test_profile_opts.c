@@ -124,14 +124,14 @@ static void test_expert_variables(void)
                                       "TOPDOWN_COVER_LAUNCHES=1", "TOPDOWN_BUDGET_RANGES=1",
                                       "TOPDOWN_BUDGET_PER_THREAD=", "TOPDOWN_NATURAL_MIN=3",
                                       "TOPDOWN_NATURAL=budget", "TOPDOWN_ROTATION_RANGES=16",
-                                      "TOPDOWN_NATURAL_IDLE=0",
+                                      "TOPDOWN_NATURAL_IDLE=0", "TOPDOWN_BUDGET_ALL=1",
                                       NULL};
     td_collect_opts o;
     CHECK(hand_over(&opts, set, &o) == 0);
     CHECK(o.batch == 64 && o.no_rotation);
     CHECK(o.cover_launches == 1 && o.budget_ranges);
     CHECK(o.budget_per_thread && o.natural_min == 3 && o.natural_rule == TD_NATURAL_BUDGET);
-    CHECK(o.rotation_ranges == 16 && o.natural_idle == 0);
+    CHECK(o.rotation_ranges == 16 && o.natural_idle == 0 && o.budget_all);
     CHECK_STR(o.cubin_dir, "/tmp/cu=bins");
     CHECK(o.no_timing && o.no_copies && o.debug);
     td_collect_opts_free(&o);

@@ -7,6 +7,11 @@ static double host_native(const td_budget *b, double now_s)
     return now_s - b->start_s - b->spent_s - b->once_s - b->traced_s;
 }
 
+double td_budget_spent(const td_budget *b)
+{
+    return b->spent_s + (b->counts_all ? b->once_s + b->traced_s : 0);
+}
+
 double td_budget_native(const td_budget *b, double now_s)
 {
     double host = host_native(b, now_s), gpu = b->gpu_from_s + b->gpu_s;
@@ -25,7 +30,7 @@ double td_budget_allowance(const td_budget *b, double now_s)
 
 int td_budget_allows(const td_budget *b, double now_s)
 {
-    return b->overhead <= 0 || b->spent_s <= td_budget_allowance(b, now_s);
+    return b->overhead <= 0 || td_budget_spent(b) <= td_budget_allowance(b, now_s);
 }
 
 int td_budget_kernel_allows(const td_budget *b, double now_s, double kernel_spent_s,
@@ -33,13 +38,13 @@ int td_budget_kernel_allows(const td_budget *b, double now_s, double kernel_spen
 {
     if (b->overhead <= 0)
         return 1;
-    double allowance = td_budget_allowance(b, now_s);
+    double allowance = td_budget_allowance(b, now_s), spent = td_budget_spent(b);
     if (!(b->gpu_s > 0) || !(kernel_gpu_s > 0))
-        return b->spent_s <= allowance; /* its GPU time not known yet */
+        return spent <= allowance; /* its GPU time not known yet */
     double share = kernel_gpu_s / b->gpu_s;
     double mean = b->samples > 0 ? b->spent_s / (double)b->samples : 0;
     double slack = share >= TD_BUDGET_SLACK_SHARE ? TD_BUDGET_SAMPLE_S : 0;
-    return kernel_spent_s + mean <= share * allowance + slack && b->spent_s + mean <= allowance;
+    return kernel_spent_s + mean <= share * allowance + slack && spent + mean <= allowance;
 }
 
 int td_budget_kernel_may_move(const td_budget *b, double now_s, double kernel_gpu_s,

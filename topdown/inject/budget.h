@@ -34,6 +34,7 @@ typedef struct td_budget {
     double gpu_from_s; /* the app's own time at its first launch */
     int launched;    /* a launch was counted */
     long samples;    /* budgeted samples taken (the caller counts them) */
+    int counts_all;  /* TOPDOWN_BUDGET_ALL: one-time costs and tracing are spent too */
 } td_budget;
 
 /* The start's time pays for sampling at most this times as fast as the
@@ -48,6 +49,11 @@ typedef struct td_budget {
 /* The part of a kernel's share of the allowance its moves may take. */
 #define TD_BUDGET_MOVE_SHARE 0.25
 
+/* What the budget weighs against its allowance: the sampling; with
+ * counts_all also the one-time costs (set-up, coverage) and the tracing,
+ * so that what is left for samples is what the user's budget has left
+ * (issue 40: one budget that counts everything). */
+double td_budget_spent(const td_budget *b);
 /* The app's own time at now_s, as the budget counts it. */
 double td_budget_native(const td_budget *b, double now_s);
 /* What sampling may have spent by now_s. */

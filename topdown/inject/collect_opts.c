@@ -50,6 +50,7 @@ static const struct field {
     FIELD(cover_launches, F_LONG),
     FIELD(budget_ranges, F_FLAG),
     FIELD(budget_per_thread, F_FLAG),
+    FIELD(budget_all, F_FLAG),
     FIELD(natural_min, F_LONG),
     FIELD(natural_rule, F_LONG),
     FIELD(natural_idle, F_LONG),

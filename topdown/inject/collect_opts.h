@@ -70,6 +70,8 @@ typedef struct td_collect_opts {
     int budget_per_thread;  /* TOPDOWN_BUDGET_PER_THREAD set: each launch's
                                GPU time from its kernel's records' time per
                                thread, summed as queued, as before; 0 */
+    int budget_all;         /* TOPDOWN_BUDGET_ALL set: set-up, coverage and
+                               tracing spend the budget too (budget.h); 0 */
     long natural_min;       /* TOPDOWN_NATURAL_MIN: counter-group samples of
                                each group a kernel covered by replay still
                                takes (group_sampler.h); -1: the default */

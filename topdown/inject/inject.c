@@ -345,6 +345,7 @@ static void collection_from_opts(const td_collect_opts *o)
     td_g.mode = o->replay_mode;
     double pct = o->overhead_pct;
     td_g.budget.overhead = pct > 0 ? pct / 100 : 0;
+    td_g.budget.counts_all = o->budget_all;
     td_g.graph_view = o->graph_view;
     td_g.pm_interval_ns = o->pm_interval_ns;
     td_g.flush_caches = o->flush_caches;
