@@ -18,6 +18,7 @@ static const cost_field seconds_fields[] = {
     {"elapsed_s", offsetof(td_cost, elapsed_s)},   {"profiling_s", offsetof(td_cost, profiling_s)},
     {"setup_s", offsetof(td_cost, setup_s)},       {"coverage_s", offsetof(td_cost, coverage_s)},
     {"switch_s", offsetof(td_cost, switch_s)},     {"decode_s", offsetof(td_cost, decode_s)},
+    {"tracing_s", offsetof(td_cost, tracing_s)},   {"exit_s", offsetof(td_cost, exit_s)},
 };
 
 static const cost_field count_fields[] = {
@@ -69,7 +70,7 @@ void td_cost_add(td_cost *sum, const td_cost *one)
 
 double td_cost_added_s(const td_cost *c)
 {
-    return c->profiling_s + c->setup_s + c->coverage_s;
+    return c->profiling_s + c->setup_s + c->coverage_s + c->tracing_s + c->exit_s;
 }
 
 int td_cost_coverage_dominates(const td_cost *c)
@@ -102,10 +103,12 @@ int td_cost_over_budget(const td_cost *c, double budget_pct, char *why, size_t s
         "set-up (the profiler started on each context), which the budget cannot "
         "spread over a short run",
         "coverage (each kernel's first launches replayed, and the counter-group "
-        "samples without replay each kernel owes), paid whatever the budget"};
-    double part[3] = {c->profiling_s, c->setup_s, c->coverage_s};
+        "samples without replay each kernel owes), paid whatever the budget",
+        "tracing (topdown's callbacks at every launch, timed only), paid whatever the budget",
+        "the end of the run (the last records written)"};
+    double part[] = {c->profiling_s, c->setup_s, c->coverage_s, c->tracing_s, c->exit_s};
     int most = 0;
-    for (int i = 1; i < 3; i++)
+    for (int i = 1; i < (int)(sizeof part / sizeof *part); i++)
         if (part[i] > part[most])
             most = i;
     double allowed = td_cost_native_s(c) * budget_pct / 100.0;
@@ -268,7 +271,12 @@ void td_cost_describe(const td_cost *c, char *buf, size_t size)
         format_pct(pct, p, sizeof p);
         snprintf(share, sizeof share, "%s of native, estimated", p);
     }
+    char tracing[48] = "", end[48] = "";
+    if (c->tracing_s > 0)
+        snprintf(tracing, sizeof tracing, ", tracing %.2f s", c->tracing_s);
+    if (c->exit_s > 0)
+        snprintf(end, sizeof end, ", end of run %.2f s", c->exit_s);
     snprintf(buf, size, "profiling added %.2f s to %s (sampling %.2f s, set-up %.2f s, "
-             "coverage %.2f s): %s", td_cost_added_s(c), run, c->profiling_s, c->setup_s,
-             c->coverage_s, share);
+             "coverage %.2f s%s%s): %s", td_cost_added_s(c), run, c->profiling_s, c->setup_s,
+             c->coverage_s, tracing, end, share);
 }

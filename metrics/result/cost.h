@@ -26,6 +26,12 @@ typedef struct td_cost {
     double setup_s;      /* one-time set-up: profiler per context, first
                             rotation session */
     double coverage_s;   /* each kernel's first full measurement, once per kernel */
+    double tracing_s;    /* inside topdown's launch callbacks of launches
+                            only timed (CUPTI's own cost in the driver is
+                            not measured) */
+    double exit_s;       /* at the app's exit, beyond what profiling_s holds
+                            of it (the last decode): records written, PC
+                            samples read */
     double switch_s;     /* counter-group switches, and */
     double decode_s;     /* decoding counters: where the three above went
                             (overlapping them, never added to them) */
@@ -37,7 +43,8 @@ int td_cost_recorded(const td_cost *c);
 /* Adds one's fields to sum's (processes too); one not recorded adds nothing. */
 void td_cost_add(td_cost *sum, const td_cost *one);
 
-/* What profiling added: profiling + set-up + coverage, seconds. */
+/* What profiling added: profiling + set-up + coverage + tracing + end of
+ * run, seconds. */
 double td_cost_added_s(const td_cost *c);
 /* The run without profiling: elapsed - added; may be <= 0 when the clocks
  * disagree, and then no share of it is estimated. */
@@ -69,9 +76,10 @@ int td_cost_add_json(cJSON *obj, const td_cost *c, int estimate);
  * what it is, in words ("" when not passed). */
 int td_cost_over_budget(const td_cost *c, double budget_pct, char *why, size_t size);
 
-/* The report's line after "Cost:     ": "profiling added 0.47 s to a 1.52 s
- * run (sampling 0.12 s, set-up 0.25 s, coverage 0.10 s): 45% of native,
- * estimated"; "" when not recorded. */
+/* The report's line after "Cost:     ": "profiling added 0.49 s to a 1.52 s
+ * run (sampling 0.12 s, set-up 0.25 s, coverage 0.10 s, tracing 0.01 s,
+ * end of run 0.01 s): 48% of native, estimated" (tracing and the end of the
+ * run where recorded, > 0); "" when not recorded. */
 void td_cost_describe(const td_cost *c, char *buf, size_t size);
 
 #endif

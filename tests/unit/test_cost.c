@@ -266,6 +266,40 @@ static void test_spool_tolerance(void)
     td_result_free(&res);
 }
 
+/* Tracing and the end of the run (issue 40: one budget that counts
+ * everything): read from an end record, summed, added to what profiling
+ * added, on the Cost line, and named when they are the largest part. */
+static void test_tracing_and_exit(void)
+{
+    const char *text = "{\"type\":\"start\",\"pid\":7,\"format\":\"topdown-spool/2\"}\n"
+                       "{\"type\":\"end\",\"pid\":7,\"elapsed_s\":2,\"profiling_s\":0.1,"
+                       "\"setup_s\":0.2,\"coverage_s\":0.3,\"tracing_s\":0.25,\"exit_s\":0.05}\n";
+    td_result res;
+    td_spool_summary sum;
+    td_error err;
+    memset(&res, 0, sizeof res);
+    CHECK(td_spool_parse(text, strlen(text), "t.spool", &res, &sum, &err) == 0);
+    CHECK(res.cost.tracing_s == 0.25 && res.cost.exit_s == 0.05);
+    CHECK_NEAR(td_cost_added_s(&res.cost), 0.9, 1e-12);
+    CHECK_NEAR(td_cost_native_s(&res.cost), 1.1, 1e-12);
+    char line[320];
+    td_cost_describe(&res.cost, line, sizeof line);
+    CHECK_STR(line, "profiling added 0.90 s to a 2.00 s run (sampling 0.10 s, set-up 0.20 s, "
+                    "coverage 0.30 s, tracing 0.25 s, end of run 0.05 s): 82% of native, "
+                    "estimated");
+    td_cost twice = {0};
+    td_cost_add(&twice, &res.cost);
+    td_cost_add(&twice, &res.cost);
+    CHECK_NEAR(twice.tracing_s, 0.5, 1e-12);
+    CHECK_NEAR(twice.exit_s, 0.1, 1e-12);
+    td_spool_summary_free(&sum);
+    td_result_free(&res);
+    td_cost traced = {.processes = 1, .elapsed_s = 3, .profiling_s = 0.1, .tracing_s = 0.9};
+    char why[512];
+    CHECK(td_cost_over_budget(&traced, 40, why, sizeof why) == 1); /* 1 s on 2 s */
+    CHECK(strstr(why, "0.90 s, was tracing (topdown's callbacks at every launch") != NULL);
+}
+
 static void test_merge(const td_cost *fixture)
 {
     td_result inputs[3], merged;
@@ -372,6 +406,7 @@ int main(void)
     test_round_trip(dir, &fixture);
     test_reader();
     test_spool_tolerance();
+    test_tracing_and_exit();
     test_merge(&fixture);
     test_old_result(dir);
     test_budget_exceeded(dir);

@@ -32,7 +32,8 @@ static void flush_all(void)
     td_activity_flush();
 }
 
-static void emit_end(void)
+/* exit_s: the end of the run beyond what the budget's spent_s took of it. */
+static void emit_end(double exit_s)
 {
     cJSON *rec = td_sw_record("end");
     if (!rec)
@@ -47,6 +48,8 @@ static void emit_end(void)
     cJSON_AddNumberToObject(rec, "switch_s", td_g.switch_s);
     cJSON_AddNumberToObject(rec, "switches", (double)td_g.switches);
     cJSON_AddNumberToObject(rec, "decode_s", td_g.decode_s);
+    cJSON_AddNumberToObject(rec, "tracing_s", td_g.budget.traced_s);
+    cJSON_AddNumberToObject(rec, "exit_s", exit_s > 0 ? exit_s : 0);
     cJSON_AddNumberToObject(rec, "elapsed_s", now_s() - td_g.budget.start_s);
     td_sw_emit(rec);
 }
@@ -59,7 +62,7 @@ void at_exit(void)
     td_gate_enter_exclusive();
     pthread_mutex_lock(&td_g.lock);
     in_our_code = 1;
-    double t0 = now_s();
+    double t0 = now_s(), spent0 = td_g.budget.spent_s;
     if (td_debug_on())
         td_debug("inject", "budget at the end: spent %.4f s of %.4f s (native %.4f s, at the "
                  "first launch %.4f s, GPU %.4f s; once %.4f s, traced %.4f s, at %.4f s); "
@@ -79,7 +82,7 @@ void at_exit(void)
         td_debug("inject", "kernel activity records counted for the budget: %llu",
                  (unsigned long long)td_ktimes_records());
     }
-    emit_end();
+    emit_end(now_s() - t0 - (td_g.budget.spent_s - spent0));
     td_sw_unbuffer(); /* the end record out; any later record goes straight out */
     in_our_code = 0;
     pthread_mutex_unlock(&td_g.lock);
