@@ -116,12 +116,6 @@ static void load_module_of(CUfunction f)
         cuFuncLoad(in_context);
 }
 
-/* CUPTI's id of a stream (stream_ids.h's question). */
-static int cupti_stream_id(void *ctx, void *stream, int per_thread, uint32_t *id)
-{
-    return cuptiGetStreamIdEx(ctx, stream, (uint8_t)per_thread, id) != CUPTI_SUCCESS;
-}
-
 static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     td_probe_start();
@@ -145,11 +139,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     td_probe_mark(TD_PROBE_SHAPE);
     ctx_state *c = context_for(cb->context, cb->contextUid);
     l.id = next_launch_id();
-    if (c)
-        td_stream_id(&c->streams, cupti_stream_id, cb->context, stream, is_per_thread(cbid),
-                     &l.stream);
-    else
-        cupti_stream_id(cb->context, stream, is_per_thread(cbid), &l.stream);
+    cuptiGetStreamIdEx(cb->context, stream, (uint8_t)is_per_thread(cbid), &l.stream);
     td_probe_mark(TD_PROBE_CONTEXT);
     const char *mangled = cb->symbolName;
     if (!mangled && f)
@@ -278,14 +268,6 @@ static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
         }
         return;
     }
-    if (cbid == CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING) {
-        /* its handle may come back for another stream */
-        pthread_mutex_lock(&td_g.lock);
-        for (ctx_state *c = td_g.contexts; c; c = c->next)
-            td_stream_forget(&c->streams, rd->resourceHandle.stream);
-        pthread_mutex_unlock(&td_g.lock);
-        return;
-    }
     if (cbid != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
         return;
     uint32_t uid = 0;
@@ -391,8 +373,6 @@ static int subscribe(void)
                         CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                         CUPTI_CBID_RESOURCE_MODULE_LOADED);
-    cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
-                        CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING);
     if (td_pcs_enabled())
         cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                             CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);

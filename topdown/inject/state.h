@@ -29,7 +29,6 @@
 #include "topdown/inject/progress.h"
 #include "topdown/inject/range_profiler.h"
 #include "topdown/inject/sample_policy.h"
-#include "topdown/inject/stream_ids.h"
 
 enum { MAX_METRICS = 128 };
 /* Ranges of the rotation's image: its samples and one pad a pass at most,
@@ -57,7 +56,6 @@ typedef struct ctx_state {
     int profiling;        /* the Range Profiler is set up on it */
     int start_failures;   /* its Starts that failed in a row */
     td_rp rp;
-    td_stream_ids streams; /* its streams' CUPTI ids by handle */
     const char *metrics[MAX_METRICS]; /* the device's metrics */
     size_t n_metrics;
     size_t n_full;        /* the full set (kernel replay): the first n_full metrics,
