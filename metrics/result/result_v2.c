@@ -586,7 +586,8 @@ static int read_launch_table(const cJSON *dev_obj, td_device *dev, const config 
         column(obj, "config", 1, (size_t)count, &config_col, c) ||
         td_device_reserve_launches(dev, (size_t)count, c->err))
         return -1;
-    memset(dev->launches, 0, (size_t)count * sizeof *dev->launches);
+    if (count) /* none reserved: launches is NULL, and memset(NULL, 0, 0) is undefined */
+        memset(dev->launches, 0, (size_t)count * sizeof *dev->launches);
     for (size_t i = 0; i < (size_t)count; i++)
         dev->launches[i].group = TD_GROUP_ALL;
     dev->n_launches = (size_t)count;
