@@ -189,6 +189,27 @@ static int fill_durations(const td_result *res, const gathered *g, size_t n,
     return 0;
 }
 
+/* Each kernel's longest profiled launch, then the time of its launches
+ * TD_BEYOND_MEASURED times longer than that. */
+static void fill_beyond_measured(const td_result *res, const gathered *g, td_launch_stats *stats)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        size_t at = 0;
+        for (size_t d = 0; d < res->n_devices; d++)
+            for (size_t i = 0; i < res->devices[d].n_launches; i++, at++) {
+                const td_launch *l = &res->devices[d].launches[i];
+                if (g->kernel_of_launch[at] < 0 || !(l->duration_ns > 0))
+                    continue;
+                td_launch_stats *s = &stats[g->kernel_of_launch[at]];
+                if (pass == 0 && l->profiled && l->duration_ns > s->measured_max_ns)
+                    s->measured_max_ns = l->duration_ns;
+                else if (pass == 1 && !l->profiled && s->measured_max_ns > 0 &&
+                         l->duration_ns > TD_BEYOND_MEASURED * s->measured_max_ns)
+                    s->beyond_measured_ns += l->duration_ns;
+            }
+    }
+}
+
 /* Each kernel's commonest configuration and how many it has. */
 static void pick_configs(const gathered *g, td_launch_stats *stats)
 {
@@ -291,6 +312,8 @@ int td_launch_stats_of(const td_result *res, const td_model *models,
     }
     if (rc == 0)
         rc = fill_durations(res, &g, n, stats, total, err);
+    if (rc == 0)
+        fill_beyond_measured(res, &g, stats);
     if (rc == 0) {
         pick_configs(&g, stats);
         for (size_t k = 0; k < n; k++)

@@ -31,7 +31,22 @@ typedef struct td_launch_stats {
     double achieved_pct;         /* warps resident per active cycle over max_warps, its
                                     profiled launches together; NAN: none measured it */
     size_t achieved_launches;    /* the profiled launches behind achieved_pct */
+    double measured_max_ns;      /* its longest profiled launch; 0: none profiled */
+    double beyond_measured_ns;   /* the time of its launches longer than
+                                    TD_BEYOND_MEASURED times that: its tree stands
+                                    for none of them */
 } td_launch_stats;
+
+/* A launch this many times longer than every profiled launch of its kernel
+ * is of another regime than any measured: td_sort's radix_scan launches one
+ * block every time, for 1 us to 1.6 ms of work, and its 16 launches of
+ * 1.55 ms (44% of the app's GPU time) were never measured (H200,
+ * 2026-11-29). A kernel replay takes about twice a launch's own time, far
+ * below it. */
+#define TD_BEYOND_MEASURED 8.0
+/* The report notes a kernel with this share of its time or more beyond
+ * its measured launches. */
+#define TD_BEYOND_NOTE 0.10
 
 /* stats[k] of the kernel named names[k] (n distinct names), from every
  * launch of res of that name; models and bindings: one per device section

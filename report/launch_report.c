@@ -37,6 +37,23 @@ void td_print_durations(FILE *out, const td_duration_stats *d)
             dec, d->max_ns / scale, dec, d->std_ns / scale);
 }
 
+void td_print_beyond_measured(FILE *out, const td_launch_stats *ls)
+{
+    double total = ls->durations.total_ns;
+    if (!(total > 0) || ls->beyond_measured_ns < TD_BEYOND_NOTE * total)
+        return;
+    double scale_max, scale_measured;
+    int dec_max, dec_measured;
+    const char *unit_max = duration_unit(ls->durations.max_ns, &scale_max, &dec_max);
+    const char *unit_measured = duration_unit(ls->measured_max_ns, &scale_measured, &dec_measured);
+    fprintf(out, "  NOTE: %.0f%% of its time is in launches over %.0fx longer than any it "
+            "measured (up to %.*f %s, the measured ones up to %.*f %s): its tree stands for its "
+            "shorter launches; --overhead unlimited measures every launch\n",
+            100.0 * ls->beyond_measured_ns / total, TD_BEYOND_MEASURED, dec_max,
+            ls->durations.max_ns / scale_max, unit_max, dec_measured,
+            ls->measured_max_ns / scale_measured, unit_measured);
+}
+
 static unsigned block_warps(const td_launch_config *c)
 {
     unsigned long long threads = (unsigned long long)c->block[0] * c->block[1] * c->block[2];

@@ -15,6 +15,9 @@ struct cJSON;
  * one unit, ns, us or ms as the longest asks; nothing for one launch,
  * whose time the kernel's line already gives. */
 void td_print_durations(FILE *out, const td_duration_stats *d);
+/* The kernel's NOTE when TD_BEYOND_NOTE of its time or more is in launches
+ * TD_BEYOND_MEASURED times longer than any it measured (nothing else). */
+void td_print_beyond_measured(FILE *out, const td_launch_stats *ls);
 
 /* The Launch and Occupancy lines of ks (--page details). */
 void td_print_launch_details(FILE *out, const td_result *res, const td_kernel_summary *ks);

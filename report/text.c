@@ -336,6 +336,29 @@ static void print_not_known(FILE *out, const td_summary *s, int level)
                 others ? ", and others under 1% of GPU time" : "");
 }
 
+/* The kernels of 1% of GPU time or more whose measured launches were all
+ * far shorter than much of their time (launch_stats.h, TD_BEYOND_NOTE). */
+static void print_beyond_measured(FILE *out, const td_summary *s)
+{
+    size_t listed = 0;
+    for (size_t k = 0; k < s->n_kernels && listed < 5; k++) {
+        const td_kernel_summary *ks = &s->kernels[k];
+        const td_launch_stats *ls = &ks->launch;
+        if (time_share_pct(s, ks) < 1.0 || !(ls->durations.total_ns > 0) ||
+            ls->beyond_measured_ns < TD_BEYOND_NOTE * ls->durations.total_ns)
+            continue;
+        if (!listed)
+            fprintf(out, "NOTE:     most of a kernel's time in launches over %.0fx longer than any "
+                    "it measured (its tree stands for its shorter launches): kernel ",
+                    TD_BEYOND_MEASURED);
+        fprintf(out, "%s#%zu (%.1f%% of GPU time, %.0f%% of its own)", listed ? ", " : "", k + 1,
+                time_share_pct(s, ks), 100.0 * ls->beyond_measured_ns / ls->durations.total_ns);
+        listed++;
+    }
+    if (listed)
+        fputs("; --overhead unlimited measures every launch\n", out);
+}
+
 /* Why a kernel's nodes are not known, and what makes them known. */
 static void print_kernel_not_known(FILE *out, const td_summary *s, const td_kernel_summary *ks,
                                    int level)
@@ -635,6 +658,7 @@ void td_report_header(FILE *out, const td_result *res, const td_summary *s,
     print_coverage_note(out, res, s);
     print_incomplete(out, s);
     print_not_known(out, s, o->level);
+    print_beyond_measured(out, s);
     print_conditions_differ(out, s);
     print_conditions(out, res, s);
     /* What the collection said (an option refused, launches left timed
@@ -700,6 +724,7 @@ static void print_kernel(FILE *out, const td_result *res, const td_summary *s, s
     char fix[320];
     const char *library = td_comm_library(ks->name);
     print_kernel_not_known(out, s, ks, o->level);
+    td_print_beyond_measured(out, &ks->launch);
     print_tree(out, m, &ks->mean, &ks->spread, &ks->verdict, o, d,
                library ? td_comm_fix(library, 1.0, fix, sizeof fix) : NULL, throughput);
 }
