@@ -127,17 +127,20 @@ static int add_number_or_null(cJSON *obj, const char *key, int known, double val
                                      : cJSON_AddNullToObject(obj, key)) != NULL;
 }
 
-static cJSON *durations_json(const td_duration_stats *d)
+static cJSON *durations_json(const td_launch_stats *ls)
 {
+    const td_duration_stats *d = &ls->durations;
     cJSON *obj = cJSON_CreateObject();
-    int known = d->count > 0;
+    int known = d->count > 0, measured = ls->measured_max_ns > 0;
     int ok = obj && cJSON_AddNumberToObject(obj, "count", (double)d->count) &&
              cJSON_AddNumberToObject(obj, "total_ns", d->total_ns) &&
              add_number_or_null(obj, "mean_ns", known, d->mean_ns) &&
              add_number_or_null(obj, "min_ns", known, d->min_ns) &&
              add_number_or_null(obj, "median_ns", known, d->median_ns) &&
              add_number_or_null(obj, "max_ns", known, d->max_ns) &&
-             add_number_or_null(obj, "std_ns", known, d->std_ns);
+             add_number_or_null(obj, "std_ns", known, d->std_ns) &&
+             add_number_or_null(obj, "measured_max_ns", measured, ls->measured_max_ns) &&
+             add_number_or_null(obj, "beyond_measured_ns", measured, ls->beyond_measured_ns);
     return ok ? obj : (cJSON_Delete(obj), NULL);
 }
 
@@ -221,7 +224,7 @@ static cJSON *occupancy_json(const td_launch_stats *ls)
 
 int td_launch_stats_add_json(cJSON *obj, const td_launch_stats *ls)
 {
-    cJSON *parts[3] = {durations_json(&ls->durations), launch_json(ls), occupancy_json(ls)};
+    cJSON *parts[3] = {durations_json(ls), launch_json(ls), occupancy_json(ls)};
     const char *keys[3] = {"durations", "launch", "occupancy"};
     int rc = 0;
     for (int i = 0; i < 3; i++) {

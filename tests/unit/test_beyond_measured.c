@@ -10,6 +10,7 @@
 
 #include "../check.h"
 #include "levels/aggregate.h"
+#include "report/launch_report.h"
 #include "td_outputs_testlib.h"
 #include "td_testreport.h"
 
@@ -72,6 +73,21 @@ int main(void)
     const char *other = strstr(text, "Kernel 2/2: steady");
     CHECK(other && !strstr(other, "longer than any it measured"));
     CHECK(td_count(text, "longer than any it measured") == 2);
+    /* --json's durations carry both figures, null where nothing was profiled */
+    cJSON *obj = cJSON_CreateObject();
+    CHECK(scan && td_launch_stats_add_json(obj, &scan->launch) == 0);
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(obj, "durations");
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(d, "measured_max_ns")) == 2000);
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(d, "beyond_measured_ns")),
+               6e6, 1e-6);
+    cJSON_Delete(obj);
+    td_launch_stats none = {0};
+    obj = cJSON_CreateObject();
+    CHECK(td_launch_stats_add_json(obj, &none) == 0);
+    d = cJSON_GetObjectItemCaseSensitive(obj, "durations");
+    CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(d, "measured_max_ns")) &&
+          cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(d, "beyond_measured_ns")));
+    cJSON_Delete(obj);
     td_summary_free(&s);
     td_result_free(&res);
     td_arch_set_free(&archs);
