@@ -210,6 +210,12 @@ static void fill_beyond_measured(const td_result *res, const gathered *g, td_lau
     }
 }
 
+double td_launch_beyond_share(const td_launch_stats *ls)
+{
+    double total = ls->durations.total_ns;
+    return total > 0 ? ls->beyond_measured_ns / total : 0;
+}
+
 /* Each kernel's commonest configuration and how many it has. */
 static void pick_configs(const gathered *g, td_launch_stats *stats)
 {

@@ -48,6 +48,11 @@ typedef struct td_launch_stats {
  * its measured launches. */
 #define TD_BEYOND_NOTE 0.10
 
+/* The share of the kernel's time in launches beyond its measured ones
+ * (beyond_measured_ns over its total; 0 where it took no time); the report
+ * notes it from TD_BEYOND_NOTE. */
+double td_launch_beyond_share(const td_launch_stats *ls);
+
 /* stats[k] of the kernel named names[k] (n distinct names), from every
  * launch of res of that name; models and bindings: one per device section
  * (levels/aggregate.h). A launch of another name is not counted. */

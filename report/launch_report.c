@@ -39,8 +39,8 @@ void td_print_durations(FILE *out, const td_duration_stats *d)
 
 void td_print_beyond_measured(FILE *out, const td_launch_stats *ls)
 {
-    double total = ls->durations.total_ns;
-    if (!(total > 0) || ls->beyond_measured_ns < TD_BEYOND_NOTE * total)
+    double share = td_launch_beyond_share(ls);
+    if (share < TD_BEYOND_NOTE)
         return;
     double scale_max, scale_measured;
     int dec_max, dec_measured;
@@ -49,7 +49,7 @@ void td_print_beyond_measured(FILE *out, const td_launch_stats *ls)
     fprintf(out, "  NOTE: %.0f%% of its time is in launches over %.0fx longer than any it "
             "measured (up to %.*f %s, the measured ones up to %.*f %s): its tree stands for its "
             "shorter launches; --overhead unlimited measures every launch\n",
-            100.0 * ls->beyond_measured_ns / total, TD_BEYOND_MEASURED, dec_max,
+            100.0 * share, TD_BEYOND_MEASURED, dec_max,
             ls->durations.max_ns / scale_max, unit_max, dec_measured,
             ls->measured_max_ns / scale_measured, unit_measured);
 }

@@ -343,16 +343,15 @@ static void print_beyond_measured(FILE *out, const td_summary *s)
     size_t listed = 0;
     for (size_t k = 0; k < s->n_kernels && listed < 5; k++) {
         const td_kernel_summary *ks = &s->kernels[k];
-        const td_launch_stats *ls = &ks->launch;
-        if (time_share_pct(s, ks) < 1.0 || !(ls->durations.total_ns > 0) ||
-            ls->beyond_measured_ns < TD_BEYOND_NOTE * ls->durations.total_ns)
+        double beyond = td_launch_beyond_share(&ks->launch);
+        if (time_share_pct(s, ks) < 1.0 || beyond < TD_BEYOND_NOTE)
             continue;
         if (!listed)
             fprintf(out, "NOTE:     most of a kernel's time in launches over %.0fx longer than any "
                     "it measured (its tree stands for its shorter launches): kernel ",
                     TD_BEYOND_MEASURED);
         fprintf(out, "%s#%zu (%.1f%% of GPU time, %.0f%% of its own)", listed ? ", " : "", k + 1,
-                time_share_pct(s, ks), 100.0 * ls->beyond_measured_ns / ls->durations.total_ns);
+                time_share_pct(s, ks), 100.0 * beyond);
         listed++;
     }
     if (listed)
