@@ -10,19 +10,34 @@
 #include "metrics/result/result.h"
 #include "topdown/inject/spool_writer.h"
 
-/* Buffers of 1 MiB (a few thousand kernel records): CUPTI returns a
- * buffer once it is full (its periodic flush too), and the budget learns
- * the kernels' durations from them (kernel_times.h), so within a few
- * thousand launches where 8 MiB took tens of thousands. */
-enum { BUFFER_SIZE = 1 << 20, BUFFER_ALIGN = 8, FLUSH_PERIOD_MS = 100 };
+/* Buffers of 1 MiB (about 4,800 kernel records of 216 bytes): CUPTI
+ * returns a buffer once it is full (its periodic flush too), and the
+ * budget learns the kernels' durations from them (kernel_times.h), so
+ * within a few thousand launches where 8 MiB took tens of thousands.
+ * TOPDOWN_ACTIVITY_KB sets the size, 4 KiB to 64 MiB. */
+enum { BUFFER_KB = 1024, BUFFER_KB_MIN = 4, BUFFER_KB_MAX = 64 << 10 };
+enum { BUFFER_ALIGN = 8, FLUSH_PERIOD_MS = 100 };
 
 static uint64_t start_time;
 static uint64_t (*new_launch_id)(void);
+static size_t buffer_bytes = (size_t)BUFFER_KB << 10;
+
+/* TOPDOWN_ACTIVITY_KB's kb (-1: the default) as bytes, within bounds. */
+static size_t bytes_of_kb(long kb)
+{
+    if (kb < 0)
+        kb = BUFFER_KB;
+    if (kb < BUFFER_KB_MIN)
+        kb = BUFFER_KB_MIN;
+    if (kb > BUFFER_KB_MAX)
+        kb = BUFFER_KB_MAX;
+    return (size_t)kb << 10;
+}
 
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-    *buffer = aligned_alloc(BUFFER_ALIGN, BUFFER_SIZE);
-    *size = *buffer ? BUFFER_SIZE : 0;
+    *buffer = aligned_alloc(BUFFER_ALIGN, buffer_bytes);
+    *size = *buffer ? buffer_bytes : 0;
     *max_records = 0;
 }
 
@@ -217,8 +232,9 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     free(buffer);
 }
 
-int td_activity_start(uint64_t t0, uint64_t (*next_id)(void), int copies)
+int td_activity_start(uint64_t t0, uint64_t (*next_id)(void), int copies, long buffer_kb)
 {
+    buffer_bytes = bytes_of_kb(buffer_kb);
     start_time = t0;
     new_launch_id = next_id;
     if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS)

@@ -11,8 +11,8 @@
 #include <stdint.h>
 
 /* next_id hands out launch ids shared with the callback path; copies: 0
- * leaves copies out (TOPDOWN_NO_COPIES). */
-int td_activity_start(uint64_t t0, uint64_t (*next_id)(void), int copies);
+ * leaves copies out (TOPDOWN_NO_COPIES); buffer_kb: TOPDOWN_ACTIVITY_KB. */
+int td_activity_start(uint64_t t0, uint64_t (*next_id)(void), int copies, long buffer_kb);
 /* Delivers every buffered record now (exit, context teardown, signals). */
 void td_activity_flush(void);
 /* A cuGraphLaunch (its correlation id) ran this graph exec (its CUPTI id). */

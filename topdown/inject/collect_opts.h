@@ -81,6 +81,8 @@ typedef struct td_collect_opts {
                                group serves no owed natural sample before one
                                may move the rotation (0: at once, as before);
                                -1: the default */
+    long activity_kb;       /* TOPDOWN_ACTIVITY_KB: KiB of each CUPTI activity
+                               buffer (activity.c bounds it); -1: the default */
     long rotation_ranges;   /* TOPDOWN_ROTATION_RANGES: ranges the rotation's
                                counter-data image holds (contexts.c bounds
                                it); -1: the default */

@@ -168,10 +168,12 @@ static double ns_per_thread(td_kernel *k)
 static double kernel_queued_s(td_kernel *k, const launch_rec *l)
 {
     double threads = td_launch_threads(l->grid, l->block);
-    size_t recorded = k->times ? 0 : td_ktimes_kernels();
-    if (!k->times && k->times_looked != recorded) {
-        k->times_looked = recorded;
-        k->times = td_ktimes_find(k->mangled);
+    if (!k->times) {
+        size_t recorded = td_ktimes_kernels();
+        if (k->times_looked != recorded) {
+            k->times_looked = recorded;
+            k->times = td_ktimes_find(k->mangled);
+        }
     }
     double running = k->gpu_est_s + ns_per_thread(k) * threads * 1e-9;
     if (td_g.opts.budget_ranges || td_g.opts.budget_per_thread)
