@@ -56,6 +56,7 @@ static const struct field {
     FIELD(natural_idle, F_LONG),
     FIELD(rotation_ranges, F_LONG),
     FIELD(activity_kb, F_LONG),
+    FIELD(activity_flush_ms, F_LONG),
     FIELD(pm_interval_ns, F_U64),
     FIELD(source, F_FLAG),
     FIELD(source_only, F_FLAG),
@@ -99,6 +100,7 @@ void td_collect_opts_init(td_collect_opts *o)
     o->natural_idle = -1;
     o->rotation_ranges = -1;
     o->activity_kb = -1;
+    o->activity_flush_ms = -1;
 }
 
 void td_collect_opts_free(td_collect_opts *o)

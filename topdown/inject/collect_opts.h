@@ -83,6 +83,9 @@ typedef struct td_collect_opts {
                                -1: the default */
     long activity_kb;       /* TOPDOWN_ACTIVITY_KB: KiB of each CUPTI activity
                                buffer (activity.c bounds it); -1: the default */
+    long activity_flush_ms; /* TOPDOWN_ACTIVITY_FLUSH_MS: ms between flushes of
+                               the completed activity records (activity.c; 0:
+                               none but CUPTI's own); -1: the default */
     long rotation_ranges;   /* TOPDOWN_ROTATION_RANGES: ranges the rotation's
                                counter-data image holds (contexts.c bounds
                                it); -1: the default */

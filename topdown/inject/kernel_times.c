@@ -113,7 +113,17 @@ static int nearest_recorded(const struct td_kclass *classes, int cls)
     return -1;
 }
 
-double td_ktimes_queued_ns(const td_ktime *t, const td_kqueued *queued)
+double td_launch_scaled_ns(double ref_ns, double ref_threads, double threads,
+                           double full_threads)
+{
+    if (!(ref_threads > 0) || !(threads > 0))
+        return 0;
+    double from = ref_threads > full_threads ? ref_threads : full_threads;
+    double to = threads > full_threads ? threads : full_threads;
+    return ref_ns * to / from;
+}
+
+double td_ktimes_queued_ns(const td_ktime *t, const td_kqueued *queued, double full_threads)
 {
     if (!t || !queued)
         return 0;
@@ -133,7 +143,11 @@ double td_ktimes_queued_ns(const td_ktime *t, const td_kqueued *queued)
             break;
         }
         const struct td_kclass *other = &t->classes[near];
-        ns += queued[c].threads * other->ns_sum / other->thread_sum;
+        double each = td_launch_scaled_ns(other->ns_sum / (double)other->launches,
+                                          other->thread_sum / (double)other->launches,
+                                          queued[c].threads / (double)queued[c].launches,
+                                          full_threads);
+        ns += (double)queued[c].launches * each;
     }
     pthread_mutex_unlock(&lock);
     return ns;

@@ -34,16 +34,24 @@ typedef struct td_kqueued {
     double threads;
 } td_kqueued;
 
+/* One launch of `threads` priced from a launch of ref_threads that took
+ * ref_ns, where full_threads fill the device (its SMs times the threads an
+ * SM holds; 0: unknown): in waves, not per thread. A launch that does not
+ * fill the device runs in about one wave whatever its size; td_sort's
+ * radix_scatter took 45.7 us at 256 threads and 1.36 ms at 8 M on the
+ * H200 (270,336 threads fill it): 1.50 ms by waves, 1.50 s per thread. */
+double td_launch_scaled_ns(double ref_ns, double ref_threads, double threads,
+                           double full_threads);
 /* The GPU time of a kernel's launches queued, ns (queued: per size class,
  * TD_KTIME_CLASSES of them): each class's launches at its records' mean
- * duration; a class without records at the time per thread of the
- * nearest class with records. 0: no record of the kernel yet. Called
+ * duration; a class without records from the nearest class with records
+ * (td_launch_scaled_ns, full_threads). 0: no record of the kernel yet. Called
  * again as records come, it converges to the kernel's own time, where a
  * running sum of each launch's estimate at queue time kept its errors:
  * td_sort's radix_scatter, priced by its smallest launches' time per
  * thread (178 ns at 256 threads, 0.16 at 8 M), counted 14.2 s of GPU time
  * for 27 ms run (H200), and the budget allowed 6.3 s where 0.25 s was 40%. */
-double td_ktimes_queued_ns(const td_ktime *t, const td_kqueued *queued);
+double td_ktimes_queued_ns(const td_ktime *t, const td_kqueued *queued, double full_threads);
 /* Records counted (all kernels), for TOPDOWN_DEBUG. */
 uint64_t td_ktimes_records(void);
 /* Forgets everything (tests). */

@@ -144,25 +144,30 @@ static int staying_on_replay(const ctx_state *c)
            td_g.launches - td_g.new_kernel_launch < TD_RETURN_AFTER;
 }
 
-/* The kernel's GPU time per thread launched, ns (0: not known yet), from
- * its profiled launches, whose ranges hold their own cost (td_tiny on the
- * H200: 1.10 s of GPU time counted for 96 ms run): before its activity
- * records came, or always with TOPDOWN_BUDGET_RANGES (for comparisons);
- * with TOPDOWN_BUDGET_PER_THREAD, from the records' time per thread. */
-static double ns_per_thread(td_kernel *k)
+/* One launch of the kernel of `threads`, ns (0: not known yet), from its
+ * profiled launches, whose ranges hold their own cost (td_tiny on the
+ * H200: 1.10 s of GPU time counted for 96 ms run), in waves of the device
+ * (td_launch_scaled_ns): before its activity records came, or always with
+ * TOPDOWN_BUDGET_RANGES (for comparisons); with TOPDOWN_BUDGET_PER_THREAD,
+ * at the records' time per thread. */
+static double launch_est_ns(const td_kernel *k, double threads)
 {
     if (td_g.opts.budget_per_thread && !td_g.opts.budget_ranges) {
         double from_records = td_ktimes_ns_per_thread(k->times);
         if (from_records > 0)
-            return from_records;
+            return from_records * threads;
     }
-    return k->durations && k->thread_sum > 0 ? k->duration_sum / k->thread_sum : 0;
+    if (!k->durations || !(k->thread_sum > 0))
+        return 0;
+    double each = (double)k->durations;
+    return td_launch_scaled_ns(k->duration_sum / each, k->thread_sum / each, threads,
+                               td_g.full_threads);
 }
 
 /* The GPU time of the kernel's launches queued so far, this one included:
  * from its activity records once they came (td_ktimes_queued_ns, by
- * launch size), else the running sum of each launch's estimate by its
- * kernel's time per thread launched (0 until one was known): a kernel's
+ * launch size), else the running sum of each launch's estimate from its
+ * kernel's profiled launches (0 until one was known): a kernel's
  * launches can differ a thousandfold (td_bfs: 2 us to 2 ms, with the
  * frontier), and its first launches are often its smallest. */
 static double kernel_queued_s(td_kernel *k, const launch_rec *l)
@@ -175,7 +180,7 @@ static double kernel_queued_s(td_kernel *k, const launch_rec *l)
             k->times = td_ktimes_find(k->mangled);
         }
     }
-    double running = k->gpu_est_s + ns_per_thread(k) * threads * 1e-9;
+    double running = k->gpu_est_s + launch_est_ns(k, threads) * 1e-9;
     if (td_g.opts.budget_ranges || td_g.opts.budget_per_thread)
         return running;
     if (!k->queued)
@@ -185,7 +190,7 @@ static double kernel_queued_s(td_kernel *k, const launch_rec *l)
     td_kqueued *cls = &k->queued[td_threads_size_class(threads) % TD_KTIME_CLASSES];
     cls->launches++;
     cls->threads += threads;
-    double from_records = td_ktimes_queued_ns(k->times, k->queued) * 1e-9;
+    double from_records = td_ktimes_queued_ns(k->times, k->queued, td_g.full_threads) * 1e-9;
     return from_records > 0 ? from_records : running;
 }
 

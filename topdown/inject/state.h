@@ -107,6 +107,9 @@ typedef struct td_inject_state {
     long profiled;
     uint64_t t0;
     td_replay_mode mode;      /* --replay-mode (collect_opts.h) */
+    double full_threads;      /* threads the largest device seen holds at once (its
+                                 SMs times an SM's): the budget prices launches in
+                                 waves of it (kernel_times.h); 0: none seen yet */
     td_budget budget;         /* --overhead (budget.c): what sampling spent (spent_s:
                                  launches, decoding; one-time set-up is setup_s),
                                  against the app's own time since start_s */
