@@ -113,11 +113,13 @@ static int budget_allows(const td_kernel *k)
     if (td_debug_on() && td_g.budget_skipped < TD_BUDGET_DEBUG_LINES)
         td_debug("inject", "budget at launch %ld: %s; spent %.4f s of %.4f s (native %.4f s, "
                  "at the first launch %.4f s; once %.4f s, at %.4f s); %s: spent %.4f s, "
-                 "GPU %.4f s of %.4f s", td_g.launches, allowed ? "sample" : "no",
+                 "GPU %.4f s of %.4f s (%s; %llu records in all)", td_g.launches,
+                 allowed ? "sample" : "no",
                  td_budget_spent(&td_g.budget), td_budget_allowance(&td_g.budget, now),
                  td_budget_native(&td_g.budget, now), td_g.budget.gpu_from_s, td_g.budget.once_s,
                  now - td_g.budget.start_s, k->name, k->budget_spent_s, gpu,
-                 td_g.budget.gpu_s);
+                 td_g.budget.gpu_s, k->times ? "from its records" : "no record of it yet",
+                 (unsigned long long)td_ktimes_records());
     if (allowed) {
         td_g.budget.samples++;
         return 1;
