@@ -312,10 +312,26 @@ static void stop_flusher(void)
         pthread_join(flusher.thread, NULL);
 }
 
+/* CUPTI keeps kernels' timestamps in device buffers of ~3 MB (100,000
+ * kernels) and completes their records from them; TOPDOWN_ACTIVITY_DEVICE_KB
+ * sets a smaller size (an arm: do records come back within a run?). */
+static void set_device_buffer(long device_kb)
+{
+    if (device_kb <= 0)
+        return;
+    size_t bytes = (size_t)(device_kb > BUFFER_KB_MAX ? BUFFER_KB_MAX : device_kb) << 10;
+    size_t size = sizeof bytes;
+    if (cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &bytes) !=
+        CUPTI_SUCCESS)
+        td_sw_warning("CUPTI refused a device buffer of %zu bytes for kernel timestamps; "
+                      "its default stays", bytes);
+}
+
 int td_activity_start(uint64_t t0, uint64_t (*next_id)(void), int copies, long buffer_kb,
-                      long flush_ms)
+                      long flush_ms, long device_kb)
 {
     buffer_bytes = bytes_of_kb(buffer_kb);
+    set_device_buffer(device_kb);
     start_time = t0;
     new_launch_id = next_id;
     if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS)

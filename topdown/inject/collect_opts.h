@@ -86,6 +86,8 @@ typedef struct td_collect_opts {
     long activity_flush_ms; /* TOPDOWN_ACTIVITY_FLUSH_MS: ms between flushes of
                                the completed activity records (activity.c; 0:
                                none but CUPTI's own); -1: the default */
+    long activity_device_kb; /* TOPDOWN_ACTIVITY_DEVICE_KB: KiB of CUPTI's device
+                               buffers of kernel timestamps; -1: CUPTI's */
     long rotation_ranges;   /* TOPDOWN_ROTATION_RANGES: ranges the rotation's
                                counter-data image holds (contexts.c bounds
                                it); -1: the default */
