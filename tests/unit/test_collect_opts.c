@@ -45,6 +45,7 @@ static td_collect_opts every_field(void)
     o.activity_kb = 16;
     o.activity_flush_ms = 0;
     o.activity_device_kb = 64;
+    o.activity_per_thread = 0;
     o.natural_idle = 0;
     o.graph_view = o.flush_caches = o.no_rotation = 1;
     o.pm_interval_ns = 20000000000ull; /* past 32 bits */
@@ -84,6 +85,7 @@ static void check_same(const td_collect_opts *got, const td_collect_opts *want)
     CHECK(got->activity_kb == want->activity_kb);
     CHECK(got->activity_flush_ms == want->activity_flush_ms);
     CHECK(got->activity_device_kb == want->activity_device_kb);
+    CHECK(got->activity_per_thread == want->activity_per_thread);
     CHECK(got->natural_rule == want->natural_rule);
     CHECK(got->rotation_ranges == want->rotation_ranges);
     CHECK(got->natural_idle == want->natural_idle);
@@ -168,7 +170,7 @@ static void test_defaults(void)
     int lines = 0;
     for (const char *p = text; p && *p; p++)
         lines += *p == '\n';
-    CHECK(lines == 37);
+    CHECK(lines == 38);
     CHECK(text && strstr(text, "\narch=\n") && strstr(text, "\nlaunch_count=-1\n"));
     CHECK(text && strstr(text, "\noverhead_pct=40\n") && strstr(text, "\napp_pass=-1\n"));
     CHECK(text && strstr(text, "\ncover_launches=-1\n") && strstr(text, "\nbudget_ranges=0\n"));

@@ -327,11 +327,26 @@ static void set_device_buffer(long device_kb)
                       "its default stays", bytes);
 }
 
+/* CUPTI 13 keeps activity buffers per thread by default;
+ * TOPDOWN_ACTIVITY_PER_THREAD=0 asks for its global buffers (an arm, as
+ * above). Set before the callbacks are registered, as CUPTI requires. */
+static void set_per_thread(long per_thread)
+{
+    if (per_thread < 0)
+        return;
+    uint8_t value = per_thread != 0;
+    size_t size = sizeof value;
+    if (cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size, &value) !=
+        CUPTI_SUCCESS)
+        td_sw_warning("CUPTI refused TOPDOWN_ACTIVITY_PER_THREAD=%u; its default stays", value);
+}
+
 int td_activity_start(uint64_t t0, uint64_t (*next_id)(void), int copies, long buffer_kb,
-                      long flush_ms, long device_kb)
+                      long flush_ms, long device_kb, long per_thread)
 {
     buffer_bytes = bytes_of_kb(buffer_kb);
     set_device_buffer(device_kb);
+    set_per_thread(per_thread);
     start_time = t0;
     new_launch_id = next_id;
     if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS)

@@ -58,6 +58,7 @@ static const struct field {
     FIELD(activity_kb, F_LONG),
     FIELD(activity_flush_ms, F_LONG),
     FIELD(activity_device_kb, F_LONG),
+    FIELD(activity_per_thread, F_LONG),
     FIELD(pm_interval_ns, F_U64),
     FIELD(source, F_FLAG),
     FIELD(source_only, F_FLAG),
@@ -103,6 +104,7 @@ void td_collect_opts_init(td_collect_opts *o)
     o->activity_kb = -1;
     o->activity_flush_ms = -1;
     o->activity_device_kb = -1;
+    o->activity_per_thread = -1;
 }
 
 void td_collect_opts_free(td_collect_opts *o)

@@ -88,6 +88,8 @@ typedef struct td_collect_opts {
                                none but CUPTI's own); -1: the default */
     long activity_device_kb; /* TOPDOWN_ACTIVITY_DEVICE_KB: KiB of CUPTI's device
                                buffers of kernel timestamps; -1: CUPTI's */
+    long activity_per_thread; /* TOPDOWN_ACTIVITY_PER_THREAD: 0 asks CUPTI for
+                               global activity buffers; -1: CUPTI's (per thread) */
     long rotation_ranges;   /* TOPDOWN_ROTATION_RANGES: ranges the rotation's
                                counter-data image holds (contexts.c bounds
                                it); -1: the default */
