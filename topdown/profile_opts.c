@@ -66,8 +66,8 @@ static void copy_settings(td_collect_opts *o, const td_profile_options *opts)
  * collector read them before the launcher did: TOPDOWN_BATCH's number
  * prefix, TOPDOWN_ROTATION's 0, the others set at all, even empty; and
  * TOPDOWN_COVER_LAUNCHES', TOPDOWN_NATURAL_MIN's, TOPDOWN_NATURAL_IDLE's,
- * TOPDOWN_ROTATION_RANGES', TOPDOWN_ACTIVITY_KB's, _FLUSH_MS', _DEVICE_KB's
- * and _PER_THREAD's numbers (unset or empty: the default),
+ * TOPDOWN_ROTATION_RANGES', TOPDOWN_ACTIVITY_KB's, _DEVICE_KB's and
+ * _PER_THREAD's numbers (unset or empty: the default),
  * TOPDOWN_NATURAL's `all` or `budget` (else the default). */
 /* An expert variable's number, or -1 where it is unset or empty. */
 static long expert_number(td_collect_getenv_fn env, const char *name)
@@ -89,7 +89,6 @@ static int read_expert(td_collect_opts *o, td_collect_getenv_fn env)
     o->natural_idle = expert_number(env, "TOPDOWN_NATURAL_IDLE");
     o->rotation_ranges = expert_number(env, "TOPDOWN_ROTATION_RANGES");
     o->activity_kb = expert_number(env, "TOPDOWN_ACTIVITY_KB");
-    o->activity_flush_ms = expert_number(env, "TOPDOWN_ACTIVITY_FLUSH_MS");
     o->activity_device_kb = expert_number(env, "TOPDOWN_ACTIVITY_DEVICE_KB");
     o->activity_per_thread = expert_number(env, "TOPDOWN_ACTIVITY_PER_THREAD");
     o->natural_rule = is_word(env("TOPDOWN_NATURAL"), "all")      ? TD_NATURAL_ALL

@@ -148,10 +148,12 @@ static void sim_collect(sim_run *r)
             new_at = i;
         int g = sim_decide(r, &b, k, l, q.host_s, active, on_replay, i - new_at);
         /* priced by the profiled launches' time per thread: the collector's
-         * rule before a kernel's activity records come (measure_policy.c) */
+         * rule for the shares before a kernel's activity records come
+         * (measure_policy.c); the app's time too, as the simulator has no
+         * device size to count waves of */
         double est = k->durations ? k->duration_sum / k->thread_sum * l->threads : 0;
         k->gpu_est_s += est;
-        td_budget_launched(&b, q.host_s, est);
+        td_budget_launched(&b, q.host_s, est, est);
         if (g == -2) {
             sim_queue_launch(&q, i, l->gpu_s);
         } else {

@@ -57,7 +57,7 @@ static double simulate(int gpu_clock, run *r)
             c.measure = 0;
         }
         if (gpu_clock)
-            td_budget_launched(&b, r->q.host_s, known ? KERNEL_S : 0);
+            td_budget_launched(&b, r->q.host_s, known ? KERNEL_S : 0, known ? KERNEL_S : 0);
         if (!c.measure) {
             sim_queue_launch(&r->q, i, KERNEL_S);
             continue;
@@ -106,7 +106,7 @@ static void check_shares(int shares)
         if (c.measure && !ok)
             td_choose_dropped(&k[heavy], 10, c.group);
         gpu[heavy] += i >= 10 ? run_s : 0; /* known after each kernel's first launch */
-        td_budget_launched(&b, q.host_s, i >= 10 ? run_s : 0);
+        td_budget_launched(&b, q.host_s, i >= 10 ? run_s : 0, i >= 10 ? run_s : 0);
         if (!ok) {
             sim_queue_launch(&q, i, run_s);
             continue;
@@ -349,18 +349,36 @@ static void whole_runs(void)
 static void check_gpu_corrections(void)
 {
     td_budget b = {.overhead = OVERHEAD};
-    td_budget_launched(&b, 1.0, 2.0);
-    td_budget_launched(&b, 1.0, -1.5);
+    td_budget_launched(&b, 1.0, 2.0, 4.0);
+    td_budget_launched(&b, 1.0, -1.5, -1.0);
     CHECK_NEAR(b.gpu_s, 0.5, 1e-12);
-    td_budget_launched(&b, 1.0, -10.0);
+    td_budget_launched(&b, 1.0, -10.0, -10.0);
     CHECK(b.gpu_s == 0);
-    td_budget_launched(&b, 1.0, 0.0 / 0.0); /* not a number: ignored */
+    td_budget_launched(&b, 1.0, 0.0 / 0.0, 0.0 / 0.0); /* not a number: ignored */
     CHECK(b.gpu_s == 0);
+    CHECK(b.share_gpu_s == 0);
+}
+
+/* The app's GPU time (gpu_s, in waves) sets the allowance; a kernel's
+ * share is of share_gpu_s (per thread): 5 s of 10 is half, whatever
+ * gpu_s says. */
+static void check_share_of_share_gpu(void)
+{
+    td_budget b = {.overhead = OVERHEAD};
+    td_budget_launched(&b, 0.0, 0.0, 0.0);
+    td_budget_launched(&b, 0.0, 0.1, 10.0);
+    CHECK_NEAR(b.gpu_s, 0.1, 1e-12);
+    CHECK_NEAR(b.share_gpu_s, 10.0, 1e-12);
+    double now = 100.0, allowance = td_budget_allowance(&b, now);
+    CHECK(allowance > 1.0);
+    CHECK(td_budget_kernel_allows(&b, now, 0.4 * allowance, 5.0));
+    CHECK(!td_budget_kernel_allows(&b, now, 0.6 * allowance, 5.0)); /* of gpu_s: 50x, allowed */
 }
 
 int main(void)
 {
     check_gpu_corrections();
+    check_share_of_share_gpu();
     whole_runs();
     static run native, host, gpu;
     start_run(&native);
@@ -394,8 +412,8 @@ int main(void)
     /* Shares: a kernel of 10% of the GPU time may spend 10% of the
      * allowance and one sample, a sample of the mean cost paid first. */
     td_budget shared = {.overhead = OVERHEAD};
-    td_budget_launched(&shared, 1.0, 0);
-    td_budget_launched(&shared, 1.0, 1.0); /* 1 s of GPU time queued */
+    td_budget_launched(&shared, 1.0, 0, 0);
+    td_budget_launched(&shared, 1.0, 1.0, 1.0); /* 1 s of GPU time queued */
     double allowance = td_budget_allowance(&shared, 1.0);
     CHECK(allowance > 0.3);
     shared.spent_s = 0.5 * allowance;
@@ -423,8 +441,8 @@ int main(void)
     /* TOPDOWN_BUDGET_ALL: set-up, coverage and tracing spend the
      * allowance too; without it they are on neither side. */
     td_budget all = {.overhead = OVERHEAD};
-    td_budget_launched(&all, 1.0, 0);
-    td_budget_launched(&all, 1.0, 1.0);
+    td_budget_launched(&all, 1.0, 0, 0);
+    td_budget_launched(&all, 1.0, 1.0, 1.0);
     double all_allowance = td_budget_allowance(&all, 1.0);
     all.once_s = 0.8 * all_allowance;
     all.traced_s = 0.01;

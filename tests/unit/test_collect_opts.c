@@ -43,7 +43,6 @@ static td_collect_opts every_field(void)
     o.natural_rule = TD_NATURAL_BUDGET;
     o.rotation_ranges = 16;
     o.activity_kb = 16;
-    o.activity_flush_ms = 0;
     o.activity_device_kb = 64;
     o.activity_per_thread = 0;
     o.natural_idle = 0;
@@ -83,7 +82,6 @@ static void check_same(const td_collect_opts *got, const td_collect_opts *want)
     CHECK(got->budget_all == want->budget_all);
     CHECK(got->natural_min == want->natural_min);
     CHECK(got->activity_kb == want->activity_kb);
-    CHECK(got->activity_flush_ms == want->activity_flush_ms);
     CHECK(got->activity_device_kb == want->activity_device_kb);
     CHECK(got->activity_per_thread == want->activity_per_thread);
     CHECK(got->natural_rule == want->natural_rule);
@@ -170,7 +168,7 @@ static void test_defaults(void)
     int lines = 0;
     for (const char *p = text; p && *p; p++)
         lines += *p == '\n';
-    CHECK(lines == 38);
+    CHECK(lines == 37);
     CHECK(text && strstr(text, "\narch=\n") && strstr(text, "\nlaunch_count=-1\n"));
     CHECK(text && strstr(text, "\noverhead_pct=40\n") && strstr(text, "\napp_pass=-1\n"));
     CHECK(text && strstr(text, "\ncover_launches=-1\n") && strstr(text, "\nbudget_ranges=0\n"));

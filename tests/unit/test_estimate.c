@@ -321,7 +321,7 @@ static void run_budget_stream(size_fn size, size_t n, budget_run how, uint32_t s
             ch.measure = 0;
         }
         if (how.gpu_clock)
-            td_budget_launched(&b, q.host_s, s.duration * 1e-9);
+            td_budget_launched(&b, q.host_s, s.duration * 1e-9, s.duration * 1e-9);
         if (i > 0 && !ch.measure) {
             add(sampled_dev, "k", &s, 0, 0);
             sim_queue_launch(&q, i, s.duration * 1e-9);

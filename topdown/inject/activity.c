@@ -1,12 +1,8 @@
 #include "topdown/inject/activity.h"
 
 #include <cupti.h>
-#include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "topdown/inject/cache_flush.h"
 #include "topdown/inject/kernel_times.h"
@@ -14,15 +10,16 @@
 #include "metrics/result/result.h"
 #include "topdown/inject/spool_writer.h"
 
-/* Buffers of 1 MiB (about 4,800 kernel records of 216 bytes): CUPTI
- * returns a buffer once it is full (its periodic flush too), and the
- * budget learns the kernels' durations from them (kernel_times.h), so
- * within a few thousand launches where 8 MiB took tens of thousands.
- * TOPDOWN_ACTIVITY_KB sets the size, 4 KiB to 64 MiB. */
+/* Buffers of 1 MiB (about 4,800 kernel records of 216 bytes). The budget
+ * learns kernels' durations from the records CUPTI returns during the run
+ * (kernel_times.h); on CUDA 13.0 (H200, driver 580) none came back before
+ * the forced flush at exit, in td_sort or in PyTorch's 20 steps, with
+ * buffers of 4 KiB to 1 MiB, device buffers of 4 KiB to 3 MB, global or
+ * per-thread buffers, or a default flush of ours every 10-100 ms
+ * (benchmarks/results/waves_NVIDIA_H200_2026-11-29/). TOPDOWN_ACTIVITY_KB,
+ * _DEVICE_KB and _PER_THREAD keep those arms. */
 enum { BUFFER_KB = 1024, BUFFER_KB_MIN = 4, BUFFER_KB_MAX = 64 << 10 };
-/* FLUSH_MS: how often a thread of ours asks CUPTI for the completed
- * records (TOPDOWN_ACTIVITY_FLUSH_MS sets it, 0: no thread). */
-enum { BUFFER_ALIGN = 8, FLUSH_PERIOD_MS = 100, FLUSH_MS = 100, FLUSH_MS_MAX = 60000 };
+enum { BUFFER_ALIGN = 8, FLUSH_PERIOD_MS = 100 };
 
 static uint64_t start_time;
 static uint64_t (*new_launch_id)(void);
@@ -238,83 +235,9 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     free(buffer);
 }
 
-/* ---- a flush of the completed records, every FLUSH_MS ------------------- */
-
-/* CUPTI's own periodic flush returns only full buffers, so a run of a few
- * hundred launches had no record back before its exit: td_sort's
- * launches of 8 M threads stayed priced at its 256-thread launches' time
- * per thread, 15.1 s of GPU time counted for 0.06 s run (H200), and the
- * budget's allowance with it. A default flush (flag 0) returns the
- * buffers whose records are complete, full or not, and CUPTI's
- * documentation suggests it at a regular interval from a thread. */
-static struct {
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    pthread_t thread;
-    pid_t pid;    /* the process the thread runs in (a fork()ed child has none) */
-    int running;
-    int stopping;
-    long period_ms;
-} flusher = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
-
-static void *flush_loop(void *arg)
-{
-    (void)arg;
-    pthread_mutex_lock(&flusher.lock);
-    while (!flusher.stopping) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += flusher.period_ms / 1000;
-        until.tv_nsec += (flusher.period_ms % 1000) * 1000000L;
-        until.tv_sec += until.tv_nsec / 1000000000L;
-        until.tv_nsec %= 1000000000L;
-        int rc = 0;
-        while (!flusher.stopping && rc != ETIMEDOUT)
-            rc = pthread_cond_timedwait(&flusher.wake, &flusher.lock, &until);
-        if (flusher.stopping)
-            break;
-        pthread_mutex_unlock(&flusher.lock);
-        cuptiActivityFlushAll(0);
-        pthread_mutex_lock(&flusher.lock);
-    }
-    pthread_mutex_unlock(&flusher.lock);
-    return NULL;
-}
-
-static void start_flusher(long period_ms)
-{
-    if (period_ms < 0)
-        period_ms = FLUSH_MS;
-    if (period_ms == 0)
-        return;
-    pthread_mutex_lock(&flusher.lock);
-    flusher.period_ms = period_ms > FLUSH_MS_MAX ? FLUSH_MS_MAX : period_ms;
-    flusher.stopping = 0;
-    if (!flusher.running && pthread_create(&flusher.thread, NULL, flush_loop, NULL) == 0) {
-        flusher.running = 1;
-        flusher.pid = getpid();
-    }
-    pthread_mutex_unlock(&flusher.lock);
-}
-
-/* Stops the thread and waits for its flush in progress, so that none runs
- * once exit tears CUPTI down. */
-static void stop_flusher(void)
-{
-    pthread_mutex_lock(&flusher.lock);
-    int joinable = flusher.running && flusher.pid == getpid() &&
-                   !pthread_equal(flusher.thread, pthread_self());
-    flusher.stopping = 1;
-    flusher.running = 0;
-    pthread_cond_broadcast(&flusher.wake);
-    pthread_mutex_unlock(&flusher.lock);
-    if (joinable)
-        pthread_join(flusher.thread, NULL);
-}
-
 /* CUPTI keeps kernels' timestamps in device buffers of ~3 MB (100,000
  * kernels) and completes their records from them; TOPDOWN_ACTIVITY_DEVICE_KB
- * sets a smaller size (an arm: do records come back within a run?). */
+ * sets another size (an arm, as above). */
 static void set_device_buffer(long device_kb)
 {
     if (device_kb <= 0)
@@ -342,7 +265,7 @@ static void set_per_thread(long per_thread)
 }
 
 int td_activity_start(uint64_t t0, uint64_t (*next_id)(void), int copies, long buffer_kb,
-                      long flush_ms, long device_kb, long per_thread)
+                      long device_kb, long per_thread)
 {
     buffer_bytes = bytes_of_kb(buffer_kb);
     set_device_buffer(device_kb);
@@ -360,17 +283,10 @@ int td_activity_start(uint64_t t0, uint64_t (*next_id)(void), int copies, long b
          cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY2) != CUPTI_SUCCESS ||
          cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET) != CUPTI_SUCCESS))
         td_sw_warning("CUPTI cannot record memory copies here: the result has none");
-    start_flusher(flush_ms);
     return 0;
 }
 
 void td_activity_flush(void)
 {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-}
-
-void td_activity_stop(void)
-{
-    stop_flusher();
-    td_activity_flush();
 }

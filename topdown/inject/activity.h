@@ -12,16 +12,12 @@
 
 /* next_id hands out launch ids shared with the callback path; copies: 0
  * leaves copies out (TOPDOWN_NO_COPIES); buffer_kb: TOPDOWN_ACTIVITY_KB;
- * flush_ms: TOPDOWN_ACTIVITY_FLUSH_MS (-1: the default, 0: no thread);
  * device_kb: TOPDOWN_ACTIVITY_DEVICE_KB (-1: CUPTI's); per_thread:
  * TOPDOWN_ACTIVITY_PER_THREAD (-1: CUPTI's, 0: global buffers). */
 int td_activity_start(uint64_t t0, uint64_t (*next_id)(void), int copies, long buffer_kb,
-                      long flush_ms, long device_kb, long per_thread);
-/* Delivers every buffered record now (context teardown). */
+                      long device_kb, long per_thread);
+/* Delivers every buffered record now (exit, context teardown, signals). */
 void td_activity_flush(void);
-/* Stops the flushing thread, then delivers every buffered record (exit,
- * signals): no flush of ours runs after this. */
-void td_activity_stop(void);
 /* A cuGraphLaunch (its correlation id) ran this graph exec (its CUPTI id). */
 void td_activity_graph_launch(uint32_t corr, uint32_t exec);
 

@@ -39,9 +39,9 @@ int td_budget_kernel_allows(const td_budget *b, double now_s, double kernel_spen
     if (b->overhead <= 0)
         return 1;
     double allowance = td_budget_allowance(b, now_s), spent = td_budget_spent(b);
-    if (!(b->gpu_s > 0) || !(kernel_gpu_s > 0))
+    if (!(b->share_gpu_s > 0) || !(kernel_gpu_s > 0))
         return spent <= allowance; /* its GPU time not known yet */
-    double share = kernel_gpu_s / b->gpu_s;
+    double share = kernel_gpu_s / b->share_gpu_s;
     double mean = b->samples > 0 ? b->spent_s / (double)b->samples : 0;
     double slack = share >= TD_BUDGET_SLACK_SHARE ? TD_BUDGET_SAMPLE_S : 0;
     return kernel_spent_s + mean <= share * allowance + slack && spent + mean <= allowance;
@@ -50,21 +50,27 @@ int td_budget_kernel_allows(const td_budget *b, double now_s, double kernel_spen
 int td_budget_kernel_may_move(const td_budget *b, double now_s, double kernel_gpu_s,
                               unsigned moves)
 {
-    if (b->overhead <= 0 || !(b->gpu_s > 0) || !(kernel_gpu_s > 0))
+    if (b->overhead <= 0 || !(b->share_gpu_s > 0) || !(kernel_gpu_s > 0))
         return 1;
-    double share = kernel_gpu_s / b->gpu_s;
+    double share = kernel_gpu_s / b->share_gpu_s;
     return (moves + 1.0) * TD_BUDGET_MOVE_S <=
            TD_BUDGET_MOVE_SHARE * share * td_budget_allowance(b, now_s);
 }
 
-void td_budget_launched(td_budget *b, double now_s, double est_s)
+static void add_estimate(double *sum, double change)
+{
+    if (isfinite(change))
+        *sum += change;
+    if (*sum < 0)
+        *sum = 0;
+}
+
+void td_budget_launched(td_budget *b, double now_s, double est_s, double share_est_s)
 {
     if (!b->launched) {
         b->launched = 1;
         b->gpu_from_s = host_native(b, now_s);
     }
-    if (isfinite(est_s))
-        b->gpu_s += est_s;
-    if (b->gpu_s < 0)
-        b->gpu_s = 0;
+    add_estimate(&b->gpu_s, est_s);
+    add_estimate(&b->share_gpu_s, share_est_s);
 }

@@ -30,7 +30,10 @@ typedef struct td_budget {
     double spent_s;  /* sampling: what the budget weighs */
     double once_s;   /* set-up and coverage: paid once, outside the budget */
     double traced_s; /* inside the launch callbacks of launches not sampled */
-    double gpu_s;    /* GPU time of the launches queued so far, estimated */
+    double gpu_s;    /* GPU time of the launches queued so far, estimated in waves of
+                        the device (kernel_times.h): the app's own time */
+    double share_gpu_s; /* the same, each launch priced per thread launched: what the
+                           kernels' shares are of (measure_policy.c says why) */
     double gpu_from_s; /* the app's own time at its first launch */
     int launched;    /* a launch was counted */
     long samples;    /* budgeted samples taken (the caller counts them) */
@@ -87,7 +90,8 @@ int td_budget_kernel_may_move(const td_budget *b, double now_s, double kernel_gp
                               unsigned moves);
 /* A launch was queued at now_s; est_s: how much the estimate of the GPU
  * time queued so far grew (0: unknown, e.g. a kernel's first launch), or
- * shrank where the activity records corrected it (kernel_times.h). */
-void td_budget_launched(td_budget *b, double now_s, double est_s);
+ * shrank where the activity records corrected it (kernel_times.h);
+ * share_est_s: the same for share_gpu_s. */
+void td_budget_launched(td_budget *b, double now_s, double est_s, double share_est_s);
 
 #endif

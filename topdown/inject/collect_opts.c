@@ -56,7 +56,6 @@ static const struct field {
     FIELD(natural_idle, F_LONG),
     FIELD(rotation_ranges, F_LONG),
     FIELD(activity_kb, F_LONG),
-    FIELD(activity_flush_ms, F_LONG),
     FIELD(activity_device_kb, F_LONG),
     FIELD(activity_per_thread, F_LONG),
     FIELD(pm_interval_ns, F_U64),
@@ -102,7 +101,6 @@ void td_collect_opts_init(td_collect_opts *o)
     o->natural_idle = -1;
     o->rotation_ranges = -1;
     o->activity_kb = -1;
-    o->activity_flush_ms = -1;
     o->activity_device_kb = -1;
     o->activity_per_thread = -1;
 }

@@ -83,9 +83,6 @@ typedef struct td_collect_opts {
                                -1: the default */
     long activity_kb;       /* TOPDOWN_ACTIVITY_KB: KiB of each CUPTI activity
                                buffer (activity.c bounds it); -1: the default */
-    long activity_flush_ms; /* TOPDOWN_ACTIVITY_FLUSH_MS: ms between flushes of
-                               the completed activity records (activity.c; 0:
-                               none but CUPTI's own); -1: the default */
     long activity_device_kb; /* TOPDOWN_ACTIVITY_DEVICE_KB: KiB of CUPTI's device
                                buffers of kernel timestamps; -1: CUPTI's */
     long activity_per_thread; /* TOPDOWN_ACTIVITY_PER_THREAD: 0 asks CUPTI for

@@ -29,7 +29,7 @@ static void flush_all(void)
         say_start_failures(c);
     }
     td_pms_stop_all();
-    td_activity_stop();
+    td_activity_flush();
 }
 
 /* exit_s: the end of the run beyond what the budget's spent_s took of it. */

@@ -421,7 +421,7 @@ TD_EXPORT int InitializeInjection(void)
         return 1;
     if (!td_g.opts.no_timing &&
         td_activity_start(td_g.t0, next_launch_id, !td_g.opts.no_copies,
-                          td_g.opts.activity_kb, td_g.opts.activity_flush_ms,
+                          td_g.opts.activity_kb,
                           td_g.opts.activity_device_kb, td_g.opts.activity_per_thread) != 0)
         td_sw_warning("CUPTI kernel timing is unavailable: unprofiled launches have no "
                       "duration");

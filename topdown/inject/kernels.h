@@ -23,7 +23,9 @@ typedef struct td_kernel {
     double thread_sum;       /* and the threads they launched */
     const struct td_ktime *times; /* its activity records' sums (kernel_times.h); NULL: none yet */
     size_t times_looked;     /* td_ktimes_kernels() when times was last looked up */
-    double gpu_est_s;        /* the GPU time of its launches queued, estimated */
+    double gpu_est_s;        /* the GPU time of its launches queued, priced per
+                                thread: its share of the budget (measure_policy.c) */
+    double gpu_wave_s;       /* the same in waves of the device: the app's time */
     struct td_kqueued *queued; /* its launches queued per size class
                                   (TD_KTIME_CLASSES; NULL: none yet) */
     double budget_spent_s;   /* what its budgeted samples cost */

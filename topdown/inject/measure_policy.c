@@ -80,9 +80,10 @@ static double kernel_gpu_s(const td_kernel *k);
  * kernel took td_manykernels' 85 kernels 730 samples, 2.7 s (H200). */
 static uint32_t natural_owed(const td_kernel *k)
 {
-    if (td_g.opts.natural_rule != TD_NATURAL_SHARE || !(td_g.budget.gpu_s > 0))
+    if (td_g.opts.natural_rule != TD_NATURAL_SHARE || !(td_g.budget.share_gpu_s > 0))
         return natural_min();
-    return kernel_gpu_s(k) / td_g.budget.gpu_s >= TD_BUDGET_SLACK_SHARE ? natural_min() : 0;
+    return kernel_gpu_s(k) / td_g.budget.share_gpu_s >= TD_BUDGET_SLACK_SHARE ? natural_min()
+                                                                             : 0;
 }
 
 /* Refusals the debug log tells, before it stops telling them. */
@@ -118,7 +119,7 @@ static int budget_allows(const td_kernel *k)
                  td_budget_spent(&td_g.budget), td_budget_allowance(&td_g.budget, now),
                  td_budget_native(&td_g.budget, now), td_g.budget.gpu_from_s, td_g.budget.once_s,
                  now - td_g.budget.start_s, k->name, k->budget_spent_s, gpu,
-                 td_g.budget.gpu_s, k->times ? "from its records" : "no record of it yet",
+                 td_g.budget.share_gpu_s, k->times ? "from its records" : "no record of it yet",
                  (unsigned long long)td_ktimes_records());
     if (allowed) {
         td_g.budget.samples++;
@@ -148,11 +149,12 @@ static int staying_on_replay(const ctx_state *c)
 
 /* One launch of the kernel of `threads`, ns (0: not known yet), from its
  * profiled launches, whose ranges hold their own cost (td_tiny on the
- * H200: 1.10 s of GPU time counted for 96 ms run), in waves of the device
- * (td_launch_scaled_ns): before its activity records came, or always with
+ * H200: 1.10 s of GPU time counted for 96 ms run), scaled by
+ * td_launch_scaled_ns (full: 0, per thread; else in waves of full
+ * threads): before its activity records came, or always with
  * TOPDOWN_BUDGET_RANGES (for comparisons); with TOPDOWN_BUDGET_PER_THREAD,
  * at the records' time per thread. */
-static double launch_est_ns(const td_kernel *k, double threads)
+static double launch_est_ns(const td_kernel *k, double threads, double full)
 {
     if (td_g.opts.budget_per_thread && !td_g.opts.budget_ranges) {
         double from_records = td_ktimes_ns_per_thread(k->times);
@@ -162,17 +164,31 @@ static double launch_est_ns(const td_kernel *k, double threads)
     if (!k->durations || !(k->thread_sum > 0))
         return 0;
     double each = (double)k->durations;
-    return td_launch_scaled_ns(k->duration_sum / each, k->thread_sum / each, threads,
-                               td_g.full_threads);
+    return td_launch_scaled_ns(k->duration_sum / each, k->thread_sum / each, threads, full);
 }
+
+/* The GPU time of a kernel's launches queued: per thread (its share) and
+ * in waves (the app's time). */
+typedef struct queued_est {
+    double per_thread_s, waves_s;
+} queued_est;
 
 /* The GPU time of the kernel's launches queued so far, this one included:
  * from its activity records once they came (td_ktimes_queued_ns, by
  * launch size), else the running sum of each launch's estimate from its
  * kernel's profiled launches (0 until one was known): a kernel's
  * launches can differ a thousandfold (td_bfs: 2 us to 2 ms, with the
- * frontier), and its first launches are often its smallest. */
-static double kernel_queued_s(td_kernel *k, const launch_rec *l)
+ * frontier), and its first launches are often its smallest.
+ *
+ * Two prices. The app's GPU time, which sets the allowance, is priced in
+ * waves of the device: per thread, td_sort's 240 launches counted 15.1 s
+ * for a 0.06 s run and allowed 6.3 s of sampling (H200), as no activity
+ * record comes back before exit on CUDA 13.0's CUPTI (2026-11-29, tenth
+ * session). The kernels' shares stay priced per thread: in waves, the
+ * shares of PyTorch's kernels of big tensors fell, and its worst node
+ * against application replay went from 1.9-2.4 points to 6.2-11.7 in
+ * three runs each (benchmarks/results/waves_NVIDIA_H200_2026-11-29/). */
+static queued_est kernel_queued(td_kernel *k, const launch_rec *l)
 {
     double threads = td_launch_threads(l->grid, l->block);
     if (!k->times) {
@@ -182,7 +198,8 @@ static double kernel_queued_s(td_kernel *k, const launch_rec *l)
             k->times = td_ktimes_find(k->mangled);
         }
     }
-    double running = k->gpu_est_s + launch_est_ns(k, threads) * 1e-9;
+    queued_est running = {k->gpu_est_s + launch_est_ns(k, threads, 0) * 1e-9,
+                          k->gpu_wave_s + launch_est_ns(k, threads, td_g.full_threads) * 1e-9};
     if (td_g.opts.budget_ranges || td_g.opts.budget_per_thread)
         return running;
     if (!k->queued)
@@ -192,8 +209,10 @@ static double kernel_queued_s(td_kernel *k, const launch_rec *l)
     td_kqueued *cls = &k->queued[td_threads_size_class(threads) % TD_KTIME_CLASSES];
     cls->launches++;
     cls->threads += threads;
-    double from_records = td_ktimes_queued_ns(k->times, k->queued, td_g.full_threads) * 1e-9;
-    return from_records > 0 ? from_records : running;
+    double per_thread = td_ktimes_queued_ns(k->times, k->queued, 0) * 1e-9;
+    double waves = td_ktimes_queued_ns(k->times, k->queued, td_g.full_threads) * 1e-9;
+    return (queued_est){per_thread > 0 ? per_thread : running.per_thread_s,
+                        waves > 0 ? waves : running.waves_s};
 }
 
 /* A launch was queued: the budget counts its kernel's GPU time queued, the
@@ -201,13 +220,15 @@ static double kernel_queued_s(td_kernel *k, const launch_rec *l)
 void budget_count_launch(const launch_rec *l)
 {
     td_kernel *k = l->kernel;
-    double grew = 0;
+    double grew = 0, share_grew = 0;
     if (k) {
-        double now = kernel_queued_s(k, l);
-        grew = now - k->gpu_est_s;
-        k->gpu_est_s = now;
+        queued_est now = kernel_queued(k, l);
+        grew = now.waves_s - k->gpu_wave_s;
+        share_grew = now.per_thread_s - k->gpu_est_s;
+        k->gpu_wave_s = now.waves_s;
+        k->gpu_est_s = now.per_thread_s;
     }
-    td_budget_launched(&td_g.budget, now_s(), grew);
+    td_budget_launched(&td_g.budget, now_s(), grew, share_grew);
 }
 
 /* The counter group the context's profiler is configured for, -1: none. */
