@@ -379,12 +379,15 @@ int td_bottleneck(const td_model *m, const td_breakdown *b, int max_level)
 }
 
 /* The search's node with the path above it cut at its first node not
- * known: its parent then (-1 at level 1). */
+ * known: its parent then (-1 at level 1). A node not known whose interval
+ * lies above each sibling's (b->leads) leads them whatever its value:
+ * PyTorch's bfloat16_copy, L1_Bound 60-91 of the slots against its
+ * siblings' 12 at most, is named, as application replay names it (H200). */
 static int cut_at_not_known(const td_model *m, const td_breakdown *b, int node)
 {
     int cut = node;
     for (int n = node; n >= 0; n = m->tree[n].parent)
-        if (b->not_known[n])
+        if (b->not_known[n] && !b->leads[n])
             cut = m->tree[n].parent;
     return cut;
 }
@@ -432,6 +435,18 @@ static int runner_up(const td_model *m, const td_breakdown *b, int bottleneck)
     return closest < 0 ? -1 : descend(m, b, closest, m->tree[bottleneck].level);
 }
 
+/* Whether node leads its siblings though not known, under a path of
+ * nodes each known or leading: over its threshold as its value says. */
+static int leads_from_known(const td_model *m, const td_breakdown *b, int node)
+{
+    if (!b->leads[node])
+        return 0;
+    for (int n = m->tree[node].parent; n >= 0; n = m->tree[n].parent)
+        if (!td_node_known(m, b, n) && !b->leads[n])
+            return 0;
+    return 1;
+}
+
 /* Whether some level-1 node of b was measured but is not known. */
 static int level1_not_known(const td_model *m, const td_breakdown *b)
 {
@@ -454,7 +469,9 @@ void td_model_judge(const td_model *m, const td_breakdown *b, td_verdict *out)
         out->runner_up[level] = runner_up(m, b, out->bottleneck[level]);
     }
     for (int n = 0; n < m->n_tree; n++)
-        out->over[n] = (unsigned char)(td_node_present(m, b, n) && td_node_known(m, b, n) &&
+        out->over[n] = (unsigned char)(td_node_present(m, b, n) &&
+                                       (td_node_known(m, b, n) ||
+                                        (!out->not_known && leads_from_known(m, b, n))) &&
                                        td_over_threshold(m, b, n));
 }
 

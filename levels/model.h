@@ -123,6 +123,10 @@ typedef struct td_breakdown {
     unsigned char not_known[TD_TREE_MAX]; /* the node's 95% interval is too wide
                             to give a number (levels/spread.h td_spread_mark);
                             never set by the model itself */
+    unsigned char leads[TD_TREE_MAX]; /* not known, yet its interval lies wholly
+                            above each sibling's: the largest of them whatever
+                            its value, so the bottleneck search goes through
+                            it (td_spread_mark) */
     size_t reasons_missing; /* stall reasons no launch measured: the split below
                                Frontend/Backend is not made, and those nodes are
                                shown as not measured (n/m), never renormalised */
@@ -176,7 +180,8 @@ typedef struct td_verdict {
     int not_enough_data; /* most slots unattributed: no bottleneck is named */
     int not_known;       /* a level-1 node is not known (levels/spread.h): no
                             bottleneck is named; deeper, the search stops
-                            above a node not known */
+                            above a node not known unless it leads its
+                            siblings (td_breakdown.leads) */
 } td_verdict;
 
 /* Where the bottleneck search chose a node over its best sibling (over

@@ -33,12 +33,28 @@ double td_spread_t975(double df)
     return df <= 30 ? t[(int)df] : TD_SPREAD_Z95;
 }
 
+/* Whether node n's interval lies wholly above each measured sibling's. */
+static int interval_leads(const td_model *m, const td_breakdown *mean,
+                          const td_breakdown *spread, int n)
+{
+    double lo = td_spread_interval(mean->value[n], spread->value[n]).lo;
+    for (int s = td_model_next_child(m, m->tree[n].parent, -1); s >= 0;
+         s = td_model_next_child(m, m->tree[n].parent, s))
+        if (s != n && td_node_present(m, mean, s) && td_node_measured(m, mean, s) &&
+            !(lo > td_spread_interval(mean->value[s], spread->value[s]).hi))
+            return 0;
+    return 1;
+}
+
 void td_spread_mark(const td_model *m, td_breakdown *mean, const td_breakdown *spread)
 {
     for (int n = 0; n < m->n_tree && n < TD_TREE_MAX; n++)
         mean->not_known[n] = (unsigned char)(
             td_node_measured(m, mean, n) &&
             !td_spread_interval(mean->value[n], spread->value[n]).known);
+    for (int n = 0; n < m->n_tree && n < TD_TREE_MAX; n++)
+        mean->leads[n] = (unsigned char)(mean->not_known[n] && td_node_present(m, mean, n) &&
+                                         interval_leads(m, mean, spread, n));
 }
 
 /* Weighted mean and sum of squared deviations (West's update), per node. */

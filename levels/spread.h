@@ -46,7 +46,9 @@ td_interval td_spread_interval(double value, double half);
 double td_spread_t975(double df);
 
 /* Marks in mean->not_known the nodes of m whose interval, from spread,
- * is not known (td_node_known); nodes not measured are left alone. */
+ * is not known (td_node_known); nodes not measured are left alone. Marks
+ * in mean->leads those of them whose interval lies wholly above each
+ * measured sibling's. */
 void td_spread_mark(const td_model *m, td_breakdown *mean, const td_breakdown *spread);
 
 /* One launch of a combination and the device section it came from. */

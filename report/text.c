@@ -96,9 +96,11 @@ static void print_line(const tree_ctx *t, int node, int below)
     int bottleneck = td_verdict_names_node(t->v, t->o->level, node);
     if (!td_node_known(t->model, t->b, node)) {
         /* a stall split that was not made (n/m), an interval too wide to
-         * give a number (n/k): no value, never a guess */
-        fprintf(t->out, "  %-4s  %-*s  %% Slots %6s\n", n->area, name_width(t->o), n->path,
-                td_node_measured(t->model, t->b, node) ? TD_NOT_KNOWN : TD_NOT_MEASURED);
+         * give a number (n/k): no value, never a guess; marked where it
+         * leads its siblings whatever its value (td_breakdown.leads) */
+        fprintf(t->out, "  %-4s  %-*s  %% Slots %6s%s\n", n->area, name_width(t->o), n->path,
+                td_node_measured(t->model, t->b, node) ? TD_NOT_KNOWN : TD_NOT_MEASURED,
+                bottleneck ? "  <==" : "");
         return;
     }
     /* coloured on a terminal: the bottleneck, the other losses over their threshold */

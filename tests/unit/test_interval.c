@@ -7,6 +7,7 @@
  *    value with its interval in the CSV, null in the JSON;
  *  - five alike launches of 25, measured early, give the floor, not +-50;
  *  - a close call names both ("A or B", <== on both);
+ *  - a node not known whose interval lies above its siblings' is named;
  *  - the text, the CSV and the JSON say the same numbers of a fixture. */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -339,6 +340,59 @@ static void test_tie(void)
     td_result_free(&res);
 }
 
+/* A node not known whose interval lies wholly above each sibling's leads
+ * them whatever its value: the bottleneck search goes through it (PyTorch's
+ * bfloat16_copy on the H200: L1_Bound 75.6 +-15.6 against MIO_Bound's
+ * 6.1 +-5.6, the truth's bottleneck); where a sibling's interval reaches
+ * into its own, the search stops above it, as before. */
+static void test_leads_not_known(void)
+{
+    td_result res;
+    memset(&res, 0, sizeof res);
+    td_device *dev = fx_device(&res, "testarch", 0);
+    for (int i = 0; i < 4; i++)
+        fx_launch(dev, "k", 100, kind_a);
+    td_summary s;
+    CHECK(summarize(&res, &s) == 0);
+    const td_model *m = &s.models[0];
+    int be = td_model_find(m, "Backend"), mem = td_model_find(m, "Backend.Memory_Bound");
+    int l1 = td_model_find(m, "Backend.Memory_Bound.L1_Bound");
+    int mio = td_model_find(m, "Backend.Memory_Bound.MIO_Bound");
+    CHECK(be >= 0 && mem >= 0 && l1 >= 0 && mio >= 0);
+    if (be < 0 || mem < 0 || l1 < 0 || mio < 0) {
+        td_summary_free(&s);
+        td_result_free(&res);
+        return;
+    }
+    td_breakdown b = s.kernels[0].mean, spread;
+    memset(&spread, 0, sizeof spread);
+    for (int n = 0; n < m->n_tree; n++) {
+        b.value[n] = m->tree[n].level == 1 ? 0.0 : 0.005;
+        spread.value[n] = 0.01;
+    }
+    b.value[td_model_find(m, "Retire")] = 0.1;
+    b.value[be] = 0.9;
+    b.value[mem] = 0.86;
+    b.value[l1] = 0.756;
+    spread.value[l1] = 0.156;
+    b.value[mio] = 0.061;
+    spread.value[mio] = 0.056;
+    td_verdict v;
+    td_spread_mark(m, &b, &spread);
+    td_model_judge(m, &b, &v);
+    CHECK(b.not_known[l1] && b.leads[l1] && !b.leads[mio]);
+    CHECK(v.bottleneck[3] == l1 && v.over[l1]);
+    /* MIO_Bound's interval reaches 0.61, above L1_Bound's 0.60: not led */
+    b.value[mio] = 0.40;
+    spread.value[mio] = 0.21;
+    td_spread_mark(m, &b, &spread);
+    td_model_judge(m, &b, &v);
+    CHECK(b.not_known[l1] && !b.leads[l1]);
+    CHECK(v.bottleneck[3] == mem && !v.over[l1]);
+    td_summary_free(&s);
+    td_result_free(&res);
+}
+
 /* ---- text, CSV and JSON of a fixture say the same ---- */
 
 /* One node as the text shows it. */
@@ -594,6 +648,7 @@ int main(void)
     test_not_known();
     test_five_identical();
     test_tie();
+    test_leads_not_known();
     td_arch_set_free(&archs);
     fx_real_archs(&archs);
     test_five_identical_recorded();
