@@ -314,10 +314,33 @@ static int kernel_clocks(td_summary *s, const td_result *res, const kernel_work 
     return 0;
 }
 
+/* Whether the run's reference is the app's own run, its replays only
+ * coverage (replay mode auto): a kernel measured by replay alone then
+ * carries the replay-only term (TD_EST_REPLAY_ONLY). Mode kernel is
+ * ncu's, judged under ncu's conditions; files without a mode keep the
+ * spread they had. */
+static int natural_reference(const td_result *res)
+{
+    return res->replay_mode && strcmp(res->replay_mode, "auto") == 0;
+}
+
 /* A kernel whose launches were not all measured with the full set gets
  * the estimator's tree and spread (levels/estimate.h); one measured whole
  * keeps the duration-weighted mean of its launches' trees, and the spread
- * of the counters alone: nothing was left unmeasured. */
+ * of the counters alone: nothing was left unmeasured. Either, measured by
+ * replay alone against a natural reference, adds the replay-only term. */
+static void add_replay_only(const td_result *res, td_kernel_summary *ks, double weight)
+{
+    if (ks->group_launches > 0 || !natural_reference(res))
+        return;
+    /* the floor is a least spread, not a term: added to only where above it */
+    for (int n = 0; n < TD_TREE_MAX; n++) {
+        double base = ks->spread.value[n] > TD_EST_FLOOR ? ks->spread.value[n] : 0.0;
+        ks->spread.value[n] =
+            fmax(TD_EST_FLOOR, hypot(base, td_est_replay_only(ks->mean.value[n] / weight)));
+    }
+}
+
 static int finish_estimates(td_summary *s, const td_result *res, kernel_work *w,
                             td_error *err)
 {
@@ -332,6 +355,8 @@ static int finish_estimates(td_summary *s, const td_result *res, kernel_work *w,
              * repeatability (TD_EST_FLOOR) */
             for (int n = 0; n < TD_TREE_MAX; n++)
                 ks->spread.value[n] = TD_EST_FLOOR;
+            /* the mean is still a sum of weighted trees here */
+            add_replay_only(res, ks, w->weights[k] > 0 ? w->weights[k] : 1.0);
             continue;
         }
         td_estimate est;
@@ -351,6 +376,7 @@ static int finish_estimates(td_summary *s, const td_result *res, kernel_work *w,
         }
         ks->mean = est.mean;
         ks->spread = est.spread;
+        add_replay_only(res, ks, 1.0);
         ks->conditions = est.conditions;
         ks->level1_elsewhere = est.level1_elsewhere;
     }

@@ -881,6 +881,13 @@ static void cells_of_pool(work *w, int full)
             cells_add(w, &w->samples[i]);
 }
 
+double td_est_replay_only(double v)
+{
+    v = fmin(fmax(v, 0.0), 1.0);
+    return TD_EST_REPLAY_ONLY * sqrt(v * (1.0 - v));
+}
+
+
 /* What the bootstrap cannot see either: the full set's launches (kernel
  * replay) and the counter groups' (one pass each, without replay) measure
  * a kernel under different conditions. Short kernels differ most: replay's

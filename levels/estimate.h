@@ -84,6 +84,19 @@
  * and td_bfs within 0.9 (docs/COLLECTION.md, "The estimator").
  * TD_EST_NATURAL_MIN is defined in metrics/result/result.h: the collector
  * takes as many (natural coverage, topdown/inject/group_sampler.h). */
+/* A kernel measured by kernel replay alone (no counter-group launch) has
+ * no natural measurement to set against its replays: where the app's own
+ * run is the reference (replay mode auto), its spread holds this many
+ * times sqrt(v (1 - v)) per node of share v (levels/aggregate.c), what
+ * replay and the app's own run differed by on the H200. td_libs' nineteen
+ * replay-only kernels of >= 1% of GPU time, two runs against application
+ * replay: 95% of node errors under 0.6, 2.0, 3.0 and 3.5 points for nodes
+ * of 1-5, 5-20, 20-50 and 50-100% of the slots, up to 5.3 points, where
+ * the spread was the floor's 0.75 (tenth session,
+ * benchmarks/results/waves_NVIDIA_H200_2026-11-29/). */
+#define TD_EST_REPLAY_ONLY 0.065
+/* That term for a node of share v (0..1). */
+double td_est_replay_only(double v);
 
 /* One launch of the kernel (profiled or not) and its device section.
  * Two kinds of range run a cache cold, and the reasons that cache feeds

@@ -6,6 +6,8 @@
  *  - one wider than 30 points is not known: n/k in the text, an empty
  *    value with its interval in the CSV, null in the JSON;
  *  - five alike launches of 25, measured early, give the floor, not +-50;
+ *  - replay alone, where the app's own run is the reference, is not the
+ *    floor: the replay-only term;
  *  - a close call names both ("A or B", <== on both);
  *  - a node not known whose interval lies above its siblings' is named;
  *  - the text, the CSV and the JSON say the same numbers of a fixture. */
@@ -246,6 +248,44 @@ static void test_five_identical(void)
         CHECK(ks->spread.value[n] <= TD_EST_FLOOR + 1e-12 && td_node_known(m, &ks->mean, n));
     td_summary_free(&s);
     td_result_free(&res);
+}
+
+/* Replay alone in a run whose reference is the app's own run (mode auto):
+ * each node carries the replay-only term, sqrt(v (1 - v)) times
+ * TD_EST_REPLAY_ONLY, measured whole (every launch replayed) or not (5 of
+ * 25); under mode kernel (ncu's reference), or a file without a mode, the
+ * floor. */
+static void test_replay_only(void)
+{
+    static const char *const modes[] = {"auto", "kernel", NULL};
+    for (int whole = 0; whole <= 1; whole++)
+        for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
+            td_result res;
+            memset(&res, 0, sizeof res);
+            res.replay_mode = modes[i] ? strdup(modes[i]) : NULL;
+            td_device *dev = fx_device(&res, "testarch", 0);
+            for (int l = 0; l < 25; l++)
+                if (whole || l < 5)
+                    fx_launch(dev, "replayed", 100, kind_a);
+                else
+                    fx_unprofiled(dev, "replayed", 100);
+            td_summary s;
+            CHECK(summarize(&res, &s) == 0);
+            const td_kernel_summary *ks = &s.kernels[0];
+            const td_model *m = &s.models[0];
+            int ret = td_model_find(m, "Retire"), checked = 0;
+            for (int n = 0; n < m->n_tree; n++) {
+                double v = ks->mean.value[n], want = TD_EST_FLOOR;
+                if (modes[i] && strcmp(modes[i], "auto") == 0)
+                    want = fmax(TD_EST_FLOOR, td_est_replay_only(v));
+                checked += fabs(ks->spread.value[n] - want) < 1e-9;
+            }
+            CHECK(checked == m->n_tree);
+            if (modes[i] && strcmp(modes[i], "auto") == 0) /* Retire of ~0.2: over 2 points */
+                CHECK(ret >= 0 && ks->spread.value[ret] > 0.02);
+            td_summary_free(&s);
+            td_result_free(&res);
+        }
 }
 
 /* The same on the recording the issue quoted. */
@@ -649,6 +689,7 @@ int main(void)
     test_five_identical();
     test_tie();
     test_leads_not_known();
+    test_replay_only();
     td_arch_set_free(&archs);
     fx_real_archs(&archs);
     test_five_identical_recorded();
