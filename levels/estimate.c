@@ -887,7 +887,6 @@ double td_est_replay_only(double v)
     return TD_EST_REPLAY_ONLY * sqrt(v * (1.0 - v));
 }
 
-
 /* What the bootstrap cannot see either: the full set's launches (kernel
  * replay) and the counter groups' (one pass each, without replay) measure
  * a kernel under different conditions. Short kernels differ most: replay's

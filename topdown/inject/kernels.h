@@ -59,8 +59,10 @@ void td_kernels_reset(void);
 td_kernel *td_kernel_get(const char *mangled, const td_filter *f);
 /* td_kernel_get for a launch of the function `handle` (a CUfunction or
  * CUkernel; NULL: none): the kernel its last launch found, when the names
- * agree, without hashing the name (PyTorch's run to a thousand characters:
- * 2.7 us a traced launch, H200). */
+ * agree, without hashing the name (PyTorch's run to a thousand
+ * characters). PyTorch's 2.7-4.2 us "kernel" step of a traced launch did
+ * not fall with it: most likely first-launch module loading (H200,
+ * benchmarks/results/trace_diet_NVIDIA_H200_2026-11-29/). */
 td_kernel *td_kernel_of_launch(const void *handle, const char *mangled, const td_filter *f);
 
 /* Counts the launch and says whether the filters let it be profiled;
