@@ -54,6 +54,7 @@ static const struct field {
     FIELD(natural_min, F_LONG),
     FIELD(natural_rule, F_LONG),
     FIELD(natural_idle, F_LONG),
+    FIELD(heavy_pct, F_LONG),
     FIELD(rotation_ranges, F_LONG),
     FIELD(activity_kb, F_LONG),
     FIELD(activity_device_kb, F_LONG),
@@ -99,6 +100,7 @@ void td_collect_opts_init(td_collect_opts *o)
     o->cover_launches = -1;
     o->natural_min = -1;
     o->natural_idle = -1;
+    o->heavy_pct = -1;
     o->rotation_ranges = -1;
     o->activity_kb = -1;
     o->activity_device_kb = -1;

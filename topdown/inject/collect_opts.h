@@ -81,6 +81,10 @@ typedef struct td_collect_opts {
                                group serves no owed natural sample before one
                                may move the rotation (0: at once, as before);
                                -1: the default */
+    long heavy_pct;         /* TOPDOWN_HEAVY_PCT: the percent of a kernel's
+                               threads that makes a size class owe each
+                               group a natural sample (0: none, as before);
+                               -1: the default */
     long activity_kb;       /* TOPDOWN_ACTIVITY_KB: KiB of each CUPTI activity
                                buffer (activity.c bounds it); -1: the default */
     long activity_device_kb; /* TOPDOWN_ACTIVITY_DEVICE_KB: KiB of CUPTI's device

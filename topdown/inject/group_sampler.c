@@ -84,6 +84,25 @@ static int group_short_of(const td_choose_kernel *k, size_t n, int active, uint3
     return lacking;
 }
 
+/* With the kernel's natural samples owed: the nearest group ahead (itself
+ * first) that a class of heavy_pct percent or more of the kernel's threads
+ * never measured while another class did (the estimator would borrow it
+ * from there); -1: none. A group the kernel never measured is its natural
+ * coverage's, which rides the rotation: taken at once for each class as
+ * well, PyTorch's recorded stream ended 49 sessions, not 16. */
+static int class_short_of(const td_choose_kernel *k, const td_choose_class *c, size_t n,
+                          int active)
+{
+    if (!k->heavy_pct || !(k->threads > 0) || c->threads * 100.0 < k->threads * k->heavy_pct)
+        return -1;
+    int lacking = -1;
+    for (size_t g = 0; g < n; g++)
+        if (c->group_samples[g] == 0 && k->group_samples[g] > 0 &&
+            (lacking < 0 || ahead(active, g, n) < ahead(active, (size_t)lacking, n)))
+            lacking = (int)g;
+    return lacking;
+}
+
 /* The ordinal of the class's next sample after this one: somewhere in the
  * next stride, on average one stride on. */
 static uint64_t next_sample(td_choose_class *c, uint64_t ordinal)
@@ -114,12 +133,17 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
     if (!c)
         return none;
     uint64_t ordinal = c->seen++;
+    double threads = (double)(1ull << (size_class < 63 ? size_class : 63));
+    c->threads += threads;
+    k->threads += threads;
     k->moved = 0;
     int natural = k->covered && k->natural > 0;
     int owed = natural ? group_short_of(k, n_groups, active, k->natural) : -1;
     int configured = active >= 0 && (size_t)active < n_groups;
     if (owed >= 0 && owed != active && configured && k->natural_waits && !k->natural_budgeted)
         owed = -1; /* rides the rotation: sampled by the stride meanwhile */
+    if (owed < 0 && natural)
+        owed = class_short_of(k, c, n_groups, active); /* its launches may not come again */
     int lacking = !k->covered                       ? group_short_of(k, n_groups, active, 1)
                   : natural && !k->natural_budgeted ? owed
                                                     : -1;

@@ -45,7 +45,17 @@
  *    their turn); until then the launch is sampled as the stride says.
  *    Moving at once to each kernel's owed group, PyTorch's 20-step run
  *    moved the rotation 69-71 passes; riding it, 29-33 (H200): a move
- *    ends a session, a Stop and a Start. */
+ *    ends a session, a Stop and a Start;
+ *  - a kernel owing natural samples also owes one of each group in each
+ *    size class that holds `heavy_pct` percent or more of the threads it
+ *    launched so far (a stand-in for its time), taken at once, without
+ *    waiting for the rotation: the estimator's strata are size classes,
+ *    and one that lacks a group borrows it from others. td_sort's
+ *    radix_scatter (H200) put 80% of its time in 16 launches of 32,768
+ *    blocks; the budget paid it no move, so they measured only the groups
+ *    the rotation brought (4 of 5 samples one group), the rest came from
+ *    its 45 us launches, and Backend read 4.4 points above application
+ *    replay. */
 #ifndef TD_GROUP_SAMPLER_H
 #define TD_GROUP_SAMPLER_H
 
@@ -64,11 +74,15 @@
  * where moving at once ended 45, and 8 ends 32; with 64, td_stencil's
  * kernels (two, alternating) swept the groups late in the run (H200). */
 #define TD_CHOOSE_NATURAL_IDLE 16
+/* The part of a kernel's threads, in percent, that makes a size class
+ * owe each group a natural sample of its own. */
+#define TD_CHOOSE_HEAVY_PCT 25
 
 /* One size class of one kernel. */
 typedef struct td_choose_class {
     unsigned size_class;
     uint64_t seen;      /* launches of the class seen */
+    double threads;     /* threads they launched, about: seen x 2^size_class */
     uint64_t next;      /* ordinal of its next sample */
     uint64_t stride;
     uint32_t samples;   /* samples planned in the class */
@@ -81,6 +95,7 @@ typedef struct td_choose_kernel {
     td_choose_class *classes;
     size_t n_classes, cap_classes;
     uint32_t group_samples[TD_CHOOSE_MAX_GROUPS]; /* over all classes */
+    double threads; /* over all classes, as each class's */
     int covered; /* a launch measured the full set (a replay): every reason is
                     known, so no group is owed outside the budget (the caller
                     sets it) */
@@ -93,6 +108,9 @@ typedef struct td_choose_kernel {
     int natural_waits; /* a natural sample of a group other than the
                           configured one waits for the rotation
                           (td_choose_natural_may_move; the caller sets it) */
+    uint32_t heavy_pct; /* with natural: a size class of this percent or more
+                           of the kernel's threads owes each group once
+                           (TD_CHOOSE_HEAVY_PCT; 0: none; the caller sets it) */
     uint32_t deferred; /* launches a sample waited for the rotation to reach its group */
     uint32_t moves; /* samples that moved from the configured group */
     int moved;      /* the last sample did (td_choose_dropped undoes it) */

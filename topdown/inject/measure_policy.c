@@ -274,6 +274,13 @@ static uint64_t natural_idle(void)
     return idle >= 0 ? (uint64_t)idle : TD_CHOOSE_NATURAL_IDLE;
 }
 
+/* TOPDOWN_HEAVY_PCT (0-100), else TD_CHOOSE_HEAVY_PCT (group_sampler.h). */
+static uint32_t heavy_pct(void)
+{
+    long pct = td_g.opts.heavy_pct;
+    return pct < 0 ? TD_CHOOSE_HEAVY_PCT : pct > 100 ? 100 : (uint32_t)pct;
+}
+
 /* The rotation's clock for natural samples (group_sampler.h): it restarts
  * when the configured group serves an owed natural sample, or when a
  * sample moves the rotation (the kernels owing the new group get their
@@ -296,6 +303,7 @@ int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
     state->covered = progress->full_measured;
     state->natural = natural_owed(k);
     state->natural_budgeted = td_g.opts.natural_rule == TD_NATURAL_BUDGET;
+    state->heavy_pct = heavy_pct();
     state->natural_waits = !td_choose_natural_may_move((uint64_t)td_g.launches,
                                                        c->natural_served_at, natural_idle());
     state->stay = td_g.budgeted && !td_budget_kernel_may_move(&td_g.budget, now_s(),
