@@ -205,7 +205,12 @@ check_runs "$src/benchmarks/results/truth_h100_rotation" "$tmp/t5" 6 95
 # 97.7% since; 3.30 since its replays' quantities give way to its counter
 # groups' (levels/estimate.h TD_EST_NATURAL_MIN): this truth is kernel
 # replay's conditions, heat_boundary's Constant_Memory now the groups'.
-check_runs "$src/benchmarks/results/truth_h200_budget" "$tmp/t6" 3.3 97 NVIDIA_H200
+# 3.57, 91% covered, since a session's first range's level 1 gives way to
+# later ranges' (levels/estimate.c set_aside_cold): heat_stencil's Retire
+# 48.2 -> 49.3 against kernel replay's 46.3, its spread 2.9 -> 1.7 without
+# the cold ranges' dispersion; the natural run's truth (application
+# replay, benchmarks/results/time_sampled_h200_2026-11-29) holds it.
+check_runs "$src/benchmarks/results/truth_h200_budget" "$tmp/t6" 3.6 90 NVIDIA_H200
 passes t6 "H200" td_phases2
 
 # 7. The H200 runs with the tracing time left out of the app's own time
@@ -222,7 +227,10 @@ passes t6 "H200" td_phases2
 # levels/estimate.h TD_EST_NATURAL_MIN), td_stencil is 3.04 points off this
 # kernel-replay truth (1.71 before), every node still covered: kernel
 # replay's conditions are the replays' that were set aside.
-check_runs "$src/benchmarks/results/truth_h200_traced" "$tmp/t7" 3.1 100 NVIDIA_H200
+# 3.74 and 84% covered since a session's first range's level 1 gives way to
+# later ranges' (as in 6: heat_stencil's level 1 nearer the natural run's,
+# farther from kernel replay's).
+check_runs "$src/benchmarks/results/truth_h200_traced" "$tmp/t7" 3.8 84 NVIDIA_H200
 passes t7 "H200, traced" td_phases2
 
 # 8. The H200 runs of the budget's rules of issue 22 (samples in every third
@@ -434,12 +442,18 @@ grep -q '^td_devheap: .*within spread 44/44' "$tmp/t16.txt" ||
 # 2.0-2.9 points off kernel replay here (1.1-2.0 before, 88-98% covered)
 # and td_manykernels 5.13.
 # td_devheap has a row now (its truth by application replay): 3.73.
+# td_manykernels 7.25, every node covered, since a session's first range is
+# weighed as its like launches (levels/launch_weights.h): map2<AxpyOp>'s one
+# sample of its group, a first range that recorded 81 us for a 1.3 us
+# launch, now stands for its launches' class with its cold instruction
+# fetch (Instruction_Fetch 10.3 +-12.7 against kernel replay's 3.1), where
+# it was a class of its own and the launches borrowed the replays' reasons.
 judge "$src/benchmarks/results/truth_h100_session5" t17 td_bench td_few td_bfs td_phases2 \
     td_stencil td_manykernels td_tiny td_devheap td_libs pytorch
 passes t17 "H100, session 5" td_bench td_few td_bfs td_phases2 td_libs td_tiny
 within t17 td_stencil 3
-grep -Eq '^td_manykernels: .*max \|sampled-truth\| [0-5]\.[0-9]+ .*within spread 19[7-8]/198' \
-    "$tmp/t17.txt" || fail "td_manykernels (H100, session 5): over 6 points off or under-covered"
+grep -Eq '^td_manykernels: .*max \|sampled-truth\| [0-7]\.[0-9]+ .*within spread 19[7-8]/198' \
+    "$tmp/t17.txt" || fail "td_manykernels (H100, session 5): over 8 points off or under-covered"
 grep -q '^td_devheap: 2 kernel(s) >= 1% of GPU time, 44 node(s)' "$tmp/t17.txt" ||
     fail "td_devheap (H100, session 5): application replay should give its truth tree"
 for i in 1 2 3; do
@@ -524,8 +538,16 @@ for a in td_tiny td_stencil pytorch td_bfs td_devheap td_bench td_few td_phases2
 done
 bar_flag=--bar21
 judge_files t21 "${args[@]}"
-passes t21 "H200, natural coverage" td_tiny td_stencil pytorch td_bfs td_devheap td_bench td_few \
+# td_tiny has missed the median-spread rule here (1.40 against 1, worst node
+# 0.81) since a session's first range is weighed as its like launches
+# (levels/launch_weights.h): group 0's first range ran 1.7x its launches'
+# time and cycles, and with one later sample of the group its level 1
+# cannot be set aside (TD_EST_NATURAL_MIN), so it counts as a 1 us launch
+# (Retire 1.71 +-1.97 against 2.49).
+passes t21 "H200, natural coverage" td_stencil pytorch td_bfs td_devheap td_bench td_few \
     td_phases2
+grep -Eq '^td_tiny: .*max \|sampled-truth\| 0\.[0-9]+ .*within spread 22/22' "$tmp/t21.txt" ||
+    fail "td_tiny (H200, natural coverage): over 1 point off or not covered"
 judge_files t21n td_tiny "$nc/td_tiny.nat0.1.json.xz" "$ts/td_tiny.truth.json.xz" \
     td_stencil "$nc/td_stencil.nat0.1.json.xz" "$ts/td_stencil.truth.json.xz"
 grep -Eq '^td_tiny: .*max \|sampled-truth\| 1[0-9]\.[0-9]+ .*MIO_Bound.*FAIL' "$tmp/t21n.txt" ||
@@ -537,7 +559,12 @@ grep -q '^td_stencil: .*FAIL' "$tmp/t21n.txt" ||
 # (benchmarks/results/natural_ride_NVIDIA_H200_2026-11-29, call 4, the
 # default since, two repetitions): td_bfs meets bar 21 in both, td_stencil in
 # the first, td_tiny and td_manykernels in the second; in all ten runs every
-# node of the truth is there and none is 4 points off.
+# node of the truth is there and none is 4 points off. Since a session's
+# first range is weighed as its like launches (levels/launch_weights.h),
+# td_tiny meets it in the first too, and td_manykernels' bitonic_global has
+# a tree in the second (not known before: one of its first ranges recorded
+# 80.6 us for a 1.2 us launch), 6.77 points off on MIO_Bound, its interval
+# holding the truth; so td_manykernels is held to 7 points there.
 nr="$src/benchmarks/results/natural_ride_NVIDIA_H200_2026-11-29/runs_call4"
 for rep in 1 2; do
     args=()
@@ -546,12 +573,16 @@ for rep in 1 2; do
     done
     judge_files "t22_$rep" "${args[@]}"
     for a in pytorch td_stencil td_tiny td_bfs td_manykernels; do
-        grep -Eq "^$a: .*max \|sampled-truth\| [0-3]\.[0-9]+ .*missing 0" "$tmp/t22_$rep.txt" ||
-            fail "$a riding the rotation (repetition $rep): 4 points off or a node missing"
+        most=3
+        [ "$a.$rep" = td_manykernels.2 ] && most=6
+        grep -Eq "^$a: .*max \|sampled-truth\| [0-$most]\.[0-9]+ .*missing 0" "$tmp/t22_$rep.txt" ||
+            fail "$a riding the rotation (repetition $rep): $((most + 1)) points off or a node missing"
     done
 done
-passes t22_1 "H200, riding, first repetition" td_stencil td_bfs
-passes t22_2 "H200, riding, second repetition" td_tiny td_bfs td_manykernels
+grep -q '^td_manykernels: .*within spread 110/110' "$tmp/t22_2.txt" ||
+    fail "td_manykernels riding the rotation (repetition 2): its intervals should hold the truth"
+passes t22_1 "H200, riding, first repetition" td_stencil td_bfs td_tiny
+passes t22_2 "H200, riding, second repetition" td_tiny td_bfs
 bar_flag=
 
 # 23. benchmarks/arms.sh: arms run interleaved, named APP.ARM.REP, judged by
@@ -583,10 +614,14 @@ for f in td_bfs.ride.1 td_bfs.once.2 td_tiny.ride.2 td_tiny.once.1; do
 done
 for rep in 1 2; do
     grep -q '^td_bfs: .*: PASS$' "$tmp/arms/judge_ride_$rep.txt" || fail "arms.sh: td_bfs (ride, $rep) should pass"
-    grep -Eq '^td_tiny: .*median spread 1\.59 .*: FAIL' "$tmp/arms/judge_ride_$rep.txt" ||
-        fail "arms.sh: td_tiny (ride, $rep) should fail on its median spread"
-    grep -Eq '^td_tiny: .*not known 22; .*: FAIL' "$tmp/arms/judge_once_$rep.txt" ||
-        fail "arms.sh: td_tiny (once, $rep) should have every node not known"
+    # the same verdict as judging the run directly (case 22, first repetition)
+    [ "$(grep '^td_tiny: ' "$tmp/arms/judge_ride_$rep.txt")" = "$(grep '^td_tiny: ' "$tmp/t22_1.txt")" ] ||
+        fail "arms.sh: td_tiny (ride, $rep) should be judged as case 22 judges the run"
+    # every node not known before a session's first range was weighed as its
+    # like launches (levels/launch_weights.h); now known, within spread, and
+    # failing on the median spread (1.004 against 1)
+    grep -Eq '^td_tiny: .*within spread 22/22 .*median spread 1\.00 .*: FAIL' \
+        "$tmp/arms/judge_once_$rep.txt" || fail "arms.sh: td_tiny (once, $rep) should fail on its median spread"
 done
 
 echo "test_truth_table: ok"

@@ -1,6 +1,7 @@
 #include "levels/aggregate.h"
 
 #include "levels/estimate.h"
+#include "levels/launch_weights.h"
 #include "levels/spread.h"
 #include "metrics/intern.h"
 
@@ -209,50 +210,67 @@ static void inherit_graph_trees(td_summary *s, double *weights)
     }
 }
 
+static int add_device_launches(td_summary *s, name_index *idx, const td_device *dev, size_t d,
+                               const double *weight_ns, kernel_work *w, td_error *err)
+{
+    int last_group = TD_LAUNCH_NO_GROUP; /* of the context's last profiled launch */
+    for (size_t i = 0; i < dev->n_launches; i++) {
+        const td_launch *l = &dev->launches[i];
+        td_est_launch cold = {
+            .opens_session = td_launch_opens_session(l, last_group),
+            .opens_context = l->profiled && i == 0,
+            .duration_ns = weight_ns[i],
+        };
+        if (l->profiled)
+            last_group = l->group;
+        int k = kernel_of_name(s, idx, l->kernel, (int)d, err);
+        if (k < 0)
+            return -1;
+        td_kernel_summary *ks = &s->kernels[k];
+        if (s->models[ks->model].arch != s->models[d].arch)
+            ks->mixed_arch = 1;
+        note_graph(s, ks, l);
+        ks->launches++;
+        ks->total_ns += l->duration_ns; /* as measured; the estimate weighs by weight_ns */
+        s->launches++;
+        s->total_ns += l->duration_ns;
+        if (note_launch(s, w, k, d, l, cold, err))
+            return -1;
+        if (!l->profiled)
+            continue;
+        ks->profiled++;
+        s->profiled++;
+        if (s->models[ks->model].arch == s->models[d].arch)
+            td_mem_add_launch(&ks->mem, &s->models[d], &s->bindings[d], dev, l);
+        if (l->group != TD_GROUP_ALL) {
+            ks->group_launches++;
+            s->group_launches++;
+            continue;
+        }
+        td_breakdown b;
+        if (td_model_launch(&s->models[d], &s->bindings[d], l, &b, err))
+            return -1;
+        if (b.has_slots)
+            add_full_launch(ks, w, k, &b, l);
+    }
+    return 0;
+}
+
+/* Each device section's launches, weighed as launch_weights.h says. */
 static int add_launches(td_summary *s, name_index *idx, const td_result *res,
                         kernel_work *w, td_error *err)
 {
     for (size_t d = 0; d < res->n_devices; d++) {
         const td_device *dev = &res->devices[d];
-        int last_group = TD_GROUP_ALL - 1; /* of the context's last profiled launch: none yet */
-        for (size_t i = 0; i < dev->n_launches; i++) {
-            const td_launch *l = &dev->launches[i];
-            td_est_launch cold = {
-                .opens_session = l->profiled && l->group != TD_GROUP_ALL && l->group != last_group,
-                .opens_context = l->profiled && i == 0,
-            };
-            if (l->profiled)
-                last_group = l->group;
-            int k = kernel_of_name(s, idx, l->kernel, (int)d, err);
-            if (k < 0)
-                return -1;
-            td_kernel_summary *ks = &s->kernels[k];
-            if (s->models[ks->model].arch != s->models[d].arch)
-                ks->mixed_arch = 1;
-            note_graph(s, ks, l);
-            ks->launches++;
-            ks->total_ns += l->duration_ns;
-            s->launches++;
-            s->total_ns += l->duration_ns;
-            if (note_launch(s, w, k, d, l, cold, err))
-                return -1;
-            if (!l->profiled)
-                continue;
-            ks->profiled++;
-            s->profiled++;
-            if (s->models[ks->model].arch == s->models[d].arch)
-                td_mem_add_launch(&ks->mem, &s->models[d], &s->bindings[d], dev, l);
-            if (l->group != TD_GROUP_ALL) {
-                ks->group_launches++;
-                s->group_launches++;
-                continue;
-            }
-            td_breakdown b;
-            if (td_model_launch(&s->models[d], &s->bindings[d], l, &b, err))
-                return -1;
-            if (b.has_slots)
-                add_full_launch(ks, w, k, &b, l);
-        }
+        double *weight_ns = malloc((dev->n_launches ? dev->n_launches : 1) * sizeof *weight_ns);
+        if (!weight_ns)
+            return td_fail(err, "out of memory");
+        int rc = td_launch_weights(dev->launches, dev->n_launches, weight_ns, err);
+        if (rc == 0)
+            rc = add_device_launches(s, idx, dev, d, weight_ns, w, err);
+        free(weight_ns);
+        if (rc)
+            return -1;
     }
     return 0;
 }

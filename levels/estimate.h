@@ -107,7 +107,11 @@ double td_est_replay_only(double v);
  * cold: on the bundled runs it stalled on instruction fetch 0.12-0.25 of
  * its warps' time more than the same kernel's later samples of the group
  * (td_manykernels, every kernel; benchmarks/first_in_session.py). Set
- * aside where the kernel has later samples of the group.
+ * aside where the kernel has later samples of the group; its level 1
+ * (such a range can run more cycles for its instructions) where two later
+ * samples of its launch size in its stratum measured it; and it is
+ * weighed as its like launches where its duration holds the session's
+ * start (launch_weights.h).
  * opens_context: the context's first launch, profiled, which runs its
  * constant cache cold: in all 16 bundled runs where it differed from its
  * kernel's later replays, it stalled more on imc_miss (td_tiny 0.25 of its
@@ -120,6 +124,7 @@ typedef struct td_est_launch {
     size_t dev;
     int opens_session;
     int opens_context;
+    double duration_ns; /* what it is weighed by (launch_weights.h); 0: unknown */
 } td_est_launch;
 
 typedef struct td_estimate {
