@@ -241,7 +241,8 @@ static size_t heavy_gaps(const td_choose_kernel *k)
 
 /* heavy_pct: what the collector sets td_choose_kernel's to (0: the rule
  * off); stay: the budget pays no kernel a move. */
-static stream_cost run_stream(const char *name, uint64_t idle, uint32_t heavy_pct, int stay)
+static stream_cost run_stream(const char *name, uint64_t idle, uint32_t heavy_pct, int stay,
+                              uint64_t renew)
 {
     static unsigned kernel[STREAM_MAX], size_class[STREAM_MAX];
     static int owes[STREAM_MAX];
@@ -263,6 +264,7 @@ static stream_cost run_stream(const char *name, uint64_t idle, uint32_t heavy_pc
             kk->natural = owes[i] ? TD_EST_NATURAL_MIN : 0;
             kk->heavy_pct = heavy_pct;
             kk->stay = stay;
+            kk->renew = renew;
             continue;
         }
         kk->natural_waits = !td_choose_natural_may_move(i, served_at, idle);
@@ -305,8 +307,8 @@ static void check_one_kernel_natural(int stay);
 static void check_natural_rides_rotation(void)
 {
     const char *pytorch = "pytorch_launch_stream.txt";
-    stream_cost at_once = run_stream(pytorch, 0, 0, 0),
-                riding = run_stream(pytorch, TD_CHOOSE_NATURAL_IDLE, 0, 0);
+    stream_cost at_once = run_stream(pytorch, 0, 0, 0, 0),
+                riding = run_stream(pytorch, TD_CHOOSE_NATURAL_IDLE, 0, 0, 0);
     printf("PyTorch's stream, natural samples moving at once: %zu sessions (%zu by %zu natural "
            "samples), %zu of %zu owing kernels complete; riding the rotation: %zu sessions (%zu "
            "by %zu), %zu complete\n", at_once.sessions, at_once.natural_sessions,
@@ -319,8 +321,8 @@ static void check_natural_rides_rotation(void)
      * first quarter of its 1,024 launches at the default idle window;
      * at 64 (call 3's build) later */
     const char *stencil = "td_stencil_launch_stream.txt";
-    stream_cost st = run_stream(stencil, TD_CHOOSE_NATURAL_IDLE, 0, 0),
-                st64 = run_stream(stencil, 64, 0, 0);
+    stream_cost st = run_stream(stencil, TD_CHOOSE_NATURAL_IDLE, 0, 0, 0),
+                st64 = run_stream(stencil, 64, 0, 0, 0);
     printf("td_stencil's stream: %zu of %zu owing kernels complete by launch %zu (idle %d), "
            "by launch %zu (idle 64); %zu and %zu sessions\n", st.complete, st.owing,
            st.complete_at, TD_CHOOSE_NATURAL_IDLE, st64.complete_at, st.sessions, st64.sessions);
@@ -343,10 +345,10 @@ static void check_natural_rides_rotation(void)
 static void check_heavy_classes(void)
 {
     const char *sort = "td_sort_launch_stream.txt", *pytorch = "pytorch_launch_stream.txt";
-    stream_cost off = run_stream(sort, TD_CHOOSE_NATURAL_IDLE, 0, 1),
-                on = run_stream(sort, TD_CHOOSE_NATURAL_IDLE, TD_CHOOSE_HEAVY_PCT, 1),
-                torch_off = run_stream(pytorch, TD_CHOOSE_NATURAL_IDLE, 0, 0),
-                torch_on = run_stream(pytorch, TD_CHOOSE_NATURAL_IDLE, TD_CHOOSE_HEAVY_PCT, 0);
+    stream_cost off = run_stream(sort, TD_CHOOSE_NATURAL_IDLE, 0, 1, 0),
+                on = run_stream(sort, TD_CHOOSE_NATURAL_IDLE, TD_CHOOSE_HEAVY_PCT, 1, 0),
+                torch_off = run_stream(pytorch, TD_CHOOSE_NATURAL_IDLE, 0, 0, 0),
+                torch_on = run_stream(pytorch, TD_CHOOSE_NATURAL_IDLE, TD_CHOOSE_HEAVY_PCT, 0, 0);
     printf("td_sort's stream, stay: heavy classes' groups never measured %zu (%zu sessions) "
            "without the rule, %zu (%zu sessions) with it; PyTorch's: %zu (%zu sessions) and "
            "%zu (%zu)\n", off.heavy_gaps, off.sessions, on.heavy_gaps, on.sessions,
@@ -357,6 +359,55 @@ static void check_heavy_classes(void)
     CHECK(on.sessions <= off.sessions + (GROUPS - 1) * off.heavy_gaps);
     CHECK(torch_on.sessions <= torch_off.sessions + (GROUPS - 1) * torch_off.heavy_gaps);
     /* and PyTorch's natural coverage still rides the rotation */
+    CHECK(torch_on.sessions <= torch_off.sessions + 2 * GROUPS);
+}
+
+/* td_phases2 as the H200 ran it: one kernel, a compute and a memory phase
+ * every 50 launches, covered by replay, the budget paying no move (stay),
+ * natural samples riding the rotation. Without renewal every sample of
+ * group 0 (level 1) fell in launches 17-33 of the first phase; with it
+ * the memory phase has one too. Returns the samples of group 0 in the
+ * memory phase and the sessions the rotation ended. */
+static size_t phases_group0(uint64_t renew, size_t *sessions)
+{
+    td_choose_kernel k;
+    memset(&k, 0, sizeof k);
+    k.covered = 1;
+    k.natural = TD_EST_NATURAL_MIN;
+    k.stay = 1;
+    k.renew = renew;
+    uint64_t served_at = 0;
+    int active = 0;
+    size_t memory_phase = 0;
+    *sessions = 0;
+    for (uint64_t launch = 5; launch < 1000; launch++) {
+        k.natural_waits = !td_choose_natural_may_move(launch, served_at, TD_CHOOSE_NATURAL_IDLE);
+        td_choice ch = td_choose(&k, 18, GROUPS, active, 0);
+        if (!ch.measure)
+            continue;
+        memory_phase += ch.group == 0 && launch / 50 % 2 == 1;
+        *sessions += ch.group == active ? 0 : sessions_to(active, ch.group);
+        if (ch.natural || ch.group != active)
+            served_at = launch;
+        active = ch.group;
+    }
+    td_choose_free(&k);
+    return memory_phase;
+}
+
+static void check_renewal(void)
+{
+    size_t sessions_off, sessions_on;
+    size_t off = phases_group0(0, &sessions_off), on = phases_group0(TD_CHOOSE_RENEW, &sessions_on);
+    const char *pytorch = "pytorch_launch_stream.txt";
+    stream_cost torch_off = run_stream(pytorch, TD_CHOOSE_NATURAL_IDLE, TD_CHOOSE_HEAVY_PCT, 0, 0),
+                torch_on = run_stream(pytorch, TD_CHOOSE_NATURAL_IDLE, TD_CHOOSE_HEAVY_PCT, 0,
+                                      TD_CHOOSE_RENEW);
+    printf("td_phases2-like run: group 0 in the memory phase %zu times without renewal (%zu "
+           "sessions), %zu with (%zu); PyTorch's stream: %zu and %zu sessions\n", off,
+           sessions_off, on, sessions_on, torch_off.sessions, torch_on.sessions);
+    CHECK(off == 0 && on >= 1);
+    CHECK(sessions_on <= sessions_off + 3 * (GROUPS - 1)); /* three epochs at most */
     CHECK(torch_on.sessions <= torch_off.sessions + 2 * GROUPS);
 }
 
@@ -395,6 +446,7 @@ int main(void)
 {
     check_natural_rides_rotation();
     check_heavy_classes();
+    check_renewal();
     check_natural_in_budget();
     check_natural_coverage(2);
     check_natural_coverage(1);

@@ -81,6 +81,10 @@ typedef struct td_collect_opts {
                                group serves no owed natural sample before one
                                may move the rotation (0: at once, as before);
                                -1: the default */
+    long renew_launches;    /* TOPDOWN_RENEW: a kernel's launches at which
+                               its natural samples are first owed again
+                               (group_sampler.h; 0: never, as before); -1:
+                               the default */
     long heavy_pct;         /* TOPDOWN_HEAVY_PCT: the percent of a kernel's
                                threads that makes a size class owe each
                                group a natural sample (0: none, as before);

@@ -103,6 +103,29 @@ static int class_short_of(const td_choose_kernel *k, const td_choose_class *c, s
     return lacking;
 }
 
+/* Starts an epoch of renewed natural samples where the kernel's launches
+ * reached its end; the nearest group ahead (itself first) the epoch has
+ * not measured while it owes one, else -1. */
+static int epoch_short_of(td_choose_kernel *k, size_t n, int active)
+{
+    if (!k->renew)
+        return -1;
+    if (!k->epoch_end)
+        k->epoch_end = k->renew;
+    if (k->launches >= k->epoch_end) {
+        k->epoch_end = k->launches * 4;
+        memset(k->epoch_samples, 0, sizeof k->epoch_samples);
+        k->renewing = 1;
+    }
+    int lacking = -1;
+    for (size_t g = 0; k->renewing && g < n; g++)
+        if (k->epoch_samples[g] == 0 &&
+            (lacking < 0 || ahead(active, g, n) < ahead(active, (size_t)lacking, n)))
+            lacking = (int)g;
+    k->renewing = lacking >= 0;
+    return lacking;
+}
+
 /* The ordinal of the class's next sample after this one: somewhere in the
  * next stride, on average one stride on. */
 static uint64_t next_sample(td_choose_class *c, uint64_t ordinal)
@@ -117,6 +140,7 @@ static void take(td_choose_kernel *k, td_choose_class *c, int group)
     c->samples++;
     c->group_samples[group]++;
     k->group_samples[group]++;
+    k->epoch_samples[group]++;
     if (c->samples % TD_CHOOSE_PER_CLASS == 0)
         c->stride *= 2;
 }
@@ -136,6 +160,7 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
     double threads = (double)(1ull << (size_class < 63 ? size_class : 63));
     c->threads += threads;
     k->threads += threads;
+    k->launches++;
     k->moved = 0;
     int natural = k->covered && k->natural > 0;
     int owed = natural ? group_short_of(k, n_groups, active, k->natural) : -1;
@@ -144,6 +169,9 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
         owed = -1; /* rides the rotation: sampled by the stride meanwhile */
     if (owed < 0 && natural)
         owed = class_short_of(k, c, n_groups, active); /* its launches may not come again */
+    int renewed = natural ? epoch_short_of(k, n_groups, active) : -1;
+    if (renewed >= 0 && renewed != active && configured && k->natural_waits)
+        renewed = -1; /* rides the rotation, as natural samples do */
     int lacking = !k->covered                       ? group_short_of(k, n_groups, active, 1)
                   : natural && !k->natural_budgeted ? owed
                                                     : -1;
@@ -158,6 +186,8 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
     int group = least_measured(c->group_samples, k->group_samples, n_groups, active);
     if (owed >= 0 && k->natural_budgeted)
         group = owed; /* moves even where the budget pays the kernel none */
+    else if (renewed >= 0)
+        group = renewed; /* so does a renewed one */
     else if (k->stay && configured)
         group = active;
     if (configured && group != active && !every && k->deferred < TD_CHOOSE_DEFER) {
@@ -201,6 +231,8 @@ void td_choose_dropped(td_choose_kernel *k, unsigned size_class, int group)
         c->samples--;
         c->group_samples[group]--;
         k->group_samples[group]--;
+        if (k->epoch_samples[group] && --k->epoch_samples[group] == 0 && k->epoch_end)
+            k->renewing = 1; /* the epoch owes it again */
         return;
     }
 }

@@ -55,7 +55,16 @@
  *    blocks; the budget paid it no move, so they measured only the groups
  *    the rotation brought (4 of 5 samples one group), the rest came from
  *    its 45 us launches, and Backend read 4.4 points above application
- *    replay. */
+ *    replay;
+ *  - a kernel owing natural samples owes them again, one of each group,
+ *    once its launches reach `renew` and each time they grow fourfold
+ *    (epochs): budgeted samples at the stride, which may move the
+ *    rotation where the budget pays the kernel no move, riding it as
+ *    natural samples do. Without, td_phases2 (one kernel, a compute and a
+ *    memory phase every 50 launches, H200) measured level 1 in 17
+ *    consecutive launches of its first phase and never again: the
+ *    budget paid no move back to that group, and Backend read 33 points
+ *    off application replay. */
 #ifndef TD_GROUP_SAMPLER_H
 #define TD_GROUP_SAMPLER_H
 
@@ -77,6 +86,9 @@
 /* The part of a kernel's threads, in percent, that makes a size class
  * owe each group a natural sample of its own. */
 #define TD_CHOOSE_HEAVY_PCT 25
+/* A kernel's launches at which its first epoch of renewed natural samples
+ * starts; each next one at four times as many. */
+#define TD_CHOOSE_RENEW 64
 
 /* One size class of one kernel. */
 typedef struct td_choose_class {
@@ -108,6 +120,13 @@ typedef struct td_choose_kernel {
     int natural_waits; /* a natural sample of a group other than the
                           configured one waits for the rotation
                           (td_choose_natural_may_move; the caller sets it) */
+    uint64_t renew;     /* with natural: launches at which the first epoch of
+                           renewed natural samples starts (TD_CHOOSE_RENEW;
+                           0: none; the caller sets it) */
+    uint64_t launches;  /* the kernel's launches seen, all classes */
+    uint64_t epoch_end; /* launches at which the next epoch starts (0: the first) */
+    int renewing;       /* the epoch still owes a group */
+    uint32_t epoch_samples[TD_CHOOSE_MAX_GROUPS]; /* each group's samples this epoch */
     uint32_t heavy_pct; /* with natural: a size class of this percent or more
                            of the kernel's threads owes each group once
                            (TD_CHOOSE_HEAVY_PCT; 0: none; the caller sets it) */

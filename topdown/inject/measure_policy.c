@@ -281,6 +281,13 @@ static uint32_t heavy_pct(void)
     return pct < 0 ? TD_CHOOSE_HEAVY_PCT : pct > 100 ? 100 : (uint32_t)pct;
 }
 
+/* TOPDOWN_RENEW, else TD_CHOOSE_RENEW (group_sampler.h). */
+static uint64_t renew_launches(void)
+{
+    long renew = td_g.opts.renew_launches;
+    return renew >= 0 ? (uint64_t)renew : TD_CHOOSE_RENEW;
+}
+
 /* The rotation's clock for natural samples (group_sampler.h): it restarts
  * when the configured group serves an owed natural sample, or when a
  * sample moves the rotation (the kernels owing the new group get their
@@ -304,6 +311,7 @@ int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
     state->natural = natural_owed(k);
     state->natural_budgeted = td_g.opts.natural_rule == TD_NATURAL_BUDGET;
     state->heavy_pct = heavy_pct();
+    state->renew = renew_launches();
     state->natural_waits = !td_choose_natural_may_move((uint64_t)td_g.launches,
                                                        c->natural_served_at, natural_idle());
     state->stay = td_g.budgeted && !td_budget_kernel_may_move(&td_g.budget, now_s(),
