@@ -113,7 +113,7 @@ static int epoch_short_of(td_choose_kernel *k, size_t n, int active)
     if (!k->epoch_end)
         k->epoch_end = k->renew;
     if (k->launches >= k->epoch_end) {
-        k->epoch_end = k->launches * 4;
+        k->epoch_end = k->launches * 2;
         memset(k->epoch_samples, 0, sizeof k->epoch_samples);
         k->renewing = 1;
     }

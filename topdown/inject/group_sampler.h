@@ -57,8 +57,9 @@
  *    its 45 us launches, and Backend read 4.4 points above application
  *    replay;
  *  - a kernel owing natural samples owes them again, one of each group,
- *    once its launches reach `renew` and each time they grow fourfold
- *    (epochs): budgeted samples at the stride, which may move the
+ *    once its launches reach `renew` and each time they double
+ *    (epochs; fourfold, the H200's td_phases2 measured level 1 in its
+ *    memory phase in one of two runs): budgeted samples at the stride, which may move the
  *    rotation where the budget pays the kernel no move, riding it as
  *    natural samples do. Without, td_phases2 (one kernel, a compute and a
  *    memory phase every 50 launches, H200) measured level 1 in 17
@@ -87,7 +88,7 @@
  * owe each group a natural sample of its own. */
 #define TD_CHOOSE_HEAVY_PCT 25
 /* A kernel's launches at which its first epoch of renewed natural samples
- * starts; each next one at four times as many. */
+ * starts; each next one at twice as many. */
 #define TD_CHOOSE_RENEW 64
 
 /* One size class of one kernel. */
