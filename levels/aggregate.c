@@ -1,5 +1,6 @@
 #include "levels/aggregate.h"
 
+#include "levels/cold_ranges.h"
 #include "levels/estimate.h"
 #include "levels/launch_weights.h"
 #include "levels/spread.h"
@@ -211,7 +212,8 @@ static void inherit_graph_trees(td_summary *s, double *weights)
 }
 
 static int add_device_launches(td_summary *s, name_index *idx, const td_device *dev, size_t d,
-                               const double *weight_ns, kernel_work *w, td_error *err)
+                               const double *weight_ns, const unsigned char *cold_range,
+                               kernel_work *w, td_error *err)
 {
     int last_group = TD_LAUNCH_NO_GROUP; /* of the context's last profiled launch */
     for (size_t i = 0; i < dev->n_launches; i++) {
@@ -220,6 +222,7 @@ static int add_device_launches(td_summary *s, name_index *idx, const td_device *
             .opens_session = td_launch_opens_session(l, last_group),
             .opens_context = l->profiled && i == 0,
             .duration_ns = weight_ns[i],
+            .cold_level1 = cold_range[i],
         };
         if (l->profiled)
             last_group = l->group;
@@ -256,19 +259,25 @@ static int add_device_launches(td_summary *s, name_index *idx, const td_device *
     return 0;
 }
 
-/* Each device section's launches, weighed as launch_weights.h says. */
+/* Each device section's launches, weighed as launch_weights.h says, the
+ * cold ranges named (cold_ranges.h). */
 static int add_launches(td_summary *s, name_index *idx, const td_result *res,
                         kernel_work *w, td_error *err)
 {
     for (size_t d = 0; d < res->n_devices; d++) {
         const td_device *dev = &res->devices[d];
-        double *weight_ns = malloc((dev->n_launches ? dev->n_launches : 1) * sizeof *weight_ns);
-        if (!weight_ns)
-            return td_fail(err, "out of memory");
-        int rc = td_launch_weights(dev->launches, dev->n_launches, weight_ns, err);
+        size_t n = dev->n_launches ? dev->n_launches : 1;
+        double *weight_ns = malloc(n * sizeof *weight_ns);
+        unsigned char *cold = malloc(n);
+        int rc = weight_ns && cold ? 0 : td_fail(err, "out of memory");
         if (rc == 0)
-            rc = add_device_launches(s, idx, dev, d, weight_ns, w, err);
+            rc = td_launch_weights(dev->launches, dev->n_launches, weight_ns, err);
+        if (rc == 0)
+            rc = td_cold_ranges(dev->launches, dev->n_launches, cold, err);
+        if (rc == 0)
+            rc = add_device_launches(s, idx, dev, d, weight_ns, cold, w, err);
         free(weight_ns);
+        free(cold);
         if (rc)
             return -1;
     }

@@ -24,11 +24,11 @@ typedef struct sample {
     double *aside;   /* n_stalls values set aside (set_aside_cold), else NAN */
     double *replayed; /* n_stalls values of a replay set aside (set_aside_replayed) */
     int l1_set_aside; /* a replay's level 1 set aside (has_l1 0, l1 kept) */
-    int l1_cold;      /* a session's first range's level 1 set aside (set_aside_cold) */
+    int l1_cold;      /* its level 1 set aside as cold (set_aside_cold) */
     unsigned size;    /* td_launch_size_class of its launch (a short kernel's
                          replay times about twice its natural duration, H200:
                          its size, not its duration, is the same) */
-    int opens_session, opens_context; /* td_est_launch's */
+    int opens_session, opens_context, cold_level1; /* td_est_launch's */
 } sample;
 
 /* Duration-weighted sums per stratum: level 1 [s * n_l1 + k], each reason
@@ -223,19 +223,19 @@ static int measured_warm(const work *w, const sample *x, int node)
     return 0;
 }
 
-/* 1: TD_EST_NATURAL_MIN samples or more, not a session's first range,
- * measured level 1 without replay on launches of x's size in its stratum
- * (duration class and third of the run): so that setting x's aside
- * leaves no stratum without it (td_stencil's heat_boundary, whose
- * slowest launches a first range alone measured, then counted as a class
- * that could be anything, 0.8 -> 3.5 points; td_bench's bench_retire, a
- * third of its run) nor one sample to say how launches vary. */
+/* 1: TD_EST_NATURAL_MIN samples or more, not cold, measured level 1
+ * without replay on launches of x's size in its stratum (duration class
+ * and third of the run): so that setting x's aside leaves no stratum
+ * without it (td_stencil's heat_boundary, whose slowest launches a cold
+ * range alone measured, then counted as a class that could be anything,
+ * 0.8 -> 3.5 points; td_bench's bench_retire, a third of its run) nor one
+ * sample to say how launches vary. */
 static int level1_warm(const work *w, const sample *x)
 {
     size_t warm = 0;
     for (size_t i = 0; i < w->n_samples; i++) {
         const sample *y = &w->samples[i];
-        warm += y != x && !y->opens_session && y->pool > 0 && y->has_l1 && y->size == x->size &&
+        warm += y != x && !y->cold_level1 && y->pool > 0 && y->has_l1 && y->size == x->size &&
                 y->stratum == x->stratum;
     }
     return warm >= TD_EST_NATURAL_MIN;
@@ -243,13 +243,11 @@ static int level1_warm(const work *w, const sample *x)
 
 /* Ranges that ran a cache cold (td_est_launch): a session's first range
  * its instruction fetch, where the kernel has later samples of that
- * group, and its level 1, where later launches of its size in its
- * stratum measured it
- * (td_manykernels' gemm_tiled, H200: a first range ran 48% more cycles
- * than the launch did under application replay, IPC 0.82 against 1.21,
- * and put Retire 3-5 points low in three runs); the context's first
- * launch its constant cache, where other launches of the kernel measured
- * it. */
+ * group; a range cold_ranges.h names cold its level 1 (more cycles for
+ * its instructions: td_manykernels' gemm_tiled read Retire 3-5 points low
+ * in every run from one such range), where warm ranges of its size in its
+ * stratum measured it; the context's first launch its constant cache,
+ * where other launches of the kernel measured it. */
 static void set_aside_cold(work *w)
 {
     int fetch = td_model_find(w->m, "Frontend.Fetch.Instruction_Fetch");
@@ -267,7 +265,7 @@ static void set_aside_cold(work *w)
             set |= set_aside(w, x, fetch);
         if (x->opens_context && measured_warm(w, x, constant))
             set |= set_aside(w, x, constant);
-        if (x->opens_session && x->has_l1 && level1_warm(w, x)) {
+        if (x->cold_level1 && x->has_l1 && level1_warm(w, x)) {
             x->l1_cold = 1;
             x->has_l1 = 0;
             set = 1;
@@ -379,6 +377,7 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
         x->weight = weight_of(&ls[i]);
         x->opens_session = ls[i].opens_session;
         x->opens_context = ls[i].opens_context;
+        x->cold_level1 = ls[i].cold_level1;
         x->has_l1 = has_level1(dev, b, l);
         if (x->has_l1) { /* before set_aside_replayed: a replay measured its class */
             w->level1_sizes |= (uint64_t)1 << x->size;

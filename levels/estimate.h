@@ -107,9 +107,7 @@ double td_est_replay_only(double v);
  * cold: on the bundled runs it stalled on instruction fetch 0.12-0.25 of
  * its warps' time more than the same kernel's later samples of the group
  * (td_manykernels, every kernel; benchmarks/first_in_session.py). Set
- * aside where the kernel has later samples of the group; its level 1
- * (such a range can run more cycles for its instructions) where two later
- * samples of its launch size in its stratum measured it; and it is
+ * aside where the kernel has later samples of the group; and it is
  * weighed as its like launches where its duration holds the session's
  * start (launch_weights.h).
  * opens_context: the context's first launch, profiled, which runs its
@@ -125,6 +123,9 @@ typedef struct td_est_launch {
     int opens_session;
     int opens_context;
     double duration_ns; /* what it is weighed by (launch_weights.h); 0: unknown */
+    int cold_level1;    /* a range that ran cold as cold_ranges.h says: its level 1
+                           is set aside where two warm ones of its size in its
+                           stratum measured it */
 } td_est_launch;
 
 typedef struct td_estimate {

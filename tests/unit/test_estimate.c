@@ -924,39 +924,50 @@ static void test_session_opening_cold(void)
     CHECK(sc.covered == sc.nodes);
 }
 
-/* A session's first range can run slow as a whole (H200): td_sort's
- * radix_histogram launches of 1.4-2.1 us that opened a session recorded
- * 56-81 us (kernel record and range alike), and td_manykernels'
- * bitonic_global and td_tiny's first ranges ran more cycles for the same
- * instructions (Retire 3-5 points low). Here 2 us launches, sessions of 5
- * samples of one group in turn, the first of each recorded 60 us and with
- * 1.5x the cycles: weighed as its like launches (launch_weights.h) and its
- * level 1 set aside where a later sample of its size and duration class
- * measured it, the tree keeps to the truth and the spread covers it (6.5
- * points off without either, 16 of 22 nodes covered; 1.6 and 18 with the
- * weights alone). */
-static void test_session_opening_slow(void)
+/* Ranges that ran slow (H200): td_sort's radix_histogram launches of
+ * 1.4-2.1 us that opened a counter group's session recorded 56-81 us
+ * (kernel record and range alike), and the first group range after a
+ * replay ran more cycles for the same instructions (IPC 0.70-0.81 of
+ * application replay's; levels/cold_ranges.h). Here 2 us launches, a
+ * replay every 60 launches, sessions of 5 samples of one group in turn:
+ * each session's first recorded 60 us, and the first range after each
+ * replay 1.7x the cycles. Weighed as its like launches
+ * (launch_weights.h) and the cold range's level 1 set aside where two
+ * warm ranges of its size in its stratum measured it, the tree keeps to
+ * the truth (0.27 points) and the spread covers it: 1.51 without either,
+ * 1.10 without the weights, 0.45 with the cold ranges' level 1 kept. */
+static void test_ranges_slow(void)
 {
     td_result truth_res, sampled_res;
     td_device *truth_dev = new_device(&truth_res), *sampled_dev = new_device(&sampled_res);
     uint32_t rng = 43;
     size_t samples = 0;
+    int after_replay = 0;
     for (size_t i = 0; i < 900; i++) {
         sim_launch l = lasting(simulate(0.3, 0, &rng), 2000.0 * noise(&rng, 0.02));
         add(truth_dev, "slow_start", &l, 1, TD_GROUP_ALL);
+        if (i % 60 == 0) {
+            add(sampled_dev, "slow_start", &l, 1, TD_GROUP_ALL);
+            after_replay = 1;
+            continue;
+        }
         int measured = i % 3 == 1;
         int group = (int)(samples / 5) % 3, opens = samples % 5 == 0;
         sim_launch slow = l;
-        slow.c[M_CYCLES] *= 1.5;
-        slow.c[M_WARPS] *= 1.5;
-        slow.c[M_DURATION] = slow.duration = 60000.0;
-        add(sampled_dev, "slow_start", measured && opens ? &slow : &l, measured, group);
+        if (measured && after_replay) {
+            slow.c[M_CYCLES] *= 1.7;
+            slow.c[M_WARPS] *= 1.7;
+        }
+        if (measured && opens)
+            slow.c[M_DURATION] = slow.duration = 60000.0;
+        add(sampled_dev, "slow_start", &slow, measured, group);
         samples += (size_t)measured;
+        after_replay &= !measured;
     }
     double errors[64], spreads[64];
     scores sc = {0, 0, 0, errors, spreads};
-    score_said(&truth_res, &sampled_res, "a session's first sample slow", &sc);
-    CHECK(sc.worst < 1.2);
+    score_said(&truth_res, &sampled_res, "ranges slow", &sc);
+    CHECK(sc.worst < 0.4);
     CHECK(sc.covered == sc.nodes);
 }
 
@@ -1120,7 +1131,7 @@ int main(void)
     test_level1_other_size();
     test_conditions_differ();
     test_session_opening_cold();
-    test_session_opening_slow();
+    test_ranges_slow();
     test_context_opening_cold();
     test_natural_first();
     check_bar("bfs", bfs_size, 4000, 1);
