@@ -1,14 +1,15 @@
 /* Which counter-group ranges ran cold, as the stored H200 runs showed
  * against application replay (issue 39): the IPC of a range measuring
- * level 1, over the same launch's in the truth, for 2,700 ranges of 11
- * apps in 15 runs (benchmarks/results/heavy_NVIDIA_H200_2026-11-29/):
+ * level 1, over the same launch's in the truth, for 2,109 ranges of 74
+ * runs of 11 apps (benchmarks/cold_ranges.py,
+ * benchmarks/results/heavy_NVIDIA_H200_2026-11-29/cold_ranges.txt):
  *  - the context's first group range after a replay (the collector then
  *    leaves the replay's profiler object for a fresh rotation object):
- *    median 0.70-0.81, 82 of 112 below 0.9;
+ *    median 0.71-0.82, 56 of 77 below 0.9;
  *  - a kernel's first group range within TD_COLD_AFTER_REPLAY ranges of a
- *    replay: 58 of 188 below 0.9 (p10 0.69);
+ *    replay: 38 of 126 below 0.9;
  *  - any other range, a session's first after another group included:
- *    median 0.99-1.00, 3-5% below 0.9.
+ *    median 0.97-1.03, 2-13% below 0.9.
  * Pure: a context's launches in, one flag per launch out. */
 #ifndef TD_COLD_RANGES_H
 #define TD_COLD_RANGES_H
