@@ -1,6 +1,6 @@
 /* Which counter-group ranges ran cold, as the stored H200 runs showed
  * against application replay (issue 39): the IPC of a range measuring
- * level 1, over the same launch's in the truth, for 2,109 ranges of 74
+ * level 1, over the same launch's in the truth, for 2,109 ranges of 73
  * runs of 11 apps (benchmarks/cold_ranges.py,
  * benchmarks/results/heavy_NVIDIA_H200_2026-11-29/cold_ranges.txt):
  *  - the context's first group range after a replay (the collector then
