@@ -646,7 +646,6 @@ static void estimate(const work *w, td_breakdown *out)
     td_model_roll_up(w->m, out);
 }
 
-/* The samples with their set-aside reasons back in (keep) or out. */
 /* The cold samples' set-aside reasons, and their level 1, back in (keep)
  * or out. */
 static void use_aside(work *w, int keep_reasons, int keep_level1)
