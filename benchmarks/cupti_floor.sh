@@ -11,6 +11,8 @@
 #   tiny      td_tiny (100,000 launches of a 1-block kernel, one thread)
 #   threads8  td_tiny --threads 8 (8 host threads, own streams)
 #   startup   td_tiny --launches 1: whole-process wall time
+#   pytorch   python3 benchmarks/pytorch_mlp.py STEPS: its own in-loop time
+#             (launches: the trace run's count, from its result)
 #
 # Modes: native; load, cb, act, lock, rp (CUPTI_FLOOR, see cupti_floor.c:
 # being injected, + empty launch callbacks, + kernel activity records, + one
@@ -18,7 +20,7 @@
 # context, no session started); trace (topdown -k '^zzzz$': every launch
 # traced, none profiled; its exit 3 is expected) and default (topdown).
 #
-#   benchmarks/cupti_floor.sh [-n RUNS] [-c "CASE ..."] [-m "MODE ..."] [-o OUT.csv] [-w DIR]
+#   benchmarks/cupti_floor.sh [-n RUNS] [-c "CASE ..."] [-m "MODE ..."] [-s STEPS] [-o OUT.csv] [-w DIR]
 #
 # Environment: TOPDOWN (default BUILD/topdown), BUILD (default build).
 set -euo pipefail
@@ -34,14 +36,16 @@ cases="tiny threads8 startup"
 modes="native load cb act lock rp trace default"
 out=""
 work=$build/floor
+steps=500
 
 die() { echo "cupti_floor.sh: $*" >&2; exit 2; }
 
-while getopts "n:c:m:o:w:h" opt; do
+while getopts "n:c:m:s:o:w:h" opt; do
     case $opt in
         n) runs=$OPTARG ;;
         c) cases=$OPTARG ;;
         m) modes=$OPTARG ;;
+        s) steps=$OPTARG ;;
         o) out=$OPTARG ;;
         w) work=$OPTARG ;;
         h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
@@ -49,6 +53,7 @@ while getopts "n:c:m:o:w:h" opt; do
     esac
 done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "-n needs a positive number of runs, got '$runs'"
+[[ $steps =~ ^[1-9][0-9]*$ ]] || die "-s needs a positive number of steps, got '$steps'"
 [ -x "$tiny" ] || die "td_tiny not found at $tiny; build the benchmarks (nvcc)"
 [ -f "$floor" ] || die "libcupti_floor.so not found at $floor; build the benchmarks"
 [ -x "$topdown" ] || die "topdown not found at $topdown; build it or set TOPDOWN"
@@ -68,6 +73,7 @@ once() {
     local -a cmd=("$tiny")
     [ "$c" = threads8 ] && cmd+=(--threads 8)
     [ "$c" = startup ] && cmd+=(--launches 1)
+    [ "$c" = pytorch ] && cmd=(python3 benchmarks/pytorch_mlp.py "$steps")
     t0=$(now)
     case $m in
         native) "${cmd[@]}" > "$log" 2>&1 || rc=$? ;;
@@ -83,6 +89,11 @@ once() {
         return
     fi
     local line
+    if [ "$c" = pytorch ]; then # it does not count its launches; topdown's closing line does
+        line=$(grep -o 'loop_s=[0-9.]*' "$log" | tail -n 1 || true)
+        echo "${line#loop_s=} $(grep -o '(\([0-9]*\) launches' "$log" | tail -n 1 | tr -dc '0-9' || true)"
+        return
+    fi
     line=$(grep -o 'loop_s=[0-9.]* launches=[0-9]*' "$log" | tail -n 1 || true)
     echo "$(echo "$line" | sed -n 's/^loop_s=\([0-9.]*\).*/\1/p') $(echo "$line" | sed -n 's/.*launches=//p')"
 }
@@ -94,17 +105,19 @@ echo "# cupti_floor.sh on $device, $(date -u +%Y-%m-%dT%H:%MZ), $("$topdown" --v
 header="case,device,mode,launches,seconds,ratio,added_us_per_launch"
 rows=()
 for c in $cases; do
-    native_s=""
+    native_s="" case_launches=""
     for m in $modes; do
         times="" launches=""
         for ((i = 1; i <= runs; i++)); do
             r=$(once "$c" "$m" "$work/$c.$m.$i.log")
             echo "  $c $m run $i: ${r% *} s (launches ${r#* })" >> "$notes"
             [ -n "${r% *}" ] && [ "${r% *}" != " " ] && times+="${r% *}"$'\n'
-            [ -z "$launches" ] && launches=${r#* }
+            [ -z "$launches" ] && [ -n "${r#* }" ] && launches=${r#* }
             grep -h '^cupti_floor:' "$work/$c.$m.$i.log" >> "$notes" 2>/dev/null || true
         done
         s=$(printf '%s' "$times" | median)
+        [ -n "$launches" ] && case_launches=$launches
+        launches=${launches:-$case_launches} # pytorch: counted by its traced runs only
         [ "$m" = native ] && native_s=$s
         row=$(awk -v c="$c" -v d="$device" -v m="$m" -v n="$launches" -v a="$native_s" -v b="$s" 'BEGIN {
             ratio = ""; added = "";
