@@ -272,6 +272,30 @@ static void test_two_contexts(void)
     td_result_free(&res);
 }
 
+/* Each repeat on a stream created and destroyed around it: its launches
+ * carry a stream id of their own, though the handle comes back (the
+ * collector caches CUPTI's ids and drops a destroyed stream's). */
+static void test_fresh_streams(void)
+{
+    CHECK(run("%s -o fresh.json -- %s --repeat 3 --fresh-streams", bin, app) == 0);
+    td_result res;
+    if (load("fresh.json", &res) != 0) {
+        CHECK(0);
+        return;
+    }
+    CHECK(res.n_devices == 1);
+    if (res.n_devices == 1 && res.devices[0].n_launches == 18) {
+        const td_launch *l = res.devices[0].launches;
+        for (size_t i = 0; i < 18; i++) /* in launch order: 6 a stream */
+            CHECK(l[i].stream == l[i / 6 * 6].stream);
+        CHECK(l[0].stream != l[6].stream && l[6].stream != l[12].stream &&
+              l[0].stream != l[12].stream);
+    } else {
+        CHECK(0);
+    }
+    td_result_free(&res);
+}
+
 int main(void)
 {
     const char *build = getenv("TOPDOWN_BUILD_DIR");
@@ -291,6 +315,7 @@ int main(void)
     test_ncu_kernel_names();
     test_nothing_to_profile();
     test_two_contexts();
+    test_fresh_streams();
     td_shell_remove_dir(dir);
     return td_check_summary();
 }

@@ -52,6 +52,35 @@ static int same_instructions(const char *file, double *value, size_t *measured)
     return same;
 }
 
+/* The distinct streams of a result's launches, and *fewest: the launches
+ * of the stream with the fewest (each td_tiny thread has its own stream;
+ * the collector caches CUPTI's stream ids, contexts.c). -1: not loaded. */
+static int streams_of(const char *file, size_t *fewest)
+{
+    td_result res;
+    if (td_shell_load_result(dir, file, &res) != 0)
+        return -1;
+    uint64_t ids[64];
+    size_t counts[64] = {0}, n = 0;
+    for (size_t d = 0; d < res.n_devices; d++)
+        for (size_t i = 0; i < res.devices[d].n_launches; i++) {
+            uint64_t id = res.devices[d].launches[i].stream;
+            size_t s = 0;
+            while (s < n && ids[s] != id)
+                s++;
+            if (s == n && n < 64)
+                ids[n++] = id;
+            if (s < 64)
+                counts[s]++;
+        }
+    td_result_free(&res);
+    *fewest = n ? counts[0] : 0;
+    for (size_t s = 1; s < n; s++)
+        if (counts[s] < *fewest)
+            *fewest = counts[s];
+    return (int)n;
+}
+
 int main(void)
 {
     bin = getenv("TOPDOWN_BIN");
@@ -72,6 +101,9 @@ int main(void)
     printf("instructions a launch: %.0f (1 thread, %zu launches), %.0f (8 threads, %zu)\n", one,
            n_one, eight, n_eight);
     CHECK(n_one > 40 && n_eight > 160 && one > 0 && eight == one);
+    size_t fewest = 0;
+    CHECK(streams_of("one.json", &fewest) == 1 && fewest == 400);
+    CHECK(streams_of("eight.json", &fewest) == 8 && fewest == 200);
     /* the default, sampled under the budget, from 8 threads */
     CHECK(run("%s -o default.json -- %s --launches 40000 --threads 8", bin, tiny) == 0);
     double dflt = 0;

@@ -28,14 +28,6 @@ static td_choose_class *class_of(td_choose_kernel *k, unsigned size_class)
     return c;
 }
 
-/* Passes from the configured group to g in the rotation's order (its
- * passes are measured in turn: a move d passes ahead ends d sessions, a
- * Stop and a Start each, 5-13 ms on the H100; a sample costs about 1 ms). */
-static size_t ahead(int active, size_t g, size_t n)
-{
-    return active < 0 || (size_t)active >= n ? g : (g + n - (size_t)active) % n;
-}
-
 static uint32_t least_of(const uint32_t *counts, size_t n)
 {
     uint32_t least = counts[0];
@@ -72,22 +64,35 @@ static int least_measured(const uint32_t *counts, const uint32_t *kernel_counts,
     return best;
 }
 
-/* The kernel's nearest group ahead of the configured one (itself first)
- * that it measured fewer than `fewer` times (1: never); -1: none. */
-static int group_short_of(const td_choose_kernel *k, size_t n, int active, uint32_t fewer)
+/* The nearest group ahead of the configured one in the rotation's order
+ * (itself first; without one, group 0 first) that counts fewer than
+ * `fewer` samples and, with `elsewhere`, more than none there; -1: none.
+ * The rotation's passes are measured in turn: a move d passes ahead ends
+ * d sessions, a Stop and a Start each, 5-13 ms on the H100, where a
+ * sample costs about 1 ms. */
+static int nearest_short(const uint32_t *counts, uint32_t fewer, const uint32_t *elsewhere,
+                         size_t n, int active)
 {
-    int lacking = -1;
-    for (size_t g = 0; g < n; g++)
-        if (k->group_samples[g] < fewer &&
-            (lacking < 0 || ahead(active, g, n) < ahead(active, (size_t)lacking, n)))
-            lacking = (int)g;
-    return lacking;
+    size_t from = active < 0 || (size_t)active >= n ? 0 : (size_t)active;
+    for (size_t d = 0; d < n; d++) {
+        size_t g = (from + d) % n;
+        if (counts[g] < fewer && (!elsewhere || elsewhere[g] > 0))
+            return (int)g;
+    }
+    return -1;
 }
 
-/* With the kernel's natural samples owed: the nearest group ahead (itself
- * first) that a class of heavy_pct percent or more of the kernel's threads
- * never measured while another class did (the estimator would borrow it
- * from there); -1: none. A group the kernel never measured is its natural
+/* The kernel's nearest group ahead that it measured fewer than `fewer`
+ * times (1: never); -1: none. */
+static int group_short_of(const td_choose_kernel *k, size_t n, int active, uint32_t fewer)
+{
+    return nearest_short(k->group_samples, fewer, NULL, n, active);
+}
+
+/* With the kernel's natural samples owed: the nearest group ahead that a
+ * class of heavy_pct percent or more of the kernel's threads never
+ * measured while another class did (the estimator would borrow it from
+ * there); -1: none. A group the kernel never measured is its natural
  * coverage's, which rides the rotation: taken at once for each class as
  * well, PyTorch's recorded stream ended 49 sessions, not 16. */
 static int class_short_of(const td_choose_kernel *k, const td_choose_class *c, size_t n,
@@ -95,17 +100,12 @@ static int class_short_of(const td_choose_kernel *k, const td_choose_class *c, s
 {
     if (!k->heavy_pct || !(k->threads > 0) || c->threads * 100.0 < k->threads * k->heavy_pct)
         return -1;
-    int lacking = -1;
-    for (size_t g = 0; g < n; g++)
-        if (c->group_samples[g] == 0 && k->group_samples[g] > 0 &&
-            (lacking < 0 || ahead(active, g, n) < ahead(active, (size_t)lacking, n)))
-            lacking = (int)g;
-    return lacking;
+    return nearest_short(c->group_samples, 1, k->group_samples, n, active);
 }
 
 /* Starts an epoch of renewed natural samples where the kernel's launches
- * reached its end; the nearest group ahead (itself first) the epoch has
- * not measured while it owes one, else -1. */
+ * reached its end; the nearest group ahead the epoch has not measured,
+ * once an epoch started (epoch_end past renew), else -1. */
 static int epoch_short_of(td_choose_kernel *k, size_t n, int active)
 {
     if (!k->renew)
@@ -115,15 +115,10 @@ static int epoch_short_of(td_choose_kernel *k, size_t n, int active)
     if (k->launches >= k->epoch_end) {
         k->epoch_end = k->launches * 2;
         memset(k->epoch_samples, 0, sizeof k->epoch_samples);
-        k->renewing = 1;
     }
-    int lacking = -1;
-    for (size_t g = 0; k->renewing && g < n; g++)
-        if (k->epoch_samples[g] == 0 &&
-            (lacking < 0 || ahead(active, g, n) < ahead(active, (size_t)lacking, n)))
-            lacking = (int)g;
-    k->renewing = lacking >= 0;
-    return lacking;
+    if (k->epoch_end <= k->renew)
+        return -1; /* before the first epoch: the samples are the first ones */
+    return nearest_short(k->epoch_samples, 1, NULL, n, active);
 }
 
 /* The ordinal of the class's next sample after this one: somewhere in the
@@ -231,8 +226,8 @@ void td_choose_dropped(td_choose_kernel *k, unsigned size_class, int group)
         c->samples--;
         c->group_samples[group]--;
         k->group_samples[group]--;
-        if (k->epoch_samples[group] && --k->epoch_samples[group] == 0 && k->epoch_end)
-            k->renewing = 1; /* the epoch owes it again */
+        if (k->epoch_samples[group])
+            k->epoch_samples[group]--; /* an epoch under way owes it again */
         return;
     }
 }

@@ -125,8 +125,8 @@ typedef struct td_choose_kernel {
                            renewed natural samples starts (TD_CHOOSE_RENEW;
                            0: none; the caller sets it) */
     uint64_t launches;  /* the kernel's launches seen, all classes */
-    uint64_t epoch_end; /* launches at which the next epoch starts (0: the first) */
-    int renewing;       /* the epoch still owes a group */
+    uint64_t epoch_end; /* launches at which the next epoch starts (0: the first;
+                           past renew once an epoch started) */
     uint32_t epoch_samples[TD_CHOOSE_MAX_GROUPS]; /* each group's samples this epoch */
     uint32_t heavy_pct; /* with natural: a size class of this percent or more
                            of the kernel's threads owes each group once

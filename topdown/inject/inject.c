@@ -139,19 +139,22 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     td_probe_mark(TD_PROBE_SHAPE);
     ctx_state *c = context_for(cb->context, cb->contextUid);
     l.id = next_launch_id();
-    cuptiGetStreamIdEx(cb->context, stream, (uint8_t)is_per_thread(cbid), &l.stream);
     td_probe_mark(TD_PROBE_CONTEXT);
+    l.stream = stream_id_of(c, cb->context, stream, is_per_thread(cbid));
+    td_probe_mark(TD_PROBE_STREAM);
     const char *mangled = cb->symbolName;
     if (!mangled && f)
         cuFuncGetName(&mangled, f);
+    td_probe_mark(TD_PROBE_NAME);
     l.kernel = td_kernel_of_launch(f, mangled, &td_g.filter);
+    td_probe_mark(TD_PROBE_KERNEL);
     /* Lazy loading: load the kernel's module now, so that a module using
      * the device heap is known before its first launch is replayed. */
     if (l.kernel && l.kernel->launches == 0 && f)
         load_module_of(f);
     if (l.kernel && l.kernel->launches == 0)
         td_g.new_kernel_launch = td_g.launches;
-    td_probe_mark(TD_PROBE_KERNEL);
+    td_probe_mark(TD_PROBE_LOAD);
     int profile = 0, nvtx_allows = 1;
     l.region = td_nvtx_launch_region(&nvtx_allows);
     if (c && c->profiling && l.kernel && !nvtx_allows) {
@@ -169,9 +172,10 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     }
     td_probe_mark(TD_PROBE_CHOICE);
     budget_count_launch(&l);
+    td_probe_mark(TD_PROBE_BUDGET);
     if (c && !profile)
         collector_of(c)->unmeasured(c); /* this launch must not become a range */
-    td_probe_mark(TD_PROBE_BUDGET);
+    td_probe_mark(TD_PROBE_UNMEASURED);
     td_current = l;
     td_current_ctx = c;
     td_current_profiled = profile;
@@ -239,6 +243,12 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 
 static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
 {
+    if (cbid == CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING) {
+        pthread_mutex_lock(&td_g.lock);
+        forget_stream(rd->resourceHandle.stream);
+        pthread_mutex_unlock(&td_g.lock);
+        return;
+    }
     if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
         const CUpti_ModuleResourceData *module = rd->resourceDescriptor;
         double t0 = now_s();
@@ -373,6 +383,8 @@ static int subscribe(void)
                         CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                         CUPTI_CBID_RESOURCE_MODULE_LOADED);
+    cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                        CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING);
     if (td_pcs_enabled())
         cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                             CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);

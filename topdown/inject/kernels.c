@@ -112,27 +112,47 @@ td_kernel *td_kernel_get(const char *mangled, const td_filter *f)
     return k;
 }
 
-/* The kernel of each recent launch's function handle, direct-mapped. A
+/* The kernel of each recent launch's function handle: open addressing
+ * over a few slots from a multiplicative hash. (Direct-mapped by the
+ * handle's low bits, handles allocated at a stride sharing those bits
+ * evicted one another, and each miss hashed the whole mangled name.) A
  * handle can come back for another function once its module is unloaded:
  * the name is compared, which costs a fraction of its hash. */
-#define TD_HANDLE_SLOTS 512
+#define TD_HANDLE_BITS 10
+#define TD_HANDLE_SLOTS (1u << TD_HANDLE_BITS)
+#define TD_HANDLE_PROBES 8
 static struct {
     const void *handle;
     td_kernel *kernel;
 } by_handle[TD_HANDLE_SLOTS];
 
+static size_t handle_home(const void *handle)
+{
+    return (size_t)(((uint64_t)(uintptr_t)handle * 0x9E3779B97F4A7C15ull) >> (64 - TD_HANDLE_BITS));
+}
+
 td_kernel *td_kernel_of_launch(const void *handle, const char *mangled, const td_filter *f)
 {
     if (!handle || !mangled)
         return td_kernel_get(mangled, f);
-    size_t i = ((uintptr_t)handle >> 4) % TD_HANDLE_SLOTS;
-    td_kernel *k = by_handle[i].handle == handle ? by_handle[i].kernel : NULL;
-    if (k && strcmp(k->mangled, mangled) == 0)
-        return k;
-    k = td_kernel_get(mangled, f);
-    if (k) {
-        by_handle[i].handle = handle;
-        by_handle[i].kernel = k;
+    size_t home = handle_home(handle), free_slot = home;
+    for (size_t p = 0; p < TD_HANDLE_PROBES; p++) {
+        size_t i = (home + p) & (TD_HANDLE_SLOTS - 1);
+        if (by_handle[i].handle == handle) {
+            if (strcmp(by_handle[i].kernel->mangled, mangled) == 0)
+                return by_handle[i].kernel;
+            free_slot = i; /* the handle now names another function */
+            break;
+        }
+        if (!by_handle[i].handle) { /* slots are only emptied all at once */
+            free_slot = i;
+            break;
+        }
+    }
+    td_kernel *k = td_kernel_get(mangled, f);
+    if (k) { /* all probes taken: the home slot is replaced */
+        by_handle[free_slot].handle = handle;
+        by_handle[free_slot].kernel = k;
     }
     return k;
 }

@@ -6,7 +6,8 @@
 #include "topdown/inject/debug.h"
 
 static const char *const step_names[TD_PROBE_STEPS] = {
-    "lock", "shape", "context", "kernel", "choice", "budget", "in the driver", "emit", "tail"};
+    "lock",   "shape",      "context",       "stream id",     "name", "kernel", "module load",
+    "choice", "budget",     "not measured",  "in the driver", "emit", "tail"};
 
 static const char *const span_names[TD_SPANS] = {
     "GPU waits", "configurations selected", "Start", "PushRange", "PopRange", "Stop",

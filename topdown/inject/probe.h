@@ -8,10 +8,14 @@
 typedef enum td_probe_step {
     TD_PROBE_LOCK,     /* waiting for td_g.lock */
     TD_PROBE_SHAPE,    /* the launch's parameters, stream capture */
-    TD_PROBE_CONTEXT,  /* its context, id and stream id */
+    TD_PROBE_CONTEXT,  /* its context and id */
+    TD_PROBE_STREAM,   /* its stream's id */
+    TD_PROBE_NAME,     /* its function's name */
     TD_PROBE_KERNEL,   /* its kernel by name */
+    TD_PROBE_LOAD,     /* a first launch's module loaded */
     TD_PROBE_CHOICE,   /* NVTX region, filter and choice */
-    TD_PROBE_BUDGET,   /* the budget's count, the collector told */
+    TD_PROBE_BUDGET,   /* the budget's count */
+    TD_PROBE_UNMEASURED, /* the collector told the launch is not measured */
     TD_PROBE_EXIT,     /* from the enter callback's end to the exit callback */
     TD_PROBE_EMIT,     /* the launch's spool line */
     TD_PROBE_TAIL,     /* the exit callback's rest */

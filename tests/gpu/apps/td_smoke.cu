@@ -16,7 +16,9 @@
 // made with the driver API and destroyed before exit), --l2-reread (instead
 // of the six kernels, N launches of l2_reread: a kernel that reads a
 // 16 MiB buffer, which stays in the L2 from one launch to the next unless
-// the caches are flushed: tests/gpu/test_conditions.c).
+// the caches are flushed: tests/gpu/test_conditions.c), --fresh-streams
+// (each repeat on a stream of its own, created before it and destroyed
+// after it: a destroyed stream's handle often comes back for the next).
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -178,6 +180,7 @@ static void run_second_context(void)
 int main(int argc, char **argv)
 {
     int repeat = 1, exit_code = 0, crash = 0, raise_sig = 0, no_kernel = 0, graph = 0;
+    int fresh_streams = 0;
     int second_context = 0, l2_reread_only = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
@@ -196,6 +199,8 @@ int main(int argc, char **argv)
             second_context = 1;
         else if (!strcmp(argv[i], "--l2-reread"))
             l2_reread_only = 1;
+        else if (!strcmp(argv[i], "--fresh-streams"))
+            fresh_streams = 1;
         else {
             fprintf(stderr, "td_smoke: unknown option %s\n", argv[i]);
             return 2;
@@ -219,8 +224,15 @@ int main(int argc, char **argv)
         launches++;
     }
     for (int r = 0; r < repeat && !no_kernel && !l2_reread_only; r++) {
-        run_once(m, stream);
+        cudaStream_t fresh = stream;
+        if (fresh_streams)
+            CHECK(cudaStreamCreate(&fresh));
+        run_once(m, fresh);
         launches += 6;
+        if (fresh_streams) {
+            CHECK(cudaStreamSynchronize(fresh));
+            CHECK(cudaStreamDestroy(fresh));
+        }
     }
     if (graph && !no_kernel) {
         run_graph(m, stream);
