@@ -89,7 +89,6 @@ static int read_expert(td_collect_opts *o, td_collect_getenv_fn env)
     o->natural_idle = expert_number(env, "TOPDOWN_NATURAL_IDLE");
     o->heavy_pct = expert_number(env, "TOPDOWN_HEAVY_PCT");
     o->renew_launches = expert_number(env, "TOPDOWN_RENEW");
-    o->warm_pad = expert_number(env, "TOPDOWN_WARM_PAD");
     o->rotation_ranges = expert_number(env, "TOPDOWN_ROTATION_RANGES");
     o->activity_kb = expert_number(env, "TOPDOWN_ACTIVITY_KB");
     o->activity_device_kb = expert_number(env, "TOPDOWN_ACTIVITY_DEVICE_KB");

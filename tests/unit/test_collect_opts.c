@@ -48,7 +48,6 @@ static td_collect_opts every_field(void)
     o.natural_idle = 0;
     o.heavy_pct = 40;
     o.renew_launches = 32;
-    o.warm_pad = 1;
     o.graph_view = o.flush_caches = o.no_rotation = 1;
     o.pm_interval_ns = 20000000000ull; /* past 32 bits */
     o.source = o.source_only = 1;
@@ -91,7 +90,6 @@ static void check_same(const td_collect_opts *got, const td_collect_opts *want)
     CHECK(got->rotation_ranges == want->rotation_ranges);
     CHECK(got->natural_idle == want->natural_idle && got->heavy_pct == want->heavy_pct);
     CHECK(got->renew_launches == want->renew_launches);
-    CHECK(got->warm_pad == want->warm_pad);
     CHECK(got->source == want->source && got->source_only == want->source_only);
     CHECK(got->pc_period == want->pc_period && same_text(got->cubin_dir, want->cubin_dir));
     CHECK(got->no_timing == want->no_timing && got->no_copies == want->no_copies);
@@ -173,7 +171,7 @@ static void test_defaults(void)
     int lines = 0;
     for (const char *p = text; p && *p; p++)
         lines += *p == '\n';
-    CHECK(lines == 40);
+    CHECK(lines == 39);
     CHECK(text && strstr(text, "\narch=\n") && strstr(text, "\nlaunch_count=-1\n"));
     CHECK(text && strstr(text, "\noverhead_pct=40\n") && strstr(text, "\napp_pass=-1\n"));
     CHECK(text && strstr(text, "\ncover_launches=-1\n") && strstr(text, "\nbudget_ranges=0\n"));

@@ -56,7 +56,6 @@ static const struct field {
     FIELD(natural_idle, F_LONG),
     FIELD(heavy_pct, F_LONG),
     FIELD(renew_launches, F_LONG),
-    FIELD(warm_pad, F_LONG),
     FIELD(rotation_ranges, F_LONG),
     FIELD(activity_kb, F_LONG),
     FIELD(activity_device_kb, F_LONG),
@@ -104,7 +103,6 @@ void td_collect_opts_init(td_collect_opts *o)
     o->natural_idle = -1;
     o->heavy_pct = -1;
     o->renew_launches = -1;
-    o->warm_pad = -1;
     o->rotation_ranges = -1;
     o->activity_kb = -1;
     o->activity_device_kb = -1;

@@ -85,10 +85,6 @@ typedef struct td_collect_opts {
                                its natural samples are first owed again
                                (group_sampler.h; 0: never, as before); -1:
                                the default */
-    long warm_pad;          /* TOPDOWN_WARM_PAD: 1: an empty range before the
-                               first sample of a fresh rotation object (its
-                               first range ran cold: levels/cold_ranges.h);
-                               -1: the default (none) */
     long heavy_pct;         /* TOPDOWN_HEAVY_PCT: the percent of a kernel's
                                threads that makes a size class owe each
                                group a natural sample (0: none, as before);

@@ -138,18 +138,6 @@ static void end_sample(ctx_state *c)
         finish_cycle(c);
 }
 
-/* TOPDOWN_WARM_PAD: an empty range before a fresh object's first sample,
- * which ran cold (IPC 0.71-0.82 of the natural run's, levels/cold_ranges.h):
- * does the range take it, or the launch? One range of the image's slack
- * (a fresh cycle: its window is empty). */
-static int warm_pad(ctx_state *c)
-{
-    if (td_rp_push(&c->rp, "pad") != 0 || td_rp_pop(&c->rp) != 0)
-        return -1;
-    c->session_ranges++;
-    return 0;
-}
-
 /* A sampled launch in the rotation: in the session of its group's pass,
  * a user range named after it. */
 static int add_to_rotation(ctx_state *c, const launch_rec *l)
@@ -165,9 +153,7 @@ static int add_to_rotation(ctx_state *c, const launch_rec *l)
     flush_before_pass(c);
     char name[24];
     snprintf(name, sizeof name, "%llu", (unsigned long long)l->id);
-    int pad = c->fresh_object && td_g.opts.warm_pad > 0 && c->n_window == 0;
-    c->fresh_object = 0;
-    if (td_rp_start(&c->rp) != 0 || (pad && warm_pad(c) != 0) || td_rp_push(&c->rp, name) != 0) {
+    if (td_rp_start(&c->rp) != 0 || td_rp_push(&c->rp, name) != 0) {
         finish_cycle(c);
         return 0;
     }

@@ -88,7 +88,6 @@ typedef struct ctx_state {
     size_t rotation_index[TD_MAX_GROUPS][TD_MAX_GROUP_METRICS]; /* into it */
     size_t session_ranges; /* ranges of the rotation's open session */
     int rotation_warm;    /* its first session was started (set-up paid) */
-    int fresh_object;     /* the rotation's object is fresh for this sample */
     launch_rec *window;   /* launches of the open batch, in launch order */
     size_t rotation_ranges; /* the rotation's image holds this many ranges */
     size_t n_window;

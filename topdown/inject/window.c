@@ -111,7 +111,6 @@ int add_to_window(ctx_state *c, const launch_rec *l)
     if (!c->profiling || select_config(c, l) != 0)
         return 0;
     int rotation = rotating(c);
-    c->fresh_object = rotation && (!c->rotation_warm || from_replay);
     int added = collector_of(c)->launch_begin(c, l);
     /* The rotation's first object (building it, its first Start:
      * 150-250 ms, H100) is set-up; a fresh one after replays is their
