@@ -13,7 +13,7 @@
 #   nonvtx     the same, NVTX_INJECTION64_PATH=/nonexistent (no NVTX tool)
 #   notiming   the same, TOPDOWN_NO_TIMING=1 (no activity records at all)
 #
-#   benchmarks/trace_parts.sh [-n REPS (3)] [-a "APP ..."] [-o OUT.csv] [-w DIR]
+#   benchmarks/trace_parts.sh [-n REPS (3)] [-a "APP ..."] [-m "ARM ..."] [-o OUT.csv] [-w DIR]
 #
 # APP: td_tiny (build/benchmarks/td_tiny) or pytorch (pytorch_mlp.py 500).
 # Writes app,arm,rep,loop_s,exit and prints each arm's median and its
@@ -23,9 +23,11 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$(dirname "$here")" || exit 2
 reps=3 apps="td_tiny pytorch" out="" work=build/trace_parts
-while getopts "n:a:o:w:" opt; do
+arms="native act trace nocopies nonvtx notiming"
+while getopts "n:a:m:o:w:" opt; do
     case $opt in
-        n) reps=$OPTARG ;; a) apps=$OPTARG ;; o) out=$OPTARG ;; w) work=$OPTARG ;;
+        n) reps=$OPTARG ;; a) apps=$OPTARG ;; m) arms=$OPTARG ;; o) out=$OPTARG ;;
+        w) work=$OPTARG ;;
         *) echo "usage: see the head of $0" >&2; exit 2 ;;
     esac
 done
@@ -34,7 +36,6 @@ topdown=${TOPDOWN:-build/topdown}
 floor=$PWD/build/benchmarks/libcupti_floor.so
 mkdir -p "$work"
 out=${out:-$work/trace_parts.csv}
-arms="native act trace nocopies nonvtx notiming"
 echo "app,arm,rep,loop_s,exit" > "$out"
 
 command_of() { # APP
@@ -56,6 +57,7 @@ once() { # APP ARM REP
         nocopies) TOPDOWN_NO_COPIES=1 "${td[@]}" $cmd > "$log" 2>&1 || rc=$? ;;
         nonvtx) NVTX_INJECTION64_PATH=/nonexistent "${td[@]}" $cmd > "$log" 2>&1 || rc=$? ;;
         notiming) TOPDOWN_NO_TIMING=1 "${td[@]}" $cmd > "$log" 2>&1 || rc=$? ;;
+        *) echo "trace_parts: unknown arm $2" >&2; exit 2 ;;
     esac
     local s
     s=$(grep -o 'loop_s=[0-9.]*' "$log" | tail -n 1 | cut -d= -f2)
