@@ -388,35 +388,3 @@ void forget_context(uint32_t uid)
         return;
     }
 }
-
-/* ---- stream ids --------------------------------------------------------- */
-
-static uint32_t ask_stream_id(CUcontext ctx, CUstream stream, int per_thread)
-{
-    uint32_t id = 0;
-    cuptiGetStreamIdEx(ctx, stream, (uint8_t)per_thread, &id);
-    return id;
-}
-
-uint32_t stream_id_of(ctx_state *c, CUcontext ctx, CUstream stream, int per_thread)
-{
-    if (!c || per_thread || stream == CU_STREAM_PER_THREAD)
-        return ask_stream_id(ctx, stream, per_thread);
-    td_stream_ids *ids = &c->stream_ids;
-    for (unsigned i = 0; i < TD_STREAM_IDS; i++)
-        if (ids->used[i] && ids->stream[i] == stream)
-            return ids->id[i];
-    unsigned slot = ids->next++ % TD_STREAM_IDS;
-    ids->stream[slot] = stream;
-    ids->id[slot] = ask_stream_id(ctx, stream, 0);
-    ids->used[slot] = 1;
-    return ids->id[slot];
-}
-
-void forget_stream(CUstream stream)
-{
-    for (ctx_state *c = td_g.contexts; c; c = c->next)
-        for (unsigned i = 0; i < TD_STREAM_IDS; i++)
-            if (c->stream_ids.stream[i] == stream)
-                c->stream_ids.used[i] = 0;
-}

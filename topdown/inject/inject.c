@@ -140,7 +140,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     ctx_state *c = context_for(cb->context, cb->contextUid);
     l.id = next_launch_id();
     td_probe_mark(TD_PROBE_CONTEXT);
-    l.stream = stream_id_of(c, cb->context, stream, is_per_thread(cbid));
+    cuptiGetStreamIdEx(cb->context, stream, (uint8_t)is_per_thread(cbid), &l.stream);
     td_probe_mark(TD_PROBE_STREAM);
     const char *mangled = cb->symbolName;
     if (!mangled && f)
@@ -243,12 +243,6 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 
 static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
 {
-    if (cbid == CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING) {
-        pthread_mutex_lock(&td_g.lock);
-        forget_stream(rd->resourceHandle.stream);
-        pthread_mutex_unlock(&td_g.lock);
-        return;
-    }
     if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
         const CUpti_ModuleResourceData *module = rd->resourceDescriptor;
         double t0 = now_s();
@@ -383,8 +377,6 @@ static int subscribe(void)
                         CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                         CUPTI_CBID_RESOURCE_MODULE_LOADED);
-    cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
-                        CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING);
     if (td_pcs_enabled())
         cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                             CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);

@@ -49,17 +49,6 @@ typedef struct launch_rec {
     const char *region; /* NVTX region (nvtx.h), NULL: none */
 } launch_rec;
 
-/* CUPTI's ids of a context's most recent streams (a CUPTI call a launch
- * costs 0.3-0.8 us on an H200); a destroyed stream's entry is dropped
- * before its handle can come back. */
-#define TD_STREAM_IDS 8
-typedef struct td_stream_ids {
-    CUstream stream[TD_STREAM_IDS];
-    uint32_t id[TD_STREAM_IDS];
-    unsigned char used[TD_STREAM_IDS];
-    unsigned next; /* the entry a new stream takes */
-} td_stream_ids;
-
 typedef struct ctx_state {
     CUcontext ctx;
     uint32_t uid;         /* CUPTI's context id, also in activity records */
@@ -97,7 +86,6 @@ typedef struct ctx_state {
     int warned_mismatch;
     td_flush flush;       /* --cache-control all: ready when it can flush */
     int flush_failed_said;
-    td_stream_ids stream_ids; /* CUPTI's ids of its recent streams */
     struct ctx_state *next;
 } ctx_state;
 
