@@ -4,7 +4,10 @@
 # with a build's estimator: one line per set and app (worst node, verdict).
 # Report-side changes are judged this way without a GPU (issue 39).
 #
-#   benchmarks/rejudge_stored.sh [-t TOPDOWN] [-o OUT.txt] [RUNS_DIR ...]
+#   benchmarks/rejudge_stored.sh [-t TOPDOWN] [-o OUT.txt] [-k DIR] [RUNS_DIR ...]
+#
+# -k DIR keeps each set's truth_table.py summary and CSV there (LABEL.txt,
+# LABEL.csv), to compare spreads and nodes between builds.
 #
 # The sets: heavy_NVIDIA_H200_2026-11-29's calls 1-3 (default runs),
 # natural_coverage's call 3 (share), natural_ride's call 4 (ride); each
@@ -12,10 +15,10 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$(dirname "$here")" || exit 2
-topdown=build/topdown out=/dev/stdout
-while getopts "t:o:" opt; do
+topdown=build/topdown out=/dev/stdout keep=""
+while getopts "t:o:k:" opt; do
     case $opt in
-        t) topdown=$OPTARG ;; o) out=$OPTARG ;;
+        t) topdown=$OPTARG ;; o) out=$OPTARG ;; k) keep=$OPTARG ;;
         *) echo "usage: see the head of $0" >&2; exit 2 ;;
     esac
 done
@@ -35,7 +38,8 @@ judge() { # LABEL DIR PATTERN(APP -> file name, with @ for the app) REP
     done
     [ ${#args[@]} -gt 0 ] || return 0
     python3 benchmarks/truth_table.py --bar21 --topdown "$topdown" --device NVIDIA_H200 \
-        --summary "$tmp/s.txt" "${args[@]}" > /dev/null 2>&1
+        --summary "$tmp/s.txt" --csv "$tmp/s.csv" "${args[@]}" > /dev/null 2>&1
+    [ -n "$keep" ] && mkdir -p "$keep" && cp "$tmp/s.txt" "$keep/$label.txt" && cp "$tmp/s.csv" "$keep/$label.csv" 
     grep -o "^[a-z_0-9]*: \|max |sampled-truth| [0-9.]*\|: PASS$\|: FAIL" "$tmp/s.txt" |
         paste - - - | sed "s/^/$label /" | grep -v "^$label : " >> "$tmp/all"
 }
