@@ -17,27 +17,13 @@ on the duration ratio.
 import argparse
 import bisect
 import collections
-import json
-import lzma
 import os
 import statistics
 
-INST, CYCLES = "smsp__inst_executed.sum", "sm__cycles_active.sum"
+from cold_ranges import load, truth_ipc
+
+INST, CYCLES = "smsp__inst_executed.sum", "sm__cycles_active.sum"  # as cold_ranges.py
 COLD_AFTER_REPLAY = 8  # levels/cold_ranges.h
-
-
-def load(path):
-    opener = lzma.open if path.endswith(".xz") else open
-    with opener(path, "rt") as f:
-        return json.load(f)
-
-
-def truth_ipc(path):
-    dev = load(path)["devices"][0]
-    m = dev["metrics"]
-    inst, cyc = m.index(INST), m.index(CYCLES)
-    return {l: c[inst] / c[cyc] for l, c in zip(dev["profiled"]["launch"], dev["profiled"]["counters"])
-            if c[cyc] > 0}
 
 
 def near_like_ns(unprofiled, durations, launch):
