@@ -213,19 +213,16 @@ static void inherit_graph_trees(td_summary *s, double *weights)
 
 static int add_device_launches(td_summary *s, name_index *idx, const td_device *dev, size_t d,
                                const double *weight_ns, const unsigned char *cold_range,
-                               kernel_work *w, td_error *err)
+                               const unsigned char *opens, kernel_work *w, td_error *err)
 {
-    int last_group = TD_LAUNCH_NO_GROUP; /* of the context's last profiled launch */
     for (size_t i = 0; i < dev->n_launches; i++) {
         const td_launch *l = &dev->launches[i];
         td_est_launch cold = {
-            .opens_session = td_launch_opens_session(l, last_group),
+            .opens_session = opens[i],
             .opens_context = l->profiled && i == 0,
             .duration_ns = weight_ns[i],
             .cold_level1 = cold_range[i],
         };
-        if (l->profiled)
-            last_group = l->group;
         int k = kernel_of_name(s, idx, l->kernel, (int)d, err);
         if (k < 0)
             return -1;
@@ -268,16 +265,19 @@ static int add_launches(td_summary *s, name_index *idx, const td_result *res,
         const td_device *dev = &res->devices[d];
         size_t n = dev->n_launches ? dev->n_launches : 1;
         double *weight_ns = malloc(n * sizeof *weight_ns);
-        unsigned char *cold = malloc(n);
-        int rc = weight_ns && cold ? 0 : td_fail(err, "out of memory");
-        if (rc == 0)
-            rc = td_launch_weights(dev->launches, dev->n_launches, weight_ns, err);
+        unsigned char *cold = malloc(n), *opens = malloc(n);
+        int rc = weight_ns && cold && opens ? 0 : td_fail(err, "out of memory");
+        if (rc == 0) {
+            td_launch_openers(dev->launches, dev->n_launches, opens);
+            rc = td_launch_weights(dev->launches, dev->n_launches, opens, weight_ns, err);
+        }
         if (rc == 0)
             rc = td_cold_ranges(dev->launches, dev->n_launches, cold, err);
         if (rc == 0)
-            rc = add_device_launches(s, idx, dev, d, weight_ns, cold, w, err);
+            rc = add_device_launches(s, idx, dev, d, weight_ns, cold, opens, w, err);
         free(weight_ns);
         free(cold);
+        free(opens);
         if (rc)
             return -1;
     }

@@ -68,25 +68,31 @@ static void weigh_openers(const placed *order, size_t first, size_t end,
     }
 }
 
-int td_launch_weights(const td_launch *launches, size_t n, double *weight_ns, td_error *err)
+void td_launch_openers(const td_launch *launches, size_t n, unsigned char *opens)
 {
-    unsigned char *opens = calloc(n ? n : 1, 1);
+    int last_group = TD_LAUNCH_NO_GROUP;
+    for (size_t i = 0; i < n; i++) {
+        opens[i] = (unsigned char)td_launch_opens_session(&launches[i], last_group);
+        if (launches[i].profiled)
+            last_group = launches[i].group;
+    }
+}
+
+int td_launch_weights(const td_launch *launches, size_t n, const unsigned char *opens,
+                      double *weight_ns, td_error *err)
+{
     placed *order = malloc((n ? n : 1) * sizeof *order);
     double *scratch = malloc((n ? n : 1) * sizeof *scratch);
-    if (!opens || !order || !scratch) {
-        free(opens);
+    if (!order || !scratch) {
         free(order);
         free(scratch);
         return td_fail(err, "out of memory");
     }
-    int last_group = TD_LAUNCH_NO_GROUP, any = 0;
+    int any = 0;
     for (size_t i = 0; i < n; i++) {
         const td_launch *l = &launches[i];
         weight_ns[i] = l->duration_ns > 0 ? l->duration_ns : 0;
-        opens[i] = (unsigned char)td_launch_opens_session(l, last_group);
         any |= opens[i];
-        if (l->profiled)
-            last_group = l->group;
         order[i] = (placed){l, i};
     }
     if (any) {
@@ -97,7 +103,6 @@ int td_launch_weights(const td_launch *launches, size_t n, double *weight_ns, td
             weigh_openers(order, first, end, opens, scratch, weight_ns);
         }
     }
-    free(opens);
     free(order);
     free(scratch);
     return 0;

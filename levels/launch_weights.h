@@ -31,8 +31,14 @@
 #define TD_LAUNCH_NO_GROUP (TD_GROUP_ALL - 1)
 int td_launch_opens_session(const td_launch *l, int last_group);
 
+/* opens[i]: td_launch_opens_session of launch i of one context's launches
+ * (in launch order). */
+void td_launch_openers(const td_launch *launches, size_t n, unsigned char *opens);
+
 /* weight_ns[i]: the duration launch i of one context's launches (in
- * launch order) is weighed by, as above; 0 where its own is unknown. */
-int td_launch_weights(const td_launch *launches, size_t n, double *weight_ns, td_error *err);
+ * launch order) is weighed by, as above; 0 where its own is unknown.
+ * opens: td_launch_openers' flags of the same launches. */
+int td_launch_weights(const td_launch *launches, size_t n, const unsigned char *opens,
+                      double *weight_ns, td_error *err);
 
 #endif

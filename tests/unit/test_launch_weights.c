@@ -46,8 +46,13 @@ static void check_weights(void)
     for (size_t i = 0; i < N; i++)
         fill(&launches[i], &specs[i]);
     double w[N];
+    unsigned char opens[N];
     td_error err;
-    CHECK(td_launch_weights(launches, N, w, &err) == 0);
+    td_launch_openers(launches, N, opens);
+    static const unsigned char want_opens[N] = {0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 0};
+    for (size_t i = 0; i < N; i++)
+        CHECK(opens[i] == want_opens[i]);
+    CHECK(td_launch_weights(launches, N, opens, w, &err) == 0);
     /* plain like launches of a/8: 2000, 2200, 1900: median 2000 */
     static const double want[N] = {2100, 2000, 2000, 2200, 1900, 2150, 50000, 2000, 40000,
                                    90000, 0};
@@ -59,7 +64,7 @@ static void check_weights(void)
     CHECK(td_launch_opens_session(&launches[2], 1) && !td_launch_opens_session(&launches[3], 0));
     CHECK(td_launch_opens_session(&launches[2], TD_LAUNCH_NO_GROUP));
     CHECK(!td_launch_opens_session(&launches[0], 0) && !td_launch_opens_session(&launches[1], 1));
-    CHECK(td_launch_weights(launches, 0, w, &err) == 0);
+    CHECK(td_launch_weights(launches, 0, opens, w, &err) == 0);
 }
 
 int main(void)
