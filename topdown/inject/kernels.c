@@ -113,9 +113,9 @@ td_kernel *td_kernel_get(const char *mangled, const td_filter *f)
 }
 
 /* The kernel of each recent launch's function handle: open addressing
- * over a few slots from a multiplicative hash. (Direct-mapped by the
- * handle's low bits, handles allocated at a stride sharing those bits
- * evicted one another, and each miss hashed the whole mangled name.) A
+ * over a few slots from a multiplicative hash (direct-mapped by the
+ * handle's low bits, handles allocated at a stride of the table's span
+ * would share one slot, and each miss hashes the whole mangled name). A
  * handle can come back for another function once its module is unloaded:
  * the name is compared, which costs a fraction of its hash. */
 #define TD_HANDLE_BITS 10
@@ -128,7 +128,8 @@ static struct {
 
 static size_t handle_home(const void *handle)
 {
-    return (size_t)(((uint64_t)(uintptr_t)handle * 0x9E3779B97F4A7C15ull) >> (64 - TD_HANDLE_BITS));
+    uint64_t h = (uint64_t)(uintptr_t)handle * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> (64 - TD_HANDLE_BITS));
 }
 
 td_kernel *td_kernel_of_launch(const void *handle, const char *mangled, const td_filter *f)
