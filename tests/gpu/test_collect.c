@@ -273,8 +273,9 @@ static void test_two_contexts(void)
 }
 
 /* Each repeat on a stream created and destroyed around it: its launches
- * carry a stream id of their own, though the handle comes back (the
- * collector caches CUPTI's ids and drops a destroyed stream's). */
+ * carry a stream id of their own, though the handle may come back (as
+ * any cache of CUPTI's ids by handle must keep them: COLLECTION.md's
+ * not done). */
 static void test_fresh_streams(void)
 {
     CHECK(run("%s -o fresh.json -- %s --repeat 3 --fresh-streams", bin, app) == 0);

@@ -53,8 +53,8 @@ static int same_instructions(const char *file, double *value, size_t *measured)
 }
 
 /* The distinct streams of a result's launches, and *fewest: the launches
- * of the stream with the fewest (each td_tiny thread has its own stream;
- * the collector caches CUPTI's stream ids, contexts.c). -1: not loaded. */
+ * of the stream with the fewest (each td_tiny thread has its own stream,
+ * each with its own CUPTI stream id). -1: not loaded. */
 static int streams_of(const char *file, size_t *fewest)
 {
     td_result res;
