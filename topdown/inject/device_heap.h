@@ -7,8 +7,9 @@
 
 #include <stddef.h>
 
-/* 1 when the cubin's string table names malloc or free ("\0malloc\0",
- * "\0free\0"); 0 otherwise, and for NULL. */
+/* 1 when the cubin's string tables name malloc or free ("\0malloc\0",
+ * "\0free\0"); 0 otherwise, and for NULL. A buffer that is not an ELF
+ * with string tables is searched whole. */
 int td_cubin_uses_device_heap(const char *cubin, size_t size);
 
 #endif
