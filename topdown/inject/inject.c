@@ -105,6 +105,24 @@ static int is_captured(CUstream stream, int per_thread)
     return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+/* CUPTI's id of a launch's stream, kept per context (stream_ids.h). The
+ * per-thread default stream is asked every time: its id is the calling
+ * thread's. */
+static uint32_t stream_id_of(ctx_state *c, CUcontext ctx, CUstream stream, int per_thread)
+{
+    uint32_t id = 0;
+    if (!c || per_thread || stream == CU_STREAM_PER_THREAD) {
+        cuptiGetStreamIdEx(ctx, stream, (uint8_t)per_thread, &id);
+        return id;
+    }
+    uint64_t now = td_stream_generation();
+    if (td_stream_ids_find(&c->stream_ids, stream, now, &id))
+        return id;
+    if (cuptiGetStreamIdEx(ctx, stream, 0, &id) == CUPTI_SUCCESS)
+        td_stream_ids_keep(&c->stream_ids, stream, id, now);
+    return id;
+}
+
 /* Loads the module of a kernel about to be launched for the first time (the
  * runtime passes a CUkernel where the driver API takes a CUfunction). */
 static void load_module_of(CUfunction f)
@@ -140,7 +158,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     ctx_state *c = context_for(cb->context, cb->contextUid);
     l.id = next_launch_id();
     td_probe_mark(TD_PROBE_CONTEXT);
-    cuptiGetStreamIdEx(cb->context, stream, (uint8_t)is_per_thread(cbid), &l.stream);
+    l.stream = stream_id_of(c, cb->context, stream, is_per_thread(cbid));
     td_probe_mark(TD_PROBE_STREAM);
     const char *mangled = cb->symbolName;
     if (!mangled && f)
@@ -243,6 +261,10 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 
 static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *rd)
 {
+    if (cbid == CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING) {
+        td_stream_destroyed(); /* no lock here: inside the driver (stream_ids.h) */
+        return;
+    }
     if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
         const CUpti_ModuleResourceData *module = rd->resourceDescriptor;
         double t0 = now_s();
@@ -377,6 +399,8 @@ static int subscribe(void)
                         CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                         CUPTI_CBID_RESOURCE_MODULE_LOADED);
+    cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                        CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING);
     if (td_pcs_enabled())
         cuptiEnableCallback(1, td_g.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                             CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);

@@ -23,6 +23,7 @@
 #include "metrics/result/result.h" /* TD_GROUP_ALL */
 #include "topdown/inject/budget.h"
 #include "topdown/inject/cache_flush.h"
+#include "topdown/inject/stream_ids.h"
 #include "topdown/inject/clock.h"
 #include "topdown/inject/collect_opts.h"
 #include "topdown/inject/kernels.h"
@@ -86,6 +87,7 @@ typedef struct ctx_state {
     int warned_mismatch;
     td_flush flush;       /* --cache-control all: ready when it can flush */
     int flush_failed_said;
+    td_stream_ids stream_ids; /* CUPTI's ids of its recent streams */
     struct ctx_state *next;
 } ctx_state;
 
