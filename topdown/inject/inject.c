@@ -134,6 +134,13 @@ static void load_module_of(CUfunction f)
         cuFuncLoad(in_context);
 }
 
+/* Whether a launch of k may be replayed: a kernel the filter selects,
+ * while replay is on (measure_policy.c decides the rest). */
+static int may_replay(const td_kernel *k)
+{
+    return k->matches && !k->no_replay && td_g.mode != TD_REPLAY_NONE && !td_g.device_heap;
+}
+
 static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
     td_probe_start();
@@ -167,8 +174,9 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
     l.kernel = td_kernel_of_launch(f, mangled, &td_g.filter);
     td_probe_mark(TD_PROBE_KERNEL);
     /* Lazy loading: load the kernel's module now, so that a module using
-     * the device heap is known before its first launch is replayed. */
-    if (l.kernel && l.kernel->launches == 0 && f)
+     * the device heap is known before its first launch is replayed. A
+     * kernel that cannot be replayed leaves it to the driver. */
+    if (l.kernel && l.kernel->launches == 0 && f && may_replay(l.kernel))
         load_module_of(f);
     if (l.kernel && l.kernel->launches == 0)
         td_g.new_kernel_launch = td_g.launches;
