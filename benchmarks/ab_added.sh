@@ -8,7 +8,7 @@
 # in-loop time where it prints `loop_s=`.
 #
 #   benchmarks/ab_added.sh -b "NAME=DIR ..." [-a "APP ..."] [-n REPS] [-f FLAGS]
-#                          [-t SECONDS] [-o OUT.csv] [-w DIR]
+#                          [-t SECONDS] [-o OUT.csv] [-w DIR] [-c CPUS]
 #
 #   -b  builds: NAME=DIR, DIR holding topdown, libtopdown_inject.so and archs/
 #       (or a build folder: then archs/ of the repository)
@@ -16,6 +16,9 @@
 #       (default "td_sort td_frames td_bfs pytorch_mlp.py,300")
 #   -n  repetitions (default 2); -f topdown's flags (default: none, the default)
 #   -t  limit of one run (default 120 s); -w work folder (results, logs)
+#   -c  run every command (native and topdown) on these CPUs (taskset -c
+#       CPUS, e.g. 0-3): the same cores for every build, so that where the
+#       scheduler puts the app's threads does not differ between runs
 #   -o  CSV: app,build,rep,native_wall_s,wall_s,added_s,native_loop_s,loop_s,exit
 #
 # An app name ending in .py runs with python3 from benchmarks/; others are
@@ -27,15 +30,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 cd "$root" || exit 2
 builds="" apps="td_sort td_frames td_bfs pytorch_mlp.py,300" reps=2 flags="" limit=120
-out="" work=build/ab_added
-while getopts "b:a:n:f:t:o:w:" opt; do
+out="" work=build/ab_added pin=()
+while getopts "b:a:n:f:t:o:w:c:" opt; do
   case $opt in
     b) builds=$OPTARG ;; a) apps=$OPTARG ;; n) reps=$OPTARG ;; f) flags=$OPTARG ;;
-    t) limit=$OPTARG ;; o) out=$OPTARG ;; w) work=$OPTARG ;;
+    t) limit=$OPTARG ;; o) out=$OPTARG ;; w) work=$OPTARG ;; c) pin=(taskset -c "$OPTARG") ;;
     *) echo "usage: see the head of $0" >&2; exit 2 ;;
   esac
 done
 [ -n "$builds" ] || { echo "ab_added: -b \"NAME=DIR ...\" is required" >&2; exit 2; }
+if [ ${#pin[@]} -gt 0 ] && ! "${pin[@]}" true; then
+  echo "ab_added: -c: taskset cannot run on CPUs ${pin[2]}" >&2; exit 2
+fi
 mkdir -p "$work"
 out=${out:-$work/ab_added.csv}
 echo "app,build,rep,native_wall_s,wall_s,added_s,native_loop_s,loop_s,exit" > "$out"
@@ -52,7 +58,7 @@ for rep in $(seq 1 "$reps"); do
   for app in $apps; do
     cmd=$(app_cmd "$app")
     tag=${app//,/_}
-    t0=$(now); timeout -k 5 "$limit" $cmd > "$work/$tag.native.$rep.log" 2>&1; t1=$(now)
+    t0=$(now); "${pin[@]}" timeout -k 5 "$limit" $cmd > "$work/$tag.native.$rep.log" 2>&1; t1=$(now)
     native=$(sub "$t1" "$t0")
     nloop=$(loop_of "$work/$tag.native.$rep.log")
     for b in $builds; do
@@ -61,7 +67,7 @@ for rep in $(seq 1 "$reps"); do
       res="$work/$tag.$name.$rep.json"
       rm -f "$res"
       t0=$(now)
-      TOPDOWN_ARCHS=$archs timeout -k 5 "$limit" "$dir/topdown" $flags -o "$res" -- $cmd \
+      TOPDOWN_ARCHS=$archs "${pin[@]}" timeout -k 5 "$limit" "$dir/topdown" $flags -o "$res" -- $cmd \
         > "$work/$tag.$name.$rep.log" 2>&1
       rc=$?
       t1=$(now)
