@@ -624,4 +624,16 @@ for rep in 1 2; do
         "$tmp/arms/judge_once_$rep.txt" || fail "arms.sh: td_tiny (once, $rep) should fail on its median spread"
 done
 
+# 24. td_phases2 on an H200 (trace_NVIDIA_H200_2026-11-29_s13/call5, run 1):
+# level 1 measured in its 321 us compute phase alone, its 197 us memory
+# phase's strata measured stall groups. Their level 1 was borrowed within
+# their own thirds' spread: Retire 93.3 +-0.75 where application replay
+# gave 60.2, 34.37 points off. Parted by a gap (TD_EST_KIND_GAP) from every
+# class that measured level 1, it can be anything: every node not known.
+bar_flag=--bar21
+s13="$src/benchmarks/results/trace_NVIDIA_H200_2026-11-29_s13/call5/runs"
+judge_files t24 td_phases2 "$s13/td_phases2.default.1.json.xz" "$ts/td_phases2.truth.json.xz"
+grep -q '^td_phases2: .*max |sampled-truth| 0.00 (none).*not known 22; missing 0: FAIL (no node with a value' \
+    "$tmp/t24.txt" || fail "td_phases2 (H200, session 13): level 1 of one phase alone should leave every node not known"
+
 echo "test_truth_table: ok"

@@ -55,6 +55,13 @@
 /* ... when each side holds this many launches: a kernel's few first
  * launches (replayed, cold) keep the class of the launches like them. */
 #define TD_EST_CLASS_MIN 16
+/* A gap in a kernel's durations wider than this parts kinds of work: a
+ * class with no level 1 of its own borrows it (within the spread) only
+ * from classes it reaches without such a gap. td_phases2's phases, one
+ * launch size, run 280 and 318 us apart by 13.6% (H100), 197 and 321 us
+ * (H200); td_devheap's heap_new, one kind of work whose time varies with
+ * the heap's contention, left gaps of up to 5.1% over 13.3-28.9 ms. */
+#define TD_EST_KIND_GAP 0.10
 /* The least spread of any kernel's node, what no resampling of launches
  * can show: the counters' own repeatability from run to run (up to 0.60
  * points on td_stencil's heat_stencil, H200) and between a tree from

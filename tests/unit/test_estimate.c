@@ -779,6 +779,84 @@ static void test_phases_one_octave(void)
         CHECK(errors[n] <= 2.0 * spreads[n]);
 }
 
+/* Whether the sampled launch i of a td_phases2-like stream measured, and
+ * with which group: level 1 (group 0) only in phase A, as the H200's run
+ * of session 13 (call 5) took it: replays of launches 0-3, group 0 at
+ * 17-33 and three later launches of phase A; the stall groups in both
+ * phases, phase B's mostly in the first third (a rotation riding its
+ * groups), so that its other thirds borrow them from there. */
+static int phases_h200_group(size_t i, int *group)
+{
+    static const size_t level1_late[] = {109, 345, 635};
+    static const size_t stall1[] = {34, 38, 51, 55, 58, 61, 146, 790};
+    static const size_t stall2[] = {68, 72, 76, 216, 311};
+    if (i < 4)
+        return *group = TD_GROUP_ALL, 1;
+    if (i >= 17 && i <= 33)
+        return *group = 0, 1;
+    for (size_t k = 0; k < 3; k++)
+        if (i == level1_late[k])
+            return *group = 0, 1;
+    for (size_t k = 0; k < sizeof stall1 / sizeof *stall1; k++)
+        if (i == stall1[k])
+            return *group = 1, 1;
+    for (size_t k = 0; k < sizeof stall2 / sizeof *stall2; k++)
+        if (i == stall2[k])
+            return *group = 2, 1;
+    return 0;
+}
+
+/* td_phases2 on the H200 (trace_NVIDIA_H200_2026-11-29_s13, call 5): one
+ * launch size, a compute phase of 321 us and a memory phase of 197 us,
+ * 50 launches each in turn; level 1 measured in the compute phase alone.
+ * The memory phase's strata measured stall groups, so their level 1 was
+ * borrowed within the spread of their own thirds alone: Retire 93.3
+ * +-0.75 where application replay gave 60.2. Parted by a gap from every
+ * class that measured level 1, the memory phase's level 1 can be
+ * anything, and the spread says so. Where the durations run on without
+ * such a gap (one kind of work whose time varies: td_devheap's heap_new,
+ * 13.3-28.9 ms over two octaves), the class borrows level 1 as before. */
+static void test_level1_phases_gap(void)
+{
+    double widest[2];
+    for (int continuum = 0; continuum < 2; continuum++) {
+        td_result truth_res, sampled_res;
+        td_device *truth_dev = new_device(&truth_res), *sampled_dev = new_device(&sampled_res);
+        uint32_t rng = 61;
+        for (size_t i = 0; i < 1000; i++) {
+            int memory = (i / 50) % 2 == 1;
+            double ns = memory ? 197e3 : 321e3;
+            if (continuum) /* the same work, its time spread over 150-330 us */
+                ns = 150e3 + 180e3 * (double)(td_xorshift32(&rng) % 1000) / 1000.0;
+            sim_launch l = lasting(simulate(memory && !continuum ? 0.9 : 0.1, 0, &rng),
+                                   ns * noise(&rng, 0.01));
+            add(truth_dev, "solver_step", &l, 1, TD_GROUP_ALL);
+            int group = 0;
+            int measured = phases_h200_group(i, &group);
+            add(sampled_dev, "solver_step", &l, measured, group);
+        }
+        double errors[64], spreads[64];
+        scores sc = {0, 0, 0, errors, spreads};
+        score_said(&truth_res, &sampled_res,
+                   continuum ? "one kind of work over 150-330 us, level 1 in some launches"
+                             : "two phases parted by a gap, level 1 in one alone", &sc);
+        double wide = 0;
+        for (size_t n = 0; n < sc.nodes; n++)
+            wide = fmax(wide, spreads[n]);
+        widest[continuum] = wide;
+        if (!continuum) {
+            CHECK(sc.worst > 10.0);         /* the borrowed level 1 is far off, */
+            CHECK(sc.covered == sc.nodes); /* and the spread says it may be */
+            CHECK(wide > 30.0);            /* so wide that the report says n/k */
+        } else {
+            CHECK(sc.worst < 3.0);
+            CHECK(wide < 10.0);
+        }
+    }
+    printf("level 1 of one phase: widest spread %.1f points; of one kind of work: %.1f\n",
+           widest[0], widest[1]);
+}
+
 /* A short kernel's n launches of about ns each: every launch into truth
  * with the full set, and into sampled its first 4 replayed (the full set)
  * and every `every`-th launch in a counter group in turn, the others
@@ -1129,6 +1207,7 @@ int main(void)
     test_phases_one_octave();
     test_level1_one_class();
     test_level1_other_size();
+    test_level1_phases_gap();
     test_conditions_differ();
     test_session_opening_cold();
     test_ranges_slow();
