@@ -10,7 +10,8 @@
 # LABEL.csv), to compare spreads and nodes between builds.
 #
 # The sets: heavy_NVIDIA_H200_2026-11-29's calls 1-3 (default runs),
-# natural_coverage's call 3 (share), natural_ride's call 4 (ride); each
+# natural_coverage's call 3 (share), natural_ride's call 4 (ride),
+# trace_NVIDIA_H200_2026-11-29_s13's calls 4 and 5 (s13c4, s13c5); each
 # RUNS_DIR given adds its APP.default.REP.json.xz. Exit 0, 2 on bad use.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,5 +51,8 @@ for k in 1 2; do
     judge share.$k "$r/natural_coverage_NVIDIA_H200_2026-11-29/runs_call3" "@.share.$k.json.xz"
     judge ride.$k "$r/natural_ride_NVIDIA_H200_2026-11-29/runs_call4" "@.ride.$k.json.xz"
 done
+for c in 4 5; do for k in 1 2; do
+    judge s13c$c.$k "$r/trace_NVIDIA_H200_2026-11-29_s13/call$c/runs" "@.default.$k.json.xz"
+done; done
 for d in "$@"; do for k in 1 2 3; do judge "$(basename "$d").$k" "$d" "@.default.$k.json.xz"; done; done
 sed 's/max |sampled-truth| //; s/\t: /\t/' "$tmp/all" | column -t > "$out"
