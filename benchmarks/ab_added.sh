@@ -17,8 +17,10 @@
 #   -n  repetitions (default 2); -f topdown's flags (default: none, the default)
 #   -t  limit of one run (default 120 s); -w work folder (results, logs)
 #   -c  run every command (native and topdown) on these CPUs (taskset -c
-#       CPUS, e.g. 0-3): the same cores for every build, so that where the
-#       scheduler puts the app's threads does not differ between runs
+#       CPUS, e.g. 0-3), the same for every build. On the lent H200 (16
+#       cores, one NUMA node) 4 cores neither steadied td_tiny nor helped
+#       PyTorch, whose threads and CUPTI's then share them
+#       (results/trace_NVIDIA_H200_2026-11-29_s13/)
 #   -o  CSV: app,build,rep,native_wall_s,wall_s,added_s,native_loop_s,loop_s,exit
 #
 # An app name ending in .py runs with python3 from benchmarks/; others are
