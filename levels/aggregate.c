@@ -406,6 +406,7 @@ static int finish_estimates(td_summary *s, const td_result *res, kernel_work *w,
         add_replay_only(res, ks, 1.0);
         ks->conditions = est.conditions;
         ks->level1_elsewhere = est.level1_elsewhere;
+        ks->level1_other_kind = est.level1_other_kind;
     }
     return 0;
 }

@@ -27,6 +27,8 @@ typedef struct td_kernel_summary {
                                 groups, where both measured it (levels/estimate.h) */
     double level1_elsewhere; /* share of its time whose level 1 is another launch
                                 size's (levels/estimate.h) */
+    double level1_other_kind; /* ... another kind of work's, parted by a gap in
+                                 its durations (levels/estimate.h) */
     td_verdict verdict;    /* its bottleneck and nodes over threshold */
     int has_data;          /* some profiled launch had active cycles */
     int model;             /* index into td_summary.models of its first device */

@@ -1260,6 +1260,26 @@ static double level1_elsewhere(const work *w)
     return share;
 }
 
+/* td_estimate.level1_other_kind, over the classes that measured some
+ * counter group (a class that measured nothing is the note on launches
+ * beyond those measured). */
+static double level1_other_kind(const work *w)
+{
+    size_t level1_classes = 0;
+    for (size_t c = 0; c < w->n_classes; c++)
+        level1_classes += class_measured(w, c * TD_EST_TIME_BINS, 1);
+    if (level1_classes != 1)
+        return 0;
+    double share = 0;
+    for (size_t s = 0; s < w->n_strata; s++) {
+        size_t cls = s / TD_EST_TIME_BINS;
+        if (w->stratum_ns[s] > 0 && !level1_without_gap(w, cls) &&
+            class_has(w, w->cells.samples, 1, 0, cls * TD_EST_TIME_BINS))
+            share += w->stratum_ns[s] / w->total_ns;
+    }
+    return share;
+}
+
 static size_t reasons_measured(const work *w)
 {
     size_t count = 0;
@@ -1326,6 +1346,7 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
         rc = blind_spots(&w, blind, err);
         extrapolation(&w, &out->mean, blind, &term);
         out->level1_elsewhere = level1_elsewhere(&w);
+        out->level1_other_kind = level1_other_kind(&w);
         /* The set-aside moves the tree, it does not narrow the spread: the
          * two ways of measuring are compared as measured. */
         use_aside(&w, 1, 1);

@@ -148,6 +148,12 @@ typedef struct td_estimate {
                                 launches of another size, its class over
                                 TD_EST_CONDITIONS_REACH octaves outside theirs:
                                 its nodes can be anything there */
+    double level1_other_kind; /* with level 1 from one duration class alone:
+                                 share of the kernel's time in classes that
+                                 measured other counter groups but not it,
+                                 parted from every class that did by a gap
+                                 over TD_EST_KIND_GAP (another kind of
+                                 work): its nodes can be anything there */
 } td_estimate;
 
 /* The kernel of launches[0..n) (all its launches, in launch order), each

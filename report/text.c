@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "levels/estimate.h" /* TD_EST_KIND_GAP */
+#include "levels/spread.h"
 #include "report/columns.h"
 #include "report/comm.h"
 #include "report/copies.h"
@@ -15,7 +17,6 @@
 
 /* How far below the GPU's clock a kernel's median measured clock is said. */
 #define TD_CLOCK_LOW 0.10
-#include "levels/spread.h"
 
 #define NAME_WIDTH 52
 /* A tree line's columns but its name's: area, "% Slots", the share, a
@@ -376,6 +377,11 @@ static void print_kernel_not_known(FILE *out, const td_summary *s, const td_kern
         fprintf(out, "; %.0f%% of its time in launches of a size whose issue counters no "
                 "launch measured); --overhead unlimited measures every size, --replay-mode "
                 "kernel every counter group of each launch\n", 100.0 * ks->level1_elsewhere);
+    else if (ks->level1_other_kind >= TD_SPREAD_KNOWN_MAX)
+        fprintf(out, "; %.0f%% of its time in launches over %.0f%% shorter or longer than any "
+                "that measured its issue counters); --overhead unlimited measures more "
+                "launches, --replay-mode kernel every counter group of each launch\n",
+                100.0 * ks->level1_other_kind, 100.0 * TD_EST_KIND_GAP);
     else if (ks->group_launches)
         fputs(", each with one counter group); --overhead unlimited measures more launches, "
               "--replay-mode kernel every counter group of each\n", out);
