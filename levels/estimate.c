@@ -107,13 +107,12 @@ static int find_classes(work *w, const td_est_launch *ls, size_t n, td_error *er
                      i - start >= TD_EST_CLASS_MIN && octave_end - i >= TD_EST_CLASS_MIN))
             continue;
         start = i;
+        if (w->n_classes)
+            w->class_hi[w->n_classes - 1] = sorted[i - 1];
         w->class_lo[w->n_classes++] = sorted[i];
     }
-    for (size_t i = 0, c = 0; i < n; i++) { /* the classes are ascending */
-        while (c + 1 < w->n_classes && sorted[i] >= w->class_lo[c + 1])
-            c++;
-        w->class_hi[c] = sorted[i];
-    }
+    if (w->n_classes)
+        w->class_hi[w->n_classes - 1] = sorted[n - 1];
     free(sorted);
     w->n_strata = w->n_classes * TD_EST_TIME_BINS;
     return 0;
@@ -820,11 +819,15 @@ static void note_class_unseen(const work *w, size_t s, int issue, double ws, els
         e->level1_far += ws;
 }
 
-/* Stratum s (share ws of the time), measured (by its own class or one of
- * its octave), which its class never measured at all for a kind of node
- * (seen[kind] 0: an octave's neighbour stood for it), or which borrowed
- * some quantities from another class: level 1 leaves every node unseen,
- * stall reasons the stall split's. */
+/* The duration classes that measured level 1. */
+static size_t level1_classes(const work *w)
+{
+    size_t count = 0;
+    for (size_t c = 0; c < w->n_classes; c++)
+        count += (size_t)class_measured(w, c * TD_EST_TIME_BINS, 1);
+    return count;
+}
+
 /* 1 when a gap wider than TD_EST_KIND_GAP parts class c from the class
  * below it. */
 static int kind_gap_below(const work *w, size_t c)
@@ -852,6 +855,8 @@ static int level1_without_gap(const work *w, size_t cls)
     return 0;
 }
 
+/* Stratum s's share ws into unseen (and class_unseen) for each kind of
+ * node its class did not measure (seen[kind] 0). */
 static void note_class_lacks(const work *w, size_t s, double ws, const int seen[2],
                              elsewhere_time *e)
 {
@@ -862,6 +867,11 @@ static void note_class_lacks(const work *w, size_t s, double ws, const int seen[
     }
 }
 
+/* Stratum s (share ws of the time), measured (by its own class or one of
+ * its octave), which its class never measured at all for a kind of node
+ * (seen[kind] 0: an octave's neighbour stood for it), or which borrowed
+ * some quantities from another class: level 1 leaves every node unseen,
+ * stall reasons the stall split's. */
 static void note_borrowed(const work *w, size_t s, double ws, elsewhere_time *e)
 {
     int seen[2] = {class_measured(w, s, 0), class_measured(w, s, 1)};
@@ -924,9 +934,7 @@ static void extrapolation(const work *w, const td_breakdown *mean, const int bli
     size_t thirds = 0;
     for (size_t t = 0; t < TD_EST_TIME_BINS; t++)
         thirds += third_measured[t];
-    size_t level1_classes = 0; /* duration classes that measured level 1 */
-    for (size_t first = 0; first < w->n_strata; first += TD_EST_TIME_BINS)
-        level1_classes += class_measured(w, first, 1);
+    size_t with_level1 = level1_classes(w);
     for (int n = 0; n < TD_TREE_MAX; n++) {
         double anything = fmax(mean->value[n], 1.0 - mean->value[n]);
         int issue = issue_node(w->m, n);
@@ -944,7 +952,7 @@ static void extrapolation(const work *w, const td_breakdown *mean, const int bli
              * its time, borrowed level 1 from its 2 us ones, Retire 9.8
              * +-7.4 where application replay gave 26.5) */
             term->value[n] += fmin(anything, e.any * fmin(TD_EST_EXTRAP_K * far[n], anything) +
-                                                 fmin(1.0, fmax(level1_classes < 2
+                                                 fmin(1.0, fmax(with_level1 < 2
                                                                     ? e.class_unseen[1] : 0,
                                                                 e.level1_far)) *
                                                      anything);
@@ -1265,10 +1273,7 @@ static double level1_elsewhere(const work *w)
  * beyond those measured). */
 static double level1_other_kind(const work *w)
 {
-    size_t level1_classes = 0;
-    for (size_t c = 0; c < w->n_classes; c++)
-        level1_classes += class_measured(w, c * TD_EST_TIME_BINS, 1);
-    if (level1_classes != 1)
+    if (level1_classes(w) != 1)
         return 0;
     double share = 0;
     for (size_t s = 0; s < w->n_strata; s++) {
