@@ -30,7 +30,7 @@ r=benchmarks/results
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 : > "$tmp/all"
-judge() { # LABEL DIR PATTERN(APP -> file name, with @ for the app) REP
+judge() { # LABEL DIR PATTERN (a run's file name, @ for its app)
     local label=$1 dir=$2 pat=$3 args=() a f
     for f in "$dir"/*; do
         a=$(basename "$f"); a=${a%%.*}
