@@ -240,11 +240,9 @@ static size_t heavy_gaps(const td_choose_kernel *k)
 }
 
 /* heavy_pct: what the collector sets td_choose_kernel's to (0: the rule
- * off); stay: the budget pays no kernel a move; counted: a natural sample
- * moves at once where no kernel owes the configured group (the collector's
- * rule; 0: the idle window alone, as before the fourteenth session). */
-static stream_cost run_stream_as(const char *name, uint64_t idle, uint32_t heavy_pct, int stay,
-                                 uint64_t renew, int counted)
+ * off); stay: the budget pays no kernel a move. */
+static stream_cost run_stream(const char *name, uint64_t idle, uint32_t heavy_pct, int stay,
+                              uint64_t renew)
 {
     static unsigned kernel[STREAM_MAX], size_class[STREAM_MAX];
     static int owes[STREAM_MAX];
@@ -252,9 +250,7 @@ static stream_cost run_stream_as(const char *name, uint64_t idle, uint32_t heavy
     CHECK(n >= 240);
     static td_choose_kernel k[STREAM_KERNELS];
     int seen[STREAM_KERNELS] = {0}, owing[STREAM_KERNELS] = {0};
-    td_choose_owing counts;
     memset(k, 0, sizeof k);
-    memset(&counts, 0, sizeof counts);
     stream_cost cost = {0};
     uint32_t rng = 2026;
     uint64_t served_at = 0, new_kernel_at = 0;
@@ -269,11 +265,9 @@ static stream_cost run_stream_as(const char *name, uint64_t idle, uint32_t heavy
             kk->heavy_pct = heavy_pct;
             kk->stay = stay;
             kk->renew = renew;
-            kk->owing = counted ? &counts : NULL;
             continue;
         }
-        kk->natural_waits = !td_choose_natural_may_move(i, served_at, idle) &&
-                            !td_choose_none_owes(counted ? &counts : NULL, active);
+        kk->natural_waits = !td_choose_natural_may_move(i, served_at, idle);
         td_choice ch = td_choose(kk, size_class[i], GROUPS, active, 0);
         if (!ch.measure)
             continue;
@@ -302,15 +296,7 @@ static stream_cost run_stream_as(const char *name, uint64_t idle, uint32_t heavy
         }
         td_choose_free(&k[j]);
     }
-    for (int g = 0; g < GROUPS; g++)
-        CHECK(counts.kernels[g] == 0); /* every kernel taken out at its free */
     return cost;
-}
-
-static stream_cost run_stream(const char *name, uint64_t idle, uint32_t heavy_pct, int stay,
-                              uint64_t renew)
-{
-    return run_stream_as(name, idle, heavy_pct, stay, renew, 1);
 }
 
 static void check_one_kernel_natural(int stay);
@@ -335,8 +321,8 @@ static void check_natural_rides_rotation(void)
      * first quarter of its 1,024 launches at the default idle window;
      * at 64 (call 3's build) later */
     const char *stencil = "td_stencil_launch_stream.txt";
-    stream_cost st = run_stream_as(stencil, TD_CHOOSE_NATURAL_IDLE, 0, 0, 0, 0),
-                st64 = run_stream_as(stencil, 64, 0, 0, 0, 0);
+    stream_cost st = run_stream(stencil, TD_CHOOSE_NATURAL_IDLE, 0, 0, 0),
+                st64 = run_stream(stencil, 64, 0, 0, 0);
     printf("td_stencil's stream: %zu of %zu owing kernels complete by launch %zu (idle %d), "
            "by launch %zu (idle 64); %zu and %zu sessions\n", st.complete, st.owing,
            st.complete_at, TD_CHOOSE_NATURAL_IDLE, st64.complete_at, st.sessions, st64.sessions);
@@ -425,41 +411,6 @@ static void check_renewal(void)
     CHECK(torch_on.sessions <= torch_off.sessions + 2 * GROUPS);
 }
 
-/* Where no kernel owes the configured group, a natural sample moves at
- * once. td_manykernels' recorded stream (H200): bitonic_global<float>'s 72
- * launches come in two bursts of 36, alternating with another kernel, the
- * first half of the first burst on the replay's object. With the idle
- * window alone the rotation paces each group some 17 launches apart: in
- * the simulation its last group comes 5 launches before its last launch,
- * and in each of the three runs of the thirteenth session one of its five
- * groups never came (only its replays, 1.8x slower than its natural
- * launches, measured it). Counting who owes, every owing kernel is
- * complete early in the second burst, for a few more sessions; PyTorch's
- * and td_stencil's streams are complete no later. Returns nothing: checks. */
-static void check_none_owes_moves(void)
-{
-    const char *many = "td_manykernels_launch_stream.txt", *pytorch = "pytorch_launch_stream.txt",
-               *stencil = "td_stencil_launch_stream.txt";
-    const char *names[3] = {many, pytorch, stencil};
-    stream_cost idle[3], counted[3];
-    for (int i = 0; i < 3; i++) {
-        idle[i] = run_stream_as(names[i], TD_CHOOSE_NATURAL_IDLE, TD_CHOOSE_HEAVY_PCT, 0,
-                                TD_CHOOSE_RENEW, 0);
-        counted[i] = run_stream(names[i], TD_CHOOSE_NATURAL_IDLE, TD_CHOOSE_HEAVY_PCT, 0,
-                                TD_CHOOSE_RENEW);
-        printf("%s: %zu of %zu owing kernels complete, all by launch %zu, %zu sessions with the "
-               "idle window alone; %zu, by launch %zu, %zu sessions counting who owes\n",
-               names[i], idle[i].complete, idle[i].owing, idle[i].complete_at, idle[i].sessions,
-               counted[i].complete, counted[i].complete_at, counted[i].sessions);
-        CHECK(counted[i].complete >= idle[i].complete);
-        CHECK(counted[i].sessions <= idle[i].sessions + 2 * GROUPS);
-    }
-    /* td_manykernels: every owing kernel, and well before its last burst ends */
-    CHECK(idle[0].owing == 8 && counted[0].complete == 8);
-    CHECK(counted[0].complete_at > 0 && counted[0].complete_at + 30 < idle[0].complete_at);
-    CHECK(counted[2].complete == 2 && counted[2].complete_at <= idle[2].complete_at);
-}
-
 static void check_one_kernel_natural(int stay)
 {
     td_choose_kernel tiny;
@@ -496,7 +447,6 @@ int main(void)
     check_natural_rides_rotation();
     check_heavy_classes();
     check_renewal();
-    check_none_owes_moves();
     check_natural_in_budget();
     check_natural_coverage(2);
     check_natural_coverage(1);

@@ -54,7 +54,6 @@ static const struct field {
     FIELD(natural_min, F_LONG),
     FIELD(natural_rule, F_LONG),
     FIELD(natural_idle, F_LONG),
-    FIELD(natural_uncounted, F_FLAG),
     FIELD(heavy_pct, F_LONG),
     FIELD(renew_launches, F_LONG),
     FIELD(rotation_ranges, F_LONG),

@@ -81,10 +81,6 @@ typedef struct td_collect_opts {
                                group serves no owed natural sample before one
                                may move the rotation (0: at once, as before);
                                -1: the default */
-    int natural_uncounted;  /* TOPDOWN_NATURAL_COUNTED=0: a natural sample
-                               waits the idle window even where no kernel
-                               owes the configured group (group_sampler.h),
-                               as before the fourteenth session; 0 */
     long renew_launches;    /* TOPDOWN_RENEW: a kernel's launches at which
                                its natural samples are first owed again
                                (group_sampler.h; 0: never, as before); -1:

@@ -130,36 +130,6 @@ static uint64_t next_sample(td_choose_class *c, uint64_t ordinal)
     return ordinal + c->stride / 2 + 1 + td_xorshift32(&c->rng) % c->stride;
 }
 
-/* The groups the kernel owes natural samples (its own, or the epoch's
- * under way), a bit each. */
-static uint32_t owed_groups(const td_choose_kernel *k)
-{
-    int natural = k->covered && k->natural > 0;
-    int epoch = natural && k->renew && k->epoch_end > k->renew;
-    uint32_t owes = 0;
-    for (uint32_t g = 0; g < k->n_groups && g < TD_CHOOSE_MAX_GROUPS; g++)
-        if ((natural && k->group_samples[g] < k->natural) || (epoch && !k->epoch_samples[g]))
-            owes |= 1u << g;
-    return owes;
-}
-
-/* Brings the context's counts up to what the kernel owes now. */
-static void count_owing(td_choose_kernel *k, uint32_t owes)
-{
-    if (!k->owing)
-        return;
-    uint32_t changed = owes ^ k->owes;
-    for (int g = 0; g < TD_CHOOSE_MAX_GROUPS; g++) {
-        if (!(changed >> g & 1))
-            continue;
-        if (owes >> g & 1)
-            k->owing->kernels[g]++;
-        else if (k->owing->kernels[g])
-            k->owing->kernels[g]--;
-    }
-    k->owes = owes;
-}
-
 static void take(td_choose_kernel *k, td_choose_class *c, int group)
 {
     c->samples++;
@@ -170,8 +140,8 @@ static void take(td_choose_kernel *k, td_choose_class *c, int group)
         c->stride *= 2;
 }
 
-static td_choice choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, int active,
-                        int every)
+td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, int active,
+                    int every)
 {
     td_choice none = {0, -1, 0, 0};
     if (n_groups == 0)
@@ -228,23 +198,9 @@ static td_choice choose(td_choose_kernel *k, unsigned size_class, size_t n_group
     return (td_choice){1, group, 0, 0};
 }
 
-td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, int active,
-                    int every)
-{
-    td_choice ch = choose(k, size_class, n_groups, active, every);
-    k->n_groups = (uint32_t)(n_groups < TD_CHOOSE_MAX_GROUPS ? n_groups : TD_CHOOSE_MAX_GROUPS);
-    count_owing(k, owed_groups(k));
-    return ch;
-}
-
 int td_choose_natural_may_move(uint64_t launches, uint64_t served_at, uint64_t idle)
 {
     return launches >= served_at + idle;
-}
-
-int td_choose_none_owes(const td_choose_owing *owing, int active)
-{
-    return owing && active >= 0 && active < TD_CHOOSE_MAX_GROUPS && owing->kernels[active] == 0;
 }
 
 void td_choose_dropped(td_choose_kernel *k, unsigned size_class, int group)
@@ -272,14 +228,12 @@ void td_choose_dropped(td_choose_kernel *k, unsigned size_class, int group)
         k->group_samples[group]--;
         if (k->epoch_samples[group])
             k->epoch_samples[group]--; /* an epoch under way owes it again */
-        count_owing(k, owed_groups(k));
         return;
     }
 }
 
 void td_choose_free(td_choose_kernel *k)
 {
-    count_owing(k, 0);
     free(k->classes);
     memset(k, 0, sizeof *k);
 }

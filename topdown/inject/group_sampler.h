@@ -91,18 +91,6 @@
  * starts; each next one at twice as many. */
 #define TD_CHOOSE_RENEW 64
 
-/* How many kernels of one context owe each group natural samples (their
- * own or a renewed epoch's), kept by td_choose through each kernel's
- * `owing`. Where none owes the configured group, no kernel can still ride
- * it, so a natural sample moves the rotation without waiting
- * TD_CHOOSE_NATURAL_IDLE launches: td_manykernels' bitonic_global (H200),
- * 72 launches in two bursts alternating with another kernel, measured
- * four of its five groups naturally in each of three runs, and its fifth
- * only in its replays, which ran 1.8x slower than its natural launches. */
-typedef struct td_choose_owing {
-    uint32_t kernels[TD_CHOOSE_MAX_GROUPS];
-} td_choose_owing;
-
 /* One size class of one kernel. */
 typedef struct td_choose_class {
     unsigned size_class;
@@ -143,10 +131,6 @@ typedef struct td_choose_kernel {
     uint32_t heavy_pct; /* with natural: a size class of this percent or more
                            of the kernel's threads owes each group once
                            (TD_CHOOSE_HEAVY_PCT; 0: none; the caller sets it) */
-    td_choose_owing *owing; /* the context's counts it is counted in (the
-                               caller sets it; NULL: not counted) */
-    uint32_t owes;          /* the groups it is counted as owing there, a bit each */
-    uint32_t n_groups;      /* the context's groups at its last choice */
     uint32_t deferred; /* launches a sample waited for the rotation to reach its group */
     uint32_t moves; /* samples that moved from the configured group */
     int moved;      /* the last sample did (td_choose_dropped undoes it) */
@@ -173,15 +157,10 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
  * last did. */
 int td_choose_natural_may_move(uint64_t launches, uint64_t served_at, uint64_t idle);
 
-/* 1: a group is configured and no kernel counted in `owing` owes it a
- * natural sample (a natural sample may then move the rotation at once). */
-int td_choose_none_owes(const td_choose_owing *owing, int active);
-
 /* The launch chosen was not measured after all: its group is counted as
  * not taken, so the next sample of the class takes it again. */
 void td_choose_dropped(td_choose_kernel *k, unsigned size_class, int group);
 
-/* Frees the kernel's classes and takes it out of its context's counts. */
 void td_choose_free(td_choose_kernel *k);
 
 #endif

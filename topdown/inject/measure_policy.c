@@ -312,11 +312,8 @@ int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
     state->natural_budgeted = td_g.opts.natural_rule == TD_NATURAL_BUDGET;
     state->heavy_pct = heavy_pct();
     state->renew = renew_launches();
-    if (progress != &td_progress_blank && !td_g.opts.natural_uncounted)
-        state->owing = &c->natural_owing;
     state->natural_waits = !td_choose_natural_may_move((uint64_t)td_g.launches,
-                                                       c->natural_served_at, natural_idle()) &&
-                           !td_choose_none_owes(state->owing, active_group(c));
+                                                       c->natural_served_at, natural_idle());
     state->stay = td_g.budgeted && !td_budget_kernel_may_move(&td_g.budget, now_s(),
                                                              kernel_gpu_s(k), state->moves);
     /* no budget (--overhead unlimited, or counts asked): every launch */

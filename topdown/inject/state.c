@@ -19,17 +19,16 @@ uint64_t next_launch_id(void)
     return atomic_fetch_add(&td_g.next_id, 1);
 }
 
-td_kernel_progress td_progress_blank;
-
 /* A kernel's measurements on this context (each device rotates and covers
  * its kernels on its own); a blank entry when out of memory. */
 td_kernel_progress *progress_of(ctx_state *c, const td_kernel *k)
 {
+    static td_kernel_progress blank;
     td_kernel_progress *p = td_progress_of(&c->progress, k->ordinal, k->matches);
     if (p)
         return p;
-    memset(&td_progress_blank, 0, sizeof td_progress_blank);
-    return &td_progress_blank;
+    memset(&blank, 0, sizeof blank);
+    return &blank;
 }
 
 int rotating(const ctx_state *c)

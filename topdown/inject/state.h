@@ -74,8 +74,6 @@ typedef struct ctx_state {
     uint64_t natural_served_at; /* the launch (td_g.launches) at which the
                                    configured group last served an owed
                                    natural sample, or the rotation moved */
-    td_choose_owing natural_owing; /* kernels owing each group natural
-                                      samples (group_sampler.h) */
     const char *rotation_metrics[MAX_METRICS]; /* the groups' union */
     size_t rotation_index[TD_MAX_GROUPS][TD_MAX_GROUP_METRICS]; /* into it */
     size_t session_ranges; /* ranges of the rotation's open session */
@@ -163,8 +161,6 @@ extern _Thread_local int td_current_profiled;
 uint64_t next_launch_id(void);
 /* A kernel's measurements on this context; a blank entry when out of memory. */
 td_kernel_progress *progress_of(ctx_state *c, const td_kernel *k);
-/* What progress_of gives when out of memory: blank at each call. */
-extern td_kernel_progress td_progress_blank;
 /* The context's profiler holds the rotation's configuration (rotation.c). */
 int rotating(const ctx_state *c);
 
