@@ -87,6 +87,7 @@ static int read_expert(td_collect_opts *o, td_collect_getenv_fn env)
     o->budget_all = env("TOPDOWN_BUDGET_ALL") != NULL;
     o->natural_min = expert_number(env, "TOPDOWN_NATURAL_MIN");
     o->natural_idle = expert_number(env, "TOPDOWN_NATURAL_IDLE");
+    o->natural_defer = expert_number(env, "TOPDOWN_NATURAL_DEFER");
     o->heavy_pct = expert_number(env, "TOPDOWN_HEAVY_PCT");
     o->renew_launches = expert_number(env, "TOPDOWN_RENEW");
     o->rotation_ranges = expert_number(env, "TOPDOWN_ROTATION_RANGES");

@@ -46,6 +46,7 @@ static td_collect_opts every_field(void)
     o.activity_device_kb = 64;
     o.activity_per_thread = 0;
     o.natural_idle = 0;
+    o.natural_defer = 0;
     o.heavy_pct = 40;
     o.renew_launches = 32;
     o.graph_view = o.flush_caches = o.no_rotation = 1;
@@ -89,6 +90,7 @@ static void check_same(const td_collect_opts *got, const td_collect_opts *want)
     CHECK(got->natural_rule == want->natural_rule);
     CHECK(got->rotation_ranges == want->rotation_ranges);
     CHECK(got->natural_idle == want->natural_idle && got->heavy_pct == want->heavy_pct);
+    CHECK(got->natural_defer == want->natural_defer);
     CHECK(got->renew_launches == want->renew_launches);
     CHECK(got->source == want->source && got->source_only == want->source_only);
     CHECK(got->pc_period == want->pc_period && same_text(got->cubin_dir, want->cubin_dir));
@@ -171,7 +173,7 @@ static void test_defaults(void)
     int lines = 0;
     for (const char *p = text; p && *p; p++)
         lines += *p == '\n';
-    CHECK(lines == 39);
+    CHECK(lines == 40);
     CHECK(text && strstr(text, "\narch=\n") && strstr(text, "\nlaunch_count=-1\n"));
     CHECK(text && strstr(text, "\noverhead_pct=40\n") && strstr(text, "\napp_pass=-1\n"));
     CHECK(text && strstr(text, "\ncover_launches=-1\n") && strstr(text, "\nbudget_ranges=0\n"));

@@ -240,9 +240,10 @@ static size_t heavy_gaps(const td_choose_kernel *k)
 }
 
 /* heavy_pct: what the collector sets td_choose_kernel's to (0: the rule
- * off); stay: the budget pays no kernel a move. */
-static stream_cost run_stream(const char *name, uint64_t idle, uint32_t heavy_pct, int stay,
-                              uint64_t renew)
+ * off); stay: the budget pays no kernel a move; defer: its natural_defer
+ * (0: the idle window alone, as before the fourteenth session). */
+static stream_cost run_stream_as(const char *name, uint64_t idle, uint32_t heavy_pct, int stay,
+                                 uint64_t renew, uint32_t defer)
 {
     static unsigned kernel[STREAM_MAX], size_class[STREAM_MAX];
     static int owes[STREAM_MAX];
@@ -265,6 +266,7 @@ static stream_cost run_stream(const char *name, uint64_t idle, uint32_t heavy_pc
             kk->heavy_pct = heavy_pct;
             kk->stay = stay;
             kk->renew = renew;
+            kk->natural_defer = defer;
             continue;
         }
         kk->natural_waits = !td_choose_natural_may_move(i, served_at, idle);
@@ -297,6 +299,14 @@ static stream_cost run_stream(const char *name, uint64_t idle, uint32_t heavy_pc
         td_choose_free(&k[j]);
     }
     return cost;
+}
+
+/* As the collector chooses: natural samples wait TD_CHOOSE_NATURAL_DEFER
+ * of their kernel's launches at most. */
+static stream_cost run_stream(const char *name, uint64_t idle, uint32_t heavy_pct, int stay,
+                              uint64_t renew)
+{
+    return run_stream_as(name, idle, heavy_pct, stay, renew, TD_CHOOSE_NATURAL_DEFER);
 }
 
 static void check_one_kernel_natural(int stay);
@@ -411,6 +421,39 @@ static void check_renewal(void)
     CHECK(torch_on.sessions <= torch_off.sessions + 2 * GROUPS);
 }
 
+/* A natural sample waits for the rotation TD_CHOOSE_NATURAL_DEFER of its
+ * kernel's launches at most. td_manykernels' recorded stream (H200):
+ * bitonic_global<float>'s 72 launches come in two bursts of 36,
+ * alternating with another kernel, the first half of the first burst on
+ * the replay's object; with the idle window alone its last group comes 5
+ * launches before its last launch here, and never came in five runs on
+ * the H200. With the deferral every owing kernel is complete 27 launches
+ * before it, for 6 more sessions; PyTorch's and td_stencil's streams are
+ * complete no later, for no more sessions (4 launches at most: PyTorch's
+ * 7 more). */
+static void check_natural_defer(void)
+{
+    const char *names[3] = {"td_manykernels_launch_stream.txt", "pytorch_launch_stream.txt",
+                            "td_stencil_launch_stream.txt"};
+    stream_cost idle[3], deferred[3];
+    for (int i = 0; i < 3; i++) {
+        idle[i] = run_stream_as(names[i], TD_CHOOSE_NATURAL_IDLE, TD_CHOOSE_HEAVY_PCT, 0,
+                                TD_CHOOSE_RENEW, 0);
+        deferred[i] = run_stream(names[i], TD_CHOOSE_NATURAL_IDLE, TD_CHOOSE_HEAVY_PCT, 0,
+                                 TD_CHOOSE_RENEW);
+        printf("%s: %zu of %zu owing kernels complete, all by launch %zu, %zu sessions with the "
+               "idle window alone; %zu, by launch %zu, %zu sessions waiting %d launches at most\n",
+               names[i], idle[i].complete, idle[i].owing, idle[i].complete_at, idle[i].sessions,
+               deferred[i].complete, deferred[i].complete_at, deferred[i].sessions,
+               TD_CHOOSE_NATURAL_DEFER);
+        CHECK(deferred[i].complete >= idle[i].complete);
+        CHECK(deferred[i].sessions <= idle[i].sessions + 2 * GROUPS);
+    }
+    CHECK(idle[0].owing == 8 && deferred[0].complete == 8);
+    CHECK(deferred[0].complete_at > 0 && deferred[0].complete_at < idle[0].complete_at);
+    CHECK(deferred[2].complete == 2 && deferred[2].complete_at <= idle[2].complete_at);
+}
+
 static void check_one_kernel_natural(int stay)
 {
     td_choose_kernel tiny;
@@ -447,6 +490,7 @@ int main(void)
     check_natural_rides_rotation();
     check_heavy_classes();
     check_renewal();
+    check_natural_defer();
     check_natural_in_budget();
     check_natural_coverage(2);
     check_natural_coverage(1);

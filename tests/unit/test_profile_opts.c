@@ -127,6 +127,7 @@ static void test_expert_variables(void)
                                       "TOPDOWN_NATURAL_IDLE=0", "TOPDOWN_BUDGET_ALL=1",
                                       "TOPDOWN_ACTIVITY_KB=16",
                                       "TOPDOWN_ACTIVITY_DEVICE_KB=64", "TOPDOWN_ACTIVITY_PER_THREAD=0", "TOPDOWN_HEAVY_PCT=0", "TOPDOWN_RENEW=0",
+                                      "TOPDOWN_NATURAL_DEFER=0",
                                       NULL};
     td_collect_opts o;
     CHECK(hand_over(&opts, set, &o) == 0);
@@ -136,6 +137,7 @@ static void test_expert_variables(void)
     CHECK(o.rotation_ranges == 16 && o.natural_idle == 0 && o.budget_all);
     CHECK(o.activity_kb == 16 && o.activity_device_kb == 64);
     CHECK(o.activity_per_thread == 0 && o.heavy_pct == 0 && o.renew_launches == 0);
+    CHECK(o.natural_defer == 0);
     CHECK_STR(o.cubin_dir, "/tmp/cu=bins");
     CHECK(o.no_timing && o.no_copies && o.debug);
     td_collect_opts_free(&o);
@@ -148,6 +150,7 @@ static void test_expert_variables(void)
     CHECK(!o.budget_per_thread && o.natural_min == -1 && o.natural_rule == TD_NATURAL_SHARE);
     CHECK(o.rotation_ranges == -1 && o.natural_idle == -1 && o.activity_kb == -1);
     CHECK(o.activity_device_kb == -1 && o.activity_per_thread == -1 && o.heavy_pct == -1);
+    CHECK(o.natural_defer == -1);
     CHECK(o.renew_launches == -1);
     td_collect_opts_free(&o);
     /* loose: a number's prefix (the collector bounds it), ROTATION's 0 only */

@@ -54,6 +54,7 @@ static const struct field {
     FIELD(natural_min, F_LONG),
     FIELD(natural_rule, F_LONG),
     FIELD(natural_idle, F_LONG),
+    FIELD(natural_defer, F_LONG),
     FIELD(heavy_pct, F_LONG),
     FIELD(renew_launches, F_LONG),
     FIELD(rotation_ranges, F_LONG),
@@ -101,6 +102,7 @@ void td_collect_opts_init(td_collect_opts *o)
     o->cover_launches = -1;
     o->natural_min = -1;
     o->natural_idle = -1;
+    o->natural_defer = -1;
     o->heavy_pct = -1;
     o->renew_launches = -1;
     o->rotation_ranges = -1;

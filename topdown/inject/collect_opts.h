@@ -81,6 +81,10 @@ typedef struct td_collect_opts {
                                group serves no owed natural sample before one
                                may move the rotation (0: at once, as before);
                                -1: the default */
+    long natural_defer;     /* TOPDOWN_NATURAL_DEFER: a kernel's own launches
+                               a natural sample waits for the rotation at
+                               most (group_sampler.h; 0: the idle window
+                               alone, as before); -1: the default */
     long renew_launches;    /* TOPDOWN_RENEW: a kernel's launches at which
                                its natural samples are first owed again
                                (group_sampler.h; 0: never, as before); -1:

@@ -160,8 +160,11 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
     int natural = k->covered && k->natural > 0;
     int owed = natural ? group_short_of(k, n_groups, active, k->natural) : -1;
     int configured = active >= 0 && (size_t)active < n_groups;
-    if (owed >= 0 && owed != active && configured && k->natural_waits && !k->natural_budgeted)
+    if (owed >= 0 && owed != active && configured && k->natural_waits && !k->natural_budgeted &&
+        (!k->natural_defer || k->natural_deferred < k->natural_defer)) {
+        k->natural_deferred++;
         owed = -1; /* rides the rotation: sampled by the stride meanwhile */
+    }
     if (owed < 0 && natural)
         owed = class_short_of(k, c, n_groups, active); /* its launches may not come again */
     int renewed = natural ? epoch_short_of(k, n_groups, active) : -1;
@@ -171,6 +174,8 @@ td_choice td_choose(td_choose_kernel *k, unsigned size_class, size_t n_groups, i
                   : natural && !k->natural_budgeted ? owed
                                                     : -1;
     if (lacking >= 0) {
+        if (natural)
+            k->natural_deferred = 0;
         take(k, c, lacking);
         if (ordinal >= c->next)
             c->next = next_sample(c, ordinal);

@@ -274,6 +274,13 @@ static uint64_t natural_idle(void)
     return idle >= 0 ? (uint64_t)idle : TD_CHOOSE_NATURAL_IDLE;
 }
 
+/* TOPDOWN_NATURAL_DEFER, else TD_CHOOSE_NATURAL_DEFER (group_sampler.h). */
+static uint32_t natural_defer(void)
+{
+    long defer = td_g.opts.natural_defer;
+    return defer < 0 ? TD_CHOOSE_NATURAL_DEFER : defer > 1000 ? 1000 : (uint32_t)defer;
+}
+
 /* TOPDOWN_HEAVY_PCT (0-100), else TD_CHOOSE_HEAVY_PCT (group_sampler.h). */
 static uint32_t heavy_pct(void)
 {
@@ -312,6 +319,7 @@ int choose_group(ctx_state *c, td_kernel *k, unsigned size_class, int *group)
     state->natural_budgeted = td_g.opts.natural_rule == TD_NATURAL_BUDGET;
     state->heavy_pct = heavy_pct();
     state->renew = renew_launches();
+    state->natural_defer = natural_defer();
     state->natural_waits = !td_choose_natural_may_move((uint64_t)td_g.launches,
                                                        c->natural_served_at, natural_idle());
     state->stay = td_g.budgeted && !td_budget_kernel_may_move(&td_g.budget, now_s(),
