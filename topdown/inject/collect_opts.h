@@ -83,8 +83,8 @@ typedef struct td_collect_opts {
                                -1: the default */
     long natural_defer;     /* TOPDOWN_NATURAL_DEFER: a kernel's own launches
                                a natural sample waits for the rotation at
-                               most (group_sampler.h; 0: the idle window
-                               alone, as before); -1: the default */
+                               most (an arm, group_sampler.h); -1 (the
+                               default) and 0: the idle window alone */
     long renew_launches;    /* TOPDOWN_RENEW: a kernel's launches at which
                                its natural samples are first owed again
                                (group_sampler.h; 0: never, as before); -1:

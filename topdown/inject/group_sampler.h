@@ -46,14 +46,16 @@
  *    Moving at once to each kernel's owed group, PyTorch's 20-step run
  *    moved the rotation 69-71 passes; riding it, 29-33 (H200): a move
  *    ends a session, a Stop and a Start;
- *    A natural sample waits so for at most TD_CHOOSE_NATURAL_DEFER of its
- *    kernel's own launches: td_manykernels' bitonic_global (H200), 72
- *    launches in two bursts, each alternating with another kernel, saw the
- *    rotation move some 17 launches apart while other kernels still owed
- *    the configured group, and four of its five groups came in each of
- *    five runs; its fifth came only from its replays, whose
- *    short_scoreboard stalls were half its natural launches' (6.2-6.8
- *    points off application replay);
+ *    The arm TOPDOWN_NATURAL_DEFER=N (natural_defer) lets a natural sample
+ *    wait so for at most N of its kernel's own launches: td_manykernels'
+ *    bitonic_global (H200), 72 launches in two bursts, each alternating
+ *    with another kernel, saw the rotation move some 17 launches apart
+ *    while other kernels still owed the configured group, and one of its
+ *    five groups never came in 17 runs, only its replays measured it
+ *    (short_scoreboard half its natural launches'); at N = 8 every group
+ *    came in 7 of 7, its worst node 4.3 points off application replay on
+ *    average where 5.4, but td_stencil's median spread passed 1 point in
+ *    5 of 7 runs where 2 of 7 (fourteenth session). Not the default;
  *  - a kernel owing natural samples also owes one of each group in each
  *    size class that holds `heavy_pct` percent or more of the threads it
  *    launched so far (a stand-in for its time), taken at once, without
@@ -92,8 +94,9 @@
  * where moving at once ended 45, and 8 ends 32; with 64, td_stencil's
  * kernels (two, alternating) swept the groups late in the run (H200). */
 #define TD_CHOOSE_NATURAL_IDLE 16
-/* A kernel's own launches a natural sample waits for the rotation at most:
- * on PyTorch's recorded stream 8 ends as many sessions as the idle window
+/* The arm's kernel's own launches a natural sample waits for the rotation
+ * at most (TOPDOWN_NATURAL_DEFER; the default is 0, no such limit): on
+ * PyTorch's recorded stream 8 ends as many sessions as the idle window
  * alone, 4 ends 7 more (tests/unit/test_group_sampler.c). */
 #define TD_CHOOSE_NATURAL_DEFER 8
 /* The part of a kernel's threads, in percent, that makes a size class
@@ -134,8 +137,8 @@ typedef struct td_choose_kernel {
                           configured one waits for the rotation
                           (td_choose_natural_may_move; the caller sets it) */
     uint32_t natural_defer;    /* ... for at most this many of the kernel's
-                                  launches (TD_CHOOSE_NATURAL_DEFER; 0: as
-                                  natural_waits says; the caller sets it) */
+                                  launches (0: as natural_waits says, the
+                                  default; the caller sets it) */
     uint32_t natural_deferred; /* launches it has waited so */
     uint64_t renew;     /* with natural: launches at which the first epoch of
                            renewed natural samples starts (TD_CHOOSE_RENEW;

@@ -274,11 +274,11 @@ static uint64_t natural_idle(void)
     return idle >= 0 ? (uint64_t)idle : TD_CHOOSE_NATURAL_IDLE;
 }
 
-/* TOPDOWN_NATURAL_DEFER, else TD_CHOOSE_NATURAL_DEFER (group_sampler.h). */
+/* TOPDOWN_NATURAL_DEFER (an arm, group_sampler.h), else 0: no limit. */
 static uint32_t natural_defer(void)
 {
     long defer = td_g.opts.natural_defer;
-    return defer < 0 ? TD_CHOOSE_NATURAL_DEFER : defer > 1000 ? 1000 : (uint32_t)defer;
+    return defer < 0 ? 0 : defer > 1000 ? 1000 : (uint32_t)defer;
 }
 
 /* TOPDOWN_HEAVY_PCT (0-100), else TD_CHOOSE_HEAVY_PCT (group_sampler.h). */
