@@ -11,7 +11,10 @@
 #
 # The sets: heavy_NVIDIA_H200_2026-11-29's calls 1-3 (default runs),
 # natural_coverage's call 3 (share), natural_ride's call 4 (ride),
-# trace_NVIDIA_H200_2026-11-29_s13's calls 4 and 5 (s13c4, s13c5); each
+# trace_NVIDIA_H200_2026-11-29_s13's calls 4 and 5 (s13c4, s13c5),
+# natural_pacing_NVIDIA_H200_2026-11-30_s14's call 3 (s14c3, the default)
+# and calls 4 and 5 (s14cN.idle, the default; s14cN.defer, the arm
+# TOPDOWN_NATURAL_DEFER=8); each
 # RUNS_DIR given adds its APP.default.REP.json.xz. Exit 0, 2 on bad use.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -53,6 +56,12 @@ for k in 1 2; do
 done
 for c in 4 5; do for k in 1 2; do
     judge s13c$c.$k "$r/trace_NVIDIA_H200_2026-11-29_s13/call$c/runs" "@.default.$k.json.xz"
+done; done
+s14=$r/natural_pacing_NVIDIA_H200_2026-11-30_s14
+for k in 1 2; do judge s14c3.$k "$s14/call3/final/runs" "@.default.$k.json.xz"; done
+for c in 4 5; do for k in 1 2 3 4; do
+    judge s14c$c.idle.$k "$s14/call$c/runs" "@.idle.$k.json.xz"
+    judge s14c$c.defer.$k "$s14/call$c/runs" "@.default.$k.json.xz"
 done; done
 for d in "$@"; do for k in 1 2 3; do judge "$(basename "$d").$k" "$d" "@.default.$k.json.xz"; done; done
 sed 's/max |sampled-truth| //; s/\t: /\t/' "$tmp/all" | column -t > "$out"
