@@ -29,6 +29,8 @@ typedef struct sample {
                          replay times about twice its natural duration, H200:
                          its size, not its duration, is the same) */
     int opens_session, opens_context, cold_level1; /* td_est_launch's */
+    int slowed; /* weighed below its measured duration (launch_weights.h):
+                   it outlasted every like launch that opened no session */
 } sample;
 
 /* Duration-weighted sums per stratum: level 1 [s * n_l1 + k], each reason
@@ -229,7 +231,8 @@ static int measured_warm(const work *w, const sample *x, int node)
     return 0;
 }
 
-/* 1: TD_EST_NATURAL_MIN samples or more, not cold, measured level 1
+/* 1: TD_EST_NATURAL_MIN samples or more (one where x ran slow as a whole,
+ * TD_EST_SLOWED), not cold, measured level 1
  * without replay on launches of x's size in its stratum (duration class
  * and third of the run): so that setting x's aside leaves no stratum
  * without it (td_stencil's heat_boundary, whose slowest launches a cold
@@ -238,13 +241,13 @@ static int measured_warm(const work *w, const sample *x, int node)
  * sample to say how launches vary. */
 static int level1_warm(const work *w, const sample *x)
 {
-    size_t warm = 0;
+    size_t warm = 0, need = x->slowed ? 1 : TD_EST_NATURAL_MIN;
     for (size_t i = 0; i < w->n_samples; i++) {
         const sample *y = &w->samples[i];
         warm += y != x && !y->cold_level1 && y->pool > 0 && y->has_l1 && y->size == x->size &&
                 y->stratum == x->stratum;
     }
-    return warm >= TD_EST_NATURAL_MIN;
+    return warm >= need;
 }
 
 /* Ranges that ran a cache cold (td_est_launch): a session's first range
@@ -384,6 +387,7 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
         x->opens_session = ls[i].opens_session;
         x->opens_context = ls[i].opens_context;
         x->cold_level1 = ls[i].cold_level1;
+        x->slowed = ls[i].duration_ns > 0 && ls[i].duration_ns < l->duration_ns * TD_EST_SLOWED;
         x->has_l1 = has_level1(dev, b, l);
         if (x->has_l1) { /* before set_aside_replayed: a replay measured its class */
             w->level1_sizes |= (uint64_t)1 << x->size;
@@ -978,6 +982,60 @@ double td_est_replay_only(double v)
     return TD_EST_REPLAY_ONLY * sqrt(v * (1.0 - v));
 }
 
+/* natural[r]: 1 where some counter-group launch measured reason r (kept
+ * or set aside as cold). */
+static void measured_naturally(const work *w, unsigned char *natural)
+{
+    memset(natural, 0, TD_MAX_STALLS);
+    for (size_t i = 0; i < w->n_samples; i++)
+        for (size_t r = 0; w->samples[i].pool != 0 && r < w->n_stalls; r++)
+            natural[r] |= !isnan(w->samples[i].reason[r]) || !isnan(w->samples[i].aside[r]);
+}
+
+/* How far the groups' share of a reason parts from the replays': the log
+ * of their ratio, at most log 2; 0 where either share is under
+ * TD_EST_PART_MIN (noise) or the replays did not measure it. */
+static double parted(double grouped, double replayed, int replay_has)
+{
+    if (!replay_has || grouped < TD_EST_PART_MIN || replayed < TD_EST_PART_MIN)
+        return 0;
+    return fmin(fabs(log(grouped / replayed)), log(2.0));
+}
+
+/* The reasons replay alone measured (no counter-group launch did) may be
+ * off by as much as replay and groups part on the reasons both measured
+ * (`part`, a log factor): the tree of the full set's strata with them
+ * scaled by that factor up and down, against `grouped_tree`, widens term
+ * where it moves more (td_manykernels' bitonic_global, H200: the rotation
+ * never brought one of its groups, and its replays' short_scoreboard was
+ * 0.6x its natural launches'). */
+static void replay_only_swing(const work *w, const stratum_values *grouped, const size_t *full,
+                              size_t n_full, double full_ns, const unsigned char *natural,
+                              double part, const td_breakdown *grouped_tree, td_breakdown *term)
+{
+    td_breakdown up, down;
+    memset(&up, 0, sizeof up);
+    memset(&down, 0, sizeof down);
+    up.n_stalls = down.n_stalls = w->n_stalls;
+    for (size_t i = 0; i < n_full; i++) {
+        stratum_values hi = grouped[i], lo = grouped[i];
+        for (size_t r = 0; r < w->n_stalls; r++) {
+            if (grouped[i].has[r] || natural[r])
+                continue;
+            hi.share[r] *= exp(part);
+            lo.share[r] *= exp(-part);
+        }
+        accumulate(w, &hi, w->stratum_ns[full[i]] / full_ns, &up);
+        accumulate(w, &lo, w->stratum_ns[full[i]] / full_ns, &down);
+    }
+    up.has_slots = down.has_slots = 1;
+    td_model_roll_up(w->m, &up);
+    td_model_roll_up(w->m, &down);
+    for (int n = 0; n < TD_TREE_MAX; n++)
+        term->value[n] = fmax(term->value[n], fmax(fabs(up.value[n] - grouped_tree->value[n]),
+                                                   fabs(down.value[n] - grouped_tree->value[n])));
+}
+
 /* What the bootstrap cannot see either: the full set's launches (kernel
  * replay) and the counter groups' (one pass each, without replay) measure
  * a kernel under different conditions. Short kernels differ most: replay's
@@ -985,8 +1043,10 @@ double td_est_replay_only(double v)
  * H100: Instruction_Fetch 31 without replay, 5 by replay). In the strata
  * the full set measured, each quantity the groups measured within
  * TD_EST_CONDITIONS_REACH octaves of duration is taken from them instead:
- * the two trees differ by this much, node by node. Leaves the groups'
- * samples in the cells. */
+ * the two trees differ by this much, node by node; where replay alone
+ * measured some reason, at least as much as that reason, off by the
+ * factor the two part by elsewhere, moves the tree (replay_only_swing).
+ * Leaves the groups' samples in the cells. */
 static int conditions(work *w, td_breakdown *term, td_error *err)
 {
     memset(term, 0, sizeof *term);
@@ -1016,22 +1076,39 @@ static int conditions(work *w, td_breakdown *term, td_error *err)
         memset(&b, 0, sizeof b);
         a.n_stalls = b.n_stalls = w->n_stalls;
         cells_of_pool(w, 0);
+        unsigned char natural[TD_MAX_STALLS];
+        measured_naturally(w, natural);
+        stratum_values *grouped = malloc(n_full * sizeof *grouped);
+        if (!grouped) {
+            free(full);
+            free(replayed);
+            return td_fail(err, "out of memory");
+        }
+        double part = 0; /* the largest factor between replay and groups, as its log */
+        int replay_only = 0;
         for (size_t i = 0; i < n_full; i++) {
-            stratum_values grouped;
-            lookup(w, full[i], TD_EST_CONDITIONS_REACH, &grouped);
-            if (!grouped.has_l1)
-                memcpy(grouped.l1, replayed[i].l1, sizeof grouped.l1);
-            for (size_t r = 0; r < w->n_stalls; r++)
-                if (!grouped.has[r])
-                    grouped.share[r] = replayed[i].share[r];
+            stratum_values *g = &grouped[i];
+            lookup(w, full[i], TD_EST_CONDITIONS_REACH, g);
+            if (!g->has_l1)
+                memcpy(g->l1, replayed[i].l1, sizeof g->l1);
+            for (size_t r = 0; r < w->n_stalls; r++) {
+                if (g->has[r])
+                    part = fmax(part, parted(g->share[r], replayed[i].share[r], replayed[i].has[r]));
+                else
+                    g->share[r] = replayed[i].share[r];
+                replay_only |= !natural[r] && replayed[i].has[r] && replayed[i].share[r] > 0;
+            }
             accumulate(w, &replayed[i], w->stratum_ns[full[i]] / full_ns, &a);
-            accumulate(w, &grouped, w->stratum_ns[full[i]] / full_ns, &b);
+            accumulate(w, g, w->stratum_ns[full[i]] / full_ns, &b);
         }
         a.has_slots = b.has_slots = 1;
         td_model_roll_up(w->m, &a);
         td_model_roll_up(w->m, &b);
         for (int n = 0; n < TD_TREE_MAX; n++)
             term->value[n] = fabs(a.value[n] - b.value[n]);
+        if (replay_only && part > 0)
+            replay_only_swing(w, grouped, full, n_full, full_ns, natural, part, &b, term);
+        free(grouped);
     }
     free(full);
     free(replayed);

@@ -91,6 +91,19 @@
  * and td_bfs within 0.9 (docs/COLLECTION.md, "The estimator").
  * TD_EST_NATURAL_MIN is defined in metrics/result/result.h: the collector
  * takes as many (natural coverage, topdown/inject/group_sampler.h). */
+/* A cold range (cold_ranges.h) whose launch was recorded this much of its
+ * weight or less (launch_weights.h: it outlasted every like launch that
+ * opened no session) ran slow as a whole: its level 1 is set aside with
+ * one warm range of its size in its stratum, not two. td_manykernels'
+ * bitonic_global (H200): the first group range after its replays, IPC
+ * 0.31-0.39 where application replay gave 0.71-0.87, recorded 1.5-1.7x
+ * its like launches, beside one warm range; Retire 4-5.4 points under
+ * application replay in 9 stored runs, 0.2-2.6 with it set aside
+ * (fourteenth session, benchmarks/rejudge_stored.sh). */
+#define TD_EST_SLOWED 0.8
+/* Shares of a reason (of the warps' time) under this are left out of how
+ * far replay and the counter groups part (levels/estimate.c, parted). */
+#define TD_EST_PART_MIN 0.02
 /* A kernel measured by kernel replay alone (no counter-group launch) has
  * no natural measurement to set against its replays: where the app's own
  * run is the reference (replay mode auto), its spread holds this many
