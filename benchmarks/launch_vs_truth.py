@@ -8,26 +8,14 @@ duration, IPC and the stall reasons it measured (of the warps' time), as
 
 One line per measured launch: id, group (-1: replayed), duration in ns,
 then `ipc` (level 1) and each reason over 0.02 either way."""
-import json
-import lzma
+import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in benchmarks/
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from group_coverage import launches, load  # noqa: E402
+
 WARPS, CYCLES, ISSUED = "sm__warps_active.sum", "sm__cycles_active.sum", "smsp__inst_issued.sum"
-
-
-def load(path):
-    opener = lzma.open if path.endswith(".xz") else open
-    with opener(path, "rt") as f:
-        return json.load(f)
-
-
-def launch_table(result):
-    dev = result["devices"][0]
-    table, configs = dev["launches"], dev["configs"]
-    ids = [i for start, n in table["id_runs"] for i in range(start, start + n)]
-    kernels = {lid: result["kernels"][configs[table["config"][i]][0]][0] for i, lid in enumerate(ids)}
-    durations = dict(zip(ids, table["duration_ns"]))
-    return dev, kernels, durations
 
 
 def main(argv):
@@ -35,8 +23,10 @@ def main(argv):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     sampled, truth = load(argv[1]), load(argv[2])
-    sdev, kernels, sdur = launch_table(sampled)
-    tdev, _, tdur = launch_table(truth)
+    sdev, tdev = sampled["devices"][0], truth["devices"][0]
+    kernels = {lid: k for lid, k, _, _ in launches(sampled)}
+    sdur = {lid: d for lid, _, d, _ in launches(sampled)}
+    tdur = {lid: d for lid, _, d, _ in launches(truth)}
     tindex = {m: i for i, m in enumerate(tdev["metrics"])}
     tvalues = dict(zip(tdev["profiled"]["launch"], tdev["profiled"]["counters"]))
     for lid, group, counters in zip(sdev["profiled"]["launch"], sdev["profiled"]["group"],
