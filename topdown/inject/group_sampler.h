@@ -45,8 +45,7 @@
  *    their turn); until then the launch is sampled as the stride says.
  *    Moving at once to each kernel's owed group, PyTorch's 20-step run
  *    moved the rotation 69-71 passes; riding it, 29-33 (H200): a move
- *    ends a session, a Stop and a Start;
- *    The arm TOPDOWN_NATURAL_DEFER=N (natural_defer) lets a natural sample
+ *    ends a session, a Stop and a Start. The arm TOPDOWN_NATURAL_DEFER=N (natural_defer) lets a natural sample
  *    wait so for at most N of its kernel's own launches: td_manykernels'
  *    bitonic_global (H200), 72 launches in two bursts, each alternating
  *    with another kernel, saw the rotation move some 17 launches apart
@@ -94,8 +93,8 @@
  * where moving at once ended 45, and 8 ends 32; with 64, td_stencil's
  * kernels (two, alternating) swept the groups late in the run (H200). */
 #define TD_CHOOSE_NATURAL_IDLE 16
-/* The arm's kernel's own launches a natural sample waits for the rotation
- * at most (TOPDOWN_NATURAL_DEFER; the default is 0, no such limit): on
+/* The arm's limit: a kernel's own launches a natural sample waits for the
+ * rotation at most (TOPDOWN_NATURAL_DEFER; by default no limit). On
  * PyTorch's recorded stream 8 ends as many sessions as the idle window
  * alone, 4 ends 7 more (tests/unit/test_group_sampler.c). */
 #define TD_CHOOSE_NATURAL_DEFER 8
