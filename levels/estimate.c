@@ -1004,14 +1004,14 @@ static double parted(double grouped, double replayed, int replay_has)
 
 /* The reasons replay alone measured (no counter-group launch did) may be
  * off by as much as replay and groups part on the reasons both measured
- * (`part`, a log factor): the tree of the full set's strata with them
- * scaled by that factor up and down, against `grouped_tree`, widens term
- * where it moves more (td_manykernels' bitonic_global, H200: the rotation
- * never brought one of its groups, and its replays' short_scoreboard was
- * 0.6x its natural launches'). */
+ * (`part`, a log factor): how far the tree of the full set's strata moves,
+ * node by node, with them scaled by that factor up or down, against
+ * `grouped_tree` (td_manykernels' bitonic_global, H200: the rotation never
+ * brought one of its groups, and its replays' short_scoreboard was 0.6x
+ * its natural launches'). */
 static void replay_only_swing(const work *w, const stratum_values *grouped, const size_t *full,
                               size_t n_full, double full_ns, const unsigned char *natural,
-                              double part, const td_breakdown *grouped_tree, td_breakdown *term)
+                              double part, const td_breakdown *grouped_tree, td_breakdown *swing)
 {
     td_breakdown up, down;
     memset(&up, 0, sizeof up);
@@ -1032,8 +1032,8 @@ static void replay_only_swing(const work *w, const stratum_values *grouped, cons
     td_model_roll_up(w->m, &up);
     td_model_roll_up(w->m, &down);
     for (int n = 0; n < TD_TREE_MAX; n++)
-        term->value[n] = fmax(term->value[n], fmax(fabs(up.value[n] - grouped_tree->value[n]),
-                                                   fabs(down.value[n] - grouped_tree->value[n])));
+        swing->value[n] = fmax(fabs(up.value[n] - grouped_tree->value[n]),
+                               fabs(down.value[n] - grouped_tree->value[n]));
 }
 
 /* What the bootstrap cannot see either: the full set's launches (kernel
@@ -1043,13 +1043,14 @@ static void replay_only_swing(const work *w, const stratum_values *grouped, cons
  * H100: Instruction_Fetch 31 without replay, 5 by replay). In the strata
  * the full set measured, each quantity the groups measured within
  * TD_EST_CONDITIONS_REACH octaves of duration is taken from them instead:
- * the two trees differ by this much, node by node; where replay alone
- * measured some reason, at least as much as that reason, off by the
- * factor the two part by elsewhere, moves the tree (replay_only_swing).
- * Leaves the groups' samples in the cells. */
-static int conditions(work *w, td_breakdown *term, td_error *err)
+ * the two trees differ by this much, node by node (term); and where replay
+ * alone measured some reason, swing holds how far that reason, off by the
+ * factor the two part by elsewhere, moves the tree (replay_only_swing; 0
+ * where none). Leaves the groups' samples in the cells. */
+static int conditions(work *w, td_breakdown *term, td_breakdown *swing, td_error *err)
 {
     memset(term, 0, sizeof *term);
+    memset(swing, 0, sizeof *swing);
     size_t n_full = 0, groups = 0, *full = malloc(w->n_strata * sizeof *full);
     stratum_values *replayed = malloc(w->n_strata * sizeof *replayed);
     if (!full || !replayed) {
@@ -1107,7 +1108,7 @@ static int conditions(work *w, td_breakdown *term, td_error *err)
         for (int n = 0; n < TD_TREE_MAX; n++)
             term->value[n] = fabs(a.value[n] - b.value[n]);
         if (replay_only && part > 0)
-            replay_only_swing(w, grouped, full, n_full, full_ns, natural, part, &b, term);
+            replay_only_swing(w, grouped, full, n_full, full_ns, natural, part, &b, swing);
         free(grouped);
     }
     free(full);
@@ -1421,7 +1422,7 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
         estimate(&w, &out->mean);
         out->mean.reasons_missing = out->reasons_total - out->reasons_measured;
         /* before the bootstrap, which leaves its last resample in the cells */
-        td_breakdown term, method, cold;
+        td_breakdown term, method, swing, cold;
         memset(&method, 0, sizeof method);
         cold_term(&w, &out->mean, &cold);
         int blind[2] = {1, 1};
@@ -1434,17 +1435,20 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
         use_aside(&w, 1, 1);
         use_replayed(&w, 1);
         if (rc == 0)
-            rc = conditions(&w, &method, err);
+            rc = conditions(&w, &method, &swing, err);
         use_replayed(&w, 0);
         use_aside(&w, 0, 0);
         out->conditions = method;
         if (rc == 0)
             rc = bootstrap(&w, n, &out->spread, err);
+        /* the swing of replay-only reasons is no disagreement the report
+         * names (out->conditions): it widens the spread where larger */
         for (int k = 0; rc == 0 && k < TD_TREE_MAX; k++)
-            out->spread.value[k] = fmax(hypot(hypot(hypot(out->spread.value[k], term.value[k]),
-                                                    method.value[k]),
-                                              cold.value[k]),
-                                        TD_EST_FLOOR);
+            out->spread.value[k] =
+                fmax(hypot(hypot(hypot(out->spread.value[k], term.value[k]),
+                                 fmax(method.value[k], swing.value[k])),
+                           cold.value[k]),
+                     TD_EST_FLOOR);
     }
     work_free(&w);
     return rc;
