@@ -97,9 +97,10 @@
  * one warm range of its size in its stratum, not two. td_manykernels'
  * bitonic_global (H200): the first group range after its replays, IPC
  * 0.31-0.39 where application replay gave 0.71-0.87, recorded 1.5-1.7x
- * its like launches, beside one warm range; Retire 4-5.4 points under
- * application replay in 9 stored runs, 0.2-2.6 with it set aside
- * (fourteenth session, benchmarks/rejudge_stored.sh). */
+ * its like launches, beside one warm range; Retire 3.2-6.3 points off
+ * application replay in 21 stored runs, 0.1-3.0 in 15 of them with it set
+ * aside, the other 6 as before (fourteenth session,
+ * benchmarks/rejudge_stored.sh). */
 #define TD_EST_SLOWED 0.8
 /* Shares of a reason (of the warps' time) under this are left out of how
  * far replay and the counter groups part (levels/estimate.c, parted). */
