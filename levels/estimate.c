@@ -31,6 +31,8 @@ typedef struct sample {
     int opens_session, opens_context, cold_level1; /* td_est_launch's */
     int slowed; /* weighed below its measured duration (launch_weights.h):
                    it outlasted every like launch that opened no session */
+    size_t turn; /* counts the kernel's group launches' changes of group up
+                    to this one: launches of one turn came together */
 } sample;
 
 /* Duration-weighted sums per stratum: level 1 [s * n_l1 + k], each reason
@@ -402,6 +404,15 @@ static int gather(work *w, const td_est_launch *ls, size_t n, const td_binding *
             x->aside[r] = NAN;
             x->replayed[r] = NAN;
         }
+    }
+    size_t turn = 0, last_group = 0;
+    for (size_t i = 0; i < w->n_samples; i++) {
+        sample *x = &w->samples[i];
+        if (x->pool != 0 && x->pool != last_group) {
+            turn++;
+            last_group = x->pool;
+        }
+        x->turn = x->pool ? turn : SIZE_MAX - i; /* a replay is a turn of its own */
     }
     set_aside_cold(w);
     set_aside_replayed(w);
@@ -1127,6 +1138,8 @@ static int conditions(work *w, td_breakdown *term, td_breakdown *swing, td_error
 typedef struct pools {
     size_t *items[TD_MAX_GROUPS + 1];
     size_t *bucket_end[TD_MAX_GROUPS + 1];
+    size_t *turn_end[TD_MAX_GROUPS + 1];   /* each turn's end in items, bucket by bucket */
+    size_t *bucket_turns[TD_MAX_GROUPS + 1]; /* each bucket's end in turn_end */
     size_t n[TD_MAX_GROUPS + 1], all[TD_MAX_GROUPS + 1], buckets[TD_MAX_GROUPS + 1];
     unsigned char level1[TD_MAX_GROUPS + 1]; /* some launch of the pool measured level 1 */
 } pools;
@@ -1153,19 +1166,42 @@ static int pool_buckets(const work *w, pools *p, size_t k, td_error *err)
         free(order);
         return td_fail(err, "out of memory");
     }
-    for (size_t i = 0; i < n; i++)
-        count[w->samples[p->items[k][i]].stratum]++;
+    size_t *last_turn = calloc(w->n_strata, sizeof *last_turn);
+    if (!last_turn) {
+        free(count);
+        free(order);
+        return td_fail(err, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) { /* the turns in each stratum (items in launch order) */
+        const sample *x = &w->samples[p->items[k][i]];
+        if (count[x->stratum] == 0 || last_turn[x->stratum] != x->turn)
+            count[x->stratum]++;
+        last_turn[x->stratum] = x->turn;
+    }
     for (size_t i = 0; i < n; i++) {
         size_t s = w->samples[p->items[k][i]].stratum;
         order[i].key = count[s] >= 2 ? s : w->n_strata + s / TD_EST_TIME_BINS;
         order[i].item = p->items[k][i];
     }
+    free(last_turn);
     free(count);
     qsort(order, n, sizeof *order, by_key);
+    p->turn_end[k] = malloc(n * sizeof *p->turn_end[k]);
+    p->bucket_turns[k] = malloc(n * sizeof *p->bucket_turns[k]);
+    if (!p->turn_end[k] || !p->bucket_turns[k]) {
+        free(order);
+        return td_fail(err, "out of memory");
+    }
+    size_t turns = 0;
     for (size_t i = 0; i < n; i++) {
         p->items[k][i] = order[i].item;
-        if (i + 1 == n || order[i + 1].key != order[i].key)
+        int bucket_ends = i + 1 == n || order[i + 1].key != order[i].key;
+        if (bucket_ends || w->samples[order[i + 1].item].turn != w->samples[order[i].item].turn)
+            p->turn_end[k][turns++] = i + 1;
+        if (bucket_ends) {
+            p->bucket_turns[k][p->buckets[k]] = turns;
             p->bucket_end[k][p->buckets[k]++] = i + 1;
+        }
     }
     free(order);
     return 0;
@@ -1205,6 +1241,8 @@ static void pools_free(pools *p)
     for (size_t k = 0; k <= TD_MAX_GROUPS; k++) {
         free(p->items[k]);
         free(p->bucket_end[k]);
+        free(p->turn_end[k]);
+        free(p->bucket_turns[k]);
     }
 }
 
@@ -1230,14 +1268,27 @@ static double measured_fraction(const pools *p, size_t n_launches)
  * launches and the full-set ones (pool 0), so each group counts both; the
  * group with the fewest sets the factor (pool 0 alone when no launch
  * measured one group). */
+/* What the bootstrap resamples in pool k: a bucket's turns where it holds
+ * two or more, else its launches (resample_bucket). */
+static size_t pool_units(const pools *p, size_t k)
+{
+    size_t units = 0;
+    for (size_t j = 0; j < p->buckets[k]; j++) {
+        size_t turns = p->bucket_turns[k][j] - (j ? p->bucket_turns[k][j - 1] : 0);
+        units += turns >= 2 ? turns : p->bucket_end[k][j] - (j ? p->bucket_end[k][j - 1] : 0);
+    }
+    return units;
+}
+
 static double pool_df(const pools *p, size_t k)
 {
-    return (double)(p->n[k] + (k ? p->n[0] : 0)) - (double)(p->buckets[k] + (k ? p->buckets[0] : 0));
+    return (double)(pool_units(p, k) + (k ? pool_units(p, 0) : 0)) -
+           (double)(p->buckets[k] + (k ? p->buckets[0] : 0));
 }
 
 static double pool_factor(const pools *p, size_t k)
 {
-    double launches = (double)(p->n[k] + (k ? p->n[0] : 0));
+    double launches = (double)(pool_units(p, k) + (k ? pool_units(p, 0) : 0));
     double per = launches / (double)(p->buckets[k] + (k ? p->buckets[0] : 0));
     if (per < 2)
         per = 2;
@@ -1268,6 +1319,29 @@ static double least_df(const pools *p, int level1)
     return least < INFINITY ? least : pool_df(p, 0);
 }
 
+/* One resample of bucket j of pool k into the cells: its turns drawn with
+ * replacement where it holds two or more, else its launches. Launches of
+ * one turn came together and vary together: a group measured in one
+ * phase of a phased kernel says little of the next (td_phases2's
+ * solver_step, H200: Math_Pipe 2.2 points off application replay, its
+ * launches resampled one by one spread 0.4). */
+static void resample_bucket(work *w, const pools *p, size_t k, size_t j, uint32_t *state)
+{
+    size_t b0 = j ? p->bucket_end[k][j - 1] : 0, size = p->bucket_end[k][j] - b0;
+    size_t t0 = j ? p->bucket_turns[k][j - 1] : 0, turns = p->bucket_turns[k][j] - t0;
+    if (turns < 2) {
+        for (size_t i = 0; i < size; i++)
+            cells_add(w, &w->samples[p->items[k][b0 + td_xorshift32(state) % size]]);
+        return;
+    }
+    for (size_t t = 0; t < turns; t++) {
+        size_t pick = t0 + td_xorshift32(state) % turns;
+        size_t from = pick ? p->turn_end[k][pick - 1] : 0;
+        for (size_t i = from; i < p->turn_end[k][pick]; i++)
+            cells_add(w, &w->samples[p->items[k][i]]);
+    }
+}
+
 static int bootstrap(work *w, size_t n_launches, td_breakdown *spread, td_error *err)
 {
     pools p;
@@ -1293,11 +1367,8 @@ static int bootstrap(work *w, size_t n_launches, td_breakdown *spread, td_error 
     for (int b = 0; b < TD_EST_RESAMPLES; b++) {
         cells_clear(w);
         for (size_t k = 0; k <= TD_MAX_GROUPS; k++)
-            for (size_t b0 = 0, j = 0; j < p.buckets[k]; b0 = p.bucket_end[k][j++]) {
-                size_t size = p.bucket_end[k][j] - b0;
-                for (size_t i = 0; i < size; i++)
-                    cells_add(w, &w->samples[p.items[k][b0 + td_xorshift32(&state) % size]]);
-            }
+            for (size_t j = 0; j < p.buckets[k]; j++)
+                resample_bucket(w, &p, k, j, &state);
         td_breakdown one;
         estimate(w, &one);
         for (int n = 0; n < TD_TREE_MAX; n++) {
