@@ -210,7 +210,11 @@ check_runs "$src/benchmarks/results/truth_h100_rotation" "$tmp/t5" 6 95
 # 48.2 -> 49.3 against kernel replay's 46.3, its spread 2.9 -> 1.7 without
 # the cold ranges' dispersion; the natural run's truth (application
 # replay, benchmarks/results/time_sampled_h200_2026-11-29) holds it.
-check_runs "$src/benchmarks/results/truth_h200_budget" "$tmp/t6" 3.6 90 NVIDIA_H200
+# 86% covered since the disagreement of kernel replay and the groups
+# widens a spread only where a replay's quantity is still in the estimate
+# (fifteenth session): heat_stencil's are all the groups', so its spread
+# no longer reaches this kernel-replay truth.
+check_runs "$src/benchmarks/results/truth_h200_budget" "$tmp/t6" 3.6 86 NVIDIA_H200
 passes t6 "H200" td_phases2
 
 # 7. The H200 runs with the tracing time left out of the app's own time
@@ -230,7 +234,9 @@ passes t6 "H200" td_phases2
 # 3.74 and 84% covered since a session's first range's level 1 gives way to
 # later ranges' (as in 6: heat_stencil's level 1 nearer the natural run's,
 # farther from kernel replay's).
-check_runs "$src/benchmarks/results/truth_h200_traced" "$tmp/t7" 3.8 84 NVIDIA_H200
+# 79.5% since the disagreement widens a spread only where a replay's
+# quantity is still in the estimate (fifteenth session, as in 6).
+check_runs "$src/benchmarks/results/truth_h200_traced" "$tmp/t7" 3.8 79 NVIDIA_H200
 passes t7 "H200, traced" td_phases2
 
 # 8. The H200 runs of the budget's rules of issue 22 (samples in every third

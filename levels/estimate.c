@@ -340,6 +340,24 @@ static void set_aside_replayed(work *w)
             set_aside_one(w, &w->samples[i]);
 }
 
+/* 1: some replay's quantity (level 1, a reason) is still in the estimate,
+ * not set aside for the groups' (set_aside_replayed): only then does the
+ * estimate mix the two ways of measuring (MODEL.md section 6). */
+static int replays_in_use(const work *w)
+{
+    for (size_t i = 0; i < w->n_samples; i++) {
+        const sample *x = &w->samples[i];
+        if (x->pool != 0)
+            continue;
+        if (x->has_l1)
+            return 1;
+        for (size_t r = 0; r < w->n_stalls; r++)
+            if (!isnan(x->reason[r]))
+                return 1;
+    }
+    return 0;
+}
+
 /* The replays' set-aside quantities back in (keep) or out. */
 static void use_replayed(work *w, int keep)
 {
@@ -1503,6 +1521,7 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
         out->level1_other_kind = level1_other_kind(&w);
         /* The set-aside moves the tree, it does not narrow the spread: the
          * two ways of measuring are compared as measured. */
+        int mixes = replays_in_use(&w);
         use_aside(&w, 1, 1);
         use_replayed(&w, 1);
         if (rc == 0)
@@ -1510,6 +1529,8 @@ int td_estimate_kernel(const td_est_launch *launches, size_t n, const td_model *
         use_replayed(&w, 0);
         use_aside(&w, 0, 0);
         out->conditions = method;
+        if (!mixes) /* the report still names the disagreement */
+            memset(&method, 0, sizeof method);
         if (rc == 0)
             rc = bootstrap(&w, n, &out->spread, err);
         /* the swing of replay-only reasons is no disagreement the report

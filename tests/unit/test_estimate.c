@@ -877,19 +877,21 @@ static void test_level1_phases_gap(void)
  * and every `every`-th launch in a counter group in turn, the others
  * timed. The side `cold_replays` names (1: the replays, 0: the group
  * launches) stalled 5x as long on no_instruction (and on long_scoreboard
- * with `longsb`). */
+ * with `longsb`). The truth takes each launch as the group launches see
+ * it (the natural run, MODEL.md section 6) with `natural_truth`, else as
+ * the replays do (kernel replay of every launch). */
 static void replays_and_groups(td_device *truth, td_device *sampled, const char *name, size_t n,
                                size_t every, double ns, int cold_replays, int longsb,
-                               uint32_t *rng)
+                               int natural_truth, uint32_t *rng)
 {
     for (size_t i = 0; i < n; i++) {
         sim_launch l = lasting(simulate(0.3, 0, rng), ns * noise(rng, 0.02));
-        add(truth, name, &l, 1, TD_GROUP_ALL);
         int replay = i < 4, grouped = i % every == every / 2;
         sim_launch cold = l;
         cold.c[M_NOINST] *= 5.0;
         if (longsb)
             cold.c[M_LONGSB] *= 5.0;
+        add(truth, name, cold_replays != natural_truth ? &cold : &l, 1, TD_GROUP_ALL);
         add(sampled, name, replay == cold_replays ? &cold : &l, replay || grouped,
             replay ? TD_GROUP_ALL : (int)(i / every) % 3);
     }
@@ -898,37 +900,83 @@ static void replays_and_groups(td_device *truth, td_device *sampled, const char 
 /* A short kernel whose launches without replay stall on instruction fetch
  * five times as long as under kernel replay (td_manykernels' bitonic_global
  * on the H100: 31% against 5%): the first 4 launches replayed with the full
- * set, the rest sampled by group. The truth is kernel replay of every
- * launch. The spread must say how far the two ways of measuring disagree;
- * it said 0.75 points where the error was 20. */
+ * set, the rest sampled by group. Every quantity of the replays gives way
+ * to the groups' (TD_EST_NATURAL_MIN), so the estimate is the natural
+ * run's alone: against that truth it is close and its spread narrow (the
+ * disagreement, which no quantity of the estimate carries, no longer
+ * widens it: td_tiny's MIO_Bound read +-15 for an error of 0.06 on the
+ * H200). The report still says the two ways disagree. Against kernel
+ * replay's truth the error is the disagreement itself. */
 static void test_conditions_differ(void)
 {
-    td_result truth_res, sampled_res;
-    td_device *truth_dev = new_device(&truth_res), *sampled_dev = new_device(&sampled_res);
-    uint32_t rng = 31;
-    replays_and_groups(truth_dev, sampled_dev, "short", 300, 10, 2000.0, 0, 0, &rng);
-    /* the report says why the spread is wide, not "too few launches" */
+    double worst[2];
+    for (int natural = 0; natural < 2; natural++) {
+        td_result truth_res, sampled_res;
+        td_device *truth_dev = new_device(&truth_res), *sampled_dev = new_device(&sampled_res);
+        uint32_t rng = 31;
+        replays_and_groups(truth_dev, sampled_dev, "short", 300, 10, 2000.0, 0, 0, natural, &rng);
+        td_summary s;
+        td_error err;
+        char text[1 << 15];
+        CHECK(td_summarize(&sampled_res, &archs, NULL, &s, &err) == 0);
+        report_text(&sampled_res, &s, text, sizeof text);
+        CHECK(strstr(text, "kernel replay and the counter groups (without replay) disagree on "
+                           "level 1") != NULL);
+        CHECK(strstr(text, "n/k") == NULL); /* the natural run's tree is known */
+        td_summary_free(&s);
+        double errors[64], spreads[64];
+        scores sc = {0, 0, 0, errors, spreads};
+        score_said(&truth_res, &sampled_res,
+                   natural ? "kernel replay and groups disagree, natural truth"
+                           : "kernel replay and groups disagree, kernel replay's truth",
+                   &sc);
+        worst[natural] = sc.worst;
+        if (natural) {
+            CHECK(sc.worst < 2.0);
+            CHECK(sc.covered == sc.nodes);
+            for (size_t n = 0; n < sc.nodes; n++)
+                CHECK(spreads[n] < 5.0);
+        }
+    }
+    CHECK(worst[0] > 5.0); /* the groups' conditions win the estimate */
+    CHECK(worst[1] < worst[0] / 3);
+}
+
+/* Where a replay's quantity stays in the estimate (the kernel's group
+ * launches of another size: the replays are the only measurement of
+ * theirs), the estimate mixes the two ways of measuring and the spread
+ * carries how far they disagree (MODEL.md section 6): replays stalled 5x
+ * on no_instruction, Instruction_Fetch's spread at least half that gap. */
+static void test_mixed_conditions_widen(void)
+{
+    td_result res;
+    td_device *dev = new_device(&res);
+    uint32_t seed = 53;
+    for (size_t i = 0; i < 200; i++) {
+        sim_launch l = lasting(simulate(0.3, 0, &seed), 3000.0 * noise(&seed, 0.02));
+        int replay = i < 4 || (i >= 100 && i < 104), sampled = i % 5 == 2;
+        if (!replay)
+            l.grid[0] = 8;
+        sim_launch cold = l;
+        cold.c[M_NOINST] *= 5.0;
+        add(dev, "mixed", replay ? &cold : &l, replay || sampled,
+            replay ? TD_GROUP_ALL : (int)(i / 5) % 3);
+    }
     td_summary s;
     td_error err;
-    char text[1 << 15];
-    CHECK(td_summarize(&sampled_res, &archs, NULL, &s, &err) == 0);
-    report_text(&sampled_res, &s, text, sizeof text);
-    CHECK(strstr(text, "kernel replay and the counter groups (without replay) disagree on "
-                       "level 1") != NULL);
-    CHECK(strstr(text, "kernel #1 (100.0%) (up to 2") != NULL); /* 20-29 points */
-    /* not known, and why: more launches would not make it known */
-    CHECK(strstr(text, "kernel replay and the counter groups disagreeing); --replay-mode kernel "
-                       "or application") != NULL);
-    CHECK(strstr(text, "--overhead unlimited") == NULL);
+    CHECK(td_summarize(&res, &archs, NULL, &s, &err) == 0);
+    int node = td_model_find(&s.models[0], "Frontend.Fetch.Instruction_Fetch");
+    CHECK(node >= 0 && s.n_kernels == 1);
+    if (node >= 0 && s.n_kernels == 1) {
+        const td_kernel_summary *k = &s.kernels[0];
+        double gap = k->conditions.value[node], spread = k->spread.value[node];
+        printf("replays kept: Instruction_Fetch disagreement %.2f, spread %.2f points\n",
+               100 * gap, 100 * spread);
+        CHECK(gap > 0.02);
+        CHECK(spread >= 0.5 * gap);
+    }
     td_summary_free(&s);
-    double errors[64], spreads[64];
-    scores sc = {0, 0, 0, errors, spreads};
-    score_said(&truth_res, &sampled_res, "kernel replay and groups disagree", &sc);
-    CHECK(sc.worst > 5.0); /* the groups' conditions win the estimate */
-    /* the disagreement seen in the replayed launches' stratum, against
-     * the error over the whole run: alike, not equal */
-    for (size_t n = 0; n < sc.nodes; n++)
-        CHECK(errors[n] <= 1.25 * spreads[n]);
+    td_result_free(&res);
 }
 
 /* Natural conditions first (issue 39, levels/estimate.h
@@ -948,7 +996,7 @@ static void test_natural_first(void)
     td_result truth_res, sampled_res;
     td_device *truth_dev = new_device(&truth_res), *sampled_dev = new_device(&sampled_res);
     uint32_t rng = 43;
-    replays_and_groups(truth_dev, sampled_dev, "natural", 600, 6, 3000.0, 1, 1, &rng);
+    replays_and_groups(truth_dev, sampled_dev, "natural", 600, 6, 3000.0, 1, 1, 1, &rng);
     double errors[64], spreads[64];
     scores sc = {0, 0, 0, errors, spreads};
     score_said(&truth_res, &sampled_res, "replays under other conditions", &sc);
@@ -1291,6 +1339,7 @@ int main(void)
     test_level1_other_size();
     test_level1_phases_gap();
     test_conditions_differ();
+    test_mixed_conditions_widen();
     test_session_opening_cold();
     test_ranges_slow();
     test_context_opening_cold();
