@@ -3,7 +3,8 @@
 # call (issue 40: "every no-regression claim is an A/B against the previous
 # round's landed commit, run in the same call"). For each app and each
 # repetition: the app natively, then under each build's topdown with the
-# given flags, in turn, so that drift of the machine hits every build alike.
+# given flags, in turn (each repetition starting one build later), so that
+# drift of the machine hits every build alike.
 # Whole-process wall time (what the user waits for), and the app's own
 # in-loop time where it prints `loop_s=`.
 #
@@ -55,6 +56,11 @@ app_cmd() { # app_cmd WORD: the command line of one app word
 now() { date +%s.%N; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a - b }'; }
 loop_of() { grep -o 'loop_s=[0-9.]*' "$1" 2>/dev/null | tail -1 | cut -d= -f2; }
+rotated() { # rotated REP BUILD...: the builds, starting at the REP-th, so
+  local rep=$1 i n   # that no build always runs first after the native run
+  shift; n=$#
+  for ((i = 0; i < n; i++)); do local k=$(( (rep - 1 + i) % n + 1 )); echo "${!k}"; done
+}
 
 for rep in $(seq 1 "$reps"); do
   for app in $apps; do
@@ -63,7 +69,7 @@ for rep in $(seq 1 "$reps"); do
     t0=$(now); "${pin[@]}" timeout -k 5 "$limit" $cmd > "$work/$tag.native.$rep.log" 2>&1; t1=$(now)
     native=$(sub "$t1" "$t0")
     nloop=$(loop_of "$work/$tag.native.$rep.log")
-    for b in $builds; do
+    for b in $(rotated "$rep" $builds); do
       name=${b%%=*} dir=${b#*=}
       archs=$dir/archs; [ -d "$archs" ] || archs=$root/archs
       res="$work/$tag.$name.$rep.json"

@@ -167,6 +167,14 @@ static void test_filters(void)
                       strstr(d->launches[i].kernel, "scale"));
         td_result_free(&res);
     }
+    /* The Range Profiler is enabled at a context's first measured launch:
+     * a run whose filter selects nothing never enables it (an enabled one
+     * serialises the app's launching threads), one that measures does. */
+    CHECK(run("TOPDOWN_DEBUG=1 %s -k '^zzzz$' -o none_chosen.json -- %s", bin, app) == 3);
+    CHECK(output_has("out.txt", "td_smoke: 6 kernel launches done"));
+    CHECK(!output_has("err.txt", "a fresh profiler object"));
+    CHECK(run("TOPDOWN_DEBUG=1 %s -k 'triad' -o one_chosen.json -- %s", bin, app) == 0);
+    CHECK(output_has("err.txt", "a fresh profiler object"));
     CHECK(run("%s --launch-skip 2 --launch-count 3 -o skip.json -- %s", bin, app) == 0);
     if (load("skip.json", &res) == 0 && res.n_devices == 1) {
         const td_device *d = &res.devices[0];

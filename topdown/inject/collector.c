@@ -20,12 +20,27 @@ void close_configs(ctx_state *c)
     c->has_full = 0;
 }
 
+int say_no_privileges(const ctx_state *c, const char *what)
+{
+    if (c->rp.failure != CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
+        return 0;
+    td_sw_error("insufficient_privileges",
+                "reading GPU performance counters is restricted to administrators on "
+                "this machine (%s): run topdown as root, or load the nvidia module with "
+                "NVreg_RestrictProfilingToAdminUsers=0 "
+                "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)", what);
+    return 1;
+}
+
+/* The Range Profiler is enabled at a context's first measured launch
+ * (td_rp_select), so a refusal for privileges can come here too. */
 void stop_profiling(ctx_state *c, const char *why)
 {
     char what[256];
     td_rp_describe(&c->rp, what, sizeof what);
-    td_sw_error("profiler_failed", "context %u: %s (%s); later launches are timed only",
-                c->uid, why, what);
+    if (!say_no_privileges(c, what))
+        td_sw_error("profiler_failed", "context %u: %s (%s); later launches are timed only",
+                    c->uid, why, what);
     close_configs(c);
     td_rp_close(&c->rp);
     c->profiling = 0;

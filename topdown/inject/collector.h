@@ -26,6 +26,9 @@ typedef struct td_collector {
 } td_collector;
 
 void close_configs(ctx_state *c);
+/* The error record of a profiler CUPTI refused for want of privileges
+ * (what: td_rp_describe's text); 0 for any other failure, nothing said. */
+int say_no_privileges(const ctx_state *c, const char *what);
 void stop_profiling(ctx_state *c, const char *why);
 void wait_for_gpu(void);
 void group_failed(ctx_state *c);

@@ -67,13 +67,7 @@ static void report_open_failure(const ctx_state *c, const char *gpu)
 {
     char what[256];
     td_rp_describe(&c->rp, what, sizeof what);
-    if (c->rp.failure == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
-        td_sw_error("insufficient_privileges",
-                    "reading GPU performance counters is restricted to administrators on "
-                    "this machine (%s): run topdown as root, or load the nvidia module with "
-                    "NVreg_RestrictProfilingToAdminUsers=0 "
-                    "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)", what);
-    else
+    if (!say_no_privileges(c, what))
         td_sw_error("profiler_failed", "cannot profile %s, context %u (%s); its launches "
                     "are timed only", gpu, c->uid, what);
 }
