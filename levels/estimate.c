@@ -1184,24 +1184,13 @@ static int pool_buckets(const work *w, pools *p, size_t k, td_error *err)
         free(order);
         return td_fail(err, "out of memory");
     }
-    size_t *last_turn = calloc(w->n_strata, sizeof *last_turn);
-    if (!last_turn) {
-        free(count);
-        free(order);
-        return td_fail(err, "out of memory");
-    }
-    for (size_t i = 0; i < n; i++) { /* the turns in each stratum (items in launch order) */
-        const sample *x = &w->samples[p->items[k][i]];
-        if (count[x->stratum] == 0 || last_turn[x->stratum] != x->turn)
-            count[x->stratum]++;
-        last_turn[x->stratum] = x->turn;
-    }
+    for (size_t i = 0; i < n; i++)
+        count[w->samples[p->items[k][i]].stratum]++;
     for (size_t i = 0; i < n; i++) {
         size_t s = w->samples[p->items[k][i]].stratum;
         order[i].key = count[s] >= 2 ? s : w->n_strata + s / TD_EST_TIME_BINS;
         order[i].item = p->items[k][i];
     }
-    free(last_turn);
     free(count);
     qsort(order, n, sizeof *order, by_key);
     p->turn_end[k] = malloc(n * sizeof *p->turn_end[k]);

