@@ -13,6 +13,8 @@
  *   rp     act + the Range Profiler enabled on each context at its first
  *          launch (cuptiProfilerInitialize, cuptiRangeProfilerEnable), as
  *          topdown's collector does, no session ever started
+ *   init   act + cuptiProfilerInitialize at the first launch, no Range
+ *          Profiler enabled: which of the two serialises launching threads
  *
  * At exit it says on stderr what it saw ("cupti_floor: act, N launches,
  * M kernel records"), so a run that traced nothing is seen. Not part of
@@ -31,7 +33,7 @@
 
 #define FLOOR_EXPORT __attribute__((visibility("default")))
 
-enum floor_mode { FLOOR_LOAD, FLOOR_CB, FLOOR_ACT, FLOOR_LOCK, FLOOR_RP };
+enum floor_mode { FLOOR_LOAD, FLOOR_CB, FLOOR_ACT, FLOOR_LOCK, FLOOR_RP, FLOOR_INIT };
 enum { BUFFER_BYTES = 1 << 20, ALIGN = 8 };
 
 static enum floor_mode mode;
@@ -43,7 +45,7 @@ static atomic_long kernel_records;
 static _Atomic(CUcontext) enabled_ctx;
 static atomic_int enabled_contexts;
 
-static const char *mode_name[] = {"load", "cb", "act", "lock", "rp"};
+static const char *mode_name[] = {"load", "cb", "act", "lock", "rp", "init"};
 
 static int mode_from(const char *word, enum floor_mode *out)
 {
@@ -72,7 +74,7 @@ static void enable_range_profiler(CUcontext ctx)
         CUpti_RangeProfiler_Enable_Params p = {
             .structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
         p.ctx = ctx;
-        if (initialized && cuptiRangeProfilerEnable(&p) == CUPTI_SUCCESS)
+        if (initialized && mode == FLOOR_RP && cuptiRangeProfilerEnable(&p) == CUPTI_SUCCESS)
             atomic_fetch_add(&enabled_contexts, 1);
         atomic_store(&enabled_ctx, ctx);
     }
@@ -86,7 +88,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
     const CUpti_CallbackData *cb = data;
     if (cb->callbackSite == CUPTI_API_ENTER) {
         atomic_fetch_add_explicit(&launches, 1, memory_order_relaxed);
-        if (mode == FLOOR_RP)
+        if (mode == FLOOR_RP || mode == FLOOR_INIT)
             enable_range_profiler(cb->context);
         if (mode == FLOOR_LOCK)
             pthread_mutex_lock(&launch_lock);
@@ -136,7 +138,7 @@ static int start_activity(void)
 FLOOR_EXPORT int InitializeInjection(void)
 {
     if (mode_from(getenv("CUPTI_FLOOR"), &mode) != 0) {
-        fprintf(stderr, "cupti_floor: CUPTI_FLOOR must be load, cb, act, lock or rp; nothing done\n");
+        fprintf(stderr, "cupti_floor: CUPTI_FLOOR must be load, cb, act, lock, rp or init; nothing done\n");
         return 1;
     }
     atexit(at_exit);

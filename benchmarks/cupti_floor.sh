@@ -14,10 +14,10 @@
 #   pytorch   python3 benchmarks/pytorch_mlp.py STEPS: its own in-loop time
 #             (launches: the trace run's count, from its result)
 #
-# Modes: native; load, cb, act, lock, rp (CUPTI_FLOOR, see cupti_floor.c:
+# Modes: native; load, cb, act, lock, rp, init (CUPTI_FLOOR, see cupti_floor.c:
 # being injected, + empty launch callbacks, + kernel activity records, + one
-# lock held across each launch, or + the Range Profiler enabled on the
-# context, no session started); trace (topdown -k '^zzzz$': every launch
+# lock held across each launch, + the Range Profiler enabled on the
+# context, no session started, or + cuptiProfilerInitialize alone); trace (topdown -k '^zzzz$': every launch
 # traced, none profiled; its exit 3 is expected) and default (topdown).
 #
 #   benchmarks/cupti_floor.sh [-n RUNS] [-c "CASE ..."] [-m "MODE ..."] [-s STEPS] [-o OUT.csv] [-w DIR]

@@ -181,11 +181,18 @@ int td_rp_open(td_rp *rp, CUcontext ctx, const char *chip)
      * archs/ schedules without it): reading it cost each context 75-125
      * ms (H200). A configuration that then fails is built again with it
      * (td_rp_reset). */
+    return 0;
+}
+
+/* CUPTI's profiler initialised (once a process) and the Range Profiler
+ * enabled on the context: at the first configuration, not at set-up. */
+static int enable_first(td_rp *rp)
+{
     double t0 = now_s();
     if (profiler_initialize(rp))
         return -1;
     took("cuptiProfilerInitialize", t0);
-    return 0;
+    return enable(rp);
 }
 
 int td_rp_count_passes(void *opaque, const char *const *metrics, size_t n, size_t *passes,
@@ -193,7 +200,9 @@ int td_rp_count_passes(void *opaque, const char *const *metrics, size_t n, size_
 {
     td_rp *rp = opaque;
     td_rp_config probe = {.metrics = (const char **)metrics, .n_metrics = n};
-    int rc = host_initialize(rp, &probe.host);
+    int rc = profiler_initialize(rp); /* the host API may not need it; set-up rarely comes here */
+    if (rc == 0)
+        rc = host_initialize(rp, &probe.host);
     if (rc == 0)
         rc = build_config(rp, &probe);
     *passes = probe.passes;
@@ -290,12 +299,14 @@ int td_rp_select(td_rp *rp, td_rp_config *cfg)
     unsigned long long since = td_probe_now();
     if (build(rp, cfg))
         return -1;
-    /* Enabled only now: an enabled Range Profiler serialises the
-     * context's launches (8 host threads: 4.95x native with no session
-     * open, H100), so a context none of whose launches is measured (a
-     * filter, NVTX ranges) runs traced alone. */
+    /* Initialised and enabled only now: either serialises the app's
+     * launching threads (8 host threads of td_tiny: 5.3x native with the
+     * Range Profiler enabled and no session open, H200; topdown's trace
+     * 5.5x with only cuptiProfilerInitialize called, d8bf328), so a
+     * context none of whose launches is measured (a filter, NVTX ranges)
+     * runs traced alone. */
     double t0 = now_s();
-    if (!rp->object ? enable(rp) : rp->active && (disable(rp) || enable(rp)))
+    if (!rp->object ? enable_first(rp) : rp->active && (disable(rp) || enable(rp)))
         return -1;
     took("a fresh profiler object", t0);
     t0 = now_s();
@@ -458,6 +469,8 @@ int td_rp_rearm(td_rp *rp)
 int td_rp_reset(td_rp *rp)
 {
     disable(rp); /* a failure here is the old object's; the new one decides */
+    if (profiler_initialize(rp))
+        return -1;
     if (!rp->availability) {
         double t0 = now_s();
         CUptiResult failure = rp->failure;

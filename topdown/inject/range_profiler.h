@@ -56,10 +56,10 @@ typedef struct td_rp {
     const char *failed_call;    /* and its name */
 } td_rp;
 
-/* Sets the profiler up on ctx (the current context): CUPTI's profiler
- * initialised, the Range Profiler not yet enabled on the context (the
- * first td_rp_select enables it). 0 on success, else -1 with
- * failure/failed_call set; td_rp_close is safe either way. */
+/* Sets the profiler up on ctx (the current context) without a call to
+ * CUPTI: the first td_rp_select initialises CUPTI's profiler and enables
+ * the Range Profiler on the context. 0 (kept so for its callers' error
+ * paths); td_rp_close is safe either way. */
 int td_rp_open(td_rp *rp, CUcontext ctx, const char *chip);
 /* Replay passes a metric set needs on this device (its counter
  * availability included). Matches td_pass_counter (metrics/arch/groups.h). */
