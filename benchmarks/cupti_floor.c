@@ -15,6 +15,8 @@
  *          topdown's collector does, no session ever started
  *   init   act + cuptiProfilerInitialize at the first launch, no Range
  *          Profiler enabled: which of the two serialises launching threads
+ *   dev    act + cuptiProfilerDeviceSupported at the first launch, nothing
+ *          initialised (topdown's set-up asked it of every context)
  *
  * At exit it says on stderr what it saw ("cupti_floor: act, N launches,
  * M kernel records"), so a run that traced nothing is seen. Not part of
@@ -33,7 +35,7 @@
 
 #define FLOOR_EXPORT __attribute__((visibility("default")))
 
-enum floor_mode { FLOOR_LOAD, FLOOR_CB, FLOOR_ACT, FLOOR_LOCK, FLOOR_RP, FLOOR_INIT };
+enum floor_mode { FLOOR_LOAD, FLOOR_CB, FLOOR_ACT, FLOOR_LOCK, FLOOR_RP, FLOOR_INIT, FLOOR_DEV };
 enum { BUFFER_BYTES = 1 << 20, ALIGN = 8 };
 
 static enum floor_mode mode;
@@ -45,7 +47,7 @@ static atomic_long kernel_records;
 static _Atomic(CUcontext) enabled_ctx;
 static atomic_int enabled_contexts;
 
-static const char *mode_name[] = {"load", "cb", "act", "lock", "rp", "init"};
+static const char *mode_name[] = {"load", "cb", "act", "lock", "rp", "init", "dev"};
 
 static int mode_from(const char *word, enum floor_mode *out)
 {
@@ -67,6 +69,19 @@ static void enable_range_profiler(CUcontext ctx)
     static int initialized;
     pthread_mutex_lock(&enabling);
     if (atomic_load(&enabled_ctx) != ctx) {
+        if (mode == FLOOR_DEV) {
+            CUdevice dev = 0;
+            CUpti_Profiler_DeviceSupported_Params sp = {
+                .structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+            if (cuCtxGetDevice(&dev) == CUDA_SUCCESS) {
+                sp.cuDevice = dev;
+                sp.api = CUPTI_PROFILER_RANGE_PROFILING;
+                cuptiProfilerDeviceSupported(&sp);
+            }
+            atomic_store(&enabled_ctx, ctx);
+            pthread_mutex_unlock(&enabling);
+            return;
+        }
         CUpti_Profiler_Initialize_Params init = {
             .structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
         if (!initialized)
@@ -88,7 +103,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
     const CUpti_CallbackData *cb = data;
     if (cb->callbackSite == CUPTI_API_ENTER) {
         atomic_fetch_add_explicit(&launches, 1, memory_order_relaxed);
-        if (mode == FLOOR_RP || mode == FLOOR_INIT)
+        if (mode >= FLOOR_RP)
             enable_range_profiler(cb->context);
         if (mode == FLOOR_LOCK)
             pthread_mutex_lock(&launch_lock);
@@ -138,7 +153,7 @@ static int start_activity(void)
 FLOOR_EXPORT int InitializeInjection(void)
 {
     if (mode_from(getenv("CUPTI_FLOOR"), &mode) != 0) {
-        fprintf(stderr, "cupti_floor: CUPTI_FLOOR must be load, cb, act, lock, rp or init; nothing done\n");
+        fprintf(stderr, "cupti_floor: CUPTI_FLOOR must be load, cb, act, lock, rp, init or dev; nothing done\n");
         return 1;
     }
     atexit(at_exit);

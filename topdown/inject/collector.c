@@ -1,8 +1,12 @@
 /* What both collectors (batch.c, rotation.c) share: a context's
- * configurations freed, its profiling stopped on failure or restarted
+ * configurations freed, whether CUPTI supports profiling it (asked at its
+ * first measured launch), its profiling stopped on failure or restarted
  * after a failed decode, the waits and the cache flush before a range, a
  * measurement counted, and the writing of what a collector holds. */
 #include "topdown/inject/collector.h"
+
+#include <cupti_profiler_target.h>
+#include <stdio.h>
 
 #include "topdown/inject/probe.h"
 #include "topdown/inject/spool_writer.h"
@@ -30,6 +34,46 @@ int say_no_privileges(const ctx_state *c, const char *what)
                 "NVreg_RestrictProfilingToAdminUsers=0 "
                 "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)", what);
     return 1;
+}
+
+static const char *support_problem(CUdevice dev)
+{
+    CUpti_Profiler_DeviceSupported_Params p = {.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+    p.cuDevice = dev;
+    p.api = CUPTI_PROFILER_RANGE_PROFILING;
+    if (cuptiProfilerDeviceSupported(&p) != CUPTI_SUCCESS ||
+        p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+        return NULL;
+    if (p.vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED)
+        return "profiling is disabled on this vGPU (ask the host's admin to enable it)";
+    if (p.vGpu == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
+        return "this vGPU does not support profiling";
+    if (p.confidentialCompute == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
+        return "profiling is not possible with confidential computing on";
+    if (p.cmp == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
+        return "crypto-mining processors (CMP) cannot be profiled";
+    if (p.sli == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
+        return "profiling is not possible with SLI on";
+    if (p.wsl == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
+        return "this WSL setup does not support profiling";
+    if (p.architecture == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
+        return "the Range Profiler does not support this GPU";
+    return NULL;
+}
+
+int profiling_supported(ctx_state *c)
+{
+    if (c->support_checked)
+        return c->profiling;
+    c->support_checked = 1;
+    const char *problem = support_problem(c->dev);
+    if (!problem)
+        return 1;
+    td_sw_error("unsupported_gpu", "cannot profile %s: %s", c->gpu, problem);
+    close_configs(c);
+    td_rp_close(&c->rp);
+    c->profiling = 0;
+    return 0;
 }
 
 /* The Range Profiler is enabled at a context's first measured launch

@@ -29,6 +29,13 @@ void close_configs(ctx_state *c);
 /* The error record of a profiler CUPTI refused for want of privileges
  * (what: td_rp_describe's text); 0 for any other failure, nothing said. */
 int say_no_privileges(const ctx_state *c, const char *what);
+/* Asks CUPTI, at the context's first measured launch, whether the Range
+ * Profiler supports its device (vGPU, confidential computing, ...): 1 if
+ * so; else 0, said, and the context's launches are timed only. Asked
+ * then, not at set-up: cuptiProfilerDeviceSupported, like
+ * cuptiProfilerInitialize, makes the driver serialise the app's
+ * launching threads (td_tiny's 8 threads, H200). */
+int profiling_supported(ctx_state *c);
 void stop_profiling(ctx_state *c, const char *why);
 void wait_for_gpu(void);
 void group_failed(ctx_state *c);

@@ -38,31 +38,6 @@ static const td_arch *choose_arch(const char *chip, int major, int minor)
     return arch ? arch : td_arch_for_cc(&td_g.archs, major, minor);
 }
 
-static const char *support_problem(CUdevice dev)
-{
-    CUpti_Profiler_DeviceSupported_Params p = {.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
-    p.cuDevice = dev;
-    p.api = CUPTI_PROFILER_RANGE_PROFILING;
-    if (cuptiProfilerDeviceSupported(&p) != CUPTI_SUCCESS ||
-        p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
-        return NULL;
-    if (p.vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED)
-        return "profiling is disabled on this vGPU (ask the host's admin to enable it)";
-    if (p.vGpu == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
-        return "this vGPU does not support profiling";
-    if (p.confidentialCompute == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
-        return "profiling is not possible with confidential computing on";
-    if (p.cmp == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
-        return "crypto-mining processors (CMP) cannot be profiled";
-    if (p.sli == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
-        return "profiling is not possible with SLI on";
-    if (p.wsl == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
-        return "this WSL setup does not support profiling";
-    if (p.architecture == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
-        return "the Range Profiler does not support this GPU";
-    return NULL;
-}
-
 static void report_open_failure(const ctx_state *c, const char *gpu)
 {
     char what[256];
@@ -206,11 +181,8 @@ static const td_arch *setup_profiler(ctx_state *c, CUdevice dev, const char *gpu
                     "Profiler cannot collect; choose a CC >= 7.5 table", arch->name);
         return NULL;
     }
-    const char *problem = support_problem(dev);
-    if (problem) {
-        td_sw_error("unsupported_gpu", "cannot profile %s: %s", gpu, problem);
-        return arch;
-    }
+    c->dev = dev;
+    snprintf(c->gpu, sizeof c->gpu, "%s", gpu);
     if (td_pcs_only())
         return arch; /* --source-only: the table names the device, no counters */
     c->n_metrics = td_arch_metrics(arch, c->metrics, MAX_METRICS);

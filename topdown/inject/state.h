@@ -55,6 +55,9 @@ typedef struct ctx_state {
     uint32_t uid;         /* CUPTI's context id, also in activity records */
     char chip[64];
     int profiling;        /* the Range Profiler is set up on it */
+    CUdevice dev;         /* its device, and whether CUPTI was asked if the */
+    int support_checked;  /* Range Profiler supports it (profiling_supported) */
+    char gpu[128];        /* the device's name, for what is said about it */
     int start_failures;   /* its Starts that failed in a row */
     td_rp rp;
     const char *metrics[MAX_METRICS]; /* the device's metrics */

@@ -66,6 +66,8 @@ static void register_exit_after_cupti(void)
  * way to a configuration per group. */
 static int select_config(ctx_state *c, const launch_rec *l)
 {
+    if (!profiling_supported(c))
+        return -1;
     double t0 = now_s();
     int switching = c->rp.active != config_of(c, l->group);
     int selected = td_rp_select(&c->rp, config_of(c, l->group));
