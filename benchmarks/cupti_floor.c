@@ -17,6 +17,11 @@
  *          Profiler enabled: which of the two serialises launching threads
  *   dev    act + cuptiProfilerDeviceSupported at the first launch, nothing
  *          initialised (topdown's set-up asked it of every context)
+ *   devctx the same asked in the context-created callback, where topdown
+ *          asked it until 32950f0
+ *   window rp, then after CUPTI_FLOOR_WINDOW launches (default 1000) the
+ *          Range Profiler disabled and CUPTI's profiler deinitialised:
+ *          whether the launches after a collection window run at act's cost
  *
  * At exit it says on stderr what it saw ("cupti_floor: act, N launches,
  * M kernel records"), so a run that traced nothing is seen. Not part of
@@ -35,7 +40,7 @@
 
 #define FLOOR_EXPORT __attribute__((visibility("default")))
 
-enum floor_mode { FLOOR_LOAD, FLOOR_CB, FLOOR_ACT, FLOOR_LOCK, FLOOR_RP, FLOOR_INIT, FLOOR_DEV };
+enum floor_mode { FLOOR_LOAD, FLOOR_CB, FLOOR_ACT, FLOOR_LOCK, FLOOR_RP, FLOOR_INIT, FLOOR_DEV, FLOOR_DEVCTX, FLOOR_WINDOW };
 enum { BUFFER_BYTES = 1 << 20, ALIGN = 8 };
 
 static enum floor_mode mode;
@@ -47,7 +52,7 @@ static atomic_long kernel_records;
 static _Atomic(CUcontext) enabled_ctx;
 static atomic_int enabled_contexts;
 
-static const char *mode_name[] = {"load", "cb", "act", "lock", "rp", "init", "dev"};
+static const char *mode_name[] = {"load", "cb", "act", "lock", "rp", "init", "dev", "devctx", "window"};
 
 static int mode_from(const char *word, enum floor_mode *out)
 {
@@ -57,6 +62,40 @@ static int mode_from(const char *word, enum floor_mode *out)
             return 0;
         }
     return -1;
+}
+
+static void ask_device_supported(void)
+{
+    CUdevice dev = 0;
+    CUpti_Profiler_DeviceSupported_Params sp = {
+        .structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+    if (cuCtxGetDevice(&dev) != CUDA_SUCCESS)
+        return;
+    sp.cuDevice = dev;
+    sp.api = CUPTI_PROFILER_RANGE_PROFILING;
+    cuptiProfilerDeviceSupported(&sp);
+}
+
+/* window: the object enabled at the first launch, and whether it was
+ * given back */
+static CUpti_RangeProfiler_Object *window_object;
+static long window_launches = 1000;
+
+static void end_window(void)
+{
+    static pthread_mutex_t ending = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&ending);
+    if (window_object) {
+        CUpti_RangeProfiler_Disable_Params d = {
+            .structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+        d.pRangeProfilerObject = window_object;
+        cuptiRangeProfilerDisable(&d);
+        CUpti_Profiler_DeInitialize_Params de = {
+            .structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+        cuptiProfilerDeInitialize(&de);
+        window_object = NULL;
+    }
+    pthread_mutex_unlock(&ending);
 }
 
 /* rp: the Range Profiler enabled on the launch's context at its first
@@ -69,15 +108,9 @@ static void enable_range_profiler(CUcontext ctx)
     static int initialized;
     pthread_mutex_lock(&enabling);
     if (atomic_load(&enabled_ctx) != ctx) {
-        if (mode == FLOOR_DEV) {
-            CUdevice dev = 0;
-            CUpti_Profiler_DeviceSupported_Params sp = {
-                .structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
-            if (cuCtxGetDevice(&dev) == CUDA_SUCCESS) {
-                sp.cuDevice = dev;
-                sp.api = CUPTI_PROFILER_RANGE_PROFILING;
-                cuptiProfilerDeviceSupported(&sp);
-            }
+        if (mode == FLOOR_DEV || mode == FLOOR_DEVCTX) {
+            if (mode == FLOOR_DEV)
+                ask_device_supported();
             atomic_store(&enabled_ctx, ctx);
             pthread_mutex_unlock(&enabling);
             return;
@@ -89,8 +122,12 @@ static void enable_range_profiler(CUcontext ctx)
         CUpti_RangeProfiler_Enable_Params p = {
             .structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
         p.ctx = ctx;
-        if (initialized && mode == FLOOR_RP && cuptiRangeProfilerEnable(&p) == CUPTI_SUCCESS)
+        if (initialized && (mode == FLOOR_RP || mode == FLOOR_WINDOW) &&
+            cuptiRangeProfilerEnable(&p) == CUPTI_SUCCESS) {
             atomic_fetch_add(&enabled_contexts, 1);
+            if (mode == FLOOR_WINDOW)
+                window_object = p.pRangeProfilerObject;
+        }
         atomic_store(&enabled_ctx, ctx);
     }
     pthread_mutex_unlock(&enabling);
@@ -99,11 +136,18 @@ static void enable_range_profiler(CUcontext ctx)
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
                                  CUpti_CallbackId cbid, const void *data)
 {
-    (void)userdata, (void)domain, (void)cbid;
+    (void)userdata;
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE) { /* devctx: a context was created */
+        if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
+            ask_device_supported();
+        return;
+    }
     const CUpti_CallbackData *cb = data;
     if (cb->callbackSite == CUPTI_API_ENTER) {
-        atomic_fetch_add_explicit(&launches, 1, memory_order_relaxed);
-        if (mode >= FLOOR_RP)
+        long n = atomic_fetch_add_explicit(&launches, 1, memory_order_relaxed) + 1;
+        if (mode == FLOOR_WINDOW && n == window_launches)
+            end_window();
+        else if (mode >= FLOOR_RP && (mode != FLOOR_WINDOW || n < window_launches))
             enable_range_profiler(cb->context);
         if (mode == FLOOR_LOCK)
             pthread_mutex_lock(&launch_lock);
@@ -153,7 +197,7 @@ static int start_activity(void)
 FLOOR_EXPORT int InitializeInjection(void)
 {
     if (mode_from(getenv("CUPTI_FLOOR"), &mode) != 0) {
-        fprintf(stderr, "cupti_floor: CUPTI_FLOOR must be load, cb, act, lock, rp, init or dev; nothing done\n");
+        fprintf(stderr, "cupti_floor: CUPTI_FLOOR must be load, cb, act, lock, rp, init, dev, devctx or window; nothing done\n");
         return 1;
     }
     atexit(at_exit);
@@ -165,6 +209,12 @@ FLOOR_EXPORT int InitializeInjection(void)
     }
     for (size_t i = 0; i < TD_N_LAUNCH_CALLBACKS; i++)
         cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, td_launch_callbacks[i]);
+    if (mode == FLOOR_DEVCTX)
+        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                            CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+    const char *window = getenv("CUPTI_FLOOR_WINDOW");
+    if (window && atol(window) > 0)
+        window_launches = atol(window);
     if (mode >= FLOOR_ACT && start_activity() != 0)
         fprintf(stderr, "cupti_floor: kernel activity records unavailable\n");
     return 1;

@@ -17,8 +17,10 @@
 # Modes: native; load, cb, act, lock, rp, init (CUPTI_FLOOR, see cupti_floor.c:
 # being injected, + empty launch callbacks, + kernel activity records, + one
 # lock held across each launch, + the Range Profiler enabled on the
-# context, no session started, + cuptiProfilerInitialize alone, or +
-# cuptiProfilerDeviceSupported alone); trace (topdown -k '^zzzz$': every launch
+# context, no session started, + cuptiProfilerInitialize alone, +
+# cuptiProfilerDeviceSupported alone at the first launch, or in the
+# context-created callback (devctx), or rp for the first CUPTI_FLOOR_WINDOW
+# launches then the profiler disabled and deinitialised (window)); trace (topdown -k '^zzzz$': every launch
 # traced, none profiled; its exit 3 is expected) and default (topdown).
 #
 #   benchmarks/cupti_floor.sh [-n RUNS] [-c "CASE ..."] [-m "MODE ..."] [-s STEPS] [-o OUT.csv] [-w DIR]
