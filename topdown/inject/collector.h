@@ -32,9 +32,10 @@ int say_no_privileges(const ctx_state *c, const char *what);
 /* Asks CUPTI, at the context's first measured launch, whether the Range
  * Profiler supports its device (vGPU, confidential computing, ...): 1 if
  * so; else 0, said, and the context's launches are timed only. Asked
- * then, not at set-up: cuptiProfilerDeviceSupported, like
- * cuptiProfilerInitialize, makes the driver serialise the app's
- * launching threads (td_tiny's 8 threads, H200). */
+ * then, not at set-up: asked in the context-created callback, with
+ * cuptiProfilerInitialize already deferred, td_tiny's 8 threads traced
+ * still ran 5.6x native; deferred too, 2.1x (H200). CUPTI's floor asking
+ * it alone at a first launch ran 1.02x: which call did it is not known. */
 int profiling_supported(ctx_state *c);
 void stop_profiling(ctx_state *c, const char *why);
 void wait_for_gpu(void);

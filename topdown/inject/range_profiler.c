@@ -299,12 +299,12 @@ int td_rp_select(td_rp *rp, td_rp_config *cfg)
     unsigned long long since = td_probe_now();
     if (build(rp, cfg))
         return -1;
-    /* Initialised and enabled only now: either serialises the app's
-     * launching threads (8 host threads of td_tiny: 5.3x native with the
-     * Range Profiler enabled and no session open, H200; topdown's trace
-     * 5.5x with only cuptiProfilerInitialize called, d8bf328), so a
-     * context none of whose launches is measured (a filter, NVTX ranges)
-     * runs traced alone. */
+    /* Initialised and enabled only now: either makes the driver
+     * serialise the app's launching threads (CUPTI's floor, 8 host threads
+     * of td_tiny, H200: 4.76x native with cuptiProfilerInitialize alone,
+     * 4.3-5.3x with the Range Profiler enabled too, no session open), so
+     * a context none of whose launches is measured (a filter, NVTX
+     * ranges) runs traced alone. */
     double t0 = now_s();
     if (!rp->object ? enable_first(rp) : rp->active && (disable(rp) || enable(rp)))
         return -1;
