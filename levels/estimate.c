@@ -1267,14 +1267,6 @@ static double measured_fraction(const pools *p, size_t n_launches)
     return f > 1 ? 1 : f;
 }
 
-/* The bootstrap's SD under-states the spread of a mean of few launches
- * (by sqrt((n-1)/n), n the launches per bucket) and z under-states its
- * tail: the 95% half-width is t(df) x sqrt(n/(n-1)) x SD, with df the
- * launches less the buckets; below 1 (one launch a bucket) no variance
- * can be estimated and the factor is infinite: not known. A group's quantities come from its own
- * launches and the full-set ones (pool 0), so each group counts both; the
- * group with the fewest sets the factor (pool 0 alone when no launch
- * measured one group). */
 /* What the bootstrap resamples in pool k: a bucket's turns where it holds
  * two or more, else its launches (resample_bucket). */
 static size_t pool_units(const pools *p, size_t k)
@@ -1287,6 +1279,14 @@ static size_t pool_units(const pools *p, size_t k)
     return units;
 }
 
+/* The bootstrap's SD under-states the spread of a mean of few units (by
+ * sqrt((n-1)/n), n the units resampled per bucket: turns or launches) and
+ * z under-states its tail: the 95% half-width is t(df) x sqrt(n/(n-1)) x
+ * SD, with df the launches less the buckets; below 1 (one launch a
+ * bucket) no variance can be estimated and the factor is infinite: not
+ * known. A group's quantities come from its own launches and the full-set
+ * ones (pool 0), so each group counts both; the group with the fewest sets
+ * the factor (pool 0 alone when no launch measured one group). */
 static double pool_df(const pools *p, size_t k)
 {
     return (double)(p->n[k] + (k ? p->n[0] : 0)) - (double)(p->buckets[k] + (k ? p->buckets[0] : 0));

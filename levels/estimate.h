@@ -76,9 +76,10 @@
 /* Conditions: where the full set (kernel replay) measured a kernel, the
  * counter groups' values (without replay) from launches up to this many
  * octaves of duration away are set against it; their difference is added
- * to the spread where some replay's quantity stays in the estimate (docs/COLLECTION.md: 1 octave left td_manykernels' short
- * kernels on the H100 93% covered, 2 covered 98%; farther, launches that
- * differ in size, not in conditions, are compared). */
+ * to the spread where some replay's quantity stays in the estimate
+ * (docs/COLLECTION.md: 1 octave left td_manykernels' short kernels on the
+ * H100 93% covered, 2 covered 98%; farther, launches that differ in size,
+ * not in conditions, are compared). */
 #define TD_EST_CONDITIONS_REACH 2.0
 #define TD_EST_EXTRAP_THIRDS 2
 /* Natural conditions first: a replayed launch's quantity gives way to the
