@@ -514,6 +514,14 @@ static void report_text(const td_result *res, const td_summary *s, char *text, s
     CHECK(td_test_report_text(res, s, &o, text, size) == 0);
 }
 
+/* The summary of res as the report makes it, and its text at level 1. */
+static void summary_text(const td_result *res, td_summary *s, char *text, size_t size)
+{
+    td_error err;
+    CHECK(td_summarize(res, &archs, NULL, s, &err) == 0);
+    report_text(res, s, text, size);
+}
+
 /* The report's text with its wrapped lines joined (a line break and the
  * indent after it become one space), so that a phrase can be found
  * wherever the wrap fell. */
@@ -546,10 +554,8 @@ static void test_unsure(void)
         add(dev, "first_phase_only", &l, i < 6, i < 6 ? (int)(i % 3) : 0);
     }
     td_summary s;
-    td_error err;
     char text[1 << 15];
-    CHECK(td_summarize(&res, &archs, NULL, &s, &err) == 0);
-    report_text(&res, &s, text, sizeof text);
+    summary_text(&res, &s, text, sizeof text);
     CHECK(strstr(text, "not known (n/k: a 95% interval wider than 30 points): kernel #1 "
                        "(100.0%); each kernel's\n          NOTE says why"));
     CHECK(strstr(text, "NOTE: not known (n/k): a 95% interval wider than 30 points (6 of 1,000 "
@@ -564,8 +570,7 @@ static void test_unsure(void)
         sim_launch l = simulate(0.5, 1, &rng);
         add(dev, "measured_all_along", &l, 1, (int)(i % 3));
     }
-    CHECK(td_summarize(&res, &archs, NULL, &s, &err) == 0);
-    report_text(&res, &s, text, sizeof text);
+    summary_text(&res, &s, text, sizeof text);
     CHECK(!strstr(text, "n/k"));
     td_summary_free(&s);
     td_result_free(&res);
@@ -843,10 +848,8 @@ static void test_level1_phases_gap(void)
         }
         /* the kernel's NOTE says why: the memory phase's share of its time */
         td_summary s;
-        td_error err;
         char text[1 << 15];
-        CHECK(td_summarize(&sampled_res, &archs, NULL, &s, &err) == 0);
-        report_text(&sampled_res, &s, text, sizeof text);
+        summary_text(&sampled_res, &s, text, sizeof text);
         unwrap(text);
         const char *why = strstr(text, "% of its time in launches over 10% shorter or longer "
                                        "than any that measured its issue counters)");
@@ -921,10 +924,8 @@ static void test_conditions_differ(void)
         uint32_t rng = 31;
         replays_and_groups(truth_dev, sampled_dev, "short", 300, 10, 2000.0, 0, 0, natural, &rng);
         td_summary s;
-        td_error err;
         char text[1 << 15];
-        CHECK(td_summarize(&sampled_res, &archs, NULL, &s, &err) == 0);
-        report_text(&sampled_res, &s, text, sizeof text);
+        summary_text(&sampled_res, &s, text, sizeof text);
         CHECK(strstr(text, "kernel replay and the counter groups (without replay) disagree on "
                            "level 1") != NULL);
         CHECK(strstr(text, "n/k") == NULL); /* the natural run's tree is known */
